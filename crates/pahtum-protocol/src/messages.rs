@@ -1,0 +1,261 @@
+//! The messages of the protocol.
+//!
+//! Each direction is one enum tagged by `"type"`. Every request that needs an
+//! answer carries an `id`, and the answer repeats it, so that a late answer to
+//! an old request can never be taken for the answer to a new one. Unknown
+//! fields are ignored in both directions, so that the protocol can grow.
+
+use pahtum::{Cell, Color, Outcome, Score};
+use serde::{Deserialize, Serialize};
+
+/// Messages from the referee to a bot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToBot {
+    /// The greeting; the bot answers [`FromBot::Hello`].
+    Hello { protocol: u32, referee: String },
+    /// A new game; the bot answers [`FromBot::Ready`] with the same id.
+    NewGame(NewGame),
+    /// Place a block (players' placement); answered by [`FromBot::Block`].
+    PlaceBlock(Request),
+    /// Play a stone; answered by [`FromBot::Stone`].
+    PlayStone(Request),
+    /// Swap or keep after White's first stone; answered by [`FromBot::Pie`].
+    PieDecision(Request),
+    /// Liveness check, off the clock; answered by [`FromBot::Pong`].
+    Ping { id: u64 },
+    /// The game has ended; no answer.
+    GameOver(GameOver),
+    /// No more games: exit.
+    Quit,
+}
+
+/// Messages from a bot to the referee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromBot {
+    Hello {
+        protocol: u32,
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        author: Option<String>,
+    },
+    Ready {
+        id: u64,
+    },
+    Block {
+        id: u64,
+        cell: Cell,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<Info>,
+    },
+    Stone {
+        id: u64,
+        cell: Cell,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<Info>,
+    },
+    Pie {
+        id: u64,
+        swap: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<Info>,
+    },
+    Pong {
+        id: u64,
+    },
+}
+
+impl FromBot {
+    /// The id this message answers, if it answers a request.
+    pub fn id(&self) -> Option<u64> {
+        match self {
+            FromBot::Hello { .. } => None,
+            FromBot::Ready { id }
+            | FromBot::Block { id, .. }
+            | FromBot::Stone { id, .. }
+            | FromBot::Pie { id, .. }
+            | FromBot::Pong { id } => Some(*id),
+        }
+    }
+
+    /// The message's `"type"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FromBot::Hello { .. } => "hello",
+            FromBot::Ready { .. } => "ready",
+            FromBot::Block { .. } => "block",
+            FromBot::Stone { .. } => "stone",
+            FromBot::Pie { .. } => "pie",
+            FromBot::Pong { .. } => "pong",
+        }
+    }
+}
+
+/// Everything a bot needs to know about a new game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewGame {
+    pub id: u64,
+    /// The game's stable id in its tournament.
+    pub game: String,
+    /// The colour this bot starts with (a pie swap can change it).
+    pub color: Color,
+    pub rules: Rules,
+    /// The blocks, or empty when the players place them.
+    pub blocks: Vec<Cell>,
+    pub time: TimeControl,
+}
+
+/// The rules of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    /// Whether the second player may swap after White's first stone.
+    pub pie: bool,
+    /// How many blocks the board has (odd).
+    pub blocks: usize,
+    /// Who chose the blocks.
+    pub placement: Placement,
+}
+
+/// How the blocks were chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Drawn by the referee from the game's seed.
+    Random,
+    /// Given in the tournament file.
+    Fixed,
+    /// Placed by the players, Black first and last.
+    Players,
+}
+
+/// The time control of a game, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Time per answer, fresh for each move; `null` for none.
+    #[serde(default)]
+    pub move_ms: Option<u64>,
+    /// Fischer clock: the starting time of each player's clock; `null` for none.
+    #[serde(default)]
+    pub base_ms: Option<u64>,
+    /// Fischer clock: added to a player's clock after each of its answers.
+    #[serde(default)]
+    pub increment_ms: u64,
+    /// The referee's tolerance beyond the limit before it calls a timeout.
+    #[serde(default)]
+    pub margin_ms: u64,
+}
+
+/// A request for a block, a stone or a pie decision, with the full state so
+/// that a bot may be stateless.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    pub game: String,
+    /// The colour this bot plays now (after any swap).
+    pub color: Color,
+    pub rules: Rules,
+    /// Every block on the board now.
+    pub blocks: Vec<Cell>,
+    pub white: Vec<Cell>,
+    pub black: Vec<Cell>,
+    /// Every action so far, in order, in the rules' notation: `"#a1"` (a
+    /// block), `"d4"` (a stone), `"swap"` or `"keep"` (the pie decision).
+    pub moves: Vec<String>,
+    pub clock: Clock,
+}
+
+/// The clock as it stands for one request, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    /// This bot's remaining Fischer time; `null` without a Fischer clock.
+    #[serde(default)]
+    pub remaining_ms: Option<u64>,
+    /// The opponent's remaining Fischer time; `null` without a Fischer clock.
+    #[serde(default)]
+    pub opponent_ms: Option<u64>,
+    #[serde(default)]
+    pub increment_ms: u64,
+    /// The per-move limit; `null` for none.
+    #[serde(default)]
+    pub move_ms: Option<u64>,
+    /// How long this answer may take: the smaller of the remaining time and the
+    /// per-move limit (the margin is not included).
+    pub timeout_ms: u64,
+}
+
+/// Optional information a bot may attach to an answer; the referee records it
+/// with the move.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Info {
+    /// The bot's evaluation, from its own point of view (its own units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Nodes searched or playouts run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Principal variation, in the rules' notation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pv: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+/// The end of a game; the bot does not answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameOver {
+    pub game: String,
+    /// The colour the bot played at the end.
+    pub color: Color,
+    pub result: Outcome,
+    pub score: Score,
+    pub reason: Reason,
+    /// For an early end: which colour forfeited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loser: Option<Color>,
+    /// A sentence on what happened, for forfeits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The board is full; the scores decide.
+    Normal,
+    /// A bot did not answer within its time (plus the margin).
+    Timeout,
+    /// A bot exited, crashed, or closed its stdout or stdin.
+    Disconnect,
+    /// A bot played an occupied, blocked or off-board cell, or the wrong kind of answer for the phase.
+    IllegalMove,
+    /// A bot printed something that breaks the protocol.
+    ProtocolError,
+    /// A bot did not answer `new_game` or `ping` within its bound.
+    Stall,
+}
+
+impl Reason {
+    /// The name used in JSON and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Normal => "normal",
+            Reason::Timeout => "timeout",
+            Reason::Disconnect => "disconnect",
+            Reason::IllegalMove => "illegal_move",
+            Reason::ProtocolError => "protocol_error",
+            Reason::Stall => "stall",
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,203 @@
+//! The record of one finished game.
+//!
+//! The referee writes one [`GameRecord`] per game; the tournament journal is a
+//! JSON Lines file of them, and standings, crosstables, ratings, replays and
+//! resume are all derived from it. The record is self-contained: any program
+//! can replay its `moves` from its `blocks` (or its block placements) and
+//! check its `score` and `result`, without this crate. Readers must ignore
+//! unknown keys; new keys may be added.
+
+use pahtum::{Action, Bitboard, Cell, Color, Game, Layout, Outcome, Score, Seat};
+use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
+use serde::{Deserialize, Serialize};
+
+/// One finished game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Stable id of the game in its schedule (unique within a tournament).
+    pub id: String,
+    /// The key shared by the two games that play one block layout with seats
+    /// swapped (a layout pair); `null` for a lone game.
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// The seed the layout was drawn from (random placement).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    pub rules: Rules,
+    pub time: TimeControl,
+    /// Bot names by seat: the first seat starts as White.
+    pub players: Players,
+    /// The bot that played White at the end (after any swap), and Black.
+    pub white: String,
+    pub black: String,
+    /// Every block of the final board (for players' placement, also in `moves`).
+    pub blocks: Vec<Cell>,
+    /// Blocks placed by the players and stones, in order.
+    pub moves: Vec<MoveRecord>,
+    /// `true` or `false` after the pie decision; `null` when the pie rule was
+    /// off or the game ended before the decision.
+    pub swap: Option<bool>,
+    /// The pie decision's wall time and info, if it was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap_move: Option<Timing>,
+    pub score: Score,
+    /// By colour, after any swap. A forfeit is a win for the other colour.
+    pub result: Outcome,
+    pub termination: Termination,
+    /// Unix time in milliseconds when the game started and ended.
+    pub started_unix_ms: u64,
+    pub ended_unix_ms: u64,
+}
+
+/// The bots by seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Players {
+    pub first: String,
+    pub second: String,
+}
+
+impl Players {
+    pub fn of(&self, seat: Seat) -> &str {
+        match seat {
+            Seat::First => &self.first,
+            Seat::Second => &self.second,
+        }
+    }
+}
+
+/// What kind of move a [`MoveRecord`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveKind {
+    #[default]
+    Stone,
+    Block,
+}
+
+/// One block or stone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    #[serde(default, skip_serializing_if = "is_stone")]
+    pub kind: MoveKind,
+    pub color: Color,
+    pub cell: Cell,
+    #[serde(flatten)]
+    pub timing: Timing,
+}
+
+fn is_stone(kind: &MoveKind) -> bool {
+    *kind == MoveKind::Stone
+}
+
+/// How long an answer took, and what the bot said about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Timing {
+    /// Wall time from the request written to the answer's newline read, in
+    /// milliseconds with microsecond resolution.
+    pub ms: f64,
+    /// The bot's CPU time (user + system) over the answer, where measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Info>,
+}
+
+/// Why and how the game ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Termination {
+    pub reason: Reason,
+    /// For a forfeit: the bot that lost by it, its seat and its colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<Forfeit>,
+}
+
+/// Who forfeited, and the evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forfeit {
+    pub bot: String,
+    pub seat: Seat,
+    pub color: Color,
+    /// What happened, in a sentence for the bot's author.
+    pub detail: String,
+    /// The offending line, cut to a few hundred bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    /// The last lines of the bot's stderr.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+}
+
+impl GameRecord {
+    /// The points (1, 1/2 or 0) the bot in `seat` earned.
+    pub fn points_of(&self, seat: Seat) -> f64 {
+        match self.result.winner() {
+            None => 0.5,
+            Some(winner) if winner == self.color_of(seat) => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+
+    /// The colour the bot in `seat` played at the end.
+    pub fn color_of(&self, seat: Seat) -> Color {
+        match (seat, self.swap == Some(true)) {
+            (Seat::First, false) | (Seat::Second, true) => Color::White,
+            _ => Color::Black,
+        }
+    }
+
+    /// Replays the record with the rules crate and checks it: every move legal
+    /// and by the colour to act, the pie decision where the record says, and
+    /// for a normal end the board full with the recorded score and result.
+    pub fn replay(&self) -> Result<Game, ReplayError> {
+        let mut game = match self.rules.placement {
+            Placement::Players => Game::new(
+                &Layout::Placed {
+                    count: self.rules.blocks,
+                },
+                self.rules.pie,
+            ),
+            Placement::Random | Placement::Fixed => Game::with_blocks(
+                self.blocks.iter().copied().collect::<Bitboard>(),
+                self.rules.pie,
+            ),
+        }
+        .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
+        for (index, record) in self.moves.iter().enumerate() {
+            if game.phase() == pahtum::Phase::PieDecision {
+                let swap = self
+                    .swap
+                    .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
+                game.play(Action::Pie(swap))
+                    .map_err(|e| ReplayError(e.to_string()))?;
+            }
+            if game.color_to_act() != Some(record.color) {
+                return Err(ReplayError(format!(
+                    "move {index} ({}) is by the wrong colour",
+                    record.cell
+                )));
+            }
+            let action = match record.kind {
+                MoveKind::Block => Action::Block(record.cell),
+                MoveKind::Stone => Action::Stone(record.cell),
+            };
+            game.play(action)
+                .map_err(|e| ReplayError(format!("move {index}: {e}")))?;
+        }
+        if self.termination.reason == Reason::Normal {
+            if !game.is_finished() {
+                return Err(ReplayError("a normal end with free cells left".into()));
+            }
+            if game.score() != self.score || game.score().outcome() != self.result {
+                return Err(ReplayError(
+                    "the recorded score or result differs from the board".into(),
+                ));
+            }
+        }
+        Ok(game)
+    }
+}
+
+/// A record that does not replay.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the game record does not replay: {0}")]
+pub struct ReplayError(pub String);
