@@ -10,10 +10,7 @@ use std::io::{self, BufRead, Write};
 use pahtum::{Action, Game};
 
 use crate::state::StateError;
-use crate::{
-    Clock, DecodeError, FromBot, GameOver, Info, NewGame, PROTOCOL_VERSION, ToBot, decode_to_bot,
-    encode,
-};
+use crate::{Clock, DecodeError, FromBot, GameOver, Info, NewGame, PROTOCOL_VERSION, ToBot, decode_to_bot, encode};
 
 /// Who the bot is, for the greeting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,10 +46,7 @@ pub enum BotError {
     #[error("the referee's request does not describe a valid game")]
     State(#[from] StateError),
     #[error("the player chose {action}, which does not answer a {request} request")]
-    WrongAction {
-        action: Action,
-        request: &'static str,
-    },
+    WrongAction { action: Action, request: &'static str },
 }
 
 /// Runs `player` on stdin and stdout until `quit` or the end of input.
@@ -63,11 +57,7 @@ pub fn run<P: Player>(player: &mut P) -> Result<(), BotError> {
 }
 
 /// Runs `player` on any reader and writer (for tests).
-pub fn run_with<P: Player, R: BufRead, W: Write>(
-    player: &mut P,
-    input: R,
-    mut output: W,
-) -> Result<(), BotError> {
+pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, input: R, mut output: W) -> Result<(), BotError> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -88,9 +78,7 @@ pub fn run_with<P: Player, R: BufRead, W: Write>(
                 Some(FromBot::Ready { id: new_game.id })
             }
             ToBot::Ping { id } => Some(FromBot::Pong { id }),
-            ToBot::PlaceBlock(request)
-            | ToBot::PlayStone(request)
-            | ToBot::PieDecision(request) => {
+            ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => {
                 let game = request.game()?;
                 let (action, info) = player.choose(&game, &request.clock);
                 Some(answer(request.id, action, info, &game)?)
@@ -113,9 +101,7 @@ fn answer(id: u64, action: Action, info: Option<Info>, game: &Game) -> Result<Fr
     use pahtum::Phase;
     match (game.phase(), action) {
         (Phase::PlaceBlocks, Action::Block(cell)) => Ok(FromBot::Block { id, cell, info }),
-        (Phase::FirstStone | Phase::Stones, Action::Stone(cell)) => {
-            Ok(FromBot::Stone { id, cell, info })
-        }
+        (Phase::FirstStone | Phase::Stones, Action::Stone(cell)) => Ok(FromBot::Stone { id, cell, info }),
         (Phase::PieDecision, Action::Pie(swap)) => Ok(FromBot::Pie { id, swap, info }),
         (phase, action) => Err(BotError::WrongAction {
             action,

@@ -39,9 +39,9 @@ impl DecodeError {
     /// The offending line, cut to a few hundred bytes.
     pub fn line(&self) -> &str {
         match self {
-            DecodeError::NotJson { line, .. }
-            | DecodeError::NoType { line }
-            | DecodeError::Invalid { line, .. } => line,
+            DecodeError::NotJson { line, .. } | DecodeError::NoType { line } | DecodeError::Invalid { line, .. } => {
+                line
+            }
         }
     }
 }
@@ -57,11 +57,10 @@ pub fn decode_to_bot(line: &str) -> Result<ToBot, DecodeError> {
 }
 
 fn decode<T: DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
-    let value: serde_json::Value =
-        serde_json::from_str(line).map_err(|source| DecodeError::NotJson {
-            line: shown(line),
-            source,
-        })?;
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|source| DecodeError::NotJson {
+        line: shown(line),
+        source,
+    })?;
     let kind = match value.get("type").and_then(serde_json::Value::as_str) {
         Some(kind) => kind.to_owned(),
         None => return Err(DecodeError::NoType { line: shown(line) }),
@@ -98,18 +97,12 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        assert!(matches!(
-            decode_from_bot("hello"),
-            Err(DecodeError::NotJson { .. })
-        ));
+        assert!(matches!(decode_from_bot("hello"), Err(DecodeError::NotJson { .. })));
         assert!(matches!(
             decode_from_bot("{\"id\": 1}"),
             Err(DecodeError::NoType { .. })
         ));
-        assert!(matches!(
-            decode_from_bot("[1]"),
-            Err(DecodeError::NoType { .. })
-        ));
+        assert!(matches!(decode_from_bot("[1]"), Err(DecodeError::NoType { .. })));
         let err = decode_from_bot(r#"{"type":"stone","id":1,"cell":"h9"}"#).unwrap_err();
         assert!(
             matches!(err, DecodeError::Invalid { ref kind, .. } if kind == "stone"),

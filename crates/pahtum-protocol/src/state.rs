@@ -49,9 +49,7 @@ impl Request {
             })?;
         }
         let position = game.position();
-        let same = |cells: &[pahtum::Cell], set: Bitboard| {
-            cells.iter().copied().collect::<Bitboard>() == set
-        };
+        let same = |cells: &[pahtum::Cell], set: Bitboard| cells.iter().copied().collect::<Bitboard>() == set;
         if same(&self.blocks, position.blocks())
             && same(&self.white, position.white())
             && same(&self.black, position.black())

@@ -156,10 +156,9 @@ impl GameRecord {
                 },
                 self.rules.pie,
             ),
-            Placement::Random | Placement::Fixed => Game::with_blocks(
-                self.blocks.iter().copied().collect::<Bitboard>(),
-                self.rules.pie,
-            ),
+            Placement::Random | Placement::Fixed => {
+                Game::with_blocks(self.blocks.iter().copied().collect::<Bitboard>(), self.rules.pie)
+            }
         }
         .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
         for (index, record) in self.moves.iter().enumerate() {
@@ -167,8 +166,7 @@ impl GameRecord {
                 let swap = self
                     .swap
                     .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
-                game.play(Action::Pie(swap))
-                    .map_err(|e| ReplayError(e.to_string()))?;
+                game.play(Action::Pie(swap)).map_err(|e| ReplayError(e.to_string()))?;
             }
             if game.color_to_act() != Some(record.color) {
                 return Err(ReplayError(format!(

@@ -16,9 +16,7 @@ use rand::{Rng, SeedableRng};
 fn full_boards(n: usize) -> Vec<Position> {
     let mut rng = SmallRng::seed_from_u64(1);
     (0..n as u64)
-        .map(|seed| {
-            pahtum::playout::random_fill(&Position::new(random_blocks(5, seed).unwrap()), &mut rng)
-        })
+        .map(|seed| pahtum::playout::random_fill(&Position::new(random_blocks(5, seed).unwrap()), &mut rng))
         .collect()
 }
 
@@ -51,10 +49,7 @@ fn playouts(c: &mut Criterion) {
         let mut seed = 0u64;
         b.iter(|| {
             seed += 1;
-            random_playout(
-                &Position::new(random_blocks(5, black_box(seed)).unwrap()),
-                &mut rng,
-            )
+            random_playout(&Position::new(random_blocks(5, black_box(seed)).unwrap()), &mut rng)
         })
     });
     group.bench_function("move by move through Game::play", |b| {

@@ -97,9 +97,7 @@ impl Not for Bitboard {
 
 impl fmt::Debug for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set()
-            .entries(self.cells().map(|c| c.to_string()))
-            .finish()
+        f.debug_set().entries(self.cells().map(|c| c.to_string())).finish()
     }
 }
 

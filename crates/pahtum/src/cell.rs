@@ -23,11 +23,7 @@ impl Cell {
 
     /// The cell at `index` (`row * 7 + column`), if it is on the board.
     pub const fn from_index(index: usize) -> Option<Cell> {
-        if index < CELLS {
-            Some(Cell(index as u8))
-        } else {
-            None
-        }
+        if index < CELLS { Some(Cell(index as u8)) } else { None }
     }
 
     /// The cell at `column` (0 = `a`) and `row` (0 = `1`), if both are on the board.
@@ -79,9 +75,7 @@ impl fmt::Debug for Cell {
 pub enum ParseCellError {
     #[error("empty cell: expected a column a-g and a row 1-7, like \"d4\"")]
     Empty,
-    #[error(
-        "{0:?} is not a cell: expected exactly two characters, a column a-g and a row 1-7, like \"d4\""
-    )]
+    #[error("{0:?} is not a cell: expected exactly two characters, a column a-g and a row 1-7, like \"d4\"")]
     Length(String),
     #[error("{0:?} is not a cell: the column must be a lowercase letter a-g")]
     Column(String),
@@ -143,21 +137,13 @@ mod tests {
 
     #[test]
     fn rejects_everything_else() {
-        for bad in [
-            "", "h1", "a0", "a8", "A1", "a1 ", " a1", "a", "a11", "1a", "ä1", "d4\n",
-        ] {
+        for bad in ["", "h1", "a0", "a8", "A1", "a1 ", " a1", "a", "a11", "1a", "ä1", "d4\n"] {
             assert!(bad.parse::<Cell>().is_err(), "{bad:?} parsed");
         }
         assert_eq!("".parse::<Cell>(), Err(ParseCellError::Empty));
-        assert_eq!(
-            "h1".parse::<Cell>(),
-            Err(ParseCellError::Column("h1".into()))
-        );
+        assert_eq!("h1".parse::<Cell>(), Err(ParseCellError::Column("h1".into())));
         assert_eq!("a0".parse::<Cell>(), Err(ParseCellError::Row("a0".into())));
-        assert_eq!(
-            "A1 ".parse::<Cell>(),
-            Err(ParseCellError::Length("A1 ".into()))
-        );
+        assert_eq!("A1 ".parse::<Cell>(), Err(ParseCellError::Length("A1 ".into())));
     }
 
     #[test]

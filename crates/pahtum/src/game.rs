@@ -70,9 +70,7 @@ impl fmt::Display for Action {
 
 /// Why text is not an action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{text:?} is not an action: expected a cell like \"d4\", a block like \"#d4\", \"swap\" or \"keep\""
-)]
+#[error("{text:?} is not an action: expected a cell like \"d4\", a block like \"#d4\", \"swap\" or \"keep\"")]
 pub struct ParseActionError {
     pub text: String,
     #[source]
@@ -156,12 +154,7 @@ impl Game {
     pub fn with_blocks(blocks: Bitboard, pie: bool) -> Result<Game, SetupError> {
         let count = blocks.len() as usize;
         check_count(count)?;
-        Ok(Game::from_start(
-            Position::new(blocks),
-            count,
-            pie,
-            Phase::FirstStone,
-        ))
+        Ok(Game::from_start(Position::new(blocks), count, pie, Phase::FirstStone))
     }
 
     fn from_start(position: Position, blocks_total: usize, pie: bool, phase: Phase) -> Game {
@@ -214,11 +207,7 @@ impl Game {
         match self.phase {
             Phase::PlaceBlocks => {
                 let placed = self.position.blocks().len();
-                Some(if placed % 2 == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                })
+                Some(if placed % 2 == 0 { Color::Black } else { Color::White })
             }
             Phase::FirstStone => Some(Color::White),
             Phase::PieDecision => Some(Color::Black),
@@ -258,9 +247,7 @@ impl Game {
     pub fn legal_moves(&self) -> Vec<Action> {
         match self.phase {
             Phase::PlaceBlocks => self.position.free().cells().map(Action::Block).collect(),
-            Phase::FirstStone | Phase::Stones => {
-                self.position.free().cells().map(Action::Stone).collect()
-            }
+            Phase::FirstStone | Phase::Stones => self.position.free().cells().map(Action::Stone).collect(),
             Phase::PieDecision => vec![Action::Pie(true), Action::Pie(false)],
             Phase::Finished => Vec::new(),
         }
@@ -280,8 +267,9 @@ impl Game {
             expected,
         };
         match (self.phase, action) {
-            (Phase::PlaceBlocks, Action::Block(cell))
-            | (Phase::FirstStone | Phase::Stones, Action::Stone(cell)) => self.check_free(cell),
+            (Phase::PlaceBlocks, Action::Block(cell)) | (Phase::FirstStone | Phase::Stones, Action::Stone(cell)) => {
+                self.check_free(cell)
+            }
             (Phase::PieDecision, Action::Pie(_)) => Ok(()),
             _ => Err(wrong_phase()),
         }

@@ -37,15 +37,8 @@ impl Position {
     }
 
     /// A position from its parts; `None` if two of the sets overlap.
-    pub fn from_parts(
-        blocks: Bitboard,
-        white: Bitboard,
-        black: Bitboard,
-        to_move: Color,
-    ) -> Option<Position> {
-        let disjoint = (blocks & white).is_empty()
-            && (blocks & black).is_empty()
-            && (white & black).is_empty();
+    pub fn from_parts(blocks: Bitboard, white: Bitboard, black: Bitboard, to_move: Color) -> Option<Position> {
+        let disjoint = (blocks & white).is_empty() && (blocks & black).is_empty() && (white & black).is_empty();
         disjoint.then_some(Position {
             blocks,
             white,
@@ -170,10 +163,7 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for row in (0..SIZE).rev() {
             for column in 0..SIZE {
-                f.write_char(
-                    self.at(Cell::at(column, row).expect("on the board"))
-                        .symbol(),
-                )?;
+                f.write_char(self.at(Cell::at(column, row).expect("on the board")).symbol())?;
             }
             if row > 0 {
                 f.write_char('/')?;
@@ -229,10 +219,7 @@ impl FromStr for Position {
                     'W' => position.white = position.white.with(cell),
                     'B' => position.black = position.black.with(cell),
                     _ => {
-                        return Err(ParsePositionError::Character {
-                            row: row + 1,
-                            found,
-                        });
+                        return Err(ParsePositionError::Character { row: row + 1, found });
                     }
                 }
             }

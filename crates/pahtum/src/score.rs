@@ -205,13 +205,7 @@ mod tests {
         )
         .parse()
         .unwrap();
-        assert_eq!(
-            position.score(),
-            Score {
-                white: 13,
-                black: 3
-            }
-        );
+        assert_eq!(position.score(), Score { white: 13, black: 3 });
         assert_eq!(position.score().outcome(), Outcome::White);
     }
 

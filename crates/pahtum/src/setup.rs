@@ -25,9 +25,7 @@ use crate::{Bitboard, CELLS, Cell};
 /// Why a block layout cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    #[error(
-        "{0} blocks: the number of blocks must be odd (so both colours get as many stones), from 1 to 47"
-    )]
+    #[error("{0} blocks: the number of blocks must be odd (so both colours get as many stones), from 1 to 47")]
     Count(usize),
     #[error("cell {0} is listed twice in the block layout")]
     Repeated(Cell),
@@ -112,14 +110,8 @@ mod tests {
             fixed_blocks(&[cell("a1"), cell("a1"), cell("b2")]),
             Err(SetupError::Repeated(cell("a1")))
         );
-        assert_eq!(
-            fixed_blocks(&[cell("a1"), cell("b2")]),
-            Err(SetupError::Count(2))
-        );
-        assert_eq!(
-            fixed_blocks(&[cell("d4")]).unwrap(),
-            Bitboard(cell("d4").bit())
-        );
+        assert_eq!(fixed_blocks(&[cell("a1"), cell("b2")]), Err(SetupError::Count(2)));
+        assert_eq!(fixed_blocks(&[cell("d4")]).unwrap(), Bitboard(cell("d4").bit()));
     }
 
     #[test]

@@ -15,11 +15,7 @@ fn reference_points(stones: Bitboard) -> u32 {
         for line in 0..7 {
             let mut run = 0;
             for step in 0..7 {
-                let (column, row) = if transpose {
-                    (line, step)
-                } else {
-                    (step, line)
-                };
+                let (column, row) = if transpose { (line, step) } else { (step, line) };
                 if stones.contains(Cell::at(column, row).unwrap()) {
                     run += 1;
                 } else {
@@ -40,11 +36,7 @@ fn any_position() -> impl Strategy<Value = Position> {
         for (cell, square) in Cell::all().zip(squares) {
             sets[square as usize] = sets[square as usize].with(cell);
         }
-        let to_move = if white_to_move {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let to_move = if white_to_move { Color::White } else { Color::Black };
         Position::from_parts(sets[1], sets[2], sets[3], to_move).unwrap()
     })
 }
@@ -172,11 +164,7 @@ fn random_layouts_are_pinned() {
         (5, u64::MAX, PINNED_5_MAX),
     ];
     for (count, seed, expected) in pinned {
-        assert_eq!(
-            layout(count, seed),
-            expected,
-            "{count} blocks from seed {seed}"
-        );
+        assert_eq!(layout(count, seed), expected, "{count} blocks from seed {seed}");
     }
 }
 
