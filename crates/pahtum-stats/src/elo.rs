@@ -25,21 +25,25 @@ pub(crate) fn score_to_elo(score: f64) -> f64 {
 
 /// The logistic function `1 / (1 + e^-x)`, without overflow.
 pub(crate) fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
+    sigmoid_pair(x).0
 }
 
-/// `ln(sigmoid(x))`, accurate for large `|x|` (never `-inf` for finite `x`).
-pub(crate) fn ln_sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        -(-x).exp().ln_1p()
-    } else {
-        x - x.exp().ln_1p()
-    }
+/// `(sigmoid(x), sigmoid(-x))` from one exponential; each is accurate even
+/// when tiny (no `1 − p` cancellation).
+pub(crate) fn sigmoid_pair(x: f64) -> (f64, f64) {
+    let e = (-x.abs()).exp();
+    let near = 1.0 / (1.0 + e);
+    let far = e * near;
+    if x >= 0.0 { (near, far) } else { (far, near) }
+}
+
+/// `(ln sigmoid(x), ln sigmoid(-x))` from one exponential and one
+/// logarithm; finite for every finite `x`.
+pub(crate) fn ln_sigmoid_pair(x: f64) -> (f64, f64) {
+    let soft = (-x.abs()).exp().ln_1p();
+    let near = -soft;
+    let far = -x.abs() - soft;
+    if x >= 0.0 { (near, far) } else { (far, near) }
 }
 
 #[cfg(test)]
@@ -55,11 +59,22 @@ mod tests {
     }
 
     #[test]
-    fn sigmoid_is_stable_far_out() {
-        assert_eq!(sigmoid(-1000.0), 0.0);
-        assert_eq!(sigmoid(1000.0), 1.0);
-        assert!((ln_sigmoid(-1000.0) + 1000.0).abs() < 1e-9);
-        assert!(ln_sigmoid(1000.0).abs() < 1e-300);
-        assert!((ln_sigmoid(0.0) + std::f64::consts::LN_2).abs() < 1e-15);
+    fn sigmoids_are_stable_far_out() {
+        assert_eq!(sigmoid_pair(1000.0), (1.0, 0.0));
+        assert_eq!(sigmoid_pair(-1000.0), (0.0, 1.0));
+        let (p, q) = sigmoid_pair(40.0);
+        assert_eq!(p, 1.0);
+        assert!((q / (-40.0_f64).exp() - 1.0).abs() < 1e-12);
+        let (near, far) = ln_sigmoid_pair(1000.0);
+        assert!(near.abs() < 1e-300 && (far + 1000.0).abs() < 1e-9);
+        assert_eq!(ln_sigmoid_pair(-3.0), (ln_sigmoid_pair(3.0).1, ln_sigmoid_pair(3.0).0));
+        let (a, b) = ln_sigmoid_pair(0.0);
+        assert!(a == b && (a + std::f64::consts::LN_2).abs() < 1e-15);
+        for x in [-5.0, -0.1, 0.3, 7.0] {
+            let (p, q) = sigmoid_pair(x);
+            let (lp, lq) = ln_sigmoid_pair(x);
+            assert!((p + q - 1.0).abs() < 1e-15);
+            assert!((lp - p.ln()).abs() < 1e-14 && (lq - q.ln()).abs() < 1e-14);
+        }
     }
 }

@@ -39,6 +39,9 @@ pub enum StatsError {
     /// The prior strength is negative or not finite.
     #[error("invalid prior strength {0}: expected a finite number of virtual draws >= 0")]
     InvalidPrior(f64),
+    /// The rating given to the anchor player is not finite.
+    #[error("invalid anchor rating {0}: expected a finite number")]
+    InvalidAnchorRating(f64),
     /// Not every player is connected to every other one through games, so
     /// their ratings are not comparable. Each component lists its player
     /// indices in increasing order; components are ordered by their first

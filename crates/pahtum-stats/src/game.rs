@@ -38,26 +38,26 @@ pub struct LayoutPair {
 
 impl Game {
     /// The score of `a` in half-points (0, 1 or 2), validated.
-    pub(crate) fn half_points(&self) -> Result<u64, StatsError> {
+    pub(crate) fn half_points(&self) -> Result<u8, StatsError> {
         half_points(self.score_a, 1)
     }
 }
 
 impl LayoutPair {
     /// The score of `a` in half-points (0 to 4), validated.
-    pub(crate) fn half_points(&self) -> Result<u64, StatsError> {
+    pub(crate) fn half_points(&self) -> Result<u8, StatsError> {
         half_points(self.score_a, 2)
     }
 }
 
 /// Converts a score that must be a multiple of 1/2 in `0..=max_points`
 /// into whole half-points.
-pub(crate) fn half_points(score: f64, max_points: u32) -> Result<u64, StatsError> {
+pub(crate) fn half_points(score: f64, max_points: u8) -> Result<u8, StatsError> {
     let halves = score * 2.0;
     let valid = halves.fract() == 0.0 && (0.0..=f64::from(2 * max_points)).contains(&halves);
     if valid {
-        // Exact: `halves` is a small non-negative whole number.
-        Ok(halves as u64)
+        // Exact: `halves` is a whole number from 0 to 2 * max_points.
+        Ok(halves as u8)
     } else {
         Err(StatsError::InvalidScore {
             score,

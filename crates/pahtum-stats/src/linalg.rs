@@ -39,10 +39,7 @@ impl Matrix {
 
     /// `self * v`.
     pub(crate) fn mul_vec(&self, v: &[f64]) -> Vec<f64> {
-        self.data
-            .chunks_exact(self.n)
-            .map(|row| dot(row, v))
-            .collect()
+        self.data.chunks_exact(self.n).map(|row| dot(row, v)).collect()
     }
 
     /// The Cholesky factor `L` (`self = L Lᵀ`), or `None` when the matrix
@@ -85,11 +82,10 @@ impl Cholesky {
             x[i] = (x[i] - dot(row, &x[..i])) / self.l[i * n + i];
         }
         for i in (0..n).rev() {
-            let mut value = x[i];
-            for k in i + 1..n {
-                value -= self.l[k * n + i] * x[k];
-            }
-            x[i] = value / self.l[i * n + i];
+            // Column i of L below the diagonal, against the solved tail.
+            let below = self.l[i * n + i..].iter().step_by(n).skip(1);
+            let known: f64 = below.zip(&x[i + 1..]).map(|(l, x)| l * x).sum();
+            x[i] = (x[i] - known) / self.l[i * n + i];
         }
         x
     }
@@ -120,10 +116,7 @@ mod tests {
 
     fn example() -> Matrix {
         let mut m = Matrix::zeros(3);
-        for (i, row) in [[4.0, 2.0, 0.4], [2.0, 5.0, 1.0], [0.4, 1.0, 3.0]]
-            .iter()
-            .enumerate()
-        {
+        for (i, row) in [[4.0, 2.0, 0.4], [2.0, 5.0, 1.0], [0.4, 1.0, 3.0]].iter().enumerate() {
             for (j, value) in row.iter().enumerate() {
                 m.add(i, j, *value);
             }

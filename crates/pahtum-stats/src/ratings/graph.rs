@@ -23,9 +23,9 @@ pub(super) fn components(matrix: &PairMatrix) -> Vec<Vec<usize>> {
         let mut next = 0;
         while let Some(&player) = component.get(next) {
             next += 1;
-            for other in 0..n {
-                if !seen[other] && matrix.games(player, other) > 0 {
-                    seen[other] = true;
+            for (other, seen_other) in seen.iter_mut().enumerate() {
+                if !*seen_other && matrix.games(player, other) > 0 {
+                    *seen_other = true;
                     component.push(other);
                 }
             }
@@ -44,14 +44,23 @@ mod tests {
     #[test]
     fn groups_and_loners_are_found() {
         let games = [
-            Game { a: 0, b: 3, score_a: 1.0 },
-            Game { a: 3, b: 5, score_a: 0.0 },
-            Game { a: 1, b: 2, score_a: 0.5 },
+            Game {
+                a: 0,
+                b: 3,
+                score_a: 1.0,
+            },
+            Game {
+                a: 3,
+                b: 5,
+                score_a: 0.0,
+            },
+            Game {
+                a: 1,
+                b: 2,
+                score_a: 0.5,
+            },
         ];
         let matrix = PairMatrix::from_games(6, &games).unwrap();
-        assert_eq!(
-            components(&matrix),
-            vec![vec![0, 3, 5], vec![1, 2], vec![4]]
-        );
+        assert_eq!(components(&matrix), vec![vec![0, 3, 5], vec![1, 2], vec![4]]);
     }
 }

@@ -21,7 +21,7 @@
 //! [`ELO_PER_NAT`]: crate::elo::ELO_PER_NAT
 
 use super::PairMatrix;
-use crate::elo::{ln_sigmoid, sigmoid};
+use crate::elo::{ln_sigmoid_pair, sigmoid_pair};
 use crate::linalg::Matrix;
 
 /// One pair of players that met.
@@ -71,25 +71,34 @@ impl Likelihood {
             .edges
             .iter()
             .map(|e| {
-                let x = theta[e.a] - theta[e.b];
-                e.points_a * ln_sigmoid(x) + (e.games - e.points_a) * ln_sigmoid(-x)
+                let (win, loss) = ln_sigmoid_pair(theta[e.a] - theta[e.b]);
+                e.points_a * win + (e.games - e.points_a) * loss
             })
             .sum();
         let prior: f64 = theta
             .iter()
-            .map(|&t| ln_sigmoid(t) + ln_sigmoid(-t))
+            .map(|&t| {
+                let (win, loss) = ln_sigmoid_pair(t);
+                win + loss
+            })
             .sum();
         data + self.half_prior * prior
     }
 
     /// The gradient at `theta`: actual minus expected points per player.
     pub(super) fn gradient(&self, theta: &[f64]) -> Vec<f64> {
+        // Written as differences of sigmoids rather than `1 − sigmoid`,
+        // which would round to 0 for far-apart ratings and fake an optimum.
         let mut gradient: Vec<f64> = theta
             .iter()
-            .map(|&t| self.half_prior * (1.0 - 2.0 * sigmoid(t)))
+            .map(|&t| {
+                let (win, loss) = sigmoid_pair(t);
+                self.half_prior * (loss - win)
+            })
             .collect();
         for e in &self.edges {
-            let surplus = e.points_a - e.games * sigmoid(theta[e.a] - theta[e.b]);
+            let (win, loss) = sigmoid_pair(theta[e.a] - theta[e.b]);
+            let surplus = e.points_a * loss - (e.games - e.points_a) * win;
             gradient[e.a] += surplus;
             gradient[e.b] -= surplus;
         }
@@ -123,8 +132,8 @@ impl Likelihood {
 
 /// `p (1 - p)` for `p = sigmoid(x)`: the variance of one game's score.
 fn logistic_variance(x: f64) -> f64 {
-    let p = sigmoid(x);
-    p * (1.0 - p)
+    let (win, loss) = sigmoid_pair(x);
+    win * loss
 }
 
 #[cfg(test)]
@@ -134,10 +143,26 @@ mod tests {
 
     fn example() -> Likelihood {
         let games = [
-            Game { a: 0, b: 1, score_a: 1.0 },
-            Game { a: 0, b: 1, score_a: 0.5 },
-            Game { a: 1, b: 2, score_a: 1.0 },
-            Game { a: 2, b: 0, score_a: 0.0 },
+            Game {
+                a: 0,
+                b: 1,
+                score_a: 1.0,
+            },
+            Game {
+                a: 0,
+                b: 1,
+                score_a: 0.5,
+            },
+            Game {
+                a: 1,
+                b: 2,
+                score_a: 1.0,
+            },
+            Game {
+                a: 2,
+                b: 0,
+                score_a: 0.0,
+            },
         ];
         Likelihood::new(&PairMatrix::from_games(3, &games).unwrap(), 2.0)
     }

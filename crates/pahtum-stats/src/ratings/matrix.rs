@@ -95,7 +95,7 @@ impl PairMatrix {
         })
     }
 
-    fn add(&mut self, a: usize, b: usize, games: u64, half_points: u64) -> Result<(), StatsError> {
+    fn add(&mut self, a: usize, b: usize, games: u64, half_points: u8) -> Result<(), StatsError> {
         for index in [a, b] {
             if index >= self.players {
                 return Err(StatsError::PlayerOutOfRange {
@@ -110,6 +110,7 @@ impl PairMatrix {
         let (ab, ba) = (a * self.players + b, b * self.players + a);
         self.games[ab] += games;
         self.games[ba] += games;
+        let half_points = u64::from(half_points);
         self.half_points[ab] += half_points;
         self.half_points[ba] += 2 * games - half_points;
         Ok(())
@@ -124,10 +125,7 @@ impl PairMatrix {
     }
 
     fn row<'a>(&self, table: &'a [u64], a: usize) -> &'a [u64] {
-        table
-            .chunks_exact(self.players)
-            .nth(a)
-            .unwrap_or_default()
+        table.chunks_exact(self.players).nth(a).unwrap_or_default()
     }
 }
 
@@ -142,9 +140,24 @@ mod tests {
     #[test]
     fn games_and_pairs_add_up_from_both_sides() {
         let mut m = PairMatrix::new(3);
-        m.add_game(&Game { a: 0, b: 1, score_a: 1.0 }).unwrap();
-        m.add_game(&Game { a: 1, b: 0, score_a: 0.5 }).unwrap();
-        m.add_layout_pair(&LayoutPair { a: 2, b: 0, score_a: 1.5 }).unwrap();
+        m.add_game(&Game {
+            a: 0,
+            b: 1,
+            score_a: 1.0,
+        })
+        .unwrap();
+        m.add_game(&Game {
+            a: 1,
+            b: 0,
+            score_a: 0.5,
+        })
+        .unwrap();
+        m.add_layout_pair(&LayoutPair {
+            a: 2,
+            b: 0,
+            score_a: 1.5,
+        })
+        .unwrap();
         assert_eq!(m.games(0, 1), 2);
         assert_eq!(m.points(0, 1), 1.5);
         assert_eq!(m.points(1, 0), 0.5);
@@ -161,19 +174,28 @@ mod tests {
         let mut m = PairMatrix::new(2);
         let before = m.clone();
         let bad = [
-            Game { a: 0, b: 2, score_a: 1.0 },
-            Game { a: 1, b: 1, score_a: 1.0 },
-            Game { a: 0, b: 1, score_a: 0.7 },
+            Game {
+                a: 0,
+                b: 2,
+                score_a: 1.0,
+            },
+            Game {
+                a: 1,
+                b: 1,
+                score_a: 1.0,
+            },
+            Game {
+                a: 0,
+                b: 1,
+                score_a: 0.7,
+            },
         ];
         assert_eq!(
             m.add_game(&bad[0]),
             Err(StatsError::PlayerOutOfRange { index: 2, players: 2 })
         );
         assert_eq!(m.add_game(&bad[1]), Err(StatsError::SelfPlay { index: 1 }));
-        assert!(matches!(
-            m.add_game(&bad[2]),
-            Err(StatsError::InvalidScore { .. })
-        ));
+        assert!(matches!(m.add_game(&bad[2]), Err(StatsError::InvalidScore { .. })));
         assert_eq!(m, before);
         assert_eq!(m.games(5, 0), 0);
         assert_eq!(m.player_games(9), 0);

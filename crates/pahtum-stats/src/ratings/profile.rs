@@ -1,0 +1,222 @@
+//! 95% intervals from the profile likelihood.
+//!
+//! Why the profile likelihood rather than a bootstrap or `±1.96·σ`:
+//!
+//! * It is asymmetric exactly where it should be. A bot that won almost
+//!   everything is known to be *at least* so strong, while how much
+//!   stronger is open; the likelihood is flat upwards and steep downwards,
+//!   and the interval follows it. `±1.96·σ` from the Hessian cannot.
+//! * It needs no random numbers, so the same results always print the
+//!   same table, and it has no "every resample is all wins, so the
+//!   interval is a point" failure that percentile bootstraps have for
+//!   extreme bots.
+//! * It is fast: see below.
+//!
+//! For a rating contrast `c = eᵀθ` (a player minus the pool mean, or minus
+//! the anchor), the interval is the set of values `ĉ + t` whose profile
+//! log-likelihood — the maximum over all ratings with `eᵀθ = ĉ + t`, every
+//! other rating re-optimised — is within `χ²₁(0.95)/2 = 1.92` of the
+//! maximum. Equivalently, `sqrt(2·drop(t)) = z = 1.96`; that function is
+//! nearly linear in `t`, so a root finder on it needs few evaluations.
+//!
+//! Each evaluation is a constrained maximisation. Starting from the
+//! maximum moved along `d = Σe / (eᵀΣe)` (the straight line the profile
+//! follows when the likelihood is quadratic; `Σ` is the inverse Hessian at
+//! the maximum), it takes Newton steps with the fixed metric `Σ` projected
+//! onto the constraint, `δ = Σg − d (eᵀΣg)`. Each step costs `O(n²)`
+//! instead of the `O(n³)` of a fresh Hessian factorisation; in the rare
+//! case where the metric is far off (a bot pushed to an extreme rating) it
+//! is refreshed from the local Hessian after a few steps. With 100 bots and
+//! 100,000 games the whole fit, all 200 interval ends included, takes
+//! under 0.2 s (`cargo bench -p pahtum-stats`).
+
+use std::borrow::Cow;
+
+use super::likelihood::Likelihood;
+use super::newton::{Optimum, Progress, advance};
+use crate::elo::Z95;
+use crate::linalg::{Matrix, dot};
+
+/// Ascent steps of one constrained maximisation before giving up.
+const MAX_ASCENT_STEPS: usize = 200;
+/// Refresh the metric from the local Hessian every this many steps.
+const REFRESH_EVERY: usize = 8;
+/// Root-finder iterations per interval end.
+const MAX_ROOT_STEPS: usize = 100;
+/// Accept an interval end once `sqrt(2·drop)` is this close to `z`.
+const ROOT_TOLERANCE: f64 = 1e-7;
+/// No interval end lies further than this from the estimate (nats, about
+/// 170,000 Elo); reaching it means the likelihood never drops enough.
+const MAX_OFFSET: f64 = 1e3;
+
+/// A rating contrast with its estimate and 95% profile interval, in nats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Interval {
+    pub(super) estimate: f64,
+    /// `sqrt(eᵀΣe)`: the large-sample standard error.
+    pub(super) std_error: f64,
+    /// How far below the estimate the interval starts.
+    pub(super) below: f64,
+    /// How far above the estimate the interval ends.
+    pub(super) above: f64,
+}
+
+/// Computes profile intervals around one fitted optimum.
+#[derive(Debug)]
+pub(super) struct Profiler<'a> {
+    likelihood: &'a Likelihood,
+    optimum: &'a Optimum,
+}
+
+/// The metric of the projected Newton steps, for one contrast `e`.
+#[derive(Debug, Clone)]
+struct Metric<'a> {
+    sigma: Cow<'a, Matrix>,
+    /// `Σe / (eᵀΣe)`: moves the contrast by exactly one unit.
+    direction: Vec<f64>,
+}
+
+impl<'a> Metric<'a> {
+    /// `None` when `eᵀΣe` is zero: the contrast is fixed by definition.
+    fn new(sigma: Cow<'a, Matrix>, e: &[f64]) -> Option<(Self, f64)> {
+        let sigma_e = sigma.mul_vec(e);
+        let variance = dot(e, &sigma_e);
+        (variance > 0.0).then(|| {
+            let direction = sigma_e.iter().map(|x| x / variance).collect();
+            (Self { sigma, direction }, variance)
+        })
+    }
+}
+
+/// The last constrained maximum found, to start the next one from.
+#[derive(Debug)]
+struct WarmStart {
+    offset: f64,
+    theta: Vec<f64>,
+}
+
+impl<'a> Profiler<'a> {
+    pub(super) fn new(likelihood: &'a Likelihood, optimum: &'a Optimum) -> Self {
+        Self { likelihood, optimum }
+    }
+
+    /// The interval of `eᵀθ`, or `None` if an end could not be located.
+    pub(super) fn interval(&self, e: &[f64]) -> Option<Interval> {
+        let estimate = dot(e, &self.optimum.theta);
+        let Some((metric, variance)) = Metric::new(Cow::Borrowed(&self.optimum.covariance), e) else {
+            return Some(Interval {
+                estimate,
+                std_error: 0.0,
+                below: 0.0,
+                above: 0.0,
+            });
+        };
+        let std_error = variance.sqrt();
+        Some(Interval {
+            estimate,
+            std_error,
+            below: self.end(e, &metric, std_error, -1.0)?,
+            above: self.end(e, &metric, std_error, 1.0)?,
+        })
+    }
+
+    /// The distance from the estimate to the interval end on the side of
+    /// `sign`, by a bracketing secant (Illinois) search on
+    /// `sqrt(2·drop) − z`.
+    fn end(&self, e: &[f64], metric: &Metric, std_error: f64, sign: f64) -> Option<f64> {
+        let mut warm = WarmStart {
+            offset: 0.0,
+            theta: self.optimum.theta.clone(),
+        };
+        let mut root = |t: f64| -> Option<f64> {
+            let drop = self.drop(e, metric, sign * t, &mut warm)?;
+            Some((2.0 * drop).sqrt() - Z95)
+        };
+
+        // Bracket: the quadratic guess first, then grow.
+        let (mut low, mut f_low) = (0.0, -Z95);
+        let mut high = Z95 * std_error;
+        let mut f_high = root(high)?;
+        while f_high < 0.0 {
+            if high > MAX_OFFSET {
+                return None;
+            }
+            // Exact when the drop grows linearly (the flat side of an
+            // extreme bot); overshoots, and so brackets, when it is
+            // quadratic.
+            let growth = (Z95 / (f_high + Z95)).powi(2).clamp(1.2, 16.0);
+            (low, f_low) = (high, f_high);
+            high *= growth;
+            f_high = root(high)?;
+        }
+
+        let mut last_side = 0;
+        for _ in 0..MAX_ROOT_STEPS {
+            if f_high.abs() < ROOT_TOLERANCE {
+                return Some(high);
+            }
+            let t = (low * f_high - high * f_low) / (f_high - f_low);
+            let f_t = root(t)?;
+            if f_t.abs() < ROOT_TOLERANCE || high - low <= 1e-12 * high {
+                return Some(t);
+            }
+            if f_t < 0.0 {
+                (low, f_low) = (t, f_t);
+                if last_side == -1 {
+                    f_high /= 2.0;
+                }
+                last_side = -1;
+            } else {
+                (high, f_high) = (t, f_t);
+                if last_side == 1 {
+                    f_low /= 2.0;
+                }
+                last_side = 1;
+            }
+        }
+        None
+    }
+
+    /// How much the profile log-likelihood at `ĉ + offset` lies below the
+    /// maximum.
+    fn drop(&self, e: &[f64], metric: &Metric, offset: f64, warm: &mut WarmStart) -> Option<f64> {
+        let shift = offset - warm.offset;
+        let start: Vec<f64> = warm
+            .theta
+            .iter()
+            .zip(&metric.direction)
+            .map(|(t, d)| t + shift * d)
+            .collect();
+        let (theta, value) = self.constrained_max(e, metric, start)?;
+        *warm = WarmStart { offset, theta };
+        Some((self.optimum.value - value).max(0.0))
+    }
+
+    /// Maximizes the likelihood over the ratings that keep `eᵀθ` where
+    /// `start` has it.
+    fn constrained_max(&self, e: &[f64], metric: &Metric, start: Vec<f64>) -> Option<(Vec<f64>, f64)> {
+        let mut metric = Cow::Borrowed(metric);
+        let mut theta = start;
+        let mut value = self.likelihood.value(&theta);
+        for step_count in 1..=MAX_ASCENT_STEPS {
+            let gradient = self.likelihood.gradient(&theta);
+            let sigma_g = metric.sigma.mul_vec(&gradient);
+            let along = dot(e, &sigma_g);
+            let step: Vec<f64> = sigma_g
+                .iter()
+                .zip(&metric.direction)
+                .map(|(s, d)| s - d * along)
+                .collect();
+            match advance(self.likelihood, &theta, value, &gradient, &step) {
+                Progress::Converged(last, last_value) => return Some((last, last_value)),
+                Progress::Moved(next, next_value) => (theta, value) = (next, next_value),
+                Progress::Stuck => return None,
+            }
+            if step_count % REFRESH_EVERY == 0 {
+                let local = self.likelihood.neg_hessian(&theta).cholesky()?.inverse();
+                metric = Cow::Owned(Metric::new(Cow::Owned(local), e)?.0);
+            }
+        }
+        None
+    }
+}
