@@ -79,7 +79,7 @@ pub fn encode<T: Serialize>(message: &T) -> String {
     line
 }
 
-/// `line` cut to [`SHOWN_BYTES`] at a character boundary, marked if cut.
+/// `line` cut to a few hundred bytes at a character boundary, marked if cut.
 pub fn shown(line: &str) -> String {
     if line.len() <= SHOWN_BYTES {
         return line.to_owned();
@@ -116,6 +116,13 @@ mod tests {
     #[test]
     fn unknown_fields_are_ignored() {
         let message = decode_from_bot(r#"{"type":"pong","id":4,"extra":{"a":1}}"#).unwrap();
+        assert_eq!(message, FromBot::Pong { id: 4 });
+    }
+
+    /// protocol.md tolerates a `\r` before the newline: it is JSON whitespace.
+    #[test]
+    fn carriage_returns_are_whitespace() {
+        let message = decode_from_bot("{\"type\":\"pong\",\"id\":4}\r").unwrap();
         assert_eq!(message, FromBot::Pong { id: 4 });
     }
 

@@ -8,7 +8,8 @@
 //! * [`messages`]: the messages, one enum per direction, tagged by `"type"`;
 //! * [`codec`]: one line of JSON to and from a message, with errors that say
 //!   what was wrong with which line;
-//! * [`state`]: the game a request describes, rebuilt with the rules crate;
+//! * [`state`]: the game a request describes, rebuilt with the rules crate,
+//!   and the request for whoever acts next in a game;
 //! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines.
 
 pub mod bot;

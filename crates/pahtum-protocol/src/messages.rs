@@ -5,7 +5,7 @@
 //! an old request can never be taken for the answer to a new one. Unknown
 //! fields are ignored in both directions, so that the protocol can grow.
 
-use pahtum::{Cell, Color, Outcome, Score};
+use pahtum::{Action, Cell, Color, Outcome, Score};
 use serde::{Deserialize, Serialize};
 
 /// Messages from the referee to a bot.
@@ -28,6 +28,46 @@ pub enum ToBot {
     GameOver(GameOver),
     /// No more games: exit.
     Quit,
+}
+
+impl ToBot {
+    /// The id the answer to this message must repeat; `None` for the
+    /// messages that get no answer, and for `hello`, whose answer has no id.
+    pub fn id(&self) -> Option<u64> {
+        match self {
+            ToBot::NewGame(NewGame { id, .. }) | ToBot::Ping { id } => Some(*id),
+            ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => Some(request.id),
+            ToBot::Hello { .. } | ToBot::GameOver(_) | ToBot::Quit => None,
+        }
+    }
+
+    /// The message's `"type"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToBot::Hello { .. } => "hello",
+            ToBot::NewGame(_) => "new_game",
+            ToBot::PlaceBlock(_) => "place_block",
+            ToBot::PlayStone(_) => "play_stone",
+            ToBot::PieDecision(_) => "pie_decision",
+            ToBot::Ping { .. } => "ping",
+            ToBot::GameOver(_) => "game_over",
+            ToBot::Quit => "quit",
+        }
+    }
+
+    /// The `"type"` of the one answer this message accepts (compare with
+    /// [`FromBot::kind`]); `None` for `game_over` and `quit`.
+    pub fn answer_kind(&self) -> Option<&'static str> {
+        match self {
+            ToBot::Hello { .. } => Some("hello"),
+            ToBot::NewGame(_) => Some("ready"),
+            ToBot::PlaceBlock(_) => Some("block"),
+            ToBot::PlayStone(_) => Some("stone"),
+            ToBot::PieDecision(_) => Some("pie"),
+            ToBot::Ping { .. } => Some("pong"),
+            ToBot::GameOver(_) | ToBot::Quit => None,
+        }
+    }
 }
 
 /// Messages from a bot to the referee.
@@ -78,6 +118,16 @@ impl FromBot {
             | FromBot::Stone { id, .. }
             | FromBot::Pie { id, .. }
             | FromBot::Pong { id } => Some(*id),
+        }
+    }
+
+    /// The move this message makes, for `block`, `stone` and `pie`.
+    pub fn action(&self) -> Option<Action> {
+        match *self {
+            FromBot::Block { cell, .. } => Some(Action::Block(cell)),
+            FromBot::Stone { cell, .. } => Some(Action::Stone(cell)),
+            FromBot::Pie { swap, .. } => Some(Action::Pie(swap)),
+            FromBot::Hello { .. } | FromBot::Ready { .. } | FromBot::Pong { .. } => None,
         }
     }
 
@@ -154,7 +204,8 @@ pub struct TimeControl {
 pub struct Request {
     pub id: u64,
     pub game: String,
-    /// The colour this bot plays now (after any swap).
+    /// The colour this bot plays now, after any swap (for `place_block`, the
+    /// colour whose turn it is to place).
     pub color: Color,
     pub rules: Rules,
     /// Every block on the board now.
@@ -232,15 +283,30 @@ pub enum Reason {
     Timeout,
     /// A bot exited, crashed, or closed its stdout or stdin.
     Disconnect,
-    /// A bot played an occupied, blocked or off-board cell, or the wrong kind of answer for the phase.
+    /// A bot answered with a block or a stone on a cell that is not free
+    /// (blocked, or occupied by a stone).
     IllegalMove,
-    /// A bot printed something that breaks the protocol.
+    /// A bot printed something that breaks the protocol: not JSON, an unknown
+    /// or wrong `"type"`, a message that does not fit its type (such as the
+    /// cell `"h9"`), a wrong or stale id, an answer to no request, or a line
+    /// longer than [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
     ProtocolError,
-    /// A bot did not answer `new_game` or `ping` within its bound.
+    /// A bot did not answer `new_game` or `ping` within its bound (off the
+    /// game clock).
     Stall,
 }
 
 impl Reason {
+    /// Every reason, the normal end first.
+    pub const ALL: [Reason; 6] = [
+        Reason::Normal,
+        Reason::Timeout,
+        Reason::Disconnect,
+        Reason::IllegalMove,
+        Reason::ProtocolError,
+        Reason::Stall,
+    ];
+
     /// The name used in JSON and tables.
     pub fn name(self) -> &'static str {
         match self {

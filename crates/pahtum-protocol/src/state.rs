@@ -1,12 +1,14 @@
-//! The game a request describes, rebuilt with the rules crate.
+//! The game a request describes, and the request that describes a game.
 //!
 //! Every request carries the full state, so a bot can be stateless: replaying
 //! the `moves` of a request from its rules and blocks gives the [`Game`], with
-//! its phase, its seats and its legal moves.
+//! its phase, its seats and its legal moves ([`Request::game`]). The referee
+//! goes the other way and writes the request for whoever acts next
+//! ([`ToBot::request`]); the two are inverses, and tests hold them to it.
 
-use pahtum::{Bitboard, Game, Layout, PlayError, SetupError};
+use pahtum::{Bitboard, Cell, Game, Layout, Phase, PlayError, SetupError};
 
-use crate::{Placement, Request};
+use crate::{Clock, Placement, Request, Rules, ToBot};
 
 /// Why a request does not describe a game.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +24,33 @@ pub enum StateError {
     },
     #[error("the board after the moves differs from the request's blocks and stones")]
     Mismatch,
+}
+
+impl ToBot {
+    /// The request to the player who acts next in `game`: `place_block`,
+    /// `play_stone` or `pie_decision` by its phase, with the full state and
+    /// the colour that acts. `rules` must be the rules `game` was set up
+    /// with. `None` once the game is finished.
+    pub fn request(id: u64, game_id: &str, rules: Rules, game: &Game, clock: Clock) -> Option<ToBot> {
+        let position = game.position();
+        let cells = |set: Bitboard| set.cells().collect::<Vec<Cell>>();
+        let request = Request {
+            id,
+            game: game_id.to_owned(),
+            color: game.color_to_act()?,
+            rules,
+            blocks: cells(position.blocks()),
+            white: cells(position.white()),
+            black: cells(position.black()),
+            moves: game.history().iter().map(ToString::to_string).collect(),
+            clock,
+        };
+        Some(match game.phase() {
+            Phase::PlaceBlocks => ToBot::PlaceBlock(request),
+            Phase::PieDecision => ToBot::PieDecision(request),
+            Phase::FirstStone | Phase::Stones | Phase::Finished => ToBot::PlayStone(request),
+        })
+    }
 }
 
 impl Request {
