@@ -1,0 +1,177 @@
+//! `arena game`: one game between two bots, the final board and scores on
+//! the terminal, and the record as JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use pahtum::Color;
+use pahtum_record::GameRecord;
+use pahtum_referee::{Bot, GameSpec, Limits, TimeControl, play_game};
+
+use crate::duration::{parse_clock, parse_duration};
+
+/// Play one game between two bots.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The bot that starts as White: a command ("python3 bots/python-random/bot.py") or a built-in name.
+    #[arg(long, value_name = "CMD")]
+    white: String,
+    /// The bot that starts as Black.
+    #[arg(long, value_name = "CMD")]
+    black: String,
+    /// Random blocks, drawn from the seed (an odd number).
+    #[arg(long, value_name = "N", default_value_t = 7, conflicts_with = "placed_blocks")]
+    blocks: usize,
+    /// The players place N blocks instead, Black first and last.
+    #[arg(long, value_name = "N")]
+    placed_blocks: Option<usize>,
+    /// The pie rule: after White's first stone, Black may swap colours.
+    #[arg(long)]
+    pie: bool,
+    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    move_time: Option<Duration>,
+    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
+    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
+    clock: Option<(Duration, Duration)>,
+    /// The referee's tolerance beyond a limit before it calls a timeout.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
+    margin: Duration,
+    /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
+    #[arg(long)]
+    pause_idle: bool,
+    /// The seed of the random blocks [default: from the clock].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write the record as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write the record as JSON to stdout (the board then goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Append each bot's stderr to DIR/white.log and DIR/black.log.
+    #[arg(long, value_name = "DIR")]
+    logs: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let spec = game_spec(&args)?;
+    let record = super::runtime()?.block_on(play(&args, &spec))?;
+    let summary = summary(&record)?;
+    if args.json {
+        eprint!("{summary}");
+        println!("{}", serde_json::to_string_pretty(&record)?);
+    } else {
+        print!("{summary}");
+    }
+    if let Some(out) = &args.out {
+        let json = serde_json::to_string_pretty(&record)? + "\n";
+        std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
+    let time = TimeControl {
+        move_ms: match (args.move_time, args.clock) {
+            (None, None) => Some(1000),
+            (limit, _) => limit.map(|limit| limit.as_millis() as u64),
+        },
+        base_ms: args.clock.map(|(base, _)| base.as_millis() as u64),
+        increment_ms: args.clock.map_or(0, |(_, increment)| increment.as_millis() as u64),
+        margin_ms: args.margin.as_millis() as u64,
+    };
+    let spec = match args.placed_blocks {
+        Some(count) => GameSpec::placed("game", count, args.pie, time)?,
+        None => {
+            let seed = args.seed.unwrap_or_else(seed_from_the_clock);
+            GameSpec::random("game", args.blocks, seed, args.pie, time)?
+        }
+    };
+    Ok(GameSpec {
+        pause_idle: args.pause_idle,
+        ..spec
+    })
+}
+
+fn seed_from_the_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64)
+}
+
+async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
+    let limits = Limits::default();
+    let log = |color: &str| args.logs.as_ref().map(|dir| dir.join(format!("{color}.log")));
+    if let Some(dir) = &args.logs {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let (white_log, black_log) = (log("white"), log("black"));
+    let white = crate::builtin::spec(&args.white, &args.white)?;
+    let black = crate::builtin::spec(&args.black, &args.black)?;
+    let (white, black) = tokio::join!(
+        Bot::start(&white, &limits, white_log.as_deref()),
+        Bot::start(&black, &limits, black_log.as_deref())
+    );
+    let (mut white, mut black) = match (white, black) {
+        (Ok(white), Ok(black)) => (white, black),
+        (Err(error), other) => {
+            if let Ok(bot) = other {
+                bot.shutdown().await;
+            }
+            return Err(super::explain(error));
+        }
+        (Ok(bot), Err(error)) => {
+            bot.shutdown().await;
+            return Err(super::explain(error));
+        }
+    };
+    let record = play_game(spec, &mut white, &mut black, &mut |_| {}).await;
+    tokio::join!(white.shutdown(), black.shutdown());
+    Ok(record)
+}
+
+/// The board, the score and how the game ended, for the terminal.
+fn summary(record: &GameRecord) -> anyhow::Result<String> {
+    let game = record
+        .replay()
+        .context("the referee produced a record that does not replay")?;
+    let mut text = game.position().diagram();
+    let name = |color: Color| match color {
+        Color::White => &record.white,
+        Color::Black => &record.black,
+    };
+    text += &format!(
+        "White {}: {} points\nBlack {}: {} points\n",
+        record.white, record.score.white, record.black, record.score.black
+    );
+    if let Some(swap) = record.swap {
+        text += if swap {
+            "Black swapped after the first stone.\n"
+        } else {
+            "Black kept the colours.\n"
+        };
+    }
+    text += &match record.result.winner() {
+        Some(color) => format!("Result: {} ({color}) wins", name(color)),
+        None => "Result: a draw".to_owned(),
+    };
+    match &record.termination.forfeit {
+        Some(forfeit) => {
+            text += &format!(
+                " by {} of {}: {}\n",
+                record.termination.reason, forfeit.bot, forfeit.detail
+            );
+            if let Some(line) = &forfeit.line {
+                text += &format!("  the line: {line}\n");
+            }
+            for line in &forfeit.stderr_tail {
+                text += &format!("  stderr: {line}\n");
+            }
+        }
+        None => text += ".\n",
+    }
+    Ok(text)
+}

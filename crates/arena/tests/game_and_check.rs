@@ -1,0 +1,127 @@
+//! `arena game`, `arena check` and `arena bot` as a user runs them, and the
+//! guarantee that bots die with the referee.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use pahtum_record::GameRecord;
+
+fn arena() -> Command {
+    Command::cargo_bin("arena").expect("the arena binary is built")
+}
+
+#[test]
+fn a_game_between_built_in_bots_writes_a_record_that_replays() {
+    let output = arena()
+        .args([
+            "game",
+            "--white",
+            "first-free",
+            "--black",
+            "heuristic",
+            "--pie",
+            "--seed",
+            "7",
+        ])
+        .args(["--move-time", "2s", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let record: GameRecord = serde_json::from_slice(&output.stdout).unwrap();
+    record.replay().unwrap();
+    assert_eq!(record.seed, Some(7));
+    assert_eq!(record.players.first, "first-free");
+    assert!(record.swap.is_some(), "the pie rule was on");
+    let board = String::from_utf8_lossy(&output.stderr);
+    assert!(board.contains("a b c d e f g") && board.contains("Result:"), "{board}");
+}
+
+#[test]
+fn check_passes_a_conforming_bot() {
+    let output = arena().args(["check", "heuristic"]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("conforms") && !text.contains("FAIL"), "{text}");
+}
+
+#[test]
+fn check_explains_what_is_wrong_with_exit_code_2() {
+    let output = arena().args(["check", "sh -c 'echo hello; cat'"]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("FAIL") && text.contains("not JSON") && text.contains("the line: hello"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_usage_exits_with_1() {
+    let output = arena().args(["game", "--white", "first-free"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let output = arena().args(["bot", "no-such-bot"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// The bots of a referee killed with SIGKILL die with it (the parent-death
+/// signal), although nothing could clean up.
+#[test]
+fn bots_die_when_the_referee_is_killed() {
+    let mut referee = arena()
+        .args(["game", "--white", "first-free", "--black", "sleep 1000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let bots = wait_for(|| {
+        let children = children_of(referee.id());
+        (children.len() == 2).then_some(children)
+    });
+    referee.kill().unwrap();
+    referee.wait().unwrap();
+    wait_for(|| bots.iter().all(|&pid| !is_running(pid)).then_some(()));
+}
+
+/// Polls `probe` until it gives a value, for at most 10 seconds.
+fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for the processes");
+        std::thread::yield_now();
+    }
+}
+
+/// `(pid, ppid, state)` of every process.
+fn processes() -> Vec<(u32, u32, char)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+            let state = fields.next()?.chars().next()?;
+            let parent = fields.next()?.parse().ok()?;
+            Some((pid, parent, state))
+        })
+        .collect()
+}
+
+fn children_of(parent: u32) -> Vec<u32> {
+    processes()
+        .into_iter()
+        .filter(|&(_, ppid, state)| ppid == parent && state != 'Z')
+        .map(|(pid, ..)| pid)
+        .collect()
+}
+
+fn is_running(pid: u32) -> bool {
+    processes()
+        .into_iter()
+        .any(|(p, _, state)| p == pid && !matches!(state, 'Z' | 'X'))
+}

@@ -1,0 +1,401 @@
+//! A greeted bot: its process, the handshake, and one request-answer
+//! exchange at a time.
+//!
+//! Every exchange follows the same steps: check that the bot printed nothing
+//! unasked, write the request (with a deadline), await the answer line (or the
+//! bot's exit, or the deadline), measure the time from the start of the write
+//! to the read that brought the answer's newline on a monotonic clock, decode
+//! the line and check its id. Any failure makes the
+//! bot unusable: it is killed with its process group at once, and
+//! [`Bot::is_reusable`] tells the caller to start a new one.
+
+use std::fs::OpenOptions;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pahtum::Cell;
+use pahtum_protocol::bot::Identity;
+use pahtum_protocol::{FromBot, NewGame, PROTOCOL_VERSION, Reason, ToBot, decode_from_bot};
+use tokio::time::Instant;
+
+use crate::process::{BotProcess, Silence};
+use crate::verdict::{Asked, Failure};
+use crate::{BotSpec, Limits};
+
+/// A running, greeted bot process, in its own process group. Dropping it
+/// kills the group; [`Bot::shutdown`] ends it politely.
+#[derive(Debug)]
+pub struct Bot {
+    name: String,
+    identity: Identity,
+    limits: Limits,
+    process: BotProcess,
+    next_id: u64,
+    reusable: bool,
+    /// The request being sent, reused from request to request.
+    line: Vec<u8>,
+}
+
+/// Why a bot could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot open {path} for the stderr log of bot {bot:?}")]
+    Log {
+        bot: String,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot start bot {bot:?} with `{command}`: check the program's path and that it is executable")]
+    Spawn {
+        bot: String,
+        command: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("bot {bot:?} failed its greeting: {failure}")]
+    Handshake {
+        bot: String,
+        failure: Failure,
+        /// The last lines of the bot's stderr.
+        stderr_tail: Vec<String>,
+    },
+}
+
+/// A decoded answer and what it cost.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub message: FromBot,
+    /// From the request written to the answer's newline read.
+    pub elapsed: Duration,
+    /// The bot's CPU time over the same span, where measured.
+    pub cpu: Option<Duration>,
+}
+
+impl Bot {
+    /// Launches the bot and greets it: it must answer `hello` with the
+    /// protocol's version within [`Limits::startup`]. Its stderr goes to
+    /// `stderr_log` (appended, capped per game) if given.
+    pub async fn start(spec: &BotSpec, limits: &Limits, stderr_log: Option<&Path>) -> Result<Bot, StartError> {
+        let log = match stderr_log {
+            Some(path) => Some(
+                OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|source| StartError::Log {
+                        bot: spec.name.clone(),
+                        path: path.to_owned(),
+                        source,
+                    })?,
+            ),
+            None => None,
+        };
+        let process = BotProcess::spawn(spec, log, limits.stderr_cap)
+            .await
+            .map_err(|source| StartError::Spawn {
+                bot: spec.name.clone(),
+                command: spec.command_line(),
+                source,
+            })?;
+        let mut bot = Bot {
+            name: spec.name.clone(),
+            identity: Identity {
+                name: String::new(),
+                version: None,
+                author: None,
+            },
+            limits: *limits,
+            process,
+            next_id: 1,
+            reusable: true,
+            line: Vec::with_capacity(2048),
+        };
+        match bot.greet().await {
+            Ok(identity) => {
+                bot.identity = identity;
+                Ok(bot)
+            }
+            Err(failure) => Err(StartError::Handshake {
+                bot: spec.name.clone(),
+                failure,
+                stderr_tail: bot.fail().await,
+            }),
+        }
+    }
+
+    async fn greet(&mut self) -> Result<Identity, Failure> {
+        self.encode(&ToBot::Hello {
+            protocol: PROTOCOL_VERSION,
+            referee: concat!("pahtum-arena ", env!("CARGO_PKG_VERSION")).to_owned(),
+        });
+        let asked = Asked {
+            kind: "hello",
+            id: None,
+        };
+        let answer = self.exchange(asked, self.limits.startup, Reason::Stall).await?;
+        match answer.message {
+            FromBot::Hello {
+                protocol: PROTOCOL_VERSION,
+                name,
+                version,
+                author,
+            } => Ok(Identity { name, version, author }),
+            FromBot::Hello { protocol, .. } => Err(Failure::new(
+                Reason::ProtocolError,
+                format!("the bot speaks protocol version {protocol}; this referee speaks version {PROTOCOL_VERSION}"),
+            )),
+            other => Err(wrong_kind(asked, &other)),
+        }
+    }
+
+    /// The name from the spec (the name in records and tables).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the bot said about itself in its greeting.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// The bot's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    /// False after a forfeit, a timeout or any unknown state: the bot has
+    /// been killed and must be started anew before its next game.
+    pub fn is_reusable(&self) -> bool {
+        self.reusable
+    }
+
+    /// A liveness check off the clock: `pong` within [`Limits::ping`]. Returns
+    /// the round trip. A failure is a stall (or a disconnect, or a protocol
+    /// error) and leaves the bot killed.
+    pub async fn ping(&mut self) -> Result<Duration, Failure> {
+        let id = self.next_id();
+        self.encode(&ToBot::Ping { id });
+        let asked = Asked {
+            kind: "ping",
+            id: Some(id),
+        };
+        let result = match self.exchange(asked, self.limits.ping, Reason::Stall).await {
+            Ok(Answer {
+                message: FromBot::Pong { .. },
+                elapsed,
+                ..
+            }) => Ok(elapsed),
+            Ok(answer) => Err(wrong_kind(asked, &answer.message)),
+            Err(failure) => Err(failure),
+        };
+        if result.is_err() {
+            self.fail().await;
+        }
+        result
+    }
+
+    /// Ends the bot: `quit`, [`Limits::quit_grace`], SIGTERM to its group, the
+    /// grace again, SIGKILL; the process is always reaped. A bot in an unknown
+    /// state is killed at once.
+    pub async fn shutdown(mut self) {
+        if self.reusable {
+            self.encode(&ToBot::Quit);
+            let quit = std::mem::take(&mut self.line);
+            self.process.shutdown(&quit, self.limits.quit_grace).await;
+        } else {
+            self.process.kill().await;
+        }
+    }
+
+    /// Starts a game for this bot: `new_game`, then `ready` within
+    /// [`Limits::ready`].
+    pub(crate) async fn new_game(&mut self, mut new_game: NewGame) -> Result<(), Failure> {
+        self.process.stderr.begin_game(&new_game.game);
+        new_game.id = self.next_id();
+        let asked = Asked {
+            kind: "new_game",
+            id: Some(new_game.id),
+        };
+        self.encode(&ToBot::NewGame(new_game));
+        let answer = self.exchange(asked, self.limits.ready, Reason::Stall).await?;
+        match answer.message {
+            FromBot::Ready { .. } => Ok(()),
+            other => Err(wrong_kind(asked, &other)),
+        }
+    }
+
+    /// Tells the bot something that needs no answer (`game_over`); a bot
+    /// that cannot take it is left unusable.
+    pub(crate) async fn tell(&mut self, message: &ToBot) {
+        if !self.reusable {
+            return;
+        }
+        self.encode(message);
+        if self.process.unsolicited().is_some()
+            || self
+                .process
+                .send(&self.line, Instant::now() + self.limits.ping)
+                .await
+                .is_err()
+        {
+            self.fail().await;
+        }
+    }
+
+    /// A fresh request id.
+    pub(crate) fn next_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Encodes `message` as the line to send next.
+    pub(crate) fn encode(&mut self, message: &ToBot) {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, message).expect("protocol messages always serialize");
+        self.line.push(b'\n');
+    }
+
+    /// Sends the encoded line and awaits the answer to `asked` within
+    /// `limit`; silence is a failure for `silence` (timeout or stall).
+    pub(crate) async fn exchange(&mut self, asked: Asked, limit: Duration, silence: Reason) -> Result<Answer, Failure> {
+        // A bot may greet before it is greeted: only later output can be unasked.
+        if let Some(output) = asked.id.and_then(|_| self.process.unsolicited()) {
+            let detail = format!(
+                "printed output that answers no request (seen before {asked} was sent); \
+                 print exactly one line per request on stdout, and debug output on stderr"
+            );
+            return Err(Failure::new(Reason::ProtocolError, detail).with_line(&output));
+        }
+        let cpu_before = self.process.cpu_time();
+        // The clock starts as the write starts: a bot woken by the write may
+        // run (on this core) before the write call returns, and a bot that
+        // does not read its stdin is charged for the wait.
+        let sent = Instant::now();
+        self.process.send(&self.line, sent + limit).await?;
+        let (line, read_at) = match self.process.receive(sent + limit, &asked).await {
+            Ok(answer) => answer,
+            Err(Silence::Deadline) => return Err(Failure::silent(silence, &asked, limit)),
+            Err(Silence::Failed(failure)) => return Err(failure),
+        };
+        let elapsed = read_at.saturating_duration_since(sent);
+        if elapsed > limit {
+            return Err(Failure::late(silence, &asked, elapsed, limit).with_line(line));
+        }
+        let message = decode(line)?;
+        if message.id() != asked.id {
+            return Err(wrong_id(asked, &message));
+        }
+        let cpu = cpu_before
+            .zip(self.process.cpu_time())
+            .map(|(before, after)| after.saturating_sub(before));
+        Ok(Answer { message, elapsed, cpu })
+    }
+
+    /// Kills the bot after a failure; returns the tail of its stderr.
+    pub(crate) async fn fail(&mut self) -> Vec<String> {
+        self.reusable = false;
+        self.process.kill().await;
+        self.process.stderr.tail()
+    }
+
+    /// Fair mode: stops the bot until [`resume`](Self::resume).
+    pub(crate) fn pause(&mut self) {
+        if self.reusable {
+            self.process.pause();
+        }
+    }
+
+    pub(crate) fn resume(&mut self) {
+        self.process.resume();
+    }
+}
+
+/// Decodes an answer line: a message of the protocol, or the failure that
+/// says what is wrong with it. An off-board cell is an illegal move.
+fn decode(line: &[u8]) -> Result<FromBot, Failure> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Err(Failure::new(Reason::ProtocolError, "printed a line that is not valid UTF-8").with_line(line));
+    };
+    if let Ok(message) = serde_json::from_str(text) {
+        return Ok(message);
+    }
+    let error = match decode_from_bot(text) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
+    if let Some(cell) = off_board_cell(text) {
+        let detail = format!("played {cell:?}, which is not a cell of the board (a1 to g7, lowercase)");
+        return Err(Failure::new(Reason::IllegalMove, detail).with_line(line));
+    }
+    Err(Failure::undecodable(text, &error))
+}
+
+/// The `cell` of a `stone` or `block` answer, if it is not on the board.
+fn off_board_cell(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let kind = value.get("type")?.as_str()?;
+    let cell = value.get("cell")?.as_str()?;
+    (matches!(kind, "stone" | "block") && cell.parse::<Cell>().is_err()).then(|| cell.to_owned())
+}
+
+fn wrong_id(asked: Asked, message: &FromBot) -> Failure {
+    let detail = match (message.id(), asked.id) {
+        (Some(id), Some(expected)) if id < expected => format!(
+            "answered {asked} with id {id}, the id of an earlier request (a late or repeated answer); \
+             answer each request once, with its id"
+        ),
+        (Some(id), Some(_)) => format!("answered {asked} with id {id}; copy the request's id into its answer"),
+        (None, _) => format!("answered {asked} with a {} message", message.kind()),
+        (Some(id), None) => format!("answered {asked} with a {} message (id {id})", message.kind()),
+    };
+    Failure::new(Reason::ProtocolError, detail).with_line(pahtum_protocol::encode(message).trim_end().as_bytes())
+}
+
+pub(crate) fn wrong_kind(asked: Asked, message: &FromBot) -> Failure {
+    Failure::new(
+        Reason::ProtocolError,
+        format!("answered {asked} with a {} message", message.kind()),
+    )
+    .with_line(pahtum_protocol::encode(message).trim_end().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_decode_or_say_what_is_wrong() {
+        assert_eq!(decode(br#"{"type":"pong","id":3}"#).unwrap(), FromBot::Pong { id: 3 });
+        let not_json = decode(b"e4 please").unwrap_err();
+        assert_eq!(not_json.reason, Reason::ProtocolError);
+        assert!(not_json.detail.contains("not JSON"), "{not_json}");
+        assert_eq!(not_json.line.as_deref(), Some("e4 please"));
+        let off_board = decode(br#"{"type":"stone","id":3,"cell":"h9"}"#).unwrap_err();
+        assert_eq!(off_board.reason, Reason::IllegalMove);
+        assert!(off_board.detail.contains("\"h9\""), "{off_board}");
+        assert_eq!(decode(b"\xff").unwrap_err().reason, Reason::ProtocolError);
+        let wrong_type = decode(br#"{"type":"stone","id":"x","cell":"a1"}"#).unwrap_err();
+        assert_eq!(wrong_type.reason, Reason::ProtocolError);
+    }
+
+    #[test]
+    fn ids_are_checked_with_a_reason() {
+        let asked = Asked {
+            kind: "play_stone",
+            id: Some(5),
+        };
+        assert!(
+            wrong_id(asked, &FromBot::Pong { id: 4 })
+                .detail
+                .contains("earlier request")
+        );
+        assert!(
+            wrong_id(asked, &FromBot::Pong { id: 6 })
+                .detail
+                .contains("copy the request's id")
+        );
+    }
+}

@@ -1,0 +1,371 @@
+//! One game between two greeted bots, by the rules and the protocol.
+//!
+//! The referee keeps the authoritative [`Game`] and one [`Request`] that grows
+//! with the game (blocks, stones and moves are appended, never rebuilt), so
+//! the per-move work is: fill in the id and the clock, encode, write, await,
+//! decode, check with the rules. Any failure of a bot ends the game at once
+//! as a loss for that bot, with the reason, the offending line and the tail
+//! of its stderr in the record; the bot is killed, the other one stays
+//! usable.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use pahtum::{Action, Bitboard, Cell, Color, Game, IllegalAction, Layout, Outcome, Phase, Position, Seat};
+use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Placement, Reason, Request, ToBot};
+use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
+
+use crate::GameSpec;
+use crate::bot::{Answer, Bot, wrong_kind};
+use crate::clock::Clocks;
+use crate::verdict::{Asked, Failure};
+
+/// What happens during a game, as it happens (for live displays).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum GameEvent {
+    /// A block, a stone or the pie decision was played.
+    Played {
+        seat: Seat,
+        color: Color,
+        action: Action,
+        /// The answer's wall time in milliseconds.
+        ms: f64,
+        /// The board after the action.
+        position: Position,
+    },
+    /// The game is over; the record follows.
+    Ended { reason: Reason, result: Outcome },
+}
+
+/// Plays one game: `first` holds White at the start. Never panics on anything
+/// a bot does: a bot's failure is a forfeit in the record, and that bot is
+/// killed ([`Bot::is_reusable`] turns false).
+///
+/// # Panics
+///
+/// If `spec` contradicts itself (blocks that are not a legal layout, or that
+/// disagree with `spec.rules`); the constructors of [`GameSpec`] check this.
+pub async fn play_game(
+    spec: &GameSpec,
+    first: &mut Bot,
+    second: &mut Bot,
+    observer: &mut (dyn FnMut(GameEvent) + Send),
+) -> GameRecord {
+    let started_unix_ms = unix_ms();
+    let mut game = initial_game(spec);
+    let mut bots = [first, second];
+    let mut moves = Vec::with_capacity(pahtum::CELLS);
+    let mut swap_move = None;
+    let termination = match get_ready(spec, &mut bots).await {
+        Err((seat, failure)) => forfeit(&mut *bots[seat.index()], seat, starting_color(seat), failure).await,
+        Ok(()) => {
+            let mut play = Play {
+                spec,
+                game: &mut game,
+                moves: &mut moves,
+                swap_move: &mut swap_move,
+            };
+            play.moves_until_the_end(&mut bots, observer).await
+        }
+    };
+    let score = game.score();
+    let result = match &termination.forfeit {
+        Some(forfeit) => Outcome::win_for(forfeit.color.opponent()),
+        None => score.outcome(),
+    };
+    observer(GameEvent::Ended {
+        reason: termination.reason,
+        result,
+    });
+    for seat in [Seat::First, Seat::Second] {
+        let bot = &mut *bots[seat.index()];
+        bot.resume();
+        let over = GameOver {
+            game: spec.id.clone(),
+            color: game.color_of(seat),
+            result,
+            score,
+            reason: termination.reason,
+            loser: termination.forfeit.as_ref().map(|forfeit| forfeit.color),
+            detail: termination.forfeit.as_ref().map(|forfeit| forfeit.detail.clone()),
+        };
+        bot.tell(&ToBot::GameOver(over)).await;
+    }
+    let name_of = |color: Color| bots[game.seat_of(color).index()].name().to_owned();
+    GameRecord {
+        id: spec.id.clone(),
+        layout: spec.layout.clone(),
+        seed: spec.seed,
+        rules: spec.rules,
+        time: spec.time,
+        players: Players {
+            first: bots[0].name().to_owned(),
+            second: bots[1].name().to_owned(),
+        },
+        white: name_of(Color::White),
+        black: name_of(Color::Black),
+        blocks: game.position().blocks().cells().collect(),
+        moves,
+        swap: game.swapped(),
+        swap_move,
+        score,
+        result,
+        termination,
+        started_unix_ms,
+        ended_unix_ms: unix_ms(),
+    }
+}
+
+/// The game before its first action, from the spec.
+fn initial_game(spec: &GameSpec) -> Game {
+    let game = match spec.rules.placement {
+        Placement::Players => {
+            assert!(
+                spec.blocks.is_empty(),
+                "a game whose players place the blocks has none to start with"
+            );
+            Game::new(
+                &Layout::Placed {
+                    count: spec.rules.blocks,
+                },
+                spec.rules.pie,
+            )
+        }
+        Placement::Random | Placement::Fixed => {
+            assert_eq!(
+                spec.blocks.len(),
+                spec.rules.blocks,
+                "the rules' block count differs from the blocks"
+            );
+            Game::with_blocks(spec.blocks.iter().copied().collect::<Bitboard>(), spec.rules.pie)
+        }
+    };
+    game.unwrap_or_else(|error| panic!("game {}: invalid layout: {error}", spec.id))
+}
+
+/// `new_game` to both bots at once, and both `ready`s. On failure, the first
+/// seat that failed (both failed bots are killed).
+async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), (Seat, Failure)> {
+    let new_game = |color| NewGame {
+        id: 0,
+        game: spec.id.clone(),
+        color,
+        rules: spec.rules,
+        blocks: spec.blocks.clone(),
+        time: spec.time,
+    };
+    let [first, second] = bots;
+    let (first_ready, second_ready) = tokio::join!(
+        first.new_game(new_game(Color::White)),
+        second.new_game(new_game(Color::Black))
+    );
+    match (first_ready, second_ready) {
+        (Ok(()), Ok(())) => {
+            if spec.pause_idle {
+                first.pause();
+                second.pause();
+            }
+            Ok(())
+        }
+        (Err(failure), other) => {
+            if other.is_err() {
+                second.fail().await;
+            }
+            Err((Seat::First, failure))
+        }
+        (Ok(()), Err(failure)) => Err((Seat::Second, failure)),
+    }
+}
+
+/// The state of a game in play.
+struct Play<'a> {
+    spec: &'a GameSpec,
+    game: &'a mut Game,
+    moves: &'a mut Vec<MoveRecord>,
+    swap_move: &'a mut Option<Timing>,
+}
+
+impl Play<'_> {
+    async fn moves_until_the_end(
+        &mut self,
+        bots: &mut [&mut Bot; 2],
+        observer: &mut (dyn FnMut(GameEvent) + Send),
+    ) -> Termination {
+        let mut clocks = Clocks::new(self.spec.time);
+        let mut request = Request {
+            id: 0,
+            game: self.spec.id.clone(),
+            color: Color::White,
+            rules: self.spec.rules,
+            blocks: self.spec.blocks.clone(),
+            white: Vec::with_capacity(pahtum::CELLS / 2),
+            black: Vec::with_capacity(pahtum::CELLS / 2),
+            moves: Vec::with_capacity(pahtum::CELLS),
+            clock: clocks.clock(Seat::First),
+        };
+        while let (Some(seat), Some(color)) = (self.game.seat_to_act(), self.game.color_to_act()) {
+            let bot = &mut *bots[seat.index()];
+            request.id = bot.next_id();
+            request.color = color;
+            request.clock = clocks.clock(seat);
+            let (kind, message) = wrap(self.game.phase(), request);
+            bot.encode(&message);
+            request = unwrap(message);
+            let asked = Asked {
+                kind,
+                id: Some(request.id),
+            };
+            if self.spec.pause_idle {
+                bot.resume();
+            }
+            let answer = bot
+                .exchange(asked, clocks.limit_with_margin(seat), Reason::Timeout)
+                .await;
+            let played = answer.and_then(|answer| self.apply(asked, answer));
+            let (action, timing, elapsed) = match played {
+                Ok(played) => played,
+                Err(failure) => return forfeit(bot, seat, color, failure).await,
+            };
+            if self.spec.pause_idle {
+                bot.pause();
+            }
+            clocks.charge(seat, elapsed);
+            match action {
+                Action::Block(cell) => request.blocks.push(cell),
+                Action::Stone(cell) if color == Color::White => request.white.push(cell),
+                Action::Stone(cell) => request.black.push(cell),
+                Action::Pie(_) => {}
+            }
+            request.moves.push(action.to_string());
+            observer(GameEvent::Played {
+                seat,
+                color,
+                action,
+                ms: timing.ms,
+                position: *self.game.position(),
+            });
+            self.record(action, color, timing);
+        }
+        Termination {
+            reason: Reason::Normal,
+            forfeit: None,
+        }
+    }
+
+    /// Checks the answer with the rules and plays it.
+    fn apply(&mut self, asked: Asked, answer: Answer) -> Result<(Action, Timing, Duration), Failure> {
+        let (action, info) = action_of(asked, answer.message)?;
+        if let Err(illegal) = self.game.play(action) {
+            return Err(illegal_move(asked, action, &illegal));
+        }
+        let timing = Timing {
+            ms: answer.elapsed.as_micros() as f64 / 1000.0,
+            cpu_ms: answer.cpu.map(|cpu| cpu.as_micros() as f64 / 1000.0),
+            info,
+        };
+        Ok((action, timing, answer.elapsed))
+    }
+
+    fn record(&mut self, action: Action, color: Color, timing: Timing) {
+        let (kind, cell) = match action {
+            Action::Block(cell) => (MoveKind::Block, cell),
+            Action::Stone(cell) => (MoveKind::Stone, cell),
+            Action::Pie(_) => {
+                *self.swap_move = Some(timing);
+                return;
+            }
+        };
+        self.moves.push(MoveRecord {
+            kind,
+            color,
+            cell,
+            timing,
+        });
+    }
+}
+
+/// The request for `phase`, as the message to send, and the message's type.
+fn wrap(phase: Phase, request: Request) -> (&'static str, ToBot) {
+    match phase {
+        Phase::PlaceBlocks => ("place_block", ToBot::PlaceBlock(request)),
+        Phase::PieDecision => ("pie_decision", ToBot::PieDecision(request)),
+        Phase::FirstStone | Phase::Stones | Phase::Finished => ("play_stone", ToBot::PlayStone(request)),
+    }
+}
+
+/// The request back from the message [`wrap`] made (the request is reused,
+/// not rebuilt, from move to move).
+fn unwrap(message: ToBot) -> Request {
+    match message {
+        ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => request,
+        _ => unreachable!("wrap makes only requests"),
+    }
+}
+
+/// The action an answer plays.
+fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
+    match message {
+        FromBot::Block { cell, info, .. } => Ok((Action::Block(cell), info)),
+        FromBot::Stone { cell, info, .. } => Ok((Action::Stone(cell), info)),
+        FromBot::Pie { swap, info, .. } => Ok((Action::Pie(swap), info)),
+        other => Err(wrong_kind(asked, &other)),
+    }
+}
+
+fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {
+    let hint = match illegal {
+        IllegalAction::WrongPhase { .. } => {
+            "answer place_block with a block, play_stone with a stone and pie_decision with a pie message"
+        }
+        _ => "choose a free cell: one that is in none of the request's blocks, white and black",
+    };
+    let line = match action {
+        Action::Block(cell) => answer_line("block", asked, "cell", &cell_json(cell)),
+        Action::Stone(cell) => answer_line("stone", asked, "cell", &cell_json(cell)),
+        Action::Pie(swap) => answer_line("pie", asked, "swap", &swap.to_string()),
+    };
+    Failure::new(
+        Reason::IllegalMove,
+        format!("answered {asked} with {action}: {illegal}; {hint}"),
+    )
+    .with_line(line.as_bytes())
+}
+
+fn cell_json(cell: Cell) -> String {
+    format!("\"{cell}\"")
+}
+
+/// The gist of the offending answer, for the record.
+fn answer_line(kind: &str, asked: Asked, key: &str, value: &str) -> String {
+    format!(r#"{{"type":"{kind}","id":{},"{key}":{value}}}"#, asked.id.unwrap_or(0))
+}
+
+/// Ends the game as a loss for `seat`: the bot is killed and its stderr tail kept.
+async fn forfeit(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> Termination {
+    let stderr_tail = bot.fail().await;
+    Termination {
+        reason: failure.reason,
+        forfeit: Some(Forfeit {
+            bot: bot.name().to_owned(),
+            seat,
+            color,
+            detail: failure.detail,
+            line: failure.line,
+            stderr_tail,
+        }),
+    }
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
+/// The colour a seat holds before any swap.
+fn starting_color(seat: Seat) -> Color {
+    match seat {
+        Seat::First => Color::White,
+        Seat::Second => Color::Black,
+    }
+}

@@ -1,0 +1,186 @@
+//! A bounded, cancel-safe line reader: the one persistent reader of a bot's
+//! stdout.
+//!
+//! The buffer has a fixed size (the longest legal line plus its newline), so
+//! the referee's memory stays bounded however many bytes a bot prints without
+//! a newline: a line that outgrows it is an error at once, without waiting for
+//! the rest. Bytes after a line stay in the buffer for the next call, so that
+//! nothing a bot printed is dropped. The only await point is the read itself,
+//! and the state changes after it, so a `select!` may cancel
+//! [`LineReader::next_line`] at any time without losing data.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::time::Instant;
+
+/// Why no line could be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The stream ended (the bot closed its stdout); the unfinished line, if any.
+    Eof {
+        partial: Vec<u8>,
+    },
+    /// The line is longer than the limit; its first bytes.
+    TooLong {
+        head: Vec<u8>,
+    },
+    Io(io::Error),
+}
+
+/// Reads lines of at most `limit` bytes (newline excluded) from `inner`.
+#[derive(Debug)]
+pub(crate) struct LineReader<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    /// Unconsumed bytes are `buf[start..end]`; `buf[start..scanned]` holds no newline.
+    start: usize,
+    scanned: usize,
+    end: usize,
+    limit: usize,
+    /// When the last read returned.
+    read_at: Instant,
+}
+
+/// How many bytes of an overlong or unfinished line are kept for the record.
+const HEAD_BYTES: usize = 300;
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub(crate) fn new(inner: R, limit: usize) -> Self {
+        LineReader {
+            inner,
+            buf: vec![0; limit + 1].into_boxed_slice(),
+            start: 0,
+            scanned: 0,
+            end: 0,
+            limit,
+            read_at: Instant::now(),
+        }
+    }
+
+    /// The next non-blank line, without its `\n` (or `\r\n`), and the time at
+    /// which the read that completed it returned.
+    pub(crate) async fn next_line(&mut self) -> Result<(&[u8], Instant), ReadError> {
+        loop {
+            if let Some(offset) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let newline = self.scanned + offset;
+                let line_start = self.start;
+                self.start = newline + 1;
+                self.scanned = self.start;
+                let line = trim_cr(&self.buf[line_start..newline]);
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let (start, len) = (line_start, line.len());
+                return Ok((&self.buf[start..start + len], self.read_at));
+            }
+            self.scanned = self.end;
+            if self.end - self.start > self.limit {
+                let head = self.buf[self.start..self.end.min(self.start + HEAD_BYTES)].to_vec();
+                self.start = self.end;
+                return Err(ReadError::TooLong { head });
+            }
+            self.make_room();
+            let read = self.inner.read(&mut self.buf[self.end..]).await;
+            self.read_at = Instant::now();
+            match read {
+                Ok(0) => {
+                    let partial = self.buf[self.start..self.end.min(self.start + HEAD_BYTES)].to_vec();
+                    self.start = self.end;
+                    return Err(ReadError::Eof { partial });
+                }
+                Ok(n) => self.end += n,
+                Err(e) => return Err(ReadError::Io(e)),
+            }
+        }
+    }
+
+    /// Output that is waiting although nothing was asked: the first non-blank
+    /// line (or unfinished line) already printed, cut for the record. Reads
+    /// without waiting.
+    pub(crate) fn unsolicited(&mut self) -> Option<Vec<u8>> {
+        self.make_room();
+        let mut read_buf = ReadBuf::new(&mut self.buf[self.end..]);
+        let mut context = Context::from_waker(Waker::noop());
+        if let Poll::Ready(Ok(())) = Pin::new(&mut self.inner).poll_read(&mut context, &mut read_buf) {
+            self.end += read_buf.filled().len();
+        }
+        let pending = &self.buf[self.start..self.end];
+        let skip = pending.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if skip == pending.len() {
+            return None;
+        }
+        let text = &pending[skip..];
+        let line = text.split(|&b| b == b'\n').next().unwrap_or(text);
+        Some(line[..line.len().min(HEAD_BYTES)].to_vec())
+    }
+
+    /// Moves the unconsumed bytes to the front when the buffer is full.
+    fn make_room(&mut self) {
+        if self.start == self.end {
+            self.start = 0;
+            self.scanned = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() && self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.scanned -= self.start;
+            self.end -= self.start;
+            self.start = 0;
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], limit: usize) -> (Vec<String>, ReadError) {
+        let mut reader = LineReader::new(input, limit);
+        let mut out = Vec::new();
+        loop {
+            match reader.next_line().await {
+                Ok((line, _)) => out.push(String::from_utf8(line.to_vec()).unwrap()),
+                Err(e) => return (out, e),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn splits_lines_and_skips_blank_ones() {
+        let (got, end) = lines(b"a\r\n\n  \nbb\ncc", 8).await;
+        assert_eq!(got, ["a", "bb"]);
+        assert!(matches!(end, ReadError::Eof { partial } if partial == b"cc"));
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_an_error_before_its_end() {
+        let (got, end) = lines(b"12345678\n123456789", 8).await;
+        assert_eq!(got, ["12345678"]);
+        assert!(matches!(end, ReadError::TooLong { .. }));
+    }
+
+    #[tokio::test]
+    async fn reads_through_many_small_lines_in_a_small_buffer() {
+        let input: Vec<u8> = (0..1000).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let (got, _) = lines(&input, 5).await;
+        assert_eq!(got.len(), 1000);
+        assert_eq!(got[999], "999");
+    }
+
+    #[tokio::test]
+    async fn unsolicited_output_is_seen_without_waiting() {
+        let (mut client, mut server) = tokio::io::duplex(64);
+        let mut reader = LineReader::new(&mut client, 64);
+        assert_eq!(reader.unsolicited(), None);
+        tokio::io::AsyncWriteExt::write_all(&mut server, b"\n  thinking...\nmore")
+            .await
+            .unwrap();
+        assert_eq!(reader.unsolicited().as_deref(), Some(&b"thinking..."[..]));
+    }
+}

@@ -1,0 +1,405 @@
+//! Bot processes: the one module that owns the operating-system and tokio
+//! details.
+//!
+//! * Each bot runs in its own process group, so that signals reach whatever
+//!   it forked, and ending a bot kills the whole group.
+//! * On Linux each bot gets `PR_SET_PDEATHSIG = SIGKILL`, so it dies with the
+//!   referee, even if the referee is killed with SIGKILL. Linux ties that
+//!   signal to the *thread* that forked, so every bot is forked by one
+//!   dedicated spawner thread that lives as long as the referee; after the
+//!   `prctl` the child checks that its parent is still the referee (it may
+//!   have died between the fork and the `prctl`) and fails otherwise.
+//! * Reading stdout is bounded ([`LineReader`]); stderr is drained by a task
+//!   ([`StderrDrain`]); every wait on a bot races its output, its exit and a
+//!   deadline in one `select!`, so that a dead bot is noticed at once and a
+//!   silent one at its deadline; every write has a deadline, and a broken
+//!   pipe is an error value, never a signal that kills the referee (Rust
+//!   ignores SIGPIPE).
+//! * Fair mode stops and continues the whole group (SIGSTOP, SIGCONT).
+//! * The bot's CPU time comes from `/proc/PID/stat` (user plus system time of
+//!   all threads of the bot's main process, in clock ticks of usually 10 ms;
+//!   its children are not included). The file stays open and is re-read with
+//!   one `pread`, about a microsecond.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::process::{ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::BotSpec;
+use crate::lines::{LineReader, ReadError};
+use crate::stderr::StderrDrain;
+use crate::verdict::{Asked, Failure};
+use pahtum_protocol::{MAX_LINE_BYTES, Reason};
+
+/// How long the stderr drain may take to reach the end of the stream once the
+/// bot's group is dead (only a process that left the group can hold it open).
+const STDERR_FLUSH: Duration = Duration::from_millis(500);
+
+/// A running bot process and its pipes.
+#[derive(Debug)]
+pub(crate) struct BotProcess {
+    child: Child,
+    pid: u32,
+    group: Option<Pid>,
+    stdin: Option<ChildStdin>,
+    stdout: LineReader<ChildStdout>,
+    pub(crate) stderr: StderrDrain,
+    cpu: Option<CpuClock>,
+    exit: Option<ExitStatus>,
+    paused: bool,
+}
+
+/// Why no line came.
+#[derive(Debug)]
+pub(crate) enum Silence {
+    /// The deadline passed.
+    Deadline,
+    /// The bot failed in another way.
+    Failed(Failure),
+}
+
+impl BotProcess {
+    /// Launches `spec` with piped stdio, in its own process group.
+    pub(crate) async fn spawn(spec: &BotSpec, log: Option<File>, stderr_cap: u64) -> io::Result<BotProcess> {
+        let mut command = Command::new(&spec.program);
+        command
+            .args(&spec.args)
+            .envs(spec.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.dir {
+            command.current_dir(dir);
+        }
+        die_with_the_referee(&mut command);
+        let mut child = spawn_from_the_spawner_thread(command).await?;
+        let pid = child.id().expect("a child that was just spawned has a pid");
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(io::Error::other("a piped stream of the bot is missing"));
+        };
+        Ok(BotProcess {
+            group: Pid::from_raw(pid as i32),
+            pid,
+            stdin: Some(stdin),
+            stdout: LineReader::new(stdout, MAX_LINE_BYTES),
+            stderr: StderrDrain::start(stderr, log, stderr_cap),
+            cpu: CpuClock::open(pid),
+            exit: None,
+            paused: false,
+            child,
+        })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Writes `line` completely before `deadline`.
+    pub(crate) async fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Failure> {
+        let Some(stdin) = &mut self.stdin else {
+            return Err(Failure::new(Reason::Disconnect, "the bot's stdin is closed"));
+        };
+        tokio::select! {
+            biased;
+            written = stdin.write_all(line) => match written {
+                Ok(()) => Ok(()),
+                Err(error) => Err(self.write_failed(error)),
+            },
+            () = tokio::time::sleep_until(deadline) => Err(Failure::new(
+                Reason::Disconnect,
+                "the bot does not read its stdin: the referee could not write its request; \
+                 read one line at a time and answer each request",
+            )),
+        }
+    }
+
+    fn write_failed(&mut self, error: io::Error) -> Failure {
+        let exit = self.child.try_wait().ok().flatten();
+        self.exit = self.exit.or(exit);
+        let how = match exit {
+            Some(status) => format!("the bot {}", crate::verdict::describe_exit(status)),
+            None if error.kind() == io::ErrorKind::BrokenPipe => "the bot closed its stdin".to_owned(),
+            None => format!("writing to the bot failed ({error})"),
+        };
+        Failure::new(
+            Reason::Disconnect,
+            format!("{how} before the referee's request was written"),
+        )
+    }
+
+    /// The next line before `deadline` (or the bot's exit, or the end of its
+    /// stdout), and when its newline was read. `what` names the awaited
+    /// answer in messages.
+    pub(crate) async fn receive(&mut self, deadline: Instant, what: &Asked) -> Result<(&[u8], Instant), Silence> {
+        let BotProcess {
+            child, stdout, exit, ..
+        } = self;
+        let known_exit = *exit;
+        let exited = async {
+            match known_exit {
+                Some(status) => status,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            line = stdout.next_line() => match line {
+                Ok(line) => Ok(line),
+                Err(ReadError::TooLong { head }) => Err(Silence::Failed(
+                    Failure::new(
+                        Reason::ProtocolError,
+                        format!("printed a line longer than {MAX_LINE_BYTES} bytes (the limit) while the referee waited for {what}"),
+                    )
+                    .with_line(&head),
+                )),
+                Err(ReadError::Eof { partial }) => {
+                    let status = child.try_wait().ok().flatten();
+                    *exit = exit.or(status);
+                    let how = match status {
+                        Some(status) => crate::verdict::describe_exit(status),
+                        None => "closed its stdout".to_owned(),
+                    };
+                    let failure = Failure::new(
+                        Reason::Disconnect,
+                        format!("the bot {how} while the referee waited for {what}"),
+                    );
+                    Err(Silence::Failed(if partial.is_empty() { failure } else { failure.with_line(&partial) }))
+                }
+                Err(ReadError::Io(error)) => Err(Silence::Failed(Failure::new(
+                    Reason::Disconnect,
+                    format!("reading the bot's stdout failed ({error}) while the referee waited for {what}"),
+                ))),
+            },
+            status = child.wait(), if known_exit.is_none() => {
+                let failure = match status {
+                    Ok(status) => {
+                        *exit = Some(status);
+                        Failure::exited(status, what)
+                    }
+                    Err(error) => Failure::new(Reason::Disconnect, format!("waiting for the bot failed: {error}")),
+                };
+                Err(Silence::Failed(failure))
+            }
+            status = exited => Err(Silence::Failed(Failure::exited(status, what))),
+            () = tokio::time::sleep_until(deadline) => Err(Silence::Deadline),
+        }
+    }
+
+    /// Output printed although nothing was asked, if any (does not wait).
+    pub(crate) fn unsolicited(&mut self) -> Option<Vec<u8>> {
+        self.stdout.unsolicited()
+    }
+
+    /// The bot's CPU time so far, where the system tells it cheaply.
+    pub(crate) fn cpu_time(&self) -> Option<Duration> {
+        self.cpu.as_ref()?.read()
+    }
+
+    /// Stops the whole group (fair mode).
+    pub(crate) fn pause(&mut self) {
+        if !self.paused {
+            self.signal(Signal::STOP);
+            self.paused = true;
+        }
+    }
+
+    /// Continues the whole group.
+    pub(crate) fn resume(&mut self) {
+        if self.paused {
+            self.signal(Signal::CONT);
+            self.paused = false;
+        }
+    }
+
+    /// SIGKILL to the group, reap, and collect the rest of stderr.
+    pub(crate) async fn kill(&mut self) {
+        self.signal(Signal::KILL);
+        if self.exit.is_none() {
+            self.exit = self.child.wait().await.ok();
+        }
+        self.stdin = None;
+        self.stderr.finish(STDERR_FLUSH).await;
+    }
+
+    /// The polite end: `quit`, `grace`, SIGTERM to the group, `grace`, then
+    /// [`kill`](Self::kill), which also ends whatever the bot left behind.
+    pub(crate) async fn shutdown(&mut self, quit: &[u8], grace: Duration) {
+        self.resume();
+        if self.exit.is_none() {
+            let deadline = Instant::now() + grace;
+            let _ = self.send(quit, deadline).await;
+            self.stdin = None;
+            if !self.exits_before(deadline).await {
+                self.signal(Signal::TERM);
+                self.exits_before(Instant::now() + grace).await;
+            }
+        }
+        self.kill().await;
+    }
+
+    async fn exits_before(&mut self, deadline: Instant) -> bool {
+        match tokio::time::timeout_at(deadline, self.child.wait()).await {
+            Ok(status) => {
+                self.exit = status.ok();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Signals the bot's process group. After the leader is reaped, the group
+    /// id cannot be taken by a new process while any member lives, so the
+    /// signal reaches the bot's leftovers or nobody.
+    fn signal(&self, signal: Signal) {
+        if let Some(group) = self.group {
+            // ESRCH (the group is empty) is the expected outcome once the bot is gone.
+            let _ = kill_process_group(group, signal);
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    /// A bot that was neither shut down nor killed (a panic, a cancelled
+    /// task) is killed with its group; tokio reaps it in the background.
+    fn drop(&mut self) {
+        if self.exit.is_none() {
+            self.signal(Signal::KILL);
+        }
+    }
+}
+
+/// Sets the child to die with the referee (Linux).
+fn die_with_the_referee(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let referee = std::process::id() as libc::pid_t;
+        // SAFETY: the closure runs in the child between fork and exec and only
+        // makes async-signal-safe system calls, without allocating.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if libc::getppid() != referee {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
+/// A spawn request for the spawner thread.
+struct SpawnJob {
+    command: Command,
+    runtime: Handle,
+    reply: oneshot::Sender<io::Result<Child>>,
+}
+
+/// Forks `command` from the one thread that lives as long as the referee, in
+/// the context of the caller's runtime (which then drives the child's I/O).
+async fn spawn_from_the_spawner_thread(command: Command) -> io::Result<Child> {
+    static SPAWNER: OnceLock<mpsc::Sender<SpawnJob>> = OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (jobs, queue) = mpsc::channel::<SpawnJob>();
+        std::thread::Builder::new()
+            .name("arena-spawner".into())
+            .spawn(move || {
+                for mut job in queue {
+                    let _runtime = job.runtime.enter();
+                    let _ = job.reply.send(job.command.spawn());
+                }
+            })
+            .expect("the referee cannot start its spawner thread");
+        jobs
+    });
+    let (reply, answer) = oneshot::channel();
+    let job = SpawnJob {
+        command,
+        runtime: Handle::current(),
+        reply,
+    };
+    spawner
+        .send(job)
+        .map_err(|_| io::Error::other("the spawner thread is gone"))?;
+    answer
+        .await
+        .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
+}
+
+/// Reads a process's CPU time from `/proc/PID/stat`.
+#[derive(Debug)]
+struct CpuClock {
+    stat: File,
+}
+
+impl CpuClock {
+    fn open(pid: u32) -> Option<CpuClock> {
+        File::open(format!("/proc/{pid}/stat"))
+            .ok()
+            .map(|stat| CpuClock { stat })
+    }
+
+    fn read(&self) -> Option<Duration> {
+        let mut buf = [0u8; 1024];
+        let n = self.stat.read_at(&mut buf, 0).ok()?;
+        let ticks = stat_cpu_ticks(&buf[..n])?;
+        Some(Duration::from_nanos(ticks * 1_000_000_000 / clock_ticks_per_second()))
+    }
+}
+
+/// `utime + stime` from the text of `/proc/PID/stat` (fields 14 and 15; the
+/// command name in parentheses may hold spaces, so count from the last `)`).
+fn stat_cpu_ticks(stat: &[u8]) -> Option<u64> {
+    let after_name = &stat[memchr::memrchr(b')', stat)? + 1..];
+    let mut fields = after_name
+        .split(u8::is_ascii_whitespace)
+        .filter(|field| !field.is_empty());
+    let mut number = |skip: usize| -> Option<u64> { std::str::from_utf8(fields.nth(skip)?).ok()?.parse().ok() };
+    let user = number(11)?;
+    let system = number(0)?;
+    Some(user + system)
+}
+
+fn clock_ticks_per_second() -> u64 {
+    static TICKS: OnceLock<u64> = OnceLock::new();
+    // SAFETY: sysconf has no preconditions.
+    *TICKS.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_CLK_TCK) } {
+        ticks @ 1.. => ticks as u64,
+        _ => 100,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_ticks_are_read_after_the_command_name() {
+        let stat = b"1234 (a bot) with) S 1 1234 1234 0 -1 4194560 100 0 0 0 37 5 0 0 20 0 1 0 999 0 0";
+        assert_eq!(stat_cpu_ticks(stat), Some(42));
+        assert_eq!(stat_cpu_ticks(b"garbage"), None);
+    }
+
+    #[test]
+    fn our_own_cpu_time_is_readable() {
+        let clock = CpuClock::open(std::process::id()).unwrap();
+        assert!(clock.read().is_some());
+    }
+}

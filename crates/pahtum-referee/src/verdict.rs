@@ -1,0 +1,168 @@
+//! What a bot did wrong, in words its author can act on.
+//!
+//! Every way a bot can fail becomes one [`Failure`]: the reason of the
+//! protocol ([`Reason`]), a sentence that says what happened and how to fix it,
+//! and the offending line. The referee turns it into the forfeit of the game
+//! record; `arena check` prints it as it is.
+
+use std::fmt;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use pahtum_protocol::{DecodeError, Reason, codec::shown};
+
+/// How a bot failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: Reason,
+    /// What happened, in a sentence for the bot's author.
+    pub detail: String,
+    /// The offending line, cut to a few hundred bytes.
+    pub line: Option<String>,
+}
+
+/// What the referee asked, for messages: `the play_stone request 7`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Asked {
+    pub kind: &'static str,
+    pub id: Option<u64>,
+}
+
+impl fmt::Display for Asked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.id {
+            Some(id) => write!(f, "the {} request {id}", self.kind),
+            None => write!(f, "the {}", self.kind),
+        }
+    }
+}
+
+/// The reminder for a bot that seems silent: the most common beginner bug.
+const FLUSH_HINT: &str = "did the bot flush stdout after the line? (Python: print(..., flush=True); \
+                          C: fflush(stdout); Java: System.out.flush())";
+
+impl Failure {
+    pub(crate) fn new(reason: Reason, detail: impl Into<String>) -> Failure {
+        Failure {
+            reason,
+            detail: detail.into(),
+            line: None,
+        }
+    }
+
+    pub(crate) fn with_line(mut self, line: &[u8]) -> Failure {
+        self.line = Some(shown(&String::from_utf8_lossy(line)));
+        self
+    }
+
+    /// No answer to `what` within `limit`.
+    pub(crate) fn silent(reason: Reason, what: &Asked, limit: Duration) -> Failure {
+        Failure::new(
+            reason,
+            format!("no answer to {what} within {}; {FLUSH_HINT}", millis(limit)),
+        )
+    }
+
+    /// An answer to `what`, but too late.
+    pub(crate) fn late(reason: Reason, what: &Asked, took: Duration, limit: Duration) -> Failure {
+        Failure::new(
+            reason,
+            format!(
+                "the answer to {what} took {}, over the limit of {}",
+                millis(took),
+                millis(limit)
+            ),
+        )
+    }
+
+    /// The process ended (or was found dead) while the referee waited for `what`.
+    pub(crate) fn exited(status: ExitStatus, what: &Asked) -> Failure {
+        Failure::new(
+            Reason::Disconnect,
+            format!(
+                "the bot {} while the referee waited for {what}; its stderr tail may say why",
+                describe_exit(status)
+            ),
+        )
+    }
+
+    /// A line that is not a message of the protocol.
+    pub(crate) fn undecodable(line: &str, error: &DecodeError) -> Failure {
+        let detail = match error {
+            DecodeError::NotJson { .. } => "printed a line that is not JSON; stdout is for protocol messages only, \
+                                            write debug output to stderr"
+                .to_owned(),
+            DecodeError::NoType { .. } => "printed a JSON line without a string \"type\"".to_owned(),
+            DecodeError::Invalid { kind, source, .. } => format!("printed an invalid {kind:?} message: {source}"),
+        };
+        Failure::new(Reason::ProtocolError, detail).with_line(line.as_bytes())
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.reason, self.detail)?;
+        if let Some(line) = &self.line {
+            write!(f, "\n  the line: {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `exited with code 1`, `was killed by signal 11 (SIGSEGV)`.
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with code {code}");
+    }
+    match status.signal() {
+        Some(signal) => {
+            let name = match signal {
+                libc::SIGABRT => " (SIGABRT: an abort or a failed assertion)",
+                libc::SIGSEGV => " (SIGSEGV: a crash)",
+                libc::SIGBUS => " (SIGBUS: a crash)",
+                libc::SIGFPE => " (SIGFPE: an arithmetic error)",
+                libc::SIGILL => " (SIGILL: an illegal instruction)",
+                libc::SIGKILL => " (SIGKILL: killed, maybe out of memory)",
+                libc::SIGTERM => " (SIGTERM)",
+                libc::SIGPIPE => " (SIGPIPE: it wrote to a closed pipe)",
+                _ => "",
+            };
+            format!("was killed by signal {signal}{name}")
+        }
+        None => "ended".to_owned(),
+    }
+}
+
+/// `120 ms`, `1.5 ms`, `10 s`.
+pub(crate) fn millis(duration: Duration) -> String {
+    let ms = duration.as_secs_f64() * 1000.0;
+    if ms >= 10_000.0 && ms % 1000.0 == 0.0 {
+        format!("{} s", ms / 1000.0)
+    } else if ms.fract() == 0.0 {
+        format!("{ms} ms")
+    } else {
+        format!("{ms:.3} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exits_are_described() {
+        assert_eq!(describe_exit(ExitStatus::from_raw(1 << 8)), "exited with code 1");
+        assert_eq!(
+            describe_exit(ExitStatus::from_raw(libc::SIGSEGV)),
+            "was killed by signal 11 (SIGSEGV: a crash)"
+        );
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(millis(Duration::from_millis(120)), "120 ms");
+        assert_eq!(millis(Duration::from_secs(10)), "10 s");
+        assert_eq!(millis(Duration::from_micros(1500)), "1.500 ms");
+    }
+}

@@ -1,0 +1,145 @@
+//! Whole games with real processes: every layout and pie setting, reuse of
+//! bots from game to game, the timing of answers near the limit, and games
+//! between the starter bots.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Fixtures, quick_limits};
+use pahtum::{Color, Outcome, Seat};
+use pahtum_protocol::{Placement, Reason};
+use pahtum_record::{GameRecord, MoveKind};
+use pahtum_referee::{Bot, BotSpec, GameSpec, TimeControl, move_time, play_game};
+
+fn time() -> TimeControl {
+    move_time(Duration::from_millis(500))
+}
+
+async fn played(spec: &GameSpec, first: &mut Bot, second: &mut Bot) -> GameRecord {
+    let record = play_game(spec, first, second, &mut |_| {}).await;
+    record.replay().unwrap_or_else(|e| panic!("{e}: {record:#?}"));
+    let json = serde_json::to_string(&record).unwrap();
+    assert_eq!(serde_json::from_str::<GameRecord>(&json).unwrap(), record);
+    record
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_are_reused_across_layouts_and_pie_settings() {
+    let fixtures = Fixtures::new();
+    let mut first = fixtures.start("first-free").await;
+    let mut second = fixtures.start("first-free").await;
+    let pids = (first.pid(), second.pid());
+    let a1 = "a1".parse().unwrap();
+    let specs = [
+        GameSpec::random("random-pie", 7, 3, true, time()).unwrap(),
+        GameSpec::random("random", 47, 4, false, time()).unwrap(),
+        GameSpec::fixed("fixed", &[a1], true, time()).unwrap(),
+        GameSpec::placed(
+            "placed-pie",
+            5,
+            true,
+            pahtum_referee::fischer(Duration::from_secs(5), Duration::ZERO),
+        )
+        .unwrap(),
+    ];
+    for spec in &specs {
+        let record = played(spec, &mut first, &mut second).await;
+        assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+        assert_eq!(
+            record.moves.iter().filter(|m| m.kind == MoveKind::Stone).count(),
+            49 - spec.rules.blocks
+        );
+        assert_eq!(record.swap, spec.rules.pie.then_some(true), "first-free always swaps");
+        assert_eq!(record.result, record.score.outcome());
+        if spec.rules.pie {
+            assert_eq!(
+                (record.white.as_str(), record.color_of(Seat::Second)),
+                ("first-free", Color::White)
+            );
+            assert!(record.swap_move.is_some());
+        }
+        if spec.rules.placement == Placement::Players {
+            let blocks: Vec<_> = record.moves.iter().filter(|m| m.kind == MoveKind::Block).collect();
+            assert_eq!(blocks.len(), 5);
+            assert_eq!(blocks[0].color, Color::Black);
+            assert_eq!(blocks[4].color, Color::Black);
+        }
+        assert!(record.moves.iter().all(|m| m.timing.ms > 0.0 && m.timing.ms < 500.0));
+    }
+    assert_eq!((first.pid(), second.pid()), pids, "the handshake happens once");
+    assert!(first.ping().await.unwrap() < quick_limits().ping);
+    first.shutdown().await;
+    second.shutdown().await;
+    fixtures.assert_none_left();
+}
+
+/// The short version of the benchmark's timing check: answers at half the
+/// limit are never late, answers at twice the limit always are (margin 0).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_are_timed_against_the_limit_exactly() {
+    let strict = TimeControl {
+        margin_ms: 0,
+        ..move_time(Duration::from_millis(50))
+    };
+    let fixtures = Fixtures::new();
+    let mut good = fixtures.start("first-free").await;
+    let mut on_time = fixtures.start("delay=25").await;
+    let record = played(
+        &GameSpec::random("half", 7, 5, false, strict).unwrap(),
+        &mut on_time,
+        &mut good,
+    )
+    .await;
+    assert_eq!(record.termination.reason, Reason::Normal);
+    let white: Vec<f64> = record
+        .moves
+        .iter()
+        .filter(|m| m.color == Color::White)
+        .map(|m| m.timing.ms)
+        .collect();
+    assert_eq!(white.len(), 21);
+    assert!(white.iter().all(|&ms| (25.0..50.0).contains(&ms)), "{white:?}");
+    on_time.shutdown().await;
+    for game in 0..3 {
+        let mut late = fixtures.start("delay=100").await;
+        let spec = GameSpec::random(format!("double-{game}"), 7, 5, false, strict).unwrap();
+        let record = played(&spec, &mut good, &mut late).await;
+        assert_eq!(record.termination.reason, Reason::Timeout);
+        assert_eq!(record.result, Outcome::White);
+        late.shutdown().await;
+    }
+    good.shutdown().await;
+    fixtures.assert_none_left();
+}
+
+fn starter(name: &str, program: &str, file: &str) -> BotSpec {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    BotSpec {
+        name: name.to_owned(),
+        program: program.to_owned(),
+        args: vec![format!("{root}/bots/{file}")],
+        dir: None,
+        env: Vec::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_starter_bots_play_each_other() {
+    let limits = quick_limits();
+    let python = starter("python-random", "python3", "python-random/bot.py");
+    let node = starter("js-greedy", "node", "js-greedy/bot.js");
+    let mut first = Bot::start(&python, &limits, None)
+        .await
+        .expect("python3 runs the starter bot");
+    let mut second = Bot::start(&node, &limits, None)
+        .await
+        .expect("node runs the starter bot");
+    for (id, pie) in [("starters-1", true), ("starters-2", false)] {
+        let spec = GameSpec::placed(id, 7, pie, move_time(Duration::from_secs(2))).unwrap();
+        let record = played(&spec, &mut first, &mut second).await;
+        assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+    }
+    first.shutdown().await;
+    second.shutdown().await;
+}

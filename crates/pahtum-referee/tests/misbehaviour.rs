@@ -1,0 +1,336 @@
+//! One test per misbehaviour, with real processes: each asserts the named
+//! verdict, the win for the opponent, that the game ended within its time
+//! bound, that the referee's memory stayed bounded, and that no process the
+//! bots started is left.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Fixtures, assert_memory_bounded, process_state, quick_limits};
+use pahtum::{Outcome, Seat};
+use pahtum_protocol::Reason;
+use pahtum_record::GameRecord;
+use pahtum_referee::{Bot, GameEvent, GameSpec, StartError, TimeControl, move_time, play_game};
+
+const MOVE_TIME: Duration = Duration::from_millis(100);
+
+fn game(time: TimeControl) -> GameSpec {
+    GameSpec::random("test-game", 7, 11, false, time).unwrap()
+}
+
+/// Plays `mode` in `seat` against the conforming fixture within `bound`, and
+/// checks the forfeit and the clean-up; returns the record.
+async fn forfeit(mode: &str, seat: Seat, time: TimeControl, bound: Duration, reason: Reason) -> GameRecord {
+    let fixtures = Fixtures::new();
+    let mut bad = fixtures.start(mode).await;
+    let mut good = fixtures.start("first-free").await;
+    let started = Instant::now();
+    let spec = game(time);
+    let mut ignore = |_| {};
+    let play = match seat {
+        Seat::First => play_game(&spec, &mut bad, &mut good, &mut ignore),
+        Seat::Second => play_game(&spec, &mut good, &mut bad, &mut ignore),
+    };
+    let record = tokio::time::timeout(bound, play)
+        .await
+        .expect("the game ends within its bound");
+    assert!(started.elapsed() < bound);
+    assert_eq!(record.termination.reason, reason, "{record:#?}");
+    let forfeit = record.termination.forfeit.as_ref().expect("a forfeit");
+    assert_eq!((forfeit.bot.as_str(), forfeit.seat), (mode, seat));
+    assert_eq!(record.result, Outcome::win_for(forfeit.color.opponent()));
+    assert_eq!(record.points_of(seat.other()), 1.0);
+    record.replay().expect("the record replays");
+    assert!(!bad.is_reusable());
+    assert!(good.is_reusable());
+    bad.shutdown().await;
+    good.shutdown().await;
+    fixtures.assert_none_left();
+    assert_memory_bounded();
+    record
+}
+
+fn bound() -> Duration {
+    Duration::from_secs(5)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_bot_times_out() {
+    let record = forfeit("hang", Seat::First, move_time(MOVE_TIME), bound(), Reason::Timeout).await;
+    let detail = &record.termination.forfeit.unwrap().detail;
+    assert!(detail.contains("within 120 ms") && detail.contains("flush"), "{detail}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_after_the_deadline_is_a_timeout() {
+    forfeit(
+        "delay=300",
+        Seat::Second,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::Timeout,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_exits_at_the_start_disconnects() {
+    let record = forfeit(
+        "exit-at-start",
+        Seat::Second,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::Disconnect,
+    )
+    .await;
+    assert!(record.moves.is_empty());
+    let detail = record.termination.forfeit.unwrap().detail;
+    assert!(
+        detail.contains("exited with code 3") || detail.contains("closed its stdout"),
+        "{detail}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_in_the_middle_of_a_game_disconnects() {
+    let record = forfeit("crash", Seat::First, move_time(MOVE_TIME), bound(), Reason::Disconnect).await;
+    assert_eq!(record.moves.len(), 4, "two moves each before the crash");
+    let detail = record.termination.forfeit.unwrap().detail;
+    assert!(
+        detail.contains("SIGABRT") || detail.contains("closed its stdout"),
+        "{detail}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_that_is_not_json_is_a_protocol_error() {
+    let record = forfeit(
+        "non-json",
+        Seat::First,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::ProtocolError,
+    )
+    .await;
+    let forfeit = record.termination.forfeit.unwrap();
+    assert_eq!(forfeit.line.as_deref(), Some("e4 please"));
+    assert!(forfeit.detail.contains("not JSON"), "{}", forfeit.detail);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_of_100_mb_is_a_protocol_error_in_bounded_memory() {
+    let record = forfeit(
+        "huge-line",
+        Seat::First,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::ProtocolError,
+    )
+    .await;
+    let forfeit = record.termination.forfeit.unwrap();
+    assert!(forfeit.detail.contains("longer than 65536 bytes"), "{}", forfeit.detail);
+    assert!(forfeit.line.unwrap().starts_with("xxxx"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_never_reads_stdin_stalls() {
+    forfeit("no-read", Seat::First, move_time(MOVE_TIME), bound(), Reason::Stall).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stdin_is_a_disconnect_not_a_crash_of_the_referee() {
+    let record = forfeit(
+        "closed-stdin",
+        Seat::Second,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::Disconnect,
+    )
+    .await;
+    let detail = record.termination.forfeit.unwrap().detail;
+    assert!(detail.contains("closed its stdin"), "{detail}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grandchild_holding_the_pipes_is_killed_with_the_bot() {
+    let fixtures_checked_inside = forfeit(
+        "fork-grandchild",
+        Seat::First,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::Disconnect,
+    )
+    .await;
+    let detail = fixtures_checked_inside.termination.forfeit.unwrap().detail;
+    assert!(detail.contains("exited with code 0"), "{detail}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_and_stale_ids_are_protocol_errors() {
+    for (mode, words) in [("wrong-id", "copy the request's id"), ("stale-id", "earlier request")] {
+        let record = forfeit(mode, Seat::First, move_time(MOVE_TIME), bound(), Reason::ProtocolError).await;
+        let detail = record.termination.forfeit.unwrap().detail;
+        assert!(detail.contains(words), "{detail}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn occupied_blocked_and_off_board_cells_are_illegal() {
+    for (mode, words) in [
+        ("occupied", "occupied"),
+        ("blocked", "blocked"),
+        ("off-board", "\"h9\""),
+    ] {
+        let record = forfeit(mode, Seat::Second, move_time(MOVE_TIME), bound(), Reason::IllegalMove).await;
+        let forfeit = record.termination.forfeit.unwrap();
+        assert!(forfeit.detail.contains(words), "{}", forfeit.detail);
+        assert!(forfeit.line.is_some());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_nobody_asked_for_are_protocol_errors() {
+    let record = forfeit(
+        "chatty",
+        Seat::First,
+        move_time(MOVE_TIME),
+        bound(),
+        Reason::ProtocolError,
+    )
+    .await;
+    let forfeit = record.termination.forfeit.unwrap();
+    assert_eq!(forfeit.line.as_deref(), Some("thinking about the next move..."));
+    assert!(forfeit.detail.contains("answers no request"), "{}", forfeit.detail);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_fischer_clock_is_a_timeout() {
+    let clock = pahtum_referee::fischer(Duration::from_millis(100), Duration::ZERO);
+    let record = forfeit("delay=30", Seat::First, clock, bound(), Reason::Timeout).await;
+    let moves = record.moves.iter().filter(|m| m.color == pahtum::Color::White).count();
+    assert!(
+        (2..=4).contains(&moves),
+        "{moves} moves within 100 ms + 20 ms at 30 ms each"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_bot_fails_its_start_within_the_limit() {
+    let fixtures = Fixtures::new();
+    let limits = pahtum_referee::Limits {
+        startup: Duration::from_millis(300),
+        ..quick_limits()
+    };
+    let started = Instant::now();
+    let error = Bot::start(&fixtures.spec("silent"), &limits, None).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    match error {
+        StartError::Handshake { failure, .. } => {
+            assert_eq!(failure.reason, Reason::Stall);
+            assert!(failure.detail.contains("flush"), "{failure}");
+        }
+        other => panic!("{other}"),
+    }
+    fixtures.assert_none_left();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_program_is_a_spawn_error() {
+    let mut spec = Fixtures::new().spec("first-free");
+    spec.program = "/nonexistent/bot".to_owned();
+    let error = Bot::start(&spec, &quick_limits(), None).await.unwrap_err();
+    assert!(matches!(error, StartError::Spawn { .. }), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stderr_flood_is_drained_and_capped() {
+    let fixtures = Fixtures::new();
+    let log = fixtures.path("flood.log");
+    let limits = quick_limits();
+    let mut flood = Bot::start(&fixtures.spec("stderr-flood"), &limits, Some(&log))
+        .await
+        .unwrap();
+    let mut good = fixtures.start("first-free").await;
+    let record = tokio::time::timeout(
+        bound(),
+        play_game(&game(move_time(MOVE_TIME)), &mut flood, &mut good, &mut |_| {}),
+    )
+    .await
+    .expect("the game ends within its bound");
+    assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+    flood.shutdown().await;
+    good.shutdown().await;
+    let logged = std::fs::metadata(&log).unwrap().len();
+    // The start-up and the game are capped separately.
+    assert!(
+        logged > limits.stderr_cap && logged < 3 * limits.stderr_cap,
+        "{logged} bytes logged"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("[arena] stderr cut"), "the log says what was cut");
+    fixtures.assert_none_left();
+    assert_memory_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
+    let fixtures = Fixtures::new();
+    let mut stubborn = fixtures.start("ignore-term").await;
+    let mut good = fixtures.start("first-free").await;
+    let record = play_game(&game(move_time(MOVE_TIME)), &mut stubborn, &mut good, &mut |_| {}).await;
+    assert_eq!(record.termination.reason, Reason::Normal);
+    let grace = quick_limits().quit_grace;
+    let started = Instant::now();
+    stubborn.shutdown().await;
+    let took = started.elapsed();
+    assert!(
+        took >= 2 * grace && took < 2 * grace + Duration::from_secs(2),
+        "{took:?}"
+    );
+    good.shutdown().await;
+    fixtures.assert_none_left();
+}
+
+/// Fair mode: while the opponent thinks, a bot that burns CPU on every turn
+/// is stopped; without fair mode it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fair_mode_stops_a_bot_that_burns_cpu_on_the_opponents_time() {
+    for pause_idle in [true, false] {
+        let fixtures = Fixtures::new();
+        let mut burner = fixtures.start("burner").await;
+        let mut thinker = fixtures.start("delay=5").await;
+        let burner_pid = burner.pid();
+        let spec = GameSpec {
+            pause_idle,
+            ..game(move_time(MOVE_TIME))
+        };
+        let mut states = Vec::new();
+        let mut observe = |event: GameEvent| {
+            if let GameEvent::Played { seat: Seat::Second, .. } = event {
+                states.push(settled_state(burner_pid, pause_idle));
+            }
+        };
+        let record = play_game(&spec, &mut burner, &mut thinker, &mut observe).await;
+        assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+        assert_eq!(states.len(), 21);
+        let stopped = states.iter().filter(|&&state| state == Some('T')).count();
+        assert_eq!(stopped, if pause_idle { 21 } else { 0 }, "{states:?}");
+        burner.shutdown().await;
+        thinker.shutdown().await;
+        fixtures.assert_none_left();
+    }
+}
+
+/// The burner's state once a stop has had time to land: `T` is awaited for a
+/// bounded time in fair mode (a SIGSTOP takes effect asynchronously).
+fn settled_state(pid: u32, expect_stopped: bool) -> Option<char> {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let state = process_state(pid);
+        if !expect_stopped || state == Some('T') || Instant::now() > deadline {
+            return state;
+        }
+        std::thread::yield_now();
+    }
+}
