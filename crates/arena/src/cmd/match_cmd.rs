@@ -1,0 +1,681 @@
+//! `arena match A B --games N`: a head-to-head between two bots, optionally cut short by an SPRT.
+//!
+//! A match is a two-bot tournament built from the command line instead of a
+//! file: N games are N/2 layout pairs (each layout played twice with the seats
+//! swapped), played by pahtum-tournament's runner into a journal in the output
+//! folder. So a match resumes like a tournament (the same command again plays
+//! what is missing), and `arena standings DIR/journal.jsonl` reads it.
+//!
+//! With `--sprt elo0,elo1[,alpha,beta]`, a sequential probability ratio test
+//! runs on the pentanomial results of the layout pairs (H0: A is at most `elo0`
+//! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
+//! crosses a bound, no new layout pair starts; the games already running finish
+//! and count. The runner has no hook to stop starting games yet, so with an
+//! SPRT the match runs in batches of `concurrency` games (whole layout pairs)
+//! and consults the test between batches.
+//!
+//! Progress goes to stderr after every game: the score, the Elo difference with
+//! its 95% error from the layout pairs, and the LLR with its bounds; one line
+//! redrawn on a terminal, a line every few seconds otherwise. At the end the
+//! folder holds the journal, the standings and the strength tables
+//! (`strength.md`, `strength.json`, `ratings.csv`, `pairs.csv`) and `match.json`
+//! (the games planned and played and the SPRT's verdict), and stdout shows them.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use pahtum_protocol::TimeControl;
+use pahtum_referee::Limits;
+use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
+use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
+use pahtum_tournament::events::{Event, Observer};
+use pahtum_tournament::pool::Pool;
+use pahtum_tournament::progress::PLAIN_EVERY;
+use pahtum_tournament::render::Format;
+use pahtum_tournament::resume::{Existing, Plan, open};
+use pahtum_tournament::runner::{self, Ending};
+use pahtum_tournament::schedule::ScheduledGame;
+use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally, strength};
+use pahtum_tournament::{journal, report, strength_render};
+use serde::Serialize;
+use tokio::sync::Notify;
+
+use crate::duration::{parse_clock, parse_duration};
+
+/// Play a head-to-head match between two bots.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The first bot: a command ("python3 bots/python-random/bot.py") or a built-in name.
+    #[arg(value_name = "A")]
+    a: String,
+    /// The second bot.
+    #[arg(value_name = "B")]
+    b: String,
+    /// Games to play: an even number, as each layout is played twice with the seats swapped.
+    #[arg(long, value_name = "N")]
+    games: u32,
+    /// Stop as soon as a sequential probability ratio test decides between H0 "A is at most ELO0 stronger
+    /// than B" and H1 "at least ELO1"; ALPHA and BETA (the two error risks) default to 0.05.
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+    sprt: Option<Sprt>,
+    /// The output folder, for the journal and the tables [default: runs/A-vs-B].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The bots' names in the tables [default: from the commands].
+    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',', num_args = 2)]
+    names: Option<Vec<String>>,
+    /// Random blocks per layout: a count, or counts that the layouts cycle through (e.g. 5,7,9).
+    #[arg(
+        long,
+        value_name = "N[,N...]",
+        value_delimiter = ',',
+        default_value = "7",
+        conflicts_with = "placed_blocks"
+    )]
+    blocks: Vec<usize>,
+    /// The players place N blocks instead (a count, or counts to cycle through), Black first and last.
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    placed_blocks: Option<Vec<usize>>,
+    /// The pie rule: after White's first stone, Black may swap colours.
+    #[arg(long)]
+    pie: bool,
+    #[command(flatten)]
+    time: TimeFlags,
+    /// The seed the layouts are drawn from (the same seed, bots and flags resume the match).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Games played at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+    /// Start afresh when the output folder holds a journal of another match (it is kept under another name).
+    #[arg(long)]
+    fresh: bool,
+    /// Fix a bot's rating in the tables, e.g. first-free=0.
+    #[arg(long, value_name = "NAME=ELO")]
+    anchor: Option<AnchorSpec>,
+}
+
+/// The time-control flags of `arena game`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TimeFlags {
+    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    move_time: Option<Duration>,
+    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
+    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
+    clock: Option<(Duration, Duration)>,
+    /// The referee's tolerance beyond a limit before it calls a timeout.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
+    margin: Duration,
+}
+
+impl TimeFlags {
+    pub fn time_control(&self) -> TimeControl {
+        let ms = |duration: Duration| duration.as_millis() as u64;
+        TimeControl {
+            move_ms: match (self.move_time, self.clock) {
+                (None, None) => Some(config::DEFAULT_MOVE_MS),
+                (limit, _) => limit.map(ms),
+            },
+            base_ms: self.clock.map(|(base, _)| ms(base)),
+            increment_ms: self.clock.map_or(0, |(_, increment)| ms(increment)),
+            margin_ms: ms(self.margin),
+        }
+    }
+}
+
+/// The exit code of an interrupted match (as for SIGINT).
+const INTERRUPTED: u8 = 130;
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    super::runtime()?.block_on(play(args))
+}
+
+async fn play(args: Args) -> anyhow::Result<ExitCode> {
+    let tournament = tournament(&args)?;
+    let names = tournament.bot_names();
+    if let Some(anchor) = &args.anchor
+        && !names.contains(&anchor.bot)
+    {
+        bail!(
+            "--anchor {}: the bots are named {}; anchor one of them",
+            anchor.bot,
+            names.join(" and ")
+        );
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("runs").join(&tournament.name));
+    let concurrency = match args.concurrency {
+        Some(0) => bail!("--concurrency 0: use 1 or more games at once"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let existing = if args.fresh {
+        Existing::StartAfresh
+    } else {
+        Existing::Resume
+    };
+    let mut opened = open(&out, &tournament, existing)?;
+    if let Some(aside) = &opened.moved_aside {
+        eprintln!("arena: the previous journal is kept as {}", aside.display());
+    }
+
+    let mut progress = MatchProgress::new(&names, args.sprt, opened.plan.schedule.len());
+    for record in &opened.plan.done {
+        progress.tally.add(record);
+    }
+    let ending = if opened.plan.pending.is_empty() || progress.decided() {
+        Ending::Finished
+    } else {
+        let logs = out.join("logs");
+        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
+        let specs = [(&names[0], &args.a), (&names[1], &args.b)]
+            .into_iter()
+            .map(|(name, command)| crate::builtin::spec(name, command))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let pool = Arc::new(Pool::new(specs, Limits::default(), Restart::OnFailure, Some(logs)));
+        warm_up(&pool, &names).await?;
+        let stop = Arc::new(Notify::new());
+        let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
+        progress.show(true);
+        let ending = play_games(&mut opened, &tournament, concurrency, &pool, &mut progress, &stop).await;
+        pool.shutdown().await;
+        signals.abort();
+        progress.finish();
+        ending?
+    };
+
+    let journal_path = opened.journal.path().to_owned();
+    let records = journal::read_results(&journal_path)?.records;
+    let standings = report::standings_of_journal(&journal_path)?;
+    let strength = strength(&records, &names, args.anchor.as_ref())?;
+    let summary = summary(&progress, records.len(), opened.plan.schedule.len(), ending);
+    let mut written = report::write_standings(&out, &standings)
+        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
+    let files = [
+        ("strength.md", strength_render::render(&strength, Format::Markdown)),
+        ("strength.json", strength_render::render(&strength, Format::Json)),
+        ("ratings.csv", strength_render::render(&strength, Format::Csv)),
+        ("pairs.csv", strength_render::pairs_csv(&strength)),
+        (
+            "match.json",
+            match_json(&progress, records.len(), opened.plan.schedule.len()),
+        ),
+    ];
+    for (name, contents) in files {
+        let path = out.join(name);
+        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    print!("{summary}\n{}", strength_render::render(&strength, Format::Table));
+    let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
+    eprintln!(
+        "arena: journal {}; tables {}",
+        journal_path.display(),
+        written.join(", ")
+    );
+    match ending {
+        Ending::Finished => Ok(ExitCode::SUCCESS),
+        Ending::Interrupted => {
+            eprintln!("arena: interrupted; run the same command again to resume");
+            Ok(ExitCode::from(INTERRUPTED))
+        }
+    }
+}
+
+/// The two-bot tournament the flags describe.
+fn tournament(args: &Args) -> anyhow::Result<Tournament> {
+    if args.games < 2 || args.games % 2 != 0 {
+        bail!(
+            "--games {}: use an even number from 2 up, as each layout is played twice with the seats swapped",
+            args.games
+        );
+    }
+    let names = match &args.names {
+        Some(names) => names.clone(),
+        None => default_names(&args.a, &args.b),
+    };
+    for name in &names {
+        if !is_plain(name) {
+            bail!(
+                "the bot name {name:?} is not plain: give --names with 1 to 64 letters, digits, '-', '_' or '.' each"
+            );
+        }
+    }
+    if names[0] == names[1] {
+        bail!(
+            "both bots are named {:?}: give them different names with --names",
+            names[0]
+        );
+    }
+    let counts = args.placed_blocks.as_ref().unwrap_or(&args.blocks);
+    if let Some(bad) = counts.iter().find(|&&count| pahtum::setup::check_count(count).is_err()) {
+        bail!("{bad} blocks: use odd counts from 1 to 47, so that both colours get as many stones");
+    }
+    let blocks = match &args.placed_blocks {
+        Some(counts) => BlockSource::Players { counts: counts.clone() },
+        None => BlockSource::Random { counts: counts.clone() },
+    };
+    let bots = [(&names[0], &args.a), (&names[1], &args.b)]
+        .into_iter()
+        .map(|(name, command)| bot_config(name, command))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(Tournament {
+        name: format!("{}-vs-{}", names[0], names[1]),
+        seed: args.seed,
+        format: config::Format::RoundRobin,
+        games_per_pair: args.games,
+        rules: RulesConfig { pie: args.pie, blocks },
+        time: args.time.time_control(),
+        bots,
+    })
+}
+
+/// The journal header's description of a bot (how it starts decides whether a match resumes).
+fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
+    let command = command.trim();
+    let launch = if crate::builtin::NAMES.contains(&command) {
+        Launch::Builtin(command.to_owned())
+    } else {
+        match shlex::split(command) {
+            Some(words) if !words.is_empty() => Launch::Command(words),
+            _ => bail!("bad bot command {command:?}: give a program and its arguments, quoted as in a shell"),
+        }
+    };
+    Ok(BotConfig {
+        name: name.to_owned(),
+        launch,
+        dir: None,
+        env: BTreeMap::new(),
+    })
+}
+
+/// Names for the tables: a built-in's name, else the program's file name (its folder's for a generic one
+/// like `bot.py`), with `-1` and `-2` added when the two are the same.
+fn default_names(a: &str, b: &str) -> Vec<String> {
+    let (a, b) = (default_name(a), default_name(b));
+    if a == b {
+        vec![format!("{a}-1"), format!("{b}-2")]
+    } else {
+        vec![a, b]
+    }
+}
+
+fn default_name(command: &str) -> String {
+    let words = shlex::split(command).unwrap_or_default();
+    let program = words
+        .iter()
+        .rev()
+        .find(|word| word.contains('/'))
+        .or(words.first())
+        .map_or("bot", String::as_str);
+    let path = Path::new(program);
+    let stem = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let generic = ["bot", "main", "run", "index", "__main__"].contains(&stem.as_str());
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned());
+    let name = match folder {
+        Some(folder) if generic => folder,
+        _ => stem,
+    };
+    let plain: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    let plain = plain.trim_start_matches('.');
+    if plain.is_empty() {
+        "bot".to_owned()
+    } else {
+        plain.to_owned()
+    }
+}
+
+/// Names become file names (the output folder, the logs), as in tournament files.
+fn is_plain(name: &str) -> bool {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    !name.is_empty() && name.len() <= 64 && name.chars().all(plain) && !name.starts_with('.')
+}
+
+/// Starts one process of each bot, so that a bot that cannot start is an error now, not a forfeit in every game.
+async fn warm_up(pool: &Arc<Pool>, names: &[String]) -> anyhow::Result<()> {
+    let Err(errors) = pool.warm_up(names).await else {
+        return Ok(());
+    };
+    pool.shutdown().await;
+    let reasons: Vec<String> = errors
+        .into_iter()
+        .map(|error| format!("\n  {}", super::explain(error)))
+        .collect();
+    bail!("some bots cannot start, so no game was played:{}", reasons.concat())
+}
+
+/// First Ctrl-C: stop (the runner ends the running games, which a resume plays again). Second: kill the bots and exit.
+async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!(
+        "\narena: stopping: the running games are ended and will be replayed on resume (Ctrl-C again to quit at once)"
+    );
+    stop.notify_one();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        pool.kill_all();
+        std::process::exit(i32::from(INTERRUPTED));
+    }
+}
+
+/// Plays the pending games: all in one run without an SPRT; with one, in batches of whole layout pairs
+/// until the test decides.
+async fn play_games(
+    opened: &mut pahtum_tournament::resume::Opened,
+    tournament: &Tournament,
+    concurrency: usize,
+    pool: &Arc<Pool>,
+    progress: &mut MatchProgress,
+    stop: &Arc<Notify>,
+) -> anyhow::Result<Ending> {
+    let batches: Vec<Vec<ScheduledGame>> = match progress.sprt {
+        None => vec![opened.plan.pending.clone()],
+        Some(_) => layout_batches(&opened.plan.pending, concurrency.div_ceil(2)),
+    };
+    for pending in batches {
+        if progress.decided() {
+            break;
+        }
+        let batch = Plan {
+            tournament: tournament.clone(),
+            schedule: opened.plan.schedule.clone(),
+            done: Vec::new(),
+            pending,
+        };
+        let stopped = async { stop.notified().await };
+        let ending = runner::run(
+            &batch,
+            tournament.time,
+            concurrency,
+            &mut opened.journal,
+            pool,
+            progress,
+            stopped,
+        )
+        .await?;
+        if ending == Ending::Interrupted {
+            return Ok(Ending::Interrupted);
+        }
+    }
+    Ok(Ending::Finished)
+}
+
+/// `games` cut into batches of `pairs` layouts each, keeping the two games of a layout together.
+fn layout_batches(games: &[ScheduledGame], pairs: usize) -> Vec<Vec<ScheduledGame>> {
+    let mut batches: Vec<Vec<ScheduledGame>> = Vec::new();
+    let mut layouts_in_last = 0;
+    for (index, game) in games.iter().enumerate() {
+        let new_layout = index == 0 || games[index - 1].layout != game.layout;
+        if new_layout && (batches.is_empty() || layouts_in_last == pairs) {
+            batches.push(Vec::new());
+            layouts_in_last = 0;
+        }
+        layouts_in_last += usize::from(new_layout);
+        batches.last_mut().expect("a batch was opened").push(game.clone());
+    }
+    batches
+}
+
+/// The match's score, Elo and SPRT as games finish, shown on stderr.
+#[derive(Debug)]
+struct MatchProgress {
+    tally: PairTally,
+    sprt: Option<Sprt>,
+    total: usize,
+    terminal: bool,
+    /// When the last plain line was printed, and what it said.
+    last_line: Option<(Instant, String)>,
+}
+
+impl MatchProgress {
+    fn new(names: &[String], sprt: Option<Sprt>, total: usize) -> MatchProgress {
+        MatchProgress {
+            tally: PairTally::new(&names[0], &names[1]),
+            sprt,
+            total,
+            terminal: std::io::stderr().is_terminal(),
+            last_line: None,
+        }
+    }
+
+    fn outcome(&self) -> Option<SprtOutcome> {
+        self.sprt.map(|sprt| sprt.test(&self.tally.pentanomial()))
+    }
+
+    fn decided(&self) -> bool {
+        self.outcome()
+            .is_some_and(|outcome| outcome.status != SprtStatus::Continue)
+    }
+
+    fn status(&self) -> String {
+        let pair = self.tally.summary();
+        let mut line = format!(
+            "{}/{} games: {} {}-{} {}",
+            pair.games,
+            self.total,
+            pair.first,
+            pair.points,
+            f64::from(pair.games) - pair.points,
+            pair.second
+        );
+        match pair.elo {
+            Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
+            None => line.push_str(", Elo -"),
+        }
+        if let Some(outcome) = self.outcome() {
+            line.push_str(&format!(", {}", llr_text(&outcome)));
+        }
+        line
+    }
+
+    /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
+    fn show(&mut self, force: bool) {
+        let status = self.status();
+        let mut stderr = std::io::stderr().lock();
+        // Progress is best effort: a closed stderr must not stop the match.
+        if self.terminal {
+            let _ = write!(stderr, "\r\x1b[Karena: {status}");
+        } else {
+            let due = self
+                .last_line
+                .as_ref()
+                .is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
+            let repeated = self.last_line.as_ref().is_some_and(|(_, line)| *line == status);
+            if (force || due) && !repeated {
+                let _ = writeln!(stderr, "arena: {status}");
+                self.last_line = Some((Instant::now(), status));
+            }
+        }
+    }
+
+    fn note(&self, text: &str) {
+        let clear = if self.terminal { "\r\x1b[K" } else { "" };
+        eprintln!("{clear}{text}");
+    }
+
+    /// The last line, kept on the terminal.
+    fn finish(&mut self) {
+        if self.terminal {
+            eprintln!();
+        } else {
+            self.show(true);
+        }
+    }
+}
+
+impl Observer for MatchProgress {
+    fn on(&mut self, event: Event<'_>) {
+        match event {
+            Event::GameFinished { record } => {
+                let was_decided = self.decided();
+                self.tally.add(record);
+                if let Some(forfeit) = &record.termination.forfeit {
+                    let detail = forfeit.detail.lines().next().unwrap_or_default();
+                    self.note(&format!(
+                        "arena: game {}: {} forfeited ({}): {detail}",
+                        record.id, forfeit.bot, record.termination.reason
+                    ));
+                }
+                self.show(self.decided() && !was_decided);
+            }
+            Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
+            Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
+        }
+    }
+}
+
+fn llr_text(outcome: &SprtOutcome) -> String {
+    format!("LLR {:.2} [{:.2}, {:.2}]", outcome.llr, outcome.lower, outcome.upper)
+}
+
+/// The result in words, for stdout.
+fn summary(progress: &MatchProgress, played: usize, planned: usize, ending: Ending) -> String {
+    let pair: PairStrength = progress.tally.summary();
+    let score = if played > 0 {
+        100.0 * pair.points / played as f64
+    } else {
+        0.0
+    };
+    let mut text = format!(
+        "Match {} vs {}: {played} of {planned} games played; {} scored {}/{played} ({score:.1}%).\n",
+        pair.first, pair.second, pair.first, pair.points
+    );
+    if let (Some(sprt), Some(outcome)) = (progress.sprt, progress.outcome()) {
+        let verdict = match outcome.status {
+            SprtStatus::AcceptH1 => format!(
+                "H1 accepted: {} is at least {} Elo stronger than {}",
+                pair.first,
+                sprt.elo1(),
+                pair.second
+            ),
+            SprtStatus::AcceptH0 => format!(
+                "H0 accepted: {} is at most {} Elo stronger than {}",
+                pair.first,
+                sprt.elo0(),
+                pair.second
+            ),
+            SprtStatus::Continue if ending == Ending::Interrupted => "no decision yet (interrupted)".to_owned(),
+            SprtStatus::Continue => "no decision: the games ran out before a bound was crossed".to_owned(),
+        };
+        text.push_str(&format!(
+            "SPRT elo0 {}, elo1 {}, alpha {}, beta {}: {}: {verdict}.\n",
+            sprt.elo0(),
+            sprt.elo1(),
+            sprt.alpha(),
+            sprt.beta(),
+            llr_text(&outcome)
+        ));
+    }
+    text
+}
+
+/// `match.json`: what was asked, what was played, and the SPRT's state.
+#[derive(Debug, Serialize)]
+struct MatchReport {
+    schema: &'static str,
+    bots: [String; 2],
+    games_planned: usize,
+    games_played: usize,
+    sprt: Option<SprtReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct SprtReport {
+    #[serde(flatten)]
+    test: Sprt,
+    outcome: SprtOutcome,
+}
+
+fn match_json(progress: &MatchProgress, played: usize, planned: usize) -> String {
+    let pair = progress.tally.summary();
+    let report = MatchReport {
+        schema: "pahtum-arena/match/1",
+        bots: [pair.first, pair.second],
+        games_planned: planned,
+        games_played: played,
+        sprt: progress
+            .sprt
+            .zip(progress.outcome())
+            .map(|(test, outcome)| SprtReport { test, outcome }),
+    };
+    let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_commands() {
+        assert_eq!(default_names("heuristic", "first-free"), ["heuristic", "first-free"]);
+        assert_eq!(default_names("heuristic", " heuristic"), ["heuristic-1", "heuristic-2"]);
+        assert_eq!(
+            default_names("python3 bots/python-random/bot.py", "node bots/js/greedy.js --fast"),
+            ["python-random", "greedy"]
+        );
+        assert_eq!(default_name("./my bot"), "my");
+        assert_eq!(default_name("'weird name!.py'"), "weird-name-");
+        assert!(is_plain("a.b_c-1") && !is_plain(".hidden") && !is_plain("a/b") && !is_plain(""));
+    }
+
+    #[test]
+    fn batches_keep_layout_pairs_whole() {
+        let game = |id: &str| ScheduledGame {
+            index: 0,
+            id: id.to_owned(),
+            layout: id[..6].to_owned(),
+            first: "a".into(),
+            second: "b".into(),
+            seed: None,
+            rules: pahtum_protocol::Rules {
+                pie: false,
+                blocks: 7,
+                placement: pahtum_protocol::Placement::Random,
+            },
+            blocks: Vec::new(),
+        };
+        // A resumed match: the first layout's first game is done.
+        let games: Vec<ScheduledGame> = ["000-00-b", "000-01-a", "000-01-b", "000-02-a", "000-02-b", "000-03-a"]
+            .map(game)
+            .to_vec();
+        let batches = layout_batches(&games, 2);
+        let ids: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|batch| batch.iter().map(|g| &g.id[..]).collect())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                vec!["000-00-b", "000-01-a", "000-01-b"],
+                vec!["000-02-a", "000-02-b", "000-03-a"]
+            ]
+        );
+    }
+}

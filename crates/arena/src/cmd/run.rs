@@ -1,0 +1,250 @@
+//! `arena run FILE`: plays a tournament, or resumes it, and prints the standings.
+//!
+//! The library does the work (pahtum-tournament); this module wires it to the
+//! command line: flags over the file's settings, the journal in the output
+//! folder, the progress display, Ctrl-C, and the final tables.
+//!
+//! Ctrl-C: the first stops starting games, ends the running ones with their
+//! bots (nothing partial reaches the journal), writes and prints the standings
+//! so far and the command that resumes; a second kills every bot's process
+//! group and exits at once.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use pahtum_tournament::config::{self, Restart, TournamentFile};
+use pahtum_tournament::launch::{Launcher, check_programs};
+use pahtum_tournament::pool::Pool;
+use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
+use pahtum_tournament::render::{Format, render, schedule_table};
+use pahtum_tournament::resume::{Existing, open};
+use pahtum_tournament::runner::{self, Ending};
+use pahtum_tournament::{report, schedule};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::Notify;
+
+/// Play a tournament (or resume it) and print the standings.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The tournament file (TOML; see tournaments/reference.toml).
+    pub file: PathBuf,
+    /// The output folder [default: the file's `out`, else runs/NAME].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Games played at once [default: the file's `concurrency`, else the number of cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Print the schedule without playing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Start afresh when the output folder holds a journal of another tournament (it is kept under another name).
+    #[arg(long)]
+    pub fresh: bool,
+    /// Start new bot processes for every game instead of reusing them.
+    #[arg(long)]
+    pub restart_every_game: bool,
+}
+
+/// The exit code of an interrupted run (as for SIGINT).
+const INTERRUPTED: u8 = 130;
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    super::runtime()?.block_on(play(args))
+}
+
+async fn play(args: Args) -> anyhow::Result<ExitCode> {
+    let mut file = config::load(&args.file)?;
+    if let Some(out) = &args.out {
+        file.settings.out = out.clone();
+    }
+    if let Some(concurrency) = args.concurrency {
+        if concurrency == 0 {
+            bail!("--concurrency 0: use 1 or more games at once");
+        }
+        file.settings.concurrency = concurrency;
+    }
+    if args.restart_every_game {
+        file.settings.restart = Restart::EveryGame;
+    }
+    let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
+    let launcher = Launcher::new(&file, &arena);
+    check_programs(&file, &launcher, crate::builtin::NAMES)?;
+    if args.dry_run {
+        return dry_run(&file);
+    }
+
+    let out = file.settings.out.clone();
+    let existing = if args.fresh {
+        Existing::StartAfresh
+    } else {
+        Existing::Resume
+    };
+    let mut opened = open(&out, &file.tournament, existing)?;
+    if let Some(aside) = &opened.moved_aside {
+        eprintln!("arena: the previous journal is kept as {}", aside.display());
+    }
+    if opened.repaired_torn_line {
+        eprintln!(
+            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
+        );
+    }
+
+    let ending = if opened.plan.pending.is_empty() {
+        Ending::Finished
+    } else {
+        let logs = out.join("logs");
+        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
+        let specs = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();
+        let pool = Arc::new(Pool::new(
+            specs,
+            file.settings.limits.limits(),
+            file.settings.restart,
+            Some(logs),
+        ));
+        warm_up(&file, &pool, &opened.plan.pending).await?;
+        let stop = Arc::new(Notify::new());
+        let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
+        let mut progress = if std::io::stderr().is_terminal() {
+            Progress::bar()
+        } else {
+            Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
+        };
+        let ending = runner::run(
+            &opened.plan,
+            file.tournament.time,
+            file.settings.concurrency,
+            &mut opened.journal,
+            &pool,
+            &mut progress,
+            async move { stop.notified().await },
+        )
+        .await;
+        pool.shutdown().await;
+        signals.abort();
+        ending?
+    };
+
+    let standings = report::standings_of_journal(opened.journal.path())?;
+    let written = report::write_standings(&out, &standings)
+        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
+    print!("{}", render(&standings, Format::Table));
+    let names: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
+    eprintln!(
+        "arena: journal {}; standings {}",
+        opened.journal.path().display(),
+        names.join(", ")
+    );
+    match ending {
+        Ending::Finished => Ok(ExitCode::SUCCESS),
+        Ending::Interrupted => {
+            eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
+            Ok(ExitCode::from(INTERRUPTED))
+        }
+    }
+}
+
+fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
+    let games = schedule::schedule(&file.tournament);
+    println!("{}", schedule_table(&games));
+    println!(
+        "{} games, {} at once, into {}; nothing was played (--dry-run)",
+        games.len(),
+        file.settings.concurrency,
+        file.settings.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts one process of every bot that still has games, so that a bot that
+/// cannot start is an error now, not a forfeit in every game.
+async fn warm_up(file: &TournamentFile, pool: &Arc<Pool>, pending: &[schedule::ScheduledGame]) -> anyhow::Result<()> {
+    let mut names: Vec<String> = pending
+        .iter()
+        .flat_map(|g| [g.first.clone(), g.second.clone()])
+        .collect();
+    names.sort();
+    names.dedup();
+    let Err(errors) = pool.warm_up(&names).await else {
+        return Ok(());
+    };
+    pool.shutdown().await;
+    let mut message = String::from("some bots cannot start, so no game was played:");
+    for error in errors {
+        let bot = match &error {
+            pahtum_referee::StartError::Log { bot, .. }
+            | pahtum_referee::StartError::Spawn { bot, .. }
+            | pahtum_referee::StartError::Handshake { bot, .. } => bot,
+        };
+        let index = file
+            .tournament
+            .bots
+            .iter()
+            .position(|b| &b.name == bot)
+            .unwrap_or_default();
+        message.push_str(&format!(
+            "\n  {}: key `{}`: {}",
+            file.path.display(),
+            TournamentFile::bot_key(index),
+            chain(&error)
+        ));
+        if let pahtum_referee::StartError::Handshake { stderr_tail, .. } = &error {
+            for line in stderr_tail {
+                message.push_str(&format!("\n    stderr: {line}"));
+            }
+        }
+    }
+    bail!(message)
+}
+
+/// An error and its causes on one line.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+/// First Ctrl-C: stop (the runner ends the games). Second: kill every bot and exit now.
+///
+/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost.
+async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
+    let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
+        return;
+    };
+    interrupts.recv().await;
+    eprintln!(
+        "\narena: stopping: no new games; the running ones are ended and will be replayed on resume \
+         (Ctrl-C again to quit at once)"
+    );
+    stop.notify_one();
+    interrupts.recv().await;
+    pool.kill_all();
+    eprintln!("arena: quit at once; the journal keeps every finished game");
+    std::process::exit(i32::from(INTERRUPTED));
+}
+
+/// The command that resumes this run: the same file and the flags that change where and how it runs.
+fn resume_command(args: &Args) -> String {
+    let mut words = vec!["arena".to_owned(), "run".to_owned(), quote(&args.file)];
+    if let Some(out) = &args.out {
+        words.extend(["--out".to_owned(), quote(out)]);
+    }
+    if let Some(concurrency) = args.concurrency {
+        words.extend(["--concurrency".to_owned(), concurrency.to_string()]);
+    }
+    if args.restart_every_game {
+        words.push("--restart-every-game".to_owned());
+    }
+    words.join(" ")
+}
+
+fn quote(path: &Path) -> String {
+    let text = path.display().to_string();
+    shlex::try_quote(&text).map_or(text.clone(), |quoted| quoted.into_owned())
+}

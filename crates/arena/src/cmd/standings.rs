@@ -1,0 +1,27 @@
+//! `arena standings JOURNAL`: the standings of any journal, in any format.
+//!
+//! The journal alone is enough: its header holds the tournament (so the
+//! schedule, to check the records against, and the bots, so that a bot
+//! without a game still shows); a torn last line is ignored.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use pahtum_tournament::render::{Format, render};
+use pahtum_tournament::report;
+
+/// Print the standings of a tournament journal.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The journal (journal.jsonl in a run's output folder).
+    pub journal: PathBuf,
+    /// table, markdown, csv or json (the JSON schema is documented in pahtum-tournament's standings module).
+    #[arg(long, default_value = "table")]
+    pub format: Format,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let standings = report::standings_of_journal(&args.journal)?;
+    print!("{}", render(&standings, args.format));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,135 @@
+//! End-to-end tests of `arena match` with the built-in bots, which are deterministic and fast:
+//! `heuristic` beats `first-free` (which plays the first legal move) in every game.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn arena_match(out: &Path, flags: &[&str]) -> Output {
+    Command::new(ARENA)
+        .args([
+            "match",
+            "heuristic",
+            "first-free",
+            "--concurrency",
+            "2",
+            "--move-time",
+            "1s",
+        ])
+        .arg("--out")
+        .arg(out)
+        .args(flags)
+        .output()
+        .expect("arena runs")
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn journal_games(out: &Path) -> usize {
+    // The first line is the header.
+    std::fs::read_to_string(out.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_short_match_plays_every_game_and_writes_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = arena_match(&out, &["--games", "4", "--blocks", "5,7", "--pie"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}{stdout}", text(&output.stderr));
+    assert!(
+        stdout.starts_with("Match heuristic vs first-free: 4 of 4 games played; heuristic scored 4/4 (100.0%)."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Ratings") && stdout.contains("Pairs"), "{stdout}");
+    assert_eq!(journal_games(&out), 4);
+
+    let strength = json(&out.join("strength.json"));
+    assert_eq!(strength["ratings"]["status"], "fitted");
+    assert_eq!(strength["ratings"]["bots"][0]["bot"], "heuristic");
+    assert_eq!(strength["pairs"][0]["pentanomial"], serde_json::json!([0, 0, 0, 0, 2]));
+    let report = json(&out.join("match.json"));
+    assert_eq!(
+        (report["games_planned"].as_u64(), report["games_played"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert!(report["sprt"].is_null());
+    for table in [
+        "standings.md",
+        "standings.json",
+        "strength.md",
+        "ratings.csv",
+        "pairs.csv",
+    ] {
+        assert!(out.join(table).is_file(), "{table} is missing");
+    }
+
+    // The same command again resumes the finished match: nothing more is played.
+    let again = arena_match(&out, &["--games", "4", "--blocks", "5,7", "--pie"]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), stdout);
+    assert_eq!(journal_games(&out), 4);
+}
+
+#[test]
+fn an_sprt_stops_the_match_as_soon_as_it_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = arena_match(&out, &["--games", "400", "--sprt", "0,50"]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}{stdout}");
+    let report = json(&out.join("match.json"));
+    let played = report["games_played"].as_u64().unwrap();
+    assert!(played < 400, "the match did not stop early: {played} games");
+    assert_eq!(played as usize, journal_games(&out));
+    assert_eq!(played % 2, 0, "whole layout pairs: {played}");
+    assert_eq!(report["sprt"]["outcome"]["status"], "accept_h1");
+    assert_eq!(report["sprt"]["elo1"], 50.0);
+    let llr = report["sprt"]["outcome"]["llr"].as_f64().unwrap();
+    assert!(llr >= report["sprt"]["outcome"]["upper"].as_f64().unwrap(), "{llr}");
+    assert!(
+        stdout.contains("H1 accepted: heuristic is at least 50 Elo stronger than first-free"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("LLR") && stderr.contains("[-2.94, 2.94]"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = arena_match(dir.path(), &["--games", "3"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("--games 3: use an even number"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = arena_match(dir.path(), &["--games", "4", "--sprt", "5,0"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("elo0 must be below elo1"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = arena_match(dir.path(), &["--games", "4", "--anchor", "nobody=0"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("--anchor nobody: the bots are named heuristic and first-free"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("journal.jsonl").exists(), "nothing was played");
+}

@@ -1,0 +1,494 @@
+//! End-to-end tests of `arena run` and `arena standings` with real bot processes.
+//!
+//! The bots are deterministic (the built-in `first-free` and `heuristic`, and
+//! `tests/fixtures/bot.py`), so two runs of one file must give the same
+//! standings, however they were interrupted. Every bot of a test carries an
+//! environment variable unique to the test, so that the test can look for
+//! leftover processes in `/proc` without confusing them with another test's.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+use serde_json::Value;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A tournament file in a temporary folder, with its output folder beside it.
+struct Fixture {
+    dir: tempfile::TempDir,
+    file: PathBuf,
+    marker: String,
+}
+
+impl Fixture {
+    /// `name = "t"`, then `head`, then the bots: `(name, "builtin NAME" | "py MODE [DELAY_MS]")`.
+    fn new(head: &str, bots: &[(&str, &str)]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().display().to_string();
+        let file = dir.path().join("t.toml");
+        let fixture = Fixture { dir, file, marker };
+        fixture.write(head, bots);
+        fixture
+    }
+
+    fn write(&self, head: &str, bots: &[(&str, &str)]) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
+        let mut text = format!("name = \"t\"\n{head}\n");
+        for (name, how) in bots {
+            let launch = match how.strip_prefix("builtin ") {
+                Some(builtin) => format!("builtin = \"{builtin}\""),
+                None => format!(
+                    "command = \"python3 {} {}\"",
+                    script.display(),
+                    how.trim_start_matches("py ")
+                ),
+            };
+            text.push_str(&format!(
+                "[[bots]]\nname = \"{name}\"\n{launch}\nenv = {{ ARENA_TEST_MARKER = \"{}\" }}\n",
+                self.marker
+            ));
+        }
+        std::fs::write(&self.file, text).unwrap();
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, out: &str, extra: &[&str]) -> Command {
+        let mut command = Command::new(ARENA);
+        command
+            .arg("run")
+            .arg(&self.file)
+            .arg("--out")
+            .arg(self.out(out))
+            .args(extra);
+        command
+    }
+
+    fn run(&self, out: &str, extra: &[&str]) -> Output {
+        self.command(out, extra).output().unwrap()
+    }
+
+    fn standings(&self, out: &str) -> Value {
+        let text = std::fs::read_to_string(self.out(out).join("standings.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn records(&self, out: &str) -> Vec<Value> {
+        journal_records(&self.out(out).join("journal.jsonl"))
+    }
+
+    /// Processes that carry this fixture's marker in their environment.
+    fn leftovers(&self) -> Vec<u32> {
+        let needle = format!("ARENA_TEST_MARKER={}", self.marker);
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|environ| environ.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
+            })
+            .collect()
+    }
+}
+
+/// The complete records of a journal (a torn last line is skipped, as arena does).
+fn journal_records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.split_inclusive('\n')
+        .skip(1)
+        .filter(|line| line.ends_with('\n'))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "arena failed: {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
+/// Polls `condition` until it holds or the deadline passes.
+fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !condition() {
+        assert!(start.elapsed() < DEADLINE, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn signal(child: &Child, signal: Signal) {
+    kill_process(Pid::from_child(child), signal).unwrap();
+}
+
+/// Waits for the child to exit, with the deadline.
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let mut status = None;
+    wait_until("arena exits", || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    status.unwrap()
+}
+
+/// Lines of the child's stderr as they come.
+fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let stderr = child.stderr.take().unwrap();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+fn bot<'a>(standings: &'a Value, name: &str) -> &'a Value {
+    standings["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["bot"] == name)
+        .unwrap()
+}
+
+#[test]
+fn a_small_round_robin_plays_every_game_and_writes_the_standings() {
+    let fixture = Fixture::new(
+        "seed = 5\ngames_per_pair = 4\n[time]\nmove_ms = 2000",
+        &[
+            ("ff", "builtin first-free"),
+            ("heuristic", "builtin heuristic"),
+            ("py", "py first-free"),
+        ],
+    );
+    let output = fixture.run("out", &[]);
+    assert_success(&output);
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("Standings after 12 games"), "{stdout}");
+    assert!(
+        stdout.contains("Crosstable") && stdout.contains("First move: White scored"),
+        "{stdout}"
+    );
+    let records = fixture.records("out");
+    assert_eq!(records.len(), 12);
+    let standings = fixture.standings("out");
+    assert_eq!(standings["games"], 12);
+    for name in ["ff", "heuristic", "py"] {
+        assert_eq!(bot(&standings, name)["games"], 8, "{name}");
+    }
+    for file in ["standings.md", "standings.csv", "logs"] {
+        assert!(fixture.out("out").join(file).exists(), "{file}");
+    }
+    assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+
+    // `arena standings` derives the same from the journal, in every format.
+    let journal = fixture.out("out").join("journal.jsonl");
+    let json = Command::new(ARENA)
+        .arg("standings")
+        .arg(&journal)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_success(&json);
+    assert_eq!(serde_json::from_slice::<Value>(&json.stdout).unwrap(), standings);
+    for (format, expected) in [
+        ("table", "Standings after 12 games"),
+        ("markdown", "## Crosstable"),
+        ("csv", "rank,bot,games"),
+    ] {
+        let output = Command::new(ARENA)
+            .arg("standings")
+            .arg(&journal)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert_success(&output);
+        assert!(text(&output.stdout).contains(expected), "{format}");
+    }
+}
+
+#[test]
+fn a_gauntlet_pairs_the_challenger_with_every_other_bot() {
+    let fixture = Fixture::new(
+        "format = \"gauntlet\"\nchallenger = \"heuristic\"",
+        &[
+            ("a", "builtin first-free"),
+            ("heuristic", "builtin heuristic"),
+            ("b", "builtin first-free"),
+            ("c", "py first-free"),
+        ],
+    );
+    assert_success(&fixture.run("out", &[]));
+    let standings = fixture.standings("out");
+    assert_eq!(standings["games"], 6);
+    assert_eq!(bot(&standings, "heuristic")["games"], 6);
+    for name in ["a", "b", "c"] {
+        assert_eq!(bot(&standings, name)["games"], 2, "{name}");
+    }
+    for record in fixture.records("out") {
+        let players = [&record["players"]["first"], &record["players"]["second"]];
+        assert!(players.contains(&&Value::from("heuristic")), "{record}");
+    }
+}
+
+#[test]
+fn a_misbehaving_bot_forfeits_and_the_others_are_unaffected() {
+    let fixture = Fixture::new(
+        "games_per_pair = 4",
+        &[
+            ("bad", "py illegal"),
+            ("a", "builtin first-free"),
+            ("b", "builtin heuristic"),
+        ],
+    );
+    let output = fixture.run("out", &["--concurrency", "2"]);
+    assert_success(&output);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("bad forfeited (illegal_move)"), "{stderr}");
+    let standings = fixture.standings("out");
+    let bad = bot(&standings, "bad");
+    assert_eq!(bad["losses"], 8);
+    assert_eq!(bad["forfeits"]["illegal_move"], 8);
+    for record in fixture.records("out") {
+        let players = [&record["players"]["first"], &record["players"]["second"]];
+        if !players.contains(&&Value::from("bad")) {
+            assert_eq!(record["termination"]["reason"], "normal", "{record}");
+        }
+    }
+    for name in ["a", "b"] {
+        assert_eq!(bot(&standings, name)["forfeits"]["illegal_move"], 0);
+    }
+    assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+}
+
+#[test]
+fn a_missing_bot_command_is_an_error_before_the_first_game() {
+    let fixture = Fixture::new("", &[("a", "builtin first-free"), ("b", "builtin first-free")]);
+    let text_of = std::fs::read_to_string(&fixture.file).unwrap();
+    std::fs::write(
+        &fixture.file,
+        text_of.replacen("builtin = \"first-free\"", "command = \"no-such-bot --fast\"", 1),
+    )
+    .unwrap();
+    let output = fixture.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("t.toml: key `bots[0].command`: bot a: the program \"no-such-bot\" is not found on PATH"),
+        "{stderr}"
+    );
+    assert!(!fixture.out("out").exists(), "nothing is written before the check");
+
+    // A program that exists but whose bot cannot start is found by starting every bot once.
+    std::fs::write(
+        &fixture.file,
+        text_of.replacen("builtin = \"first-free\"", "command = \"python3 missing.py\"", 1),
+    )
+    .unwrap();
+    let output = fixture.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("some bots cannot start, so no game was played"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("key `bots[0]`: bot \"a\" failed its greeting"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("missing.py"), "the bot's stderr is shown: {stderr}");
+    assert!(fixture.records("out").is_empty());
+}
+
+#[test]
+fn a_dry_run_prints_the_schedule_and_plays_nothing() {
+    let fixture = Fixture::new("", &[("a", "builtin first-free"), ("b", "builtin first-free")]);
+    let output = fixture.run("out", &["--dry-run"]);
+    assert_success(&output);
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("000-00-a") && stdout.contains("000-00-b"), "{stdout}");
+    assert!(stdout.contains("2 games"), "{stdout}");
+    assert!(!fixture.out("out").exists());
+}
+
+#[test]
+fn a_changed_file_refuses_to_resume_unless_started_afresh() {
+    let bots = [("a", "builtin first-free"), ("b", "builtin heuristic")];
+    let fixture = Fixture::new("seed = 1", &bots);
+    assert_success(&fixture.run("out", &[]));
+    fixture.write("seed = 2", &bots);
+    let output = fixture.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("the tournament changed") && stderr.contains("seed: 1 -> 2"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--fresh"), "{stderr}");
+
+    assert_success(&fixture.run("out", &["--fresh"]));
+    let kept = std::fs::read_dir(fixture.out("out"))
+        .unwrap()
+        .filter(|entry| {
+            entry
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("journal-replaced-")
+        })
+        .count();
+    assert_eq!(kept, 1, "the old journal is kept");
+}
+
+#[test]
+fn a_torn_last_line_is_dropped_and_its_game_played_again() {
+    let bots = [
+        ("a", "builtin first-free"),
+        ("b", "builtin heuristic"),
+        ("c", "py first-free"),
+    ];
+    let fixture = Fixture::new("games_per_pair = 2", &bots);
+    assert_success(&fixture.run("whole", &[]));
+    assert_success(&fixture.run("torn", &[]));
+    // Cut the last record in half, as a crash in the middle of its write would.
+    let journal = fixture.out("torn").join("journal.jsonl");
+    let text_of = std::fs::read_to_string(&journal).unwrap();
+    let last_start = text_of.trim_end().rfind('\n').unwrap() + 1;
+    let cut = last_start + (text_of.len() - last_start) / 2;
+    std::fs::write(&journal, &text_of[..cut]).unwrap();
+
+    let output = fixture.run("torn", &[]);
+    assert_success(&output);
+    assert!(
+        text(&output.stderr).contains("dropped the torn last line"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(fixture.records("torn").len(), 6);
+    assert_eq!(fixture.standings("torn"), fixture.standings("whole"));
+}
+
+#[test]
+fn resuming_after_sigkill_gives_the_standings_of_an_uninterrupted_run() {
+    let bots = [
+        ("a", "builtin first-free"),
+        ("h", "builtin heuristic"),
+        ("slow", "py first-free 5"),
+    ];
+    let fixture = Fixture::new("games_per_pair = 4", &bots);
+    assert_success(&fixture.run("whole", &[]));
+
+    let journal = fixture.out("killed").join("journal.jsonl");
+    let mut child = fixture
+        .command("killed", &["--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the journal has 3 games", || journal_records(&journal).len() >= 3);
+    assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
+    signal(&child, Signal::KILL);
+    child.wait().unwrap();
+    let done = journal_records(&journal).len();
+    assert!(done < 12, "killed before the end ({done} games)");
+    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+
+    let output = fixture.run("killed", &[]);
+    assert_success(&output);
+    assert!(
+        text(&output.stderr).contains(&format!("resuming with {done} done")),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(fixture.records("killed").len(), 12);
+    assert_eq!(fixture.standings("killed"), fixture.standings("whole"));
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
+    let bots = [
+        ("a", "py first-free 5"),
+        ("b", "py first-free 5"),
+        ("c", "builtin first-free"),
+    ];
+    let fixture = Fixture::new("games_per_pair = 6", &bots);
+    let journal = fixture.out("out").join("journal.jsonl");
+    let mut child = fixture
+        .command("out", &["--concurrency", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = stderr_lines(&mut child);
+    wait_until("the journal has a game", || !journal_records(&journal).is_empty());
+    assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
+    signal(&child, Signal::INT);
+    let status = wait_exit(&mut child);
+    assert_eq!(status.code(), Some(130));
+    let stderr: Vec<String> = stderr.iter().collect();
+    let resume = stderr
+        .iter()
+        .find_map(|line| line.split("to resume, run: ").nth(1))
+        .expect("a resume command");
+    assert!(
+        resume.starts_with("arena run ") && resume.contains("t.toml --out"),
+        "{resume}"
+    );
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(
+        stdout.contains("Standings after"),
+        "the standings so far are printed: {stdout}"
+    );
+    let done = fixture.records("out").len();
+    assert!(done < 18, "stopped before the end");
+    assert_eq!(fixture.standings("out")["games"], done);
+    wait_until("no bot is left", || fixture.leftovers().is_empty());
+}
+
+#[test]
+fn a_second_ctrl_c_quits_at_once_and_kills_the_bots() {
+    // Bots that ignore `quit` and take the full grace: the first Ctrl-C's polite shutdown is slow.
+    let bots = [("a", "py stubborn 5"), ("b", "py stubborn 5"), ("c", "py stubborn 5")];
+    let fixture = Fixture::new("games_per_pair = 6\n[limits]\nquit_grace_ms = 20000", &bots);
+    let journal = fixture.out("out").join("journal.jsonl");
+    let mut child = fixture
+        .command("out", &["--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = stderr_lines(&mut child);
+    wait_until("the journal has a game", || !journal_records(&journal).is_empty());
+    signal(&child, Signal::INT);
+    wait_until("arena says it is stopping", || {
+        stderr.try_iter().any(|line| line.contains("arena: stopping"))
+    });
+    let second = Instant::now();
+    signal(&child, Signal::INT);
+    let status = wait_exit(&mut child);
+    assert!(
+        second.elapsed() < Duration::from_secs(5),
+        "the second Ctrl-C quits at once"
+    );
+    assert_eq!(status.code(), Some(130));
+    wait_until("no bot is left", || fixture.leftovers().is_empty());
+}

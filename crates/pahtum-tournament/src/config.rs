@@ -1,0 +1,794 @@
+//! The tournament file: TOML in, a checked [`Tournament`] and its [`RunSettings`] out.
+//!
+//! The file is read in two layers. The first mirrors the file, every key
+//! optional and unknown keys refused (a misspelt key is reported, not silently
+//! ignored); the second checks each key and fills in every default, so that an
+//! error can name the file, the key, what is wrong and what would be right.
+//!
+//! The result is split in two on purpose. [`Tournament`] holds what decides the
+//! games (bots, rules, clocks, seed, pairing); the journal keeps it in its
+//! header and refuses to resume when it changes. [`RunSettings`] holds how the
+//! games are run (concurrency, output folder, limits, restarts); it may change
+//! between a run and its resume, and flags on the command line override it.
+//!
+//! Paths: a bot's `dir` is relative to the tournament file's folder (so that a
+//! file works from any working directory), and a bot's program, when it
+//! contains a `/`, is relative to the bot's working directory, as if typed in a
+//! shell there. The output folder, like `--out`, is relative to the working
+//! directory of `arena run`.
+//!
+//! `tournaments/reference.toml` documents every key and its default.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pahtum::Cell;
+use pahtum_protocol::{Placement, TimeControl};
+use pahtum_referee::{DEFAULT_MARGIN_MS, Limits};
+use serde::{Deserialize, Serialize};
+
+/// The default block counts drawn from for each layout.
+pub const DEFAULT_BLOCK_COUNTS: [usize; 5] = [5, 7, 9, 11, 13];
+/// The default time control: one second per move.
+pub const DEFAULT_MOVE_MS: u64 = 1000;
+/// The default number of games per pair of bots.
+pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
+
+/// Everything that decides the games of a tournament, with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tournament {
+    pub name: String,
+    /// The seed all layouts are derived from (see [`crate::schedule`]).
+    pub seed: u64,
+    pub format: Format,
+    /// Even: each layout is played twice with seats swapped.
+    pub games_per_pair: u32,
+    pub rules: RulesConfig,
+    /// The time control of every game.
+    pub time: TimeControl,
+    pub bots: Vec<BotConfig>,
+}
+
+/// Who meets whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Format {
+    /// Every bot meets every other bot.
+    RoundRobin,
+    /// The challenger meets every other bot; the others do not meet.
+    Gauntlet { challenger: String },
+}
+
+/// The rules every game of the tournament is played by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesConfig {
+    pub pie: bool,
+    pub blocks: BlockSource,
+}
+
+/// Where the blocks of each layout come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "placement", rename_all = "snake_case")]
+pub enum BlockSource {
+    /// Drawn by the referee from the layout's seed; the count is drawn from `counts`.
+    Random { counts: Vec<usize> },
+    /// Placed by the players; the count is drawn from `counts`.
+    Players { counts: Vec<usize> },
+    /// Given in the file; layout round `r` uses `layouts[r % layouts.len()]`.
+    Fixed { layouts: Vec<Vec<Cell>> },
+}
+
+impl BlockSource {
+    /// The protocol's name for this kind of placement.
+    pub fn placement(&self) -> Placement {
+        match self {
+            BlockSource::Random { .. } => Placement::Random,
+            BlockSource::Players { .. } => Placement::Players,
+            BlockSource::Fixed { .. } => Placement::Fixed,
+        }
+    }
+}
+
+/// One bot of the tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotConfig {
+    pub name: String,
+    #[serde(flatten)]
+    pub launch: Launch,
+    /// The working directory as written in the file (relative to the file's folder); `None` for the file's folder.
+    pub dir: Option<String>,
+    /// Added to the referee's environment.
+    pub env: BTreeMap<String, String>,
+}
+
+/// How a bot is started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Launch {
+    /// A program and its arguments (the file's `command`, split like a shell would, without a shell).
+    Command(Vec<String>),
+    /// A bot built into the arena executable, run as `arena bot NAME`.
+    Builtin(String),
+}
+
+impl Tournament {
+    /// The names of the bots, in file order.
+    pub fn bot_names(&self) -> Vec<String> {
+        self.bots.iter().map(|bot| bot.name.clone()).collect()
+    }
+
+    /// The bot named `name`.
+    pub fn bot(&self, name: &str) -> Option<&BotConfig> {
+        self.bots.iter().find(|bot| bot.name == name)
+    }
+}
+
+/// How a tournament is run; free to change between a run and its resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSettings {
+    /// Games played at once.
+    pub concurrency: usize,
+    /// The output folder (journal, standings, logs).
+    pub out: PathBuf,
+    pub restart: Restart,
+    pub limits: LimitOverrides,
+}
+
+/// When bot processes are restarted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// Processes are reused between games and replaced after a failure.
+    OnFailure,
+    /// Every game starts fresh processes.
+    EveryGame,
+}
+
+/// Limits off the game clock that the file sets; `None` keeps the referee's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LimitOverrides {
+    pub startup_ms: Option<u64>,
+    pub ready_ms: Option<u64>,
+    pub ping_ms: Option<u64>,
+    pub quit_grace_ms: Option<u64>,
+    pub stderr_cap_bytes: Option<u64>,
+}
+
+impl LimitOverrides {
+    /// The referee's limits with these overrides.
+    pub fn limits(&self) -> Limits {
+        let defaults = Limits::default();
+        let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
+        Limits {
+            startup: ms(self.startup_ms, defaults.startup),
+            ready: ms(self.ready_ms, defaults.ready),
+            ping: ms(self.ping_ms, defaults.ping),
+            quit_grace: ms(self.quit_grace_ms, defaults.quit_grace),
+            stderr_cap: self.stderr_cap_bytes.unwrap_or(defaults.stderr_cap),
+        }
+    }
+}
+
+/// A tournament file, read and checked.
+#[derive(Debug, Clone)]
+pub struct TournamentFile {
+    /// The file as given.
+    pub path: PathBuf,
+    /// The folder relative bot paths start from.
+    pub base_dir: PathBuf,
+    pub tournament: Tournament,
+    pub settings: RunSettings,
+}
+
+/// What is wrong with a tournament file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the tournament file {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Syntax { path: PathBuf, message: String },
+    #[error("{}: key `{key}`: {problem}; {fix}", path.display())]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        problem: String,
+        fix: String,
+    },
+}
+
+/// Reads and checks the tournament file at `path`.
+pub fn load(path: &Path) -> Result<TournamentFile, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(path, &text)
+}
+
+/// Checks the text of a tournament file; `path` names it in errors and anchors its relative paths.
+pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, ConfigError> {
+    let file: FileKeys = toml::from_str(text).map_err(|error| ConfigError::Syntax {
+        path: path.to_owned(),
+        message: error.to_string().trim_end().to_owned(),
+    })?;
+    let invalid = |key: &str, problem: String, fix: &str| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: key.to_owned(),
+        problem,
+        fix: fix.to_owned(),
+    };
+    let (tournament, settings) = resolve(file).map_err(|e| invalid(&e.key, e.problem, &e.fix))?;
+    let base_dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    Ok(TournamentFile {
+        path: path.to_owned(),
+        base_dir,
+        tournament,
+        settings,
+    })
+}
+
+impl TournamentFile {
+    /// An error about `key` of this file.
+    pub fn invalid(&self, key: impl Into<String>, problem: impl Into<String>, fix: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.clone(),
+            key: key.into(),
+            problem: problem.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// The key of the bot at `index`, for error messages: `bots[2]` (the third `[[bots]]`).
+    pub fn bot_key(index: usize) -> String {
+        format!("bots[{index}]")
+    }
+}
+
+/// The file's keys as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileKeys {
+    name: Option<String>,
+    seed: Option<u64>,
+    format: Option<String>,
+    challenger: Option<String>,
+    games_per_pair: Option<i64>,
+    concurrency: Option<i64>,
+    out: Option<PathBuf>,
+    restart: Option<String>,
+    #[serde(default)]
+    rules: RulesKeys,
+    #[serde(default)]
+    time: TimeKeys,
+    #[serde(default)]
+    limits: LimitKeys,
+    #[serde(default)]
+    bots: Vec<BotKeys>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesKeys {
+    placement: Option<String>,
+    blocks: Option<Vec<i64>>,
+    layouts: Option<Vec<Vec<String>>>,
+    pie: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeKeys {
+    move_ms: Option<u64>,
+    base_ms: Option<u64>,
+    increment_ms: Option<u64>,
+    margin_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitKeys {
+    startup_ms: Option<u64>,
+    ready_ms: Option<u64>,
+    ping_ms: Option<u64>,
+    quit_grace_ms: Option<u64>,
+    stderr_cap_bytes: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotKeys {
+    name: Option<String>,
+    command: Option<String>,
+    builtin: Option<String>,
+    dir: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+/// One problem with one key, before the file's path is attached.
+struct KeyError {
+    key: String,
+    problem: String,
+    fix: String,
+}
+
+fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
+    KeyError {
+        key: key.into(),
+        problem: problem.to_string(),
+        fix: fix.into(),
+    }
+}
+
+fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
+    let name = file
+        .name
+        .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-tournament\"`"))?;
+    check_name("name", &name)?;
+    let bots = file
+        .bots
+        .into_iter()
+        .enumerate()
+        .map(|(index, keys)| resolve_bot(index, keys))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_bots(&bots)?;
+    let format = resolve_format(file.format.as_deref(), file.challenger, &bots)?;
+    let games_per_pair = match file.games_per_pair {
+        None => DEFAULT_GAMES_PER_PAIR,
+        Some(n) if n >= 2 && n % 2 == 0 => n as u32,
+        Some(n) => {
+            return Err(key_error(
+                "games_per_pair",
+                format!("{n} games per pair"),
+                "use an even number from 2 up: each layout is played twice with seats swapped",
+            ));
+        }
+    };
+    let tournament = Tournament {
+        name: name.clone(),
+        seed: file.seed.unwrap_or(0),
+        format,
+        games_per_pair,
+        rules: resolve_rules(file.rules)?,
+        time: resolve_time(&file.time)?,
+        bots,
+    };
+    let concurrency = match file.concurrency {
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Some(n) if n >= 1 => n as usize,
+        Some(n) => return Err(key_error("concurrency", format!("{n}"), "use 1 or more games at once")),
+    };
+    let restart = match file.restart.as_deref() {
+        None | Some("on-failure") => Restart::OnFailure,
+        Some("every-game") => Restart::EveryGame,
+        Some(other) => {
+            return Err(key_error(
+                "restart",
+                format!("\"{other}\" is not a restart policy"),
+                "use \"on-failure\" (reuse bot processes) or \"every-game\"",
+            ));
+        }
+    };
+    let limits = LimitOverrides {
+        startup_ms: file.limits.startup_ms,
+        ready_ms: file.limits.ready_ms,
+        ping_ms: file.limits.ping_ms,
+        quit_grace_ms: file.limits.quit_grace_ms,
+        stderr_cap_bytes: file.limits.stderr_cap_bytes,
+    };
+    let settings = RunSettings {
+        concurrency,
+        out: file.out.unwrap_or_else(|| Path::new("runs").join(&name)),
+        restart,
+        limits,
+    };
+    Ok((tournament, settings))
+}
+
+/// Names become file names (the output folder, the bots' logs): keep them plain.
+fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() || name.len() > 64 || !name.chars().all(plain) || name.starts_with('.') {
+        return Err(key_error(
+            key,
+            format!("{name:?} is not a plain name"),
+            "use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'",
+        ));
+    }
+    Ok(())
+}
+
+fn resolve_bot(index: usize, keys: BotKeys) -> Result<BotConfig, KeyError> {
+    let key = TournamentFile::bot_key(index);
+    let name = keys.name.ok_or_else(|| {
+        key_error(
+            format!("{key}.name"),
+            "missing",
+            "give every [[bots]] entry a name such as `name = \"my-bot\"`",
+        )
+    })?;
+    check_name(&format!("{key}.name"), &name)?;
+    let launch = match (keys.command, keys.builtin) {
+        (Some(command), None) => {
+            let words = shlex::split(&command).ok_or_else(|| {
+                key_error(
+                    format!("{key}.command"),
+                    format!("bot {name}: {command:?} has unbalanced quotes"),
+                    "quote words as in a shell, e.g. `command = \"python3 'my bot.py'\"`",
+                )
+            })?;
+            if words.is_empty() {
+                return Err(key_error(
+                    format!("{key}.command"),
+                    format!("bot {name}: the command is empty"),
+                    "give the program and its arguments, e.g. `command = \"python3 bot.py\"`",
+                ));
+            }
+            Launch::Command(words)
+        }
+        (None, Some(builtin)) => Launch::Builtin(builtin),
+        (Some(_), Some(_)) => {
+            return Err(key_error(
+                key,
+                format!("bot {name} has both `command` and `builtin`"),
+                "keep one of them",
+            ));
+        }
+        (None, None) => {
+            return Err(key_error(
+                key,
+                format!("bot {name} has neither `command` nor `builtin`"),
+                "add `command = \"program args\"` or `builtin = \"heuristic\"`",
+            ));
+        }
+    };
+    Ok(BotConfig {
+        name,
+        launch,
+        dir: keys.dir,
+        env: keys.env,
+    })
+}
+
+fn check_bots(bots: &[BotConfig]) -> Result<(), KeyError> {
+    if bots.len() < 2 {
+        return Err(key_error(
+            "bots",
+            format!("{} bot(s)", bots.len()),
+            "add at least two [[bots]] entries",
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for (index, bot) in bots.iter().enumerate() {
+        if !seen.insert(&bot.name) {
+            return Err(key_error(
+                format!("{}.name", TournamentFile::bot_key(index)),
+                format!("the name {} is used twice", bot.name),
+                "give every bot its own name",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_format(format: Option<&str>, challenger: Option<String>, bots: &[BotConfig]) -> Result<Format, KeyError> {
+    match (format.unwrap_or("round-robin"), challenger) {
+        ("round-robin", None) => Ok(Format::RoundRobin),
+        ("round-robin", Some(_)) => Err(key_error(
+            "challenger",
+            "a challenger is only meaningful in a gauntlet",
+            "set `format = \"gauntlet\"` or remove `challenger`",
+        )),
+        ("gauntlet", Some(challenger)) => {
+            if bots.iter().any(|bot| bot.name == challenger) {
+                Ok(Format::Gauntlet { challenger })
+            } else {
+                let names: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+                Err(key_error(
+                    "challenger",
+                    format!("no bot is named {challenger:?}"),
+                    format!("use one of the bots' names: {}", names.join(", ")),
+                ))
+            }
+        }
+        ("gauntlet", None) => Err(key_error(
+            "challenger",
+            "missing: a gauntlet needs a challenger",
+            "add `challenger = \"NAME\"` with the name of the bot that meets every other",
+        )),
+        (other, _) => Err(key_error(
+            "format",
+            format!("\"{other}\" is not a format"),
+            "use \"round-robin\" or \"gauntlet\"",
+        )),
+    }
+}
+
+fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
+    let pie = keys.pie.unwrap_or(true);
+    let placement = keys.placement.as_deref().unwrap_or("random");
+    let counts = || -> Result<Vec<usize>, KeyError> {
+        let Some(counts) = &keys.blocks else {
+            return Ok(DEFAULT_BLOCK_COUNTS.to_vec());
+        };
+        if counts.is_empty() {
+            return Err(key_error(
+                "rules.blocks",
+                "the list is empty",
+                "give the block counts to draw from, e.g. `blocks = [5, 7, 9]`",
+            ));
+        }
+        counts
+            .iter()
+            .map(|&count| {
+                usize::try_from(count)
+                    .ok()
+                    .filter(|&count| pahtum::setup::check_count(count).is_ok())
+                    .ok_or_else(|| {
+                        key_error(
+                            "rules.blocks",
+                            format!("{count} blocks"),
+                            "use odd counts from 1 to 47, so that both colours get as many stones",
+                        )
+                    })
+            })
+            .collect()
+    };
+    let no_layouts = |placement: &str| match keys.layouts {
+        Some(_) => Err(key_error(
+            "rules.layouts",
+            format!("layouts are only used with placement = \"fixed\", not \"{placement}\""),
+            "remove `layouts` or set `placement = \"fixed\"`",
+        )),
+        None => Ok(()),
+    };
+    let blocks = match placement {
+        "random" => {
+            no_layouts(placement)?;
+            BlockSource::Random { counts: counts()? }
+        }
+        "players" => {
+            no_layouts(placement)?;
+            BlockSource::Players { counts: counts()? }
+        }
+        "fixed" => {
+            if keys.blocks.is_some() {
+                return Err(key_error(
+                    "rules.blocks",
+                    "block counts are not used with placement = \"fixed\" (each layout has its own)",
+                    "remove `blocks`",
+                ));
+            }
+            BlockSource::Fixed {
+                layouts: resolve_layouts(keys.layouts.as_deref())?,
+            }
+        }
+        other => {
+            return Err(key_error(
+                "rules.placement",
+                format!("\"{other}\" is not a placement"),
+                "use \"random\", \"players\" or \"fixed\"",
+            ));
+        }
+    };
+    Ok(RulesConfig { pie, blocks })
+}
+
+fn resolve_layouts(layouts: Option<&[Vec<String>]>) -> Result<Vec<Vec<Cell>>, KeyError> {
+    let fix = "give a list of layouts, each a list of an odd number of distinct cells, e.g. `layouts = [[\"a1\", \"d4\", \"g7\"]]`";
+    let layouts = layouts
+        .filter(|layouts| !layouts.is_empty())
+        .ok_or_else(|| key_error("rules.layouts", "missing: placement = \"fixed\" needs layouts", fix))?;
+    layouts
+        .iter()
+        .enumerate()
+        .map(|(index, layout)| {
+            let key = format!("rules.layouts[{index}]");
+            let cells = layout
+                .iter()
+                .map(|text| {
+                    text.parse::<Cell>()
+                        .map_err(|error| key_error(&key, format!("{text:?}: {error}"), fix))
+                })
+                .collect::<Result<Vec<Cell>, _>>()?;
+            pahtum::setup::fixed_blocks(&cells).map_err(|error| key_error(&key, error, fix))?;
+            Ok(cells)
+        })
+        .collect()
+}
+
+/// The time control of the `[time]` table: one second per move when it sets no limit.
+fn resolve_time(keys: &TimeKeys) -> Result<TimeControl, KeyError> {
+    let TimeKeys {
+        move_ms,
+        base_ms,
+        increment_ms,
+        margin_ms,
+    } = *keys;
+    let increment_ms = increment_ms.unwrap_or(0);
+    if base_ms.is_none() && increment_ms > 0 {
+        return Err(key_error(
+            "time.increment_ms",
+            "an increment without a Fischer clock",
+            "add `base_ms` (the clock's starting time) or remove `increment_ms`",
+        ));
+    }
+    if move_ms == Some(0) || base_ms == Some(0) {
+        return Err(key_error(
+            "time",
+            "a limit of 0 ms",
+            "give every bot at least 1 ms (plus the margin) per answer",
+        ));
+    }
+    let move_ms = match (move_ms, base_ms) {
+        (None, None) => Some(DEFAULT_MOVE_MS),
+        (move_ms, _) => move_ms,
+    };
+    Ok(TimeControl {
+        move_ms,
+        base_ms,
+        increment_ms,
+        margin_ms: margin_ms.unwrap_or(DEFAULT_MARGIN_MS),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+        name = "t"
+        [[bots]]
+        name = "a"
+        command = "python3 a.py"
+        [[bots]]
+        name = "b"
+        builtin = "heuristic"
+    "#;
+
+    fn parse_text(text: &str) -> Result<TournamentFile, ConfigError> {
+        parse(Path::new("tournaments/t.toml"), text)
+    }
+
+    fn error_of(text: &str) -> String {
+        parse_text(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_are_filled_in() {
+        let file = parse_text(MINIMAL).unwrap();
+        let t = &file.tournament;
+        assert_eq!(t.seed, 0);
+        assert_eq!(t.format, Format::RoundRobin);
+        assert_eq!(t.games_per_pair, 2);
+        assert!(t.rules.pie);
+        assert_eq!(
+            t.rules.blocks,
+            BlockSource::Random {
+                counts: DEFAULT_BLOCK_COUNTS.to_vec()
+            }
+        );
+        assert_eq!(t.time.move_ms, Some(DEFAULT_MOVE_MS));
+        assert_eq!(t.time.margin_ms, DEFAULT_MARGIN_MS);
+        assert_eq!(t.bots[0].launch, Launch::Command(vec!["python3".into(), "a.py".into()]));
+        assert_eq!(t.bots[1].launch, Launch::Builtin("heuristic".into()));
+        assert_eq!(file.settings.out, Path::new("runs/t"));
+        assert_eq!(file.settings.restart, Restart::OnFailure);
+        assert_eq!(file.base_dir, Path::new("tournaments"));
+    }
+
+    #[test]
+    fn limits_override_the_referee_defaults_key_by_key() {
+        let file = parse_text(&format!("{MINIMAL}\n[limits]\nstartup_ms = 30000\n")).unwrap();
+        let limits = file.settings.limits.limits();
+        assert_eq!(limits.startup, Duration::from_secs(30));
+        assert_eq!(limits.ready, Limits::default().ready);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_line() {
+        let error = error_of(&format!("{MINIMAL}\nconcurency = 3\n"));
+        assert!(error.contains("tournaments/t.toml"), "{error}");
+        assert!(error.contains("concurency"), "{error}");
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_fix() {
+        let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ngames_per_pair = 3"));
+        assert_eq!(
+            error,
+            "tournaments/t.toml: key `games_per_pair`: 3 games per pair; \
+             use an even number from 2 up: each layout is played twice with seats swapped"
+        );
+        let error = error_of(&MINIMAL.replace(
+            "name = \"t\"",
+            "name = \"t\"\nformat = \"gauntlet\"\nchallenger = \"c\"",
+        ));
+        assert!(
+            error.contains("key `challenger`: no bot is named \"c\"; use one of the bots' names: a, b"),
+            "{error}"
+        );
+        let error = error_of(&MINIMAL.replace("name = \"b\"", "name = \"a\""));
+        assert!(
+            error.contains("key `bots[1].name`: the name a is used twice"),
+            "{error}"
+        );
+        let error = error_of(&MINIMAL.replace("command = \"python3 a.py\"", "command = \"python3 'a.py\""));
+        assert!(error.contains("key `bots[0].command`: bot a:"), "{error}");
+        let error = error_of(&format!("{MINIMAL}\n[rules]\nblocks = [5, 6]\n"));
+        assert!(
+            error.contains("key `rules.blocks`: 6 blocks; use odd counts"),
+            "{error}"
+        );
+        let error = error_of(&format!("{MINIMAL}\n[time]\nincrement_ms = 5\n"));
+        assert!(error.contains("key `time.increment_ms`"), "{error}");
+        let error = error_of(&format!(
+            "{MINIMAL}\n[rules]\nplacement = \"fixed\"\nlayouts = [[\"a1\", \"a1\", \"b2\"]]\n"
+        ));
+        assert!(
+            error.contains("key `rules.layouts[0]`: cell a1 is listed twice"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn fixed_and_players_placements() {
+        let file = parse_text(&format!(
+            "{MINIMAL}\n[rules]\nplacement = \"fixed\"\npie = false\nlayouts = [[\"a1\", \"d4\", \"g7\"]]\n"
+        ))
+        .unwrap();
+        let rules = &file.tournament.rules;
+        assert!(!rules.pie);
+        assert_eq!(rules.blocks.placement(), Placement::Fixed);
+        let file = parse_text(&format!("{MINIMAL}\n[rules]\nplacement = \"players\"\nblocks = [3]\n")).unwrap();
+        assert_eq!(file.tournament.rules.blocks, BlockSource::Players { counts: vec![3] });
+    }
+
+    fn bundled(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tournaments")
+            .join(name)
+    }
+
+    #[test]
+    fn every_bundled_tournament_file_is_valid() {
+        let dir = bundled("");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "toml") {
+                load(&path).unwrap_or_else(|error| panic!("{error}"));
+                count += 1;
+            }
+        }
+        assert!(count >= 3, "quickstart, reference and at least one more");
+    }
+
+    /// The reference file writes every default out; a file without those keys must resolve the same.
+    #[test]
+    fn the_reference_file_states_the_true_defaults() {
+        let reference = load(&bundled("reference.toml")).unwrap();
+        let text = std::fs::read_to_string(bundled("reference.toml")).unwrap();
+        let bots = &text[text.find("\n[[bots]]").unwrap()..];
+        let minimal = parse(&bundled("minimal.toml"), &format!("name = \"reference\"\n{bots}")).unwrap();
+        assert_eq!(minimal.tournament, reference.tournament);
+        assert_eq!(minimal.settings.restart, reference.settings.restart);
+        assert_eq!(minimal.settings.out, reference.settings.out);
+        assert_eq!(minimal.settings.limits.limits(), reference.settings.limits.limits());
+    }
+
+    #[test]
+    fn the_resolved_tournament_round_trips_through_json() {
+        let tournament = parse_text(MINIMAL).unwrap().tournament;
+        let json = serde_json::to_string(&tournament).unwrap();
+        assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), tournament);
+    }
+}

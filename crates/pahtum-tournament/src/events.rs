@@ -1,0 +1,45 @@
+//! What the runner tells the world, apart from how it is shown.
+//!
+//! The runner emits typed [`Event`]s to an [`Observer`]; the progress bar, the
+//! plain progress lines and any future display (an HTML report, a web page)
+//! are observers, so the runner never prints.
+
+use pahtum_record::GameRecord;
+
+/// Something that happened in a run.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// The run starts: `total` games in the schedule, of which `done` are in the journal already.
+    Started {
+        tournament: &'a str,
+        total: usize,
+        done: &'a [GameRecord],
+        concurrency: usize,
+    },
+    GameStarted {
+        id: &'a str,
+        first: &'a str,
+        second: &'a str,
+    },
+    /// A game ended and its record is in the journal.
+    GameFinished { record: &'a GameRecord },
+    /// A process of `bot` failed, and a new one was started in its place.
+    BotRestarted { bot: &'a str },
+    /// Ctrl-C: no new games start; the running ones are ended and not recorded.
+    Interrupted { done: usize, total: usize },
+    /// Every game of the schedule is in the journal.
+    Finished { total: usize },
+}
+
+/// Receives the events of a run, in order, on the runner's task.
+pub trait Observer {
+    fn on(&mut self, event: Event<'_>);
+}
+
+/// An observer that ignores everything (tests, benchmarks).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quiet;
+
+impl Observer for Quiet {
+    fn on(&mut self, _event: Event<'_>) {}
+}

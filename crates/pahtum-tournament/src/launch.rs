@@ -1,0 +1,197 @@
+//! From a bot of the tournament file to the referee's [`BotSpec`], and the
+//! check that every bot's program exists before the first game.
+//!
+//! A missing program would otherwise show as a forfeit in every game of its
+//! bot; [`check_programs`] finds it while reading the file and names the file,
+//! the bot and the key. (A program that exists but fails to greet, like
+//! `python3 missing.py`, is found by starting each bot once before the first
+//! game: see [`crate::pool::Pool::warm_up`].)
+//!
+//! Paths follow [`crate::config`]: the working directory is the bot's `dir`
+//! relative to the tournament file's folder (the folder itself by default); a
+//! program with a `/` is relative to that working directory; a program without
+//! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME`, where
+//! `ARENA` is the running arena executable.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use pahtum_referee::BotSpec;
+
+use crate::config::{BotConfig, ConfigError, Launch, TournamentFile};
+
+/// How to start the bots of one tournament file.
+#[derive(Debug, Clone)]
+pub struct Launcher {
+    /// The tournament file's folder.
+    base_dir: PathBuf,
+    /// The executable that runs built-in bots (`ARENA bot NAME`).
+    arena: PathBuf,
+}
+
+impl Launcher {
+    pub fn new(file: &TournamentFile, arena: &Path) -> Launcher {
+        Launcher {
+            base_dir: file.base_dir.clone(),
+            arena: arena.to_owned(),
+        }
+    }
+
+    /// The bot's working directory.
+    pub fn working_dir(&self, bot: &BotConfig) -> PathBuf {
+        let dir = self.base_dir.join(bot.dir.as_deref().unwrap_or("."));
+        std::path::absolute(&dir).unwrap_or(dir)
+    }
+
+    /// The referee's launch spec of `bot`.
+    pub fn spec(&self, bot: &BotConfig) -> BotSpec {
+        let dir = self.working_dir(bot);
+        let (program, args) = match &bot.launch {
+            Launch::Builtin(name) => (self.arena.display().to_string(), vec!["bot".to_owned(), name.clone()]),
+            Launch::Command(words) => {
+                let program = &words[0];
+                let program = if program.contains('/') {
+                    dir.join(program).display().to_string()
+                } else {
+                    program.clone()
+                };
+                (program, words[1..].to_vec())
+            }
+        };
+        BotSpec {
+            name: bot.name.clone(),
+            program,
+            args,
+            dir: Some(dir),
+            env: bot.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        }
+    }
+}
+
+/// Checks that every bot's working directory and program exist, and that every built-in is one of `builtins`.
+pub fn check_programs(file: &TournamentFile, launcher: &Launcher, builtins: &[&str]) -> Result<(), ConfigError> {
+    for (index, bot) in file.tournament.bots.iter().enumerate() {
+        let key = TournamentFile::bot_key(index);
+        let dir = launcher.working_dir(bot);
+        if !dir.is_dir() {
+            return Err(file.invalid(
+                format!("{key}.dir"),
+                format!(
+                    "bot {}: the working directory {} does not exist",
+                    bot.name,
+                    dir.display()
+                ),
+                "give a folder relative to the tournament file's folder",
+            ));
+        }
+        let words = match &bot.launch {
+            Launch::Command(words) => words,
+            Launch::Builtin(name) if builtins.contains(&name.as_str()) => continue,
+            Launch::Builtin(name) => {
+                return Err(file.invalid(
+                    format!("{key}.builtin"),
+                    format!("bot {}: there is no built-in bot {name:?}", bot.name),
+                    format!("use one of: {}", builtins.join(", ")),
+                ));
+            }
+        };
+        let program = &words[0];
+        if program.contains('/') {
+            let path = dir.join(program);
+            if !is_executable(&path) {
+                return Err(file.invalid(
+                    format!("{key}.command"),
+                    format!(
+                        "bot {}: the program {} does not exist or is not executable",
+                        bot.name,
+                        path.display()
+                    ),
+                    "a program with a '/' is relative to the bot's working directory (`dir`, \
+                     by default the tournament file's folder); check the path and its execute permission",
+                ));
+            }
+        } else if find_on_path(program).is_none() {
+            return Err(file.invalid(
+                format!("{key}.command"),
+                format!("bot {}: the program {program:?} is not found on PATH", bot.name),
+                "install it, or correct the command (a program in a folder needs a '/', e.g. \"./my-bot\")",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_executable(path: &Path) -> bool {
+    path.metadata()
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+
+    fn file_in(dir: &Path, bots: &str) -> TournamentFile {
+        let path = dir.join("t.toml");
+        config::parse(&path, &format!("name = \"t\"\n{bots}")).unwrap()
+    }
+
+    const TWO: &str = "[[bots]]\nname = \"a\"\nbuiltin = \"heuristic\"\n[[bots]]\nname = \"b\"\n";
+
+    #[test]
+    fn specs_resolve_paths_from_the_file_and_the_working_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("b")).unwrap();
+        let file = file_in(
+            dir.path(),
+            &format!("{TWO}command = \"./run --fast\"\ndir = \"b\"\nenv = {{ X = \"1\" }}\n"),
+        );
+        let launcher = Launcher::new(&file, Path::new("/usr/bin/arena"));
+        let builtin = launcher.spec(&file.tournament.bots[0]);
+        assert_eq!(builtin.program, "/usr/bin/arena");
+        assert_eq!(builtin.args, ["bot", "heuristic"]);
+        let command = launcher.spec(&file.tournament.bots[1]);
+        assert_eq!(Path::new(&command.program), dir.path().join("b").join("./run"));
+        assert_eq!(command.args, ["--fast"]);
+        assert_eq!(command.dir.as_deref(), Some(dir.path().join("b").as_path()));
+        assert_eq!(command.env, [("X".to_owned(), "1".to_owned())]);
+    }
+
+    #[test]
+    fn missing_programs_and_folders_are_found_before_any_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let check = |bots: &str| {
+            let file = file_in(dir.path(), bots);
+            let launcher = Launcher::new(&file, Path::new("/x/arena"));
+            check_programs(&file, &launcher, &["heuristic"]).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(&format!("{TWO}command = \"sh -c true\"\n")), Ok(()));
+        let error = check(&format!("{TWO}command = \"no-such-program-here x.py\"\n")).unwrap_err();
+        assert!(
+            error.contains(
+                "t.toml: key `bots[1].command`: bot b: the program \"no-such-program-here\" is not found on PATH"
+            ),
+            "{error}"
+        );
+        let error = check(&format!("{TWO}command = \"./missing\"\n")).unwrap_err();
+        assert!(
+            error.contains("key `bots[1].command`") && error.contains("does not exist"),
+            "{error}"
+        );
+        let error = check(&format!("{}command = \"sh\"\n", TWO.replace("heuristic", "herustic"))).unwrap_err();
+        assert!(
+            error
+                .contains("key `bots[0].builtin`: bot a: there is no built-in bot \"herustic\"; use one of: heuristic"),
+            "{error}"
+        );
+        let error = check(&format!("{TWO}command = \"sh\"\ndir = \"nowhere\"\n")).unwrap_err();
+        assert!(error.contains("key `bots[1].dir`"), "{error}");
+    }
+}

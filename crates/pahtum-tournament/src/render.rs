@@ -1,0 +1,368 @@
+//! Standings as text: a terminal table, Markdown, CSV and JSON.
+//!
+//! Plain functions of a [`Standings`], so that the same numbers read the same
+//! in every format, and so that each format is snapshot-tested. The terminal
+//! and Markdown forms hold three parts: the standings in rank order, the
+//! crosstable (row against column, points of the row's bot out of the games,
+//! columns numbered by rank) and a line on the first move's balance. CSV holds
+//! the standings only, one row per bot; JSON holds everything, in the schema
+//! documented in [`crate::standings`].
+
+use std::fmt::Write;
+use std::str::FromStr;
+
+use pahtum_protocol::Placement;
+use tabled::builder::Builder;
+use tabled::settings::object::{Columns, Rows};
+use tabled::settings::{Alignment, Style};
+
+use crate::schedule::ScheduledGame;
+use crate::standings::{BotStanding, Standings, Tally};
+
+/// The formats standings can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::Table, Format::Markdown, Format::Csv, Format::Json];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Markdown => "markdown",
+            Format::Csv => "csv",
+            Format::Json => "json",
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|format| format.name() == text)
+            .ok_or_else(|| format!("unknown format {text:?}: use table, markdown, csv or json"))
+    }
+}
+
+/// `standings` in `format`, ending with a newline.
+pub fn render(standings: &Standings, format: Format) -> String {
+    match format {
+        Format::Table => terminal(standings),
+        Format::Markdown => markdown(standings),
+        Format::Csv => csv(standings),
+        Format::Json => {
+            let mut json = serde_json::to_string_pretty(standings).expect("standings serialize");
+            json.push('\n');
+            json
+        }
+    }
+}
+
+const HEADERS: [&str; 15] = [
+    "#", "bot", "games", "W", "D", "L", "points", "score", "for", "against", "timeouts", "crashes", "illegal",
+    "protocol", "stalls",
+];
+
+fn standing_cells(row: &BotStanding) -> [String; 15] {
+    let f = &row.forfeits;
+    [
+        row.rank.to_string(),
+        row.bot.clone(),
+        row.games.to_string(),
+        row.wins.to_string(),
+        row.draws.to_string(),
+        row.losses.to_string(),
+        points(row.points),
+        percent(row.score_pct),
+        decimal(row.pahtum_for),
+        decimal(row.pahtum_against),
+        f.timeout.to_string(),
+        f.crash.to_string(),
+        f.illegal_move.to_string(),
+        f.protocol_error.to_string(),
+        f.stall.to_string(),
+    ]
+}
+
+fn crosstable_rows(standings: &Standings) -> Vec<Vec<String>> {
+    let table = &standings.crosstable;
+    let mut header = vec!["#".to_owned(), "bot".to_owned()];
+    header.extend((1..=table.bots.len()).map(|n| n.to_string()));
+    let mut rows = vec![header];
+    for (i, bot) in table.bots.iter().enumerate() {
+        let mut row = vec![(i + 1).to_string(), bot.clone()];
+        row.extend(table.results[i].iter().enumerate().map(|(j, tally)| match tally {
+            _ if i == j => "·".to_owned(),
+            None => String::new(),
+            Some(Tally { points: p, games, .. }) => format!("{}/{games}", points(*p)),
+        }));
+        rows.push(row);
+    }
+    rows
+}
+
+fn first_move_line(standings: &Standings) -> String {
+    let f = &standings.first_move;
+    let swaps = match f.swap_pct {
+        Some(pct) => format!(
+            "the pie swap was taken in {} of {} decisions ({})",
+            f.swaps,
+            f.pie_decisions,
+            percent(Some(pct))
+        ),
+        None => "no pie decisions".to_owned(),
+    };
+    format!(
+        "First move: White scored {} (the first seat {}) in {} games; {} draws; {swaps}.",
+        percent(f.white_score_pct),
+        percent(f.first_seat_score_pct),
+        f.games,
+        percent(f.draw_pct),
+    )
+}
+
+fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> String {
+    let mut builder = Builder::default();
+    for row in rows {
+        builder.push_record(row);
+    }
+    let mut table = builder.build();
+    match style {
+        TableStyle::Terminal => table.with(Style::rounded()),
+        TableStyle::Markdown => table.with(Style::markdown()),
+    };
+    table.modify(Columns::new(2..), Alignment::right());
+    table.modify(Rows::first(), Alignment::center());
+    table.to_string()
+}
+
+#[derive(Clone, Copy)]
+enum TableStyle {
+    Terminal,
+    Markdown,
+}
+
+fn standings_rows(standings: &Standings) -> impl Iterator<Item = Vec<String>> + '_ {
+    std::iter::once(HEADERS.map(String::from).to_vec())
+        .chain(standings.bots.iter().map(|row| standing_cells(row).to_vec()))
+}
+
+fn terminal(standings: &Standings) -> String {
+    let mut out = String::new();
+    writeln!(out, "Standings after {} games", standings.games).unwrap();
+    writeln!(out, "{}", build(standings_rows(standings), TableStyle::Terminal)).unwrap();
+    writeln!(
+        out,
+        "\nCrosstable (points of the row's bot against the column's / games)"
+    )
+    .unwrap();
+    writeln!(out, "{}", build(crosstable_rows(standings), TableStyle::Terminal)).unwrap();
+    writeln!(out, "\n{}", first_move_line(standings)).unwrap();
+    out
+}
+
+fn markdown(standings: &Standings) -> String {
+    let mut out = String::new();
+    writeln!(out, "## Standings\n\nAfter {} games.\n", standings.games).unwrap();
+    writeln!(out, "{}\n", build(standings_rows(standings), TableStyle::Markdown)).unwrap();
+    writeln!(
+        out,
+        "## Crosstable\n\nPoints of the row's bot against the column's, out of the games played.\n"
+    )
+    .unwrap();
+    writeln!(out, "{}\n", build(crosstable_rows(standings), TableStyle::Markdown)).unwrap();
+    writeln!(out, "## First move\n\n{}", first_move_line(standings)).unwrap();
+    out
+}
+
+/// The schedule as a terminal table, for `arena run --dry-run`.
+pub fn schedule_table(games: &[ScheduledGame]) -> String {
+    let header = [
+        "#",
+        "game",
+        "layout",
+        "first (White)",
+        "second",
+        "blocks",
+        "seed",
+        "cells",
+    ];
+    let rows = games.iter().map(|game| {
+        vec![
+            game.index.to_string(),
+            game.id.clone(),
+            game.layout.clone(),
+            game.first.clone(),
+            game.second.clone(),
+            format!("{} {}", game.rules.blocks, placement_name(game.rules.placement)),
+            game.seed.map(|seed| format!("{seed:016x}")).unwrap_or_default(),
+            game.blocks
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ]
+    });
+    let mut builder = Builder::default();
+    builder.push_record(header);
+    for row in rows {
+        builder.push_record(row);
+    }
+    let mut table = builder.build();
+    table.with(Style::sharp());
+    table.to_string()
+}
+
+fn placement_name(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Random => "random",
+        Placement::Fixed => "fixed",
+        Placement::Players => "placed",
+    }
+}
+
+const CSV_HEADERS: [&str; 15] = [
+    "rank",
+    "bot",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "points",
+    "score_pct",
+    "pahtum_for",
+    "pahtum_against",
+    "timeouts",
+    "crashes",
+    "illegal_moves",
+    "protocol_errors",
+    "stalls",
+];
+
+fn csv(standings: &Standings) -> String {
+    let mut out = CSV_HEADERS.join(",");
+    out.push('\n');
+    for row in &standings.bots {
+        let f = &row.forfeits;
+        let fields = [
+            row.rank.to_string(),
+            csv_field(&row.bot),
+            row.games.to_string(),
+            row.wins.to_string(),
+            row.draws.to_string(),
+            row.losses.to_string(),
+            row.points.to_string(),
+            row.score_pct.map(|v| format!("{v:.2}")).unwrap_or_default(),
+            row.pahtum_for.map(|v| format!("{v:.2}")).unwrap_or_default(),
+            row.pahtum_against.map(|v| format!("{v:.2}")).unwrap_or_default(),
+            f.timeout.to_string(),
+            f.crash.to_string(),
+            f.illegal_move.to_string(),
+            f.protocol_error.to_string(),
+            f.stall.to_string(),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Bot names are plain (see [`crate::config`]), but quote defensively.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+fn points(points: f64) -> String {
+    if points.fract() == 0.0 {
+        format!("{points:.0}")
+    } else {
+        format!("{points:.1}")
+    }
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map(|v| format!("{v:.1}%")).unwrap_or_else(|| "-".to_owned())
+}
+
+fn decimal(value: Option<f64>) -> String {
+    value.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum::Seat;
+    use pahtum_protocol::Reason;
+
+    use super::*;
+    use crate::standings::standings;
+    use crate::testing::{forfeited, record, scored, swapped};
+
+    fn sample() -> Standings {
+        let records = [
+            record("000-00-a", "alpha", "beta"),
+            swapped(record("000-00-b", "beta", "alpha")),
+            scored(record("001-00-a", "alpha", "gamma"), 12, 12),
+            forfeited(record("001-00-b", "gamma", "alpha"), Seat::First, Reason::Timeout),
+            scored(record("002-00-a", "beta", "gamma"), 3, 25),
+            forfeited(record("002-00-b", "gamma", "beta"), Seat::Second, Reason::Disconnect),
+        ];
+        let bots: Vec<String> = ["alpha", "beta", "gamma", "idle"].map(String::from).to_vec();
+        standings(&records, &bots)
+    }
+
+    #[test]
+    fn terminal_table() {
+        insta::assert_snapshot!(render(&sample(), Format::Table));
+    }
+
+    #[test]
+    fn markdown_document() {
+        insta::assert_snapshot!(render(&sample(), Format::Markdown));
+    }
+
+    #[test]
+    fn csv_rows() {
+        insta::assert_snapshot!(render(&sample(), Format::Csv));
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let standings = sample();
+        let json = render(&standings, Format::Json);
+        assert_eq!(serde_json::from_str::<Standings>(&json).unwrap(), standings);
+        insta::assert_snapshot!(json);
+    }
+
+    #[test]
+    fn schedule_for_a_dry_run() {
+        let games = crate::schedule::schedule(&crate::testing::tournament());
+        insta::assert_snapshot!(schedule_table(&games));
+    }
+
+    #[test]
+    fn formats_parse_by_name() {
+        for format in Format::ALL {
+            assert_eq!(format.name().parse::<Format>(), Ok(format));
+        }
+        assert!("html".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn csv_quotes_awkward_fields() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}

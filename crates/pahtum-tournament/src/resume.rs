@@ -1,0 +1,276 @@
+//! Resume: what is done, what is missing, and whether the journal still belongs to the file.
+//!
+//! Running a tournament again with the same output folder resumes it. The
+//! journal's header must hold the same resolved tournament as the file (same
+//! hash); otherwise the run refuses, listing what changed, unless told to
+//! start afresh (the old journal is then kept under another name). Every
+//! record must be a game of the schedule, at most once: anything else means
+//! the journal was mixed up with another tournament's, and is an error.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use pahtum_record::GameRecord;
+use serde_json::Value;
+
+use crate::config::Tournament;
+use crate::journal::{self, Header, Journal, JournalError};
+use crate::schedule::{ScheduledGame, schedule};
+
+/// The schedule split into the games done (from the journal) and the games missing.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub tournament: Tournament,
+    pub schedule: Vec<ScheduledGame>,
+    /// The journal's records, in journal order.
+    pub done: Vec<GameRecord>,
+    /// The games without a record, in schedule order.
+    pub pending: Vec<ScheduledGame>,
+}
+
+/// Why a journal cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(
+        "the tournament changed since the journal {} was started:\n{}\n\
+         run the same file as before to resume, or pass --fresh to start afresh (the old journal is kept)",
+        path.display(), changes.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
+    )]
+    Changed { path: PathBuf, changes: Vec<String> },
+    #[error("the journal {} has a record of game {id:?}, which is not in the schedule; is it another tournament's journal?", path.display())]
+    UnknownGame { path: PathBuf, id: String },
+    #[error("the journal {} has two records of game {id:?}; remove one of them", path.display())]
+    Duplicate { path: PathBuf, id: String },
+    #[error("cannot create the output folder {}", path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot move the old journal {} aside", path.display())]
+    MoveAside {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How an existing journal is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Resume it (refusing if the tournament changed).
+    Resume,
+    /// Move it aside and start a new one.
+    StartAfresh,
+}
+
+/// What opening the output folder's journal did.
+#[derive(Debug)]
+pub struct Opened {
+    pub journal: Journal,
+    pub plan: Plan,
+    /// Whether a torn last line was dropped.
+    pub repaired_torn_line: bool,
+    /// Where an old journal was moved, when starting afresh.
+    pub moved_aside: Option<PathBuf>,
+}
+
+/// The journal's name in the output folder.
+pub const JOURNAL: &str = "journal.jsonl";
+
+/// Opens (or creates) the journal in `out` for `tournament` and plans what is missing.
+pub fn open(out: &Path, tournament: &Tournament, existing: Existing) -> Result<Opened, ResumeError> {
+    std::fs::create_dir_all(out).map_err(|source| ResumeError::Folder {
+        path: out.to_owned(),
+        source,
+    })?;
+    let path = out.join(JOURNAL);
+    let mut moved_aside = None;
+    if path.exists() && existing == Existing::StartAfresh {
+        let aside = out.join(format!("journal-replaced-{}.jsonl", unix_secs()));
+        std::fs::rename(&path, &aside).map_err(|source| ResumeError::MoveAside {
+            path: path.clone(),
+            source,
+        })?;
+        moved_aside = Some(aside);
+    }
+    if !path.exists() {
+        let journal = Journal::create(&path, tournament)?;
+        return Ok(Opened {
+            journal,
+            plan: plan(tournament, Vec::new(), &path)?,
+            repaired_torn_line: false,
+            moved_aside,
+        });
+    }
+    let (journal, contents) = Journal::open(&path)?;
+    check_unchanged(&contents.header, tournament, &path)?;
+    Ok(Opened {
+        journal,
+        plan: plan(tournament, contents.records, &path)?,
+        repaired_torn_line: contents.torn,
+        moved_aside,
+    })
+}
+
+/// The plan for `records` of `tournament`, checking that each is a distinct game of its schedule.
+pub fn plan(tournament: &Tournament, records: Vec<GameRecord>, path: &Path) -> Result<Plan, ResumeError> {
+    let schedule = schedule(tournament);
+    let ids: HashSet<&str> = schedule.iter().map(|game| game.id.as_str()).collect();
+    let mut done = HashSet::with_capacity(records.len());
+    for record in &records {
+        if !ids.contains(record.id.as_str()) {
+            return Err(ResumeError::UnknownGame {
+                path: path.to_owned(),
+                id: record.id.clone(),
+            });
+        }
+        if !done.insert(record.id.as_str()) {
+            return Err(ResumeError::Duplicate {
+                path: path.to_owned(),
+                id: record.id.clone(),
+            });
+        }
+    }
+    let pending = schedule
+        .iter()
+        .filter(|game| !done.contains(game.id.as_str()))
+        .cloned()
+        .collect();
+    Ok(Plan {
+        tournament: tournament.clone(),
+        schedule,
+        done: records,
+        pending,
+    })
+}
+
+/// Refuses a journal whose tournament is not `tournament`, saying what changed.
+pub fn check_unchanged(header: &Header, tournament: &Tournament, path: &Path) -> Result<(), ResumeError> {
+    if header.hash == journal::tournament_hash(tournament) && header.tournament == *tournament {
+        return Ok(());
+    }
+    let before = serde_json::to_value(&header.tournament).expect("a tournament serializes");
+    let after = serde_json::to_value(tournament).expect("a tournament serializes");
+    let mut changes = Vec::new();
+    differences("", &before, &after, &mut changes);
+    if changes.is_empty() {
+        changes.push(format!(
+            "the journal's hash {} is not the hash of its own tournament: the header was edited",
+            header.hash
+        ));
+    }
+    Err(ResumeError::Changed {
+        path: path.to_owned(),
+        changes,
+    })
+}
+
+/// The keys whose values differ between `before` and `after`, as `key: before -> after`.
+fn differences(key: &str, before: &Value, after: &Value, out: &mut Vec<String>) {
+    let join = |child: &str| {
+        if key.is_empty() {
+            child.to_owned()
+        } else {
+            format!("{key}.{child}")
+        }
+    };
+    match (before, after) {
+        (Value::Object(a), Value::Object(b)) => {
+            for child in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
+                let missing = Value::Null;
+                differences(
+                    &join(child),
+                    a.get(child).unwrap_or(&missing),
+                    b.get(child).unwrap_or(&missing),
+                    out,
+                );
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() && key == "bots" => {
+            for (index, (x, y)) in a.iter().zip(b).enumerate() {
+                differences(&format!("{key}[{index}]"), x, y, out);
+            }
+        }
+        (a, b) if a != b => out.push(format!("{key}: {a} -> {b}")),
+        _ => {}
+    }
+}
+
+fn unix_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Format;
+    use crate::testing::{record, tournament};
+
+    #[test]
+    fn a_new_folder_plans_every_game_and_a_resume_only_the_missing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("runs/t");
+        let t = tournament();
+        let mut opened = open(&out, &t, Existing::Resume).unwrap();
+        let total = opened.plan.schedule.len();
+        assert_eq!(opened.plan.pending.len(), total);
+        let first = &opened.plan.pending[0];
+        opened
+            .journal
+            .append(&record(&first.id, &first.first, &first.second))
+            .unwrap();
+        drop(opened);
+
+        let opened = open(&out, &t, Existing::Resume).unwrap();
+        assert_eq!(opened.plan.done.len(), 1);
+        assert_eq!(opened.plan.pending.len(), total - 1);
+        assert!(opened.plan.pending.iter().all(|game| game.id != opened.plan.done[0].id));
+    }
+
+    #[test]
+    fn a_changed_tournament_refuses_to_resume_and_says_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        open(dir.path(), &t, Existing::Resume).unwrap();
+        let mut changed = t.clone();
+        changed.seed = 99;
+        changed.bots[1].env.insert("DEPTH".into(), "3".into());
+        changed.format = Format::Gauntlet { challenger: "a".into() };
+        let error = open(dir.path(), &changed, Existing::Resume).unwrap_err().to_string();
+        assert!(error.contains("seed: 3 -> 99"), "{error}");
+        assert!(error.contains("bots[1].env.DEPTH: null -> \"3\""), "{error}");
+        assert!(
+            error.contains("format.kind: \"round-robin\" -> \"gauntlet\""),
+            "{error}"
+        );
+        assert!(error.contains("--fresh"), "{error}");
+
+        let opened = open(dir.path(), &changed, Existing::StartAfresh).unwrap();
+        let aside = opened.moved_aside.unwrap();
+        assert!(aside.exists());
+        assert_eq!(journal::read(&aside).unwrap().header.tournament, t);
+        assert_eq!(
+            journal::read(&dir.path().join(JOURNAL)).unwrap().header.tournament,
+            changed
+        );
+    }
+
+    #[test]
+    fn unknown_and_duplicate_games_are_errors() {
+        let t = tournament();
+        let path = Path::new("journal.jsonl");
+        let error = plan(&t, vec![record("999-00-a", "a", "b")], path).unwrap_err();
+        assert!(
+            matches!(error, ResumeError::UnknownGame { ref id, .. } if id == "999-00-a"),
+            "{error}"
+        );
+        let twice = vec![record("000-00-a", "a", "b"), record("000-00-a", "a", "b")];
+        let error = plan(&t, twice, path).unwrap_err();
+        assert!(matches!(error, ResumeError::Duplicate { .. }), "{error}");
+    }
+}

@@ -1,0 +1,208 @@
+//! The concurrent runner: plays the missing games of a schedule.
+//!
+//! Up to `concurrency` games run at once, each in its own task with two bot
+//! processes from the [`Pool`]. This task alone writes the journal: each
+//! record is appended (and synced) as its game ends, then reported to the
+//! [`Observer`]. When `stop` completes (Ctrl-C), no new game starts, the
+//! running games are cancelled (their bots are killed with their process
+//! groups) and nothing of them is written, so the journal holds only whole
+//! games and a resume plays the cancelled ones again.
+//!
+//! A bot that cannot start for a game forfeits that game: its record says
+//! why, with the reason the referee gave ([`StartError`]).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use pahtum::{Color, Outcome, Score, Seat};
+use pahtum_protocol::{Reason, TimeControl};
+use pahtum_record::{Forfeit, GameRecord, Players, Termination};
+use pahtum_referee::{GameSpec, StartError, play_game};
+use tokio::task::JoinSet;
+
+use crate::events::{Event, Observer};
+use crate::journal::{Journal, JournalError};
+use crate::pool::Pool;
+use crate::resume::Plan;
+use crate::schedule::ScheduledGame;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Every game of the schedule is in the journal.
+    Finished,
+    /// Stopped before the end; running the same command again resumes.
+    Interrupted,
+}
+
+/// What one game's task hands back.
+struct Played {
+    record: GameRecord,
+    /// Bots whose process was restarted for this game after a failure.
+    restarted: Vec<String>,
+}
+
+/// Plays `plan.pending`, `concurrency` games at once, until done or `stop` completes.
+pub async fn run(
+    plan: &Plan,
+    time: TimeControl,
+    concurrency: usize,
+    journal: &mut Journal,
+    pool: &Arc<Pool>,
+    observer: &mut dyn Observer,
+    stop: impl Future<Output = ()>,
+) -> Result<Ending, JournalError> {
+    let total = plan.schedule.len();
+    let mut done = plan.done.len();
+    observer.on(Event::Started {
+        tournament: &plan.tournament.name,
+        total,
+        done: &plan.done,
+        concurrency,
+    });
+    let mut pending = plan.pending.iter();
+    let mut running: JoinSet<Played> = JoinSet::new();
+    let mut stopping = false;
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        while !stopping && running.len() < concurrency.max(1) {
+            let Some(game) = pending.next() else { break };
+            observer.on(Event::GameStarted {
+                id: &game.id,
+                first: &game.first,
+                second: &game.second,
+            });
+            running.spawn(play(game.clone(), time, Arc::clone(pool)));
+        }
+        if running.is_empty() {
+            break;
+        }
+        tokio::select! {
+            joined = running.join_next() => {
+                let played = match joined.expect("the set is not empty") {
+                    Ok(played) => played,
+                    Err(error) if error.is_cancelled() => continue,
+                    Err(error) => std::panic::resume_unwind(error.into_panic()),
+                };
+                if let Err(error) = journal.append(&played.record) {
+                    running.abort_all();
+                    while running.join_next().await.is_some() {}
+                    return Err(error);
+                }
+                done += 1;
+                for bot in &played.restarted {
+                    observer.on(Event::BotRestarted { bot });
+                }
+                observer.on(Event::GameFinished { record: &played.record });
+            }
+            () = &mut stop, if !stopping => {
+                stopping = true;
+                running.abort_all();
+            }
+        }
+    }
+    if stopping {
+        observer.on(Event::Interrupted { done, total });
+        Ok(Ending::Interrupted)
+    } else {
+        observer.on(Event::Finished { total });
+        Ok(Ending::Finished)
+    }
+}
+
+/// The referee's spec of a scheduled game.
+pub fn game_spec(game: &ScheduledGame, time: TimeControl) -> GameSpec {
+    GameSpec {
+        id: game.id.clone(),
+        layout: Some(game.layout.clone()),
+        seed: game.seed,
+        rules: game.rules,
+        blocks: game.blocks.clone(),
+        time,
+        pause_idle: false,
+    }
+}
+
+/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+async fn play(game: ScheduledGame, time: TimeControl, pool: Arc<Pool>) -> Played {
+    let (first, second) = tokio::join!(pool.take(&game.first), pool.take(&game.second));
+    let restarted = [&first, &second]
+        .into_iter()
+        .zip([&game.first, &game.second])
+        .filter(|(taken, _)| taken.as_ref().is_ok_and(|taken| taken.restarted))
+        .map(|(_, name)| name.clone())
+        .collect();
+    let record = match (first, second) {
+        (Ok(mut first), Ok(mut second)) => {
+            let spec = game_spec(&game, time);
+            let record = play_game(&spec, first.bot.bot(), second.bot.bot(), &mut |_| {}).await;
+            tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
+            record
+        }
+        (Err(error), second) => {
+            if let Ok(second) = second {
+                pool.give_back(second.bot).await;
+            }
+            start_failure(&game, time, Seat::First, &error)
+        }
+        (Ok(first), Err(error)) => {
+            pool.give_back(first.bot).await;
+            start_failure(&game, time, Seat::Second, &error)
+        }
+    };
+    Played { record, restarted }
+}
+
+/// The record of a game lost before its first move by the bot in `seat`, which could not start.
+pub fn start_failure(game: &ScheduledGame, time: TimeControl, seat: Seat, error: &StartError) -> GameRecord {
+    let (reason, line, stderr_tail) = match error {
+        StartError::Handshake {
+            failure, stderr_tail, ..
+        } => (failure.reason, failure.line.clone(), stderr_tail.clone()),
+        StartError::Spawn { .. } | StartError::Log { .. } => (Reason::Disconnect, None, Vec::new()),
+    };
+    let color = match seat {
+        Seat::First => Color::White,
+        Seat::Second => Color::Black,
+    };
+    let players = Players {
+        first: game.first.clone(),
+        second: game.second.clone(),
+    };
+    let now = unix_ms();
+    GameRecord {
+        id: game.id.clone(),
+        layout: Some(game.layout.clone()),
+        seed: game.seed,
+        rules: game.rules,
+        time,
+        white: game.first.clone(),
+        black: game.second.clone(),
+        blocks: game.blocks.clone(),
+        moves: Vec::new(),
+        swap: None,
+        swap_move: None,
+        score: Score::default(),
+        result: Outcome::win_for(color.opponent()),
+        termination: Termination {
+            reason,
+            forfeit: Some(Forfeit {
+                bot: players.of(seat).to_owned(),
+                seat,
+                color,
+                detail: format!("could not start for this game: {error}"),
+                line,
+                stderr_tail,
+            }),
+        },
+        players,
+        started_unix_ms: now,
+        ended_unix_ms: now,
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as u64)
+}

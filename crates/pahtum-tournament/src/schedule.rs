@@ -1,0 +1,247 @@
+//! The schedule: every game of a tournament, in a fixed order, from the file alone.
+//!
+//! [`schedule`] is a plain function of the [`Tournament`]: the same file gives
+//! the same games, with the same ids, seeds and blocks, on every machine, at
+//! every concurrency, however many games are already done. That is what lets a
+//! run resume from its journal, and what will let a schedule be cut into shards
+//! by index (`games[k]` for `k % shards == shard`) that merge into one result.
+//!
+//! # Pairs, layout rounds and ids
+//!
+//! The pairs are the bots' pairs in file order: `(0,1), (0,2), ..., (1,2), ...`
+//! for a round-robin, `(challenger, other)` for each other bot in file order for
+//! a gauntlet. Each pair plays `games_per_pair / 2` *layout rounds*; in a round
+//! it plays one layout twice, seats swapped, one game right after the other, so
+//! that the layout's luck and the first move's advantage cancel.
+//!
+//! The order is round-major: round 0 of every pair, then round 1 of every pair,
+//! and so on, so that an interrupted run has played every pair about as often.
+//!
+//! Ids: the game `"{pair:03}-{round:02}-a"` has the pair's first bot in the first
+//! seat (White at the start), `"-b"` the second bot; `"{pair:03}-{round:02}"` is
+//! the layout key the two games share (the record's `layout`).
+//!
+//! # Layouts and seeds
+//!
+//! Every pair plays the same layout in a given round, so that all bots meet the
+//! same boards. For round `r`, let `d = SHA-256("pahtum-arena/layout" || seed ||
+//! r)` with the tournament seed and `r` as 8-byte little-endian integers. Then:
+//!
+//! * the round's seed is the first 8 bytes of `d`, little-endian;
+//! * with `placement = "random"` or `"players"`, the block count is
+//!   `counts[k % counts.len()]`, `k` the next 8 bytes of `d`, little-endian;
+//! * with `"random"`, the blocks are `pahtum::setup::random_blocks(count, seed)`
+//!   and the games carry the seed; with `"players"` the players place them;
+//! * with `"fixed"`, round `r` plays `layouts[r % layouts.len()]`.
+
+use pahtum::Cell;
+use pahtum_protocol::Rules;
+use sha2::{Digest, Sha256};
+
+use crate::config::{BlockSource, Format, Tournament};
+
+/// One game of the schedule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduledGame {
+    /// Position in the schedule.
+    pub index: usize,
+    /// Stable id, unique in the tournament.
+    pub id: String,
+    /// The key shared by the two seat-swapped games of one layout.
+    pub layout: String,
+    /// The bot in the first seat (White at the start) and in the second.
+    pub first: String,
+    pub second: String,
+    /// The seed the blocks were drawn from (random placement only).
+    pub seed: Option<u64>,
+    pub rules: Rules,
+    /// The blocks, empty when the players place them.
+    pub blocks: Vec<Cell>,
+}
+
+/// One round's layout, shared by every pair.
+struct RoundLayout {
+    seed: Option<u64>,
+    count: usize,
+    blocks: Vec<Cell>,
+}
+
+/// Every game of `tournament`, in schedule order.
+pub fn schedule(tournament: &Tournament) -> Vec<ScheduledGame> {
+    let pairs = pairs(tournament);
+    let rounds = tournament.games_per_pair as usize / 2;
+    let mut games = Vec::with_capacity(pairs.len() * rounds * 2);
+    for round in 0..rounds {
+        let layout = round_layout(tournament, round);
+        let rules = Rules {
+            pie: tournament.rules.pie,
+            blocks: layout.count,
+            placement: tournament.rules.blocks.placement(),
+        };
+        for (pair, (a, b)) in pairs.iter().enumerate() {
+            let key = format!("{pair:03}-{round:02}");
+            for (side, first, second) in [("a", a, b), ("b", b, a)] {
+                games.push(ScheduledGame {
+                    index: games.len(),
+                    id: format!("{key}-{side}"),
+                    layout: key.clone(),
+                    first: first.clone(),
+                    second: second.clone(),
+                    seed: layout.seed,
+                    rules,
+                    blocks: layout.blocks.clone(),
+                });
+            }
+        }
+    }
+    games
+}
+
+/// The pairs of bots that meet, by name, in schedule order.
+fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
+    let names = tournament.bot_names();
+    match &tournament.format {
+        Format::RoundRobin => names
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| names[i + 1..].iter().map(move |b| (a.clone(), b.clone())))
+            .collect(),
+        Format::Gauntlet { challenger } => names
+            .iter()
+            .filter(|name| *name != challenger)
+            .map(|other| (challenger.clone(), other.clone()))
+            .collect(),
+    }
+}
+
+fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
+    let digest = Sha256::new()
+        .chain_update(b"pahtum-arena/layout")
+        .chain_update(tournament.seed.to_le_bytes())
+        .chain_update((round as u64).to_le_bytes())
+        .finalize();
+    let word = |i: usize| u64::from_le_bytes(digest[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    let seed = word(0);
+    let pick = |counts: &[usize]| counts[(word(1) % counts.len() as u64) as usize];
+    match &tournament.rules.blocks {
+        BlockSource::Random { counts } => {
+            let count = pick(counts);
+            let blocks =
+                pahtum::setup::random_blocks(count, seed).expect("block counts are checked when the file is read");
+            RoundLayout {
+                seed: Some(seed),
+                count,
+                blocks: blocks.cells().collect(),
+            }
+        }
+        BlockSource::Players { counts } => RoundLayout {
+            seed: None,
+            count: pick(counts),
+            blocks: Vec::new(),
+        },
+        BlockSource::Fixed { layouts } => {
+            let blocks = layouts[round % layouts.len()].clone();
+            RoundLayout {
+                seed: None,
+                count: blocks.len(),
+                blocks,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::path::Path;
+
+    use super::*;
+    use crate::config;
+
+    fn tournament(extra: &str, bots: usize) -> Tournament {
+        let mut text = format!("name = \"t\"\nseed = 7\n{extra}\n");
+        for i in 0..bots {
+            text.push_str(&format!("[[bots]]\nname = \"bot{i}\"\nbuiltin = \"heuristic\"\n"));
+        }
+        config::parse(Path::new("t.toml"), &text).unwrap().tournament
+    }
+
+    #[test]
+    fn round_robin_has_every_pair_and_seat_swapped_layouts() {
+        let t = tournament("games_per_pair = 4", 4);
+        let games = schedule(&t);
+        assert_eq!(games.len(), 6 * 4);
+        let ids: HashSet<_> = games.iter().map(|g| &g.id).collect();
+        assert_eq!(ids.len(), games.len());
+        for (index, pair) in games.chunks(2).enumerate() {
+            let [a, b] = pair else { unreachable!() };
+            assert_eq!(a.index, 2 * index);
+            assert_eq!(a.layout, b.layout);
+            assert_eq!(
+                (a.first.as_str(), a.second.as_str()),
+                (b.second.as_str(), b.first.as_str())
+            );
+            assert_eq!((&a.blocks, a.seed, a.rules), (&b.blocks, b.seed, b.rules));
+            assert_eq!(a.blocks.len(), a.rules.blocks);
+        }
+        assert_eq!(games[0].id, "000-00-a");
+        assert_eq!(games[1].id, "000-00-b");
+        assert_eq!(games[2].id, "001-00-a");
+        assert_eq!(games[12].id, "000-01-a");
+        assert_eq!((games[0].first.as_str(), games[0].second.as_str()), ("bot0", "bot1"));
+        assert_eq!((games[10].first.as_str(), games[10].second.as_str()), ("bot2", "bot3"));
+        // Every pair plays the same layout in a round; rounds differ.
+        assert!(games[..12].iter().all(|g| g.blocks == games[0].blocks));
+        assert_ne!(games[0].seed, games[12].seed);
+    }
+
+    #[test]
+    fn gauntlet_pairs_the_challenger_with_every_other_bot() {
+        let t = tournament("format = \"gauntlet\"\nchallenger = \"bot2\"", 4);
+        let games = schedule(&t);
+        let pairs: Vec<_> = games.iter().map(|g| (g.first.as_str(), g.second.as_str())).collect();
+        assert_eq!(
+            pairs,
+            [
+                ("bot2", "bot0"),
+                ("bot0", "bot2"),
+                ("bot2", "bot1"),
+                ("bot1", "bot2"),
+                ("bot2", "bot3"),
+                ("bot3", "bot2")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_schedule_is_pinned_by_the_seed() {
+        let t = tournament("[rules]\nblocks = [5, 7, 9, 11, 13]", 2);
+        assert_eq!(schedule(&t), schedule(&t.clone()));
+        // Fixed data, computed apart from this code from the module's definition
+        // (SHA-256 in Python): changing the derivation breaks every journal's resume.
+        let first = &schedule(&t)[0];
+        assert_eq!(first.seed, Some(0xc96c_e1eb_0c84_cb06));
+        assert_eq!(
+            first.rules.blocks, 13,
+            "counts[4]: the second word of the digest is 4 mod 5"
+        );
+        let cells: Vec<String> = first.blocks.iter().map(ToString::to_string).collect();
+        assert_eq!(cells.join(" "), "b1 b2 e2 d3 b4 d4 f4 g4 b5 e5 f6 g6 e7");
+        let other = Tournament { seed: 8, ..t.clone() };
+        assert_ne!(schedule(&other)[0].seed, schedule(&t)[0].seed);
+    }
+
+    #[test]
+    fn players_and_fixed_placements() {
+        let t = tournament("[rules]\nplacement = \"players\"\nblocks = [3]", 2);
+        let game = &schedule(&t)[0];
+        assert_eq!((game.seed, game.blocks.len(), game.rules.blocks), (None, 0, 3));
+        let t = tournament(
+            "games_per_pair = 4\n[rules]\nplacement = \"fixed\"\nlayouts = [[\"a1\"], [\"b2\", \"c3\", \"d4\"]]",
+            2,
+        );
+        let games = schedule(&t);
+        assert_eq!(games[0].blocks, ["a1".parse().unwrap()]);
+        assert_eq!(games[2].rules.blocks, 3);
+    }
+}

@@ -1,0 +1,406 @@
+//! Standings: a plain function from game records to tables of numbers.
+//!
+//! [`standings`] reads nothing but its arguments, so the same records give the
+//! same standings wherever they come from (a finished run, an interrupted one,
+//! a resumed one, or merged shards). Rendering is apart, in [`crate::render`].
+//!
+//! # Rank
+//!
+//! Bots are ranked by score (points per game, so that a gauntlet's challenger,
+//! who plays more games, is compared fairly, and so that partial standings mean
+//! something), then by points, then by name. Bots with equal score and points
+//! share a rank. Bots without a game come last.
+//!
+//! # JSON schema (`standings.json`)
+//!
+//! ```text
+//! {
+//!   "schema": "pahtum-arena/standings/1",
+//!   "games": 132,                      // records counted
+//!   "bots": [                          // in rank order
+//!     { "rank": 1, "bot": "heuristic", "games": 44, "wins": 40, "draws": 1, "losses": 3,
+//!       "points": 40.5,                // win 1, draw 1/2, loss 0
+//!       "score_pct": 92.05,            // points / games * 100; null without games
+//!       "pahtum_for": 48.3,            // average Pah Tum points of the bot's colour, over
+//!       "pahtum_against": 21.0,        //   games ended normally; null without one
+//!       "forfeits": { "timeout": 0, "crash": 0, "illegal_move": 0, "protocol_error": 0, "stall": 0 } } ],
+//!   "crosstable": {
+//!     "bots": ["heuristic", ...],      // rank order, as the rows and columns
+//!     "results": [[null, { "games": 2, "wins": 2, "draws": 0, "losses": 0, "points": 2.0 }, ...], ...]
+//!   },                                 // results[i][j]: bot i against bot j, from i's side; null if they did not meet
+//!   "first_move": {
+//!     "games": 132,
+//!     "white_score_pct": 55.3,         // the points of the colour White (after any swap) per game
+//!     "first_seat_score_pct": 50.4,    // the points of the seat that started as White
+//!     "draw_pct": 3.0,
+//!     "pie_decisions": 120, "swaps": 41, "swap_pct": 34.2   // swap_pct null without decisions
+//!   }
+//! }
+//! ```
+//!
+//! A crash forfeit is the referee's `disconnect` (the bot exited or closed a
+//! pipe); a stall is a bot that did not answer `new_game` or `ping` in time.
+//! Readers must ignore unknown keys: ratings (with intervals and LOS) will be
+//! added as a `ratings` key without changing the keys above.
+
+use std::collections::HashMap;
+
+use pahtum::{Color, Seat};
+use pahtum_protocol::Reason;
+use pahtum_record::GameRecord;
+use serde::{Deserialize, Serialize};
+
+/// The value of the `schema` key.
+pub const SCHEMA: &str = "pahtum-arena/standings/1";
+
+/// Everything the standings report says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standings {
+    pub schema: String,
+    pub games: usize,
+    /// In rank order.
+    pub bots: Vec<BotStanding>,
+    pub crosstable: Crosstable,
+    pub first_move: FirstMove,
+}
+
+/// One bot's line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BotStanding {
+    pub rank: usize,
+    pub bot: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub points: f64,
+    pub score_pct: Option<f64>,
+    pub pahtum_for: Option<f64>,
+    pub pahtum_against: Option<f64>,
+    pub forfeits: Forfeits,
+}
+
+/// A bot's forfeits by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Forfeits {
+    pub timeout: u32,
+    pub crash: u32,
+    pub illegal_move: u32,
+    pub protocol_error: u32,
+    pub stall: u32,
+}
+
+impl Forfeits {
+    fn count(&mut self, reason: Reason) {
+        match reason {
+            Reason::Normal => {}
+            Reason::Timeout => self.timeout += 1,
+            Reason::Disconnect => self.crash += 1,
+            Reason::IllegalMove => self.illegal_move += 1,
+            Reason::ProtocolError => self.protocol_error += 1,
+            Reason::Stall => self.stall += 1,
+        }
+    }
+
+    pub fn total(&self) -> u32 {
+        self.timeout + self.crash + self.illegal_move + self.protocol_error + self.stall
+    }
+}
+
+/// The results between every two bots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Crosstable {
+    /// Rank order: the rows and the columns.
+    pub bots: Vec<String>,
+    /// `results[i][j]`: bot `i` against bot `j`, from `i`'s side.
+    pub results: Vec<Vec<Option<Tally>>>,
+}
+
+/// Games, wins, draws, losses and points, from one side.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Tally {
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub points: f64,
+}
+
+impl Tally {
+    fn add(&mut self, points: f64) {
+        self.games += 1;
+        self.points += points;
+        match points {
+            1.0 => self.wins += 1,
+            0.0 => self.losses += 1,
+            _ => self.draws += 1,
+        }
+    }
+
+    fn score_pct(&self) -> Option<f64> {
+        (self.games > 0).then(|| 100.0 * self.points / f64::from(self.games))
+    }
+}
+
+/// How much the first move and the pie rule weigh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FirstMove {
+    pub games: usize,
+    pub white_score_pct: Option<f64>,
+    pub first_seat_score_pct: Option<f64>,
+    pub draw_pct: Option<f64>,
+    pub pie_decisions: usize,
+    pub swaps: usize,
+    pub swap_pct: Option<f64>,
+}
+
+/// Per-bot sums while counting.
+#[derive(Default)]
+struct Sums {
+    tally: Tally,
+    forfeits: Forfeits,
+    normal_games: u32,
+    pahtum_for: u64,
+    pahtum_against: u64,
+}
+
+/// The standings of `bots` (in file order, so that bots without a game appear) from `records`.
+///
+/// Records naming a bot that is not in `bots` are counted under that name too, after the others.
+pub fn standings(records: &[GameRecord], bots: &[String]) -> Standings {
+    let mut names: Vec<String> = bots.to_vec();
+    let mut index: HashMap<String, usize> = names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
+    let mut slot = |name: &str, names: &mut Vec<String>| -> usize {
+        *index.entry(name.to_owned()).or_insert_with(|| {
+            names.push(name.to_owned());
+            names.len() - 1
+        })
+    };
+    let mut sums: Vec<Sums> = Vec::new();
+    let mut pairs: HashMap<(usize, usize), Tally> = HashMap::new();
+    let mut first_move = FirstMoveSums::default();
+    for record in records {
+        let seats = [Seat::First, Seat::Second].map(|seat| slot(record.players.of(seat), &mut names));
+        sums.resize_with(names.len(), Sums::default);
+        for seat in [Seat::First, Seat::Second] {
+            let me = seats[seat.index()];
+            let points = record.points_of(seat);
+            sums[me].tally.add(points);
+            pairs.entry((me, seats[seat.other().index()])).or_default().add(points);
+            if record.termination.reason == Reason::Normal {
+                let color = record.color_of(seat);
+                sums[me].normal_games += 1;
+                sums[me].pahtum_for += u64::from(record.score.of_color(color));
+                sums[me].pahtum_against += u64::from(record.score.of_color(color.opponent()));
+            }
+        }
+        if let Some(forfeit) = &record.termination.forfeit {
+            let loser = seats[forfeit.seat.index()];
+            sums[loser].forfeits.count(record.termination.reason);
+        }
+        first_move.add(record);
+    }
+    sums.resize_with(names.len(), Sums::default);
+
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    let key = |i: usize| (sums[i].tally.score_pct(), sums[i].tally.points);
+    order.sort_by(|&i, &j| {
+        let (score_i, points_i) = key(i);
+        let (score_j, points_j) = key(j);
+        score_j
+            .partial_cmp(&score_i)
+            .expect("scores are finite")
+            .then(points_j.total_cmp(&points_i))
+            .then_with(|| names[i].cmp(&names[j]))
+    });
+    let mut rows: Vec<BotStanding> = Vec::with_capacity(order.len());
+    for (position, &i) in order.iter().enumerate() {
+        let shares_rank = position > 0 && key(order[position - 1]) == key(i);
+        let rank = if shares_rank {
+            rows[position - 1].rank
+        } else {
+            position + 1
+        };
+        let s = &sums[i];
+        let average = |total: u64| (s.normal_games > 0).then(|| total as f64 / f64::from(s.normal_games));
+        rows.push(BotStanding {
+            rank,
+            bot: names[i].clone(),
+            games: s.tally.games,
+            wins: s.tally.wins,
+            draws: s.tally.draws,
+            losses: s.tally.losses,
+            points: s.tally.points,
+            score_pct: s.tally.score_pct(),
+            pahtum_for: average(s.pahtum_for),
+            pahtum_against: average(s.pahtum_against),
+            forfeits: s.forfeits,
+        });
+    }
+    let crosstable = Crosstable {
+        bots: order.iter().map(|&i| names[i].clone()).collect(),
+        results: order
+            .iter()
+            .map(|&i| order.iter().map(|&j| pairs.get(&(i, j)).copied()).collect())
+            .collect(),
+    };
+    Standings {
+        schema: SCHEMA.to_owned(),
+        games: records.len(),
+        bots: rows,
+        crosstable,
+        first_move: first_move.finish(),
+    }
+}
+
+#[derive(Default)]
+struct FirstMoveSums {
+    games: usize,
+    white_points: f64,
+    first_seat_points: f64,
+    draws: usize,
+    pie_decisions: usize,
+    swaps: usize,
+}
+
+impl FirstMoveSums {
+    fn add(&mut self, record: &GameRecord) {
+        self.games += 1;
+        self.white_points += match record.result.winner() {
+            None => 0.5,
+            Some(Color::White) => 1.0,
+            Some(Color::Black) => 0.0,
+        };
+        self.first_seat_points += record.points_of(Seat::First);
+        self.draws += usize::from(record.result.winner().is_none());
+        if let Some(swap) = record.swap {
+            self.pie_decisions += 1;
+            self.swaps += usize::from(swap);
+        }
+    }
+
+    fn finish(self) -> FirstMove {
+        let pct = |part: f64, whole: usize| (whole > 0).then(|| 100.0 * part / whole as f64);
+        FirstMove {
+            games: self.games,
+            white_score_pct: pct(self.white_points, self.games),
+            first_seat_score_pct: pct(self.first_seat_points, self.games),
+            draw_pct: pct(self.draws as f64, self.games),
+            pie_decisions: self.pie_decisions,
+            swaps: self.swaps,
+            swap_pct: pct(self.swaps as f64, self.pie_decisions),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{forfeited, record, scored, swapped};
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn wins_draws_losses_and_points() {
+        let records = [
+            record("000-00-a", "a", "b"),               // a White wins
+            scored(record("000-00-b", "b", "a"), 5, 5), // draw
+            swapped(record("001-00-a", "a", "c")),      // c swapped to White and wins
+        ];
+        let s = standings(&records, &names(&["a", "b", "c"]));
+        let row = |bot: &str| s.bots.iter().find(|r| r.bot == bot).unwrap();
+        let a = row("a");
+        assert_eq!((a.games, a.wins, a.draws, a.losses, a.points), (3, 1, 1, 1, 1.5));
+        assert_eq!(a.score_pct, Some(50.0));
+        assert_eq!(a.pahtum_for, Some((10.0 + 5.0 + 3.0) / 3.0));
+        assert_eq!(a.pahtum_against, Some((3.0 + 5.0 + 10.0) / 3.0));
+        let c = row("c");
+        assert_eq!((c.games, c.wins, c.points, c.score_pct), (1, 1, 1.0, Some(100.0)));
+        assert_eq!(
+            s.bots.iter().map(|r| r.bot.as_str()).collect::<Vec<_>>(),
+            ["c", "a", "b"]
+        );
+        assert_eq!(s.games, 3);
+    }
+
+    #[test]
+    fn forfeits_are_counted_by_kind_against_the_loser() {
+        let records = [
+            forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::Timeout),
+            forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Disconnect),
+            forfeited(record("000-01-a", "a", "b"), Seat::Second, Reason::IllegalMove),
+            forfeited(record("000-01-b", "b", "a"), Seat::First, Reason::ProtocolError),
+            forfeited(record("000-02-a", "a", "b"), Seat::Second, Reason::Stall),
+        ];
+        let s = standings(&records, &names(&["a", "b"]));
+        let b = &s.bots[1];
+        assert_eq!(b.bot, "b");
+        assert_eq!(
+            b.forfeits,
+            Forfeits {
+                timeout: 1,
+                crash: 1,
+                illegal_move: 1,
+                protocol_error: 1,
+                stall: 1
+            }
+        );
+        assert_eq!(b.forfeits.total(), 5);
+        assert_eq!(b.losses, 5);
+        assert_eq!(s.bots[0].forfeits.total(), 0);
+        assert_eq!(b.pahtum_for, None, "forfeited boards are not averaged");
+    }
+
+    #[test]
+    fn equal_scores_share_a_rank_and_idle_bots_come_last() {
+        let records = [record("000-00-a", "a", "b"), record("000-00-b", "b", "a")];
+        let s = standings(&records, &names(&["a", "b", "idle"]));
+        let ranks: Vec<_> = s.bots.iter().map(|r| (r.bot.as_str(), r.rank)).collect();
+        assert_eq!(ranks, [("a", 1), ("b", 1), ("idle", 3)]);
+        assert_eq!(s.bots[2].score_pct, None);
+    }
+
+    #[test]
+    fn crosstable_is_from_the_row_side_in_rank_order() {
+        let records = [
+            record("000-00-a", "a", "b"),
+            record("000-00-b", "b", "a"),
+            record("001-00-a", "c", "a"),
+            record("001-00-b", "a", "c"),
+        ];
+        let s = standings(&records, &names(&["a", "b", "c"]));
+        assert_eq!(s.crosstable.bots, ["a", "b", "c"]);
+        let a_vs_b = s.crosstable.results[0][1].unwrap();
+        assert_eq!(
+            (a_vs_b.games, a_vs_b.wins, a_vs_b.losses, a_vs_b.points),
+            (2, 1, 1, 1.0)
+        );
+        assert_eq!(s.crosstable.results[0][0], None);
+        assert_eq!(s.crosstable.results[1][2], None, "b and c did not meet");
+    }
+
+    #[test]
+    fn first_move_balance() {
+        let records = [
+            record("000-00-a", "a", "b"),
+            swapped(record("000-00-b", "b", "a")),
+            scored(record("000-01-a", "a", "b"), 1, 1),
+            scored(record("000-01-b", "b", "a"), 0, 9),
+        ];
+        let f = standings(&records, &names(&["a", "b"])).first_move;
+        assert_eq!(f.games, 4);
+        assert_eq!(f.white_score_pct, Some(100.0 * 2.5 / 4.0));
+        assert_eq!(f.first_seat_score_pct, Some(100.0 * 1.5 / 4.0));
+        assert_eq!(f.draw_pct, Some(25.0));
+        assert_eq!((f.pie_decisions, f.swaps, f.swap_pct), (4, 1, Some(25.0)));
+    }
+
+    #[test]
+    fn unknown_bots_in_records_are_counted_after_the_named_ones() {
+        let s = standings(&[record("000-00-a", "a", "ghost")], &names(&["a"]));
+        assert_eq!(s.bots.len(), 2);
+        assert_eq!(s.crosstable.bots, ["a", "ghost"]);
+    }
+}

@@ -1,0 +1,97 @@
+//! Fixtures for the unit tests: a small tournament and game records built by hand.
+
+use std::path::Path;
+
+use pahtum::{Outcome, Score, Seat};
+use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
+use pahtum_record::{Forfeit, GameRecord, Players, Termination};
+
+use crate::config::{self, Tournament};
+
+/// A round-robin of bots `a`, `b` and `c`.
+pub fn tournament() -> Tournament {
+    let text = r#"
+        name = "t"
+        seed = 3
+        [[bots]]
+        name = "a"
+        builtin = "heuristic"
+        [[bots]]
+        name = "b"
+        builtin = "heuristic"
+        [[bots]]
+        name = "c"
+        command = "python3 c.py"
+    "#;
+    config::parse(Path::new("t.toml"), text).unwrap().tournament
+}
+
+/// A normal game between `first` and `second`, no pie swap, White winning 10 to 3.
+pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
+    GameRecord {
+        id: id.to_owned(),
+        layout: Some(id[..id.len().saturating_sub(2)].to_owned()),
+        seed: Some(1),
+        rules: Rules {
+            pie: true,
+            blocks: 5,
+            placement: Placement::Random,
+        },
+        time: TimeControl {
+            move_ms: Some(100),
+            base_ms: None,
+            increment_ms: 0,
+            margin_ms: 20,
+        },
+        players: Players {
+            first: first.to_owned(),
+            second: second.to_owned(),
+        },
+        white: first.to_owned(),
+        black: second.to_owned(),
+        blocks: Vec::new(),
+        moves: Vec::new(),
+        swap: Some(false),
+        swap_move: None,
+        score: Score { white: 10, black: 3 },
+        result: Outcome::White,
+        termination: Termination {
+            reason: Reason::Normal,
+            forfeit: None,
+        },
+        started_unix_ms: 0,
+        ended_unix_ms: 1,
+    }
+}
+
+/// `record` with the given score, the result following it.
+pub fn scored(mut record: GameRecord, white: u32, black: u32) -> GameRecord {
+    record.score = Score { white, black };
+    record.result = record.score.outcome();
+    record
+}
+
+/// `record` after a pie swap: the second seat plays White.
+pub fn swapped(mut record: GameRecord) -> GameRecord {
+    record.swap = Some(true);
+    std::mem::swap(&mut record.white, &mut record.black);
+    record
+}
+
+/// `record` ended by a forfeit of the bot in `seat`.
+pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameRecord {
+    let color = record.color_of(seat);
+    record.result = Outcome::win_for(color.opponent());
+    record.termination = Termination {
+        reason,
+        forfeit: Some(Forfeit {
+            bot: record.players.of(seat).to_owned(),
+            seat,
+            color,
+            detail: "test".to_owned(),
+            line: None,
+            stderr_tail: Vec::new(),
+        }),
+    };
+    record
+}
