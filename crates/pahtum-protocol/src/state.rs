@@ -53,23 +53,25 @@ impl ToBot {
     }
 }
 
+impl Rules {
+    /// The game under these rules before its first action: with `blocks` on
+    /// the board, or for players' placement an empty board (`blocks` is then
+    /// ignored: the players' blocks come with the moves).
+    pub fn start(&self, blocks: &[Cell]) -> Result<Game, SetupError> {
+        match self.placement {
+            Placement::Players => Game::new(&Layout::Placed { count: self.blocks }, self.pie),
+            Placement::Random | Placement::Fixed => {
+                Game::with_blocks(blocks.iter().copied().collect::<Bitboard>(), self.pie)
+            }
+        }
+    }
+}
+
 impl Request {
     /// Replays the request's moves into a [`Game`] and checks that the result
     /// matches its blocks and stones.
     pub fn game(&self) -> Result<Game, StateError> {
-        let mut game = match self.rules.placement {
-            Placement::Players => Game::new(
-                &Layout::Placed {
-                    count: self.rules.blocks,
-                },
-                self.rules.pie,
-            ),
-            Placement::Random | Placement::Fixed => {
-                let blocks: Bitboard = self.blocks.iter().copied().collect();
-                Game::with_blocks(blocks, self.rules.pie)
-            }
-        }
-        .map_err(StateError::Setup)?;
+        let mut game = self.rules.start(&self.blocks).map_err(StateError::Setup)?;
         for (index, text) in self.moves.iter().enumerate() {
             game.play_text(text).map_err(|source| StateError::Move {
                 index,

@@ -7,8 +7,8 @@
 //! check its `score` and `result`, without this crate. Readers must ignore
 //! unknown keys; new keys may be added.
 
-use pahtum::{Action, Bitboard, Cell, Color, Game, Layout, Outcome, Score, Seat};
-use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
+use pahtum::{Action, Cell, Color, Game, Outcome, Score, Seat};
+use pahtum_protocol::{Info, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One finished game.
@@ -149,18 +149,10 @@ impl GameRecord {
     /// and by the colour to act, the pie decision where the record says, and
     /// for a normal end the board full with the recorded score and result.
     pub fn replay(&self) -> Result<Game, ReplayError> {
-        let mut game = match self.rules.placement {
-            Placement::Players => Game::new(
-                &Layout::Placed {
-                    count: self.rules.blocks,
-                },
-                self.rules.pie,
-            ),
-            Placement::Random | Placement::Fixed => {
-                Game::with_blocks(self.blocks.iter().copied().collect::<Bitboard>(), self.rules.pie)
-            }
-        }
-        .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
+        let mut game = self
+            .rules
+            .start(&self.blocks)
+            .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
         for (index, record) in self.moves.iter().enumerate() {
             if game.phase() == pahtum::Phase::PieDecision {
                 let swap = self
