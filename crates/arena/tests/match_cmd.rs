@@ -54,34 +54,56 @@ fn a_short_match_plays_every_game_and_writes_the_tables() {
         stdout.starts_with("Match heuristic vs first-free: 4 of 4 games played; heuristic scored 4/4 (100.0%)."),
         "{stdout}"
     );
-    assert!(stdout.contains("Ratings") && stdout.contains("Pairs"), "{stdout}");
+    assert!(stdout.contains("95% interval") && stdout.contains("Pairs"), "{stdout}");
     assert_eq!(journal_games(&out), 4);
 
-    let strength = json(&out.join("strength.json"));
-    assert_eq!(strength["ratings"]["status"], "fitted");
-    assert_eq!(strength["ratings"]["bots"][0]["bot"], "heuristic");
-    assert_eq!(strength["pairs"][0]["pentanomial"], serde_json::json!([0, 0, 0, 0, 2]));
+    let standings = json(&out.join("standings.json"));
+    assert_eq!(standings["ratings"]["status"], "fitted");
+    assert_eq!(standings["ratings"]["bots"][0]["bot"], "heuristic");
+    let rating = &standings["bots"][0]["rating"];
+    let (lower, elo, upper) = (
+        rating["lower"].as_f64(),
+        rating["elo"].as_f64(),
+        rating["upper"].as_f64(),
+    );
+    assert!(lower < elo && elo < upper, "{rating}");
+    assert_eq!(standings["pairs"][0]["pentanomial"], serde_json::json!([0, 0, 0, 0, 2]));
     let report = json(&out.join("match.json"));
     assert_eq!(
         (report["games_planned"].as_u64(), report["games_played"].as_u64()),
         (Some(4), Some(4))
     );
     assert!(report["sprt"].is_null());
-    for table in [
-        "standings.md",
-        "standings.json",
-        "strength.md",
-        "ratings.csv",
-        "pairs.csv",
-    ] {
+    for table in ["standings.md", "standings.csv", "pairs.csv"] {
         assert!(out.join(table).is_file(), "{table} is missing");
     }
+
+    // `arena standings` reads the match's journal, and an anchor fixes one bot's Elo.
+    let anchored = Command::new(ARENA)
+        .args(["standings", "--format", "json", "--anchor", "first-free=1000"])
+        .arg(out.join("journal.jsonl"))
+        .output()
+        .unwrap();
+    assert!(anchored.status.success(), "{}", text(&anchored.stderr));
+    let anchored: Value = serde_json::from_slice(&anchored.stdout).unwrap();
+    assert_eq!(anchored["bots"][1]["bot"], "first-free");
+    assert_eq!(anchored["bots"][1]["rating"]["elo"], 1000.0);
+    assert_eq!(anchored["rating_model"]["anchor"]["bot"], "first-free");
 
     // The same command again resumes the finished match: nothing more is played.
     let again = arena_match(&out, &["--games", "4", "--blocks", "5,7", "--pie"]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), stdout);
     assert_eq!(journal_games(&out), 4);
+
+    // Other flags do not resume another match's journal.
+    let other = arena_match(&out, &["--games", "6", "--blocks", "5,7", "--pie"]);
+    assert_eq!(other.status.code(), Some(1));
+    let stderr = text(&other.stderr);
+    assert!(
+        stderr.contains("games_per_pair: 4 -> 6") && stderr.contains("--fresh"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -121,6 +143,13 @@ fn bad_flags_say_what_to_do() {
     assert_eq!(output.status.code(), Some(1));
     assert!(
         text(&output.stderr).contains("elo0 must be below elo1"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = arena_match(dir.path(), &["--games", "4", "--names", "solo"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("--names solo: give two names"),
         "{}",
         text(&output.stderr)
     );

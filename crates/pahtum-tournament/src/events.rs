@@ -6,6 +6,8 @@
 
 use pahtum_record::GameRecord;
 
+use crate::schedule::ScheduledGame;
+
 /// Something that happened in a run.
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
@@ -34,6 +36,13 @@ pub enum Event<'a> {
 /// Receives the events of a run, in order, on the runner's task.
 pub trait Observer {
     fn on(&mut self, event: Event<'_>);
+
+    /// Consulted before each game starts. The first `false` starts no more games: the running ones
+    /// finish and are recorded, and the run ends as [`crate::runner::Ending::Declined`]. An SPRT stops a
+    /// match this way; a tournament plays every game.
+    fn may_start(&mut self, _game: &ScheduledGame) -> bool {
+        true
+    }
 }
 
 /// An observer that ignores everything (tests, benchmarks).

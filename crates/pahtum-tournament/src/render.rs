@@ -2,10 +2,15 @@
 //!
 //! Plain functions of a [`Standings`], so that the same numbers read the same
 //! in every format, and so that each format is snapshot-tested. The terminal
-//! and Markdown forms hold three parts: the standings in rank order, the
-//! crosstable (row against column, points of the row's bot out of the games,
-//! columns numbered by rank) and a line on the first move's balance. CSV holds
-//! the standings only, one row per bot; JSON holds everything, in the schema
+//! and Markdown forms hold: the standings in rank order, with each bot's Elo,
+//! its 95% interval and its LOS over the next row, and a note on the ratings;
+//! the crosstable (row against column, points of the row's bot out of the
+//! games, columns numbered by rank); the likelihood-of-superiority matrix (for
+//! three or more rated bots); the pair table (layout pairs, with Elo from the
+//! pentanomial); and a line on the first move's balance. The strength parts are
+//! in [`crate::strength_render`]. CSV holds the standings only, one row per bot
+//! (the pair table has its own CSV file,
+//! [`crate::strength_render::pairs_csv`]); JSON holds everything, in the schema
 //! documented in [`crate::standings`].
 
 use std::fmt::Write;
@@ -18,6 +23,7 @@ use tabled::settings::{Alignment, Style};
 
 use crate::schedule::ScheduledGame;
 use crate::standings::{BotStanding, Standings, Tally};
+use crate::strength_render::{LOS_NOTE, elo, los_table, pairs_note, pairs_table, rating_note};
 
 /// The formats standings can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,13 +72,32 @@ pub fn render(standings: &Standings, format: Format) -> String {
     }
 }
 
-const HEADERS: [&str; 15] = [
-    "#", "bot", "games", "W", "D", "L", "points", "score", "for", "against", "timeouts", "crashes", "illegal",
-    "protocol", "stalls",
+const HEADERS: [&str; 18] = [
+    "#",
+    "bot",
+    "games",
+    "W",
+    "D",
+    "L",
+    "points",
+    "score",
+    "Elo",
+    "95% interval",
+    "LOS next",
+    "for",
+    "against",
+    "timeouts",
+    "crashes",
+    "illegal",
+    "protocol",
+    "stalls",
 ];
 
-fn standing_cells(row: &BotStanding) -> [String; 15] {
+/// A row's cells; Elo figures are `signed` when they are relative to the pool's average.
+fn standing_cells(row: &BotStanding, signed: bool) -> [String; 18] {
     let f = &row.forfeits;
+    let rating = row.rating.as_ref();
+    let dash = || "-".to_owned();
     [
         row.rank.to_string(),
         row.bot.clone(),
@@ -82,6 +107,11 @@ fn standing_cells(row: &BotStanding) -> [String; 15] {
         row.losses.to_string(),
         points(row.points),
         percent(row.score_pct),
+        rating.map_or_else(dash, |r| elo(r.elo, signed)),
+        rating.map_or_else(dash, |r| {
+            format!("[{}, {}]", elo(r.lower, signed), elo(r.upper, signed))
+        }),
+        percent(rating.and_then(|r| r.los_next).map(|los| 100.0 * los)),
         decimal(row.pahtum_for),
         decimal(row.pahtum_against),
         f.timeout.to_string(),
@@ -129,7 +159,8 @@ fn first_move_line(standings: &Standings) -> String {
     )
 }
 
-fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> String {
+/// A table of `rows` (the first is the header), text columns first, numbers right-aligned.
+pub(crate) fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> String {
     let mut builder = Builder::default();
     for row in rows {
         builder.push_record(row);
@@ -144,27 +175,38 @@ fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> Stri
     table.to_string()
 }
 
-#[derive(Clone, Copy)]
-enum TableStyle {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableStyle {
     Terminal,
     Markdown,
 }
 
 fn standings_rows(standings: &Standings) -> impl Iterator<Item = Vec<String>> + '_ {
-    std::iter::once(HEADERS.map(String::from).to_vec())
-        .chain(standings.bots.iter().map(|row| standing_cells(row).to_vec()))
+    std::iter::once(HEADERS.map(String::from).to_vec()).chain(
+        standings
+            .bots
+            .iter()
+            .map(|row| standing_cells(row, standings.strength.rating_model.anchor.is_none()).to_vec()),
+    )
 }
 
 fn terminal(standings: &Standings) -> String {
     let mut out = String::new();
     writeln!(out, "Standings after {} games", standings.games).unwrap();
     writeln!(out, "{}", build(standings_rows(standings), TableStyle::Terminal)).unwrap();
+    writeln!(out, "{}", rating_note(&standings.strength)).unwrap();
     writeln!(
         out,
         "\nCrosstable (points of the row's bot against the column's / games)"
     )
     .unwrap();
     writeln!(out, "{}", build(crosstable_rows(standings), TableStyle::Terminal)).unwrap();
+    if let Some(table) = los_table(&standings.strength, TableStyle::Terminal) {
+        writeln!(out, "\nLikelihood of superiority\n{table}\n{LOS_NOTE}").unwrap();
+    }
+    if let Some(table) = pairs_table(&standings.strength, TableStyle::Terminal) {
+        writeln!(out, "\nPairs\n{table}\n{}", pairs_note(&standings.strength)).unwrap();
+    }
     writeln!(out, "\n{}", first_move_line(standings)).unwrap();
     out
 }
@@ -173,12 +215,19 @@ fn markdown(standings: &Standings) -> String {
     let mut out = String::new();
     writeln!(out, "## Standings\n\nAfter {} games.\n", standings.games).unwrap();
     writeln!(out, "{}\n", build(standings_rows(standings), TableStyle::Markdown)).unwrap();
+    writeln!(out, "{}\n", rating_note(&standings.strength)).unwrap();
     writeln!(
         out,
         "## Crosstable\n\nPoints of the row's bot against the column's, out of the games played.\n"
     )
     .unwrap();
     writeln!(out, "{}\n", build(crosstable_rows(standings), TableStyle::Markdown)).unwrap();
+    if let Some(table) = los_table(&standings.strength, TableStyle::Markdown) {
+        writeln!(out, "## Likelihood of superiority\n\n{table}\n\n{LOS_NOTE}\n").unwrap();
+    }
+    if let Some(table) = pairs_table(&standings.strength, TableStyle::Markdown) {
+        writeln!(out, "## Pairs\n\n{table}\n\n{}\n", pairs_note(&standings.strength)).unwrap();
+    }
     writeln!(out, "## First move\n\n{}", first_move_line(standings)).unwrap();
     out
 }
@@ -229,7 +278,7 @@ fn placement_name(placement: Placement) -> &'static str {
     }
 }
 
-const CSV_HEADERS: [&str; 15] = [
+const CSV_HEADERS: [&str; 19] = [
     "rank",
     "bot",
     "games",
@@ -245,6 +294,10 @@ const CSV_HEADERS: [&str; 15] = [
     "illegal_moves",
     "protocol_errors",
     "stalls",
+    "elo",
+    "elo_lower95",
+    "elo_upper95",
+    "los_next",
 ];
 
 fn csv(standings: &Standings) -> String {
@@ -252,6 +305,7 @@ fn csv(standings: &Standings) -> String {
     out.push('\n');
     for row in &standings.bots {
         let f = &row.forfeits;
+        let rating = row.rating.as_ref();
         let fields = [
             row.rank.to_string(),
             csv_field(&row.bot),
@@ -268,6 +322,13 @@ fn csv(standings: &Standings) -> String {
             f.illegal_move.to_string(),
             f.protocol_error.to_string(),
             f.stall.to_string(),
+            rating.map(|r| format!("{:.2}", r.elo)).unwrap_or_default(),
+            rating.map(|r| format!("{:.2}", r.lower)).unwrap_or_default(),
+            rating.map(|r| format!("{:.2}", r.upper)).unwrap_or_default(),
+            rating
+                .and_then(|r| r.los_next)
+                .map(|los| format!("{los:.4}"))
+                .unwrap_or_default(),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -276,7 +337,7 @@ fn csv(standings: &Standings) -> String {
 }
 
 /// Bot names are plain (see [`crate::config`]), but quote defensively.
-fn csv_field(text: &str) -> String {
+pub(crate) fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -284,7 +345,7 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-fn points(points: f64) -> String {
+pub(crate) fn points(points: f64) -> String {
     if points.fract() == 0.0 {
         format!("{points:.0}")
     } else {
@@ -292,7 +353,7 @@ fn points(points: f64) -> String {
     }
 }
 
-fn percent(value: Option<f64>) -> String {
+pub(crate) fn percent(value: Option<f64>) -> String {
     value.map(|v| format!("{v:.1}%")).unwrap_or_else(|| "-".to_owned())
 }
 
@@ -307,6 +368,7 @@ mod tests {
 
     use super::*;
     use crate::standings::standings;
+    use crate::strength::AnchorSpec;
     use crate::testing::{forfeited, record, scored, swapped};
 
     fn sample() -> Standings {
@@ -317,9 +379,17 @@ mod tests {
             forfeited(record("001-00-b", "gamma", "alpha"), Seat::First, Reason::Timeout),
             scored(record("002-00-a", "beta", "gamma"), 3, 25),
             forfeited(record("002-00-b", "gamma", "beta"), Seat::Second, Reason::Disconnect),
+            record("000-01-a", "alpha", "beta"),
+            scored(record("000-01-b", "beta", "alpha"), 7, 7),
+            record("001-01-a", "alpha", "gamma"),
+            record("001-01-b", "gamma", "alpha"),
+            swapped(record("002-01-a", "beta", "gamma")), // its seat-swapped partner was not played
         ];
-        let bots: Vec<String> = ["alpha", "beta", "gamma", "idle"].map(String::from).to_vec();
-        standings(&records, &bots)
+        standings(&records, &bots(), None).unwrap()
+    }
+
+    fn bots() -> Vec<String> {
+        ["alpha", "beta", "gamma", "idle"].map(String::from).to_vec()
     }
 
     #[test]
@@ -330,6 +400,25 @@ mod tests {
     #[test]
     fn markdown_document() {
         insta::assert_snapshot!(render(&sample(), Format::Markdown));
+    }
+
+    #[test]
+    fn anchored_ratings_are_unsigned() {
+        let records = [
+            record("000-00-a", "alpha", "beta"),
+            scored(record("000-00-b", "beta", "alpha"), 4, 4),
+        ];
+        let anchor: AnchorSpec = "beta=1500".parse().unwrap();
+        insta::assert_snapshot!(render(
+            &standings(&records, &bots(), Some(&anchor)).unwrap(),
+            Format::Table
+        ));
+    }
+
+    #[test]
+    fn a_pool_that_never_met_is_named_instead_of_rated() {
+        let records = [record("000-00-a", "alpha", "beta"), record("001-00-a", "gamma", "idle")];
+        insta::assert_snapshot!(render(&standings(&records, &bots(), None).unwrap(), Format::Markdown));
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! groups) and nothing of them is written, so the journal holds only whole
 //! games and a resume plays the cancelled ones again.
 //!
+//! Before each game starts, the observer may decline it ([`Observer::may_start`]):
+//! then no more games start, the running ones finish and are recorded, and the
+//! run ends as [`Ending::Declined`] (how an SPRT ends a match early).
+//!
 //! A bot that cannot start for a game forfeits that game: its record says
 //! why, with the reason the referee gave ([`StartError`]).
 
@@ -33,6 +37,8 @@ pub enum Ending {
     Finished,
     /// Stopped before the end; running the same command again resumes.
     Interrupted,
+    /// The observer declined to start the next game; every game started was played and recorded.
+    Declined,
 }
 
 /// What one game's task hands back.
@@ -60,13 +66,17 @@ pub async fn run(
         done: &plan.done,
         concurrency,
     });
-    let mut pending = plan.pending.iter();
+    let mut pending = plan.pending.iter().peekable();
     let mut running: JoinSet<Played> = JoinSet::new();
     let mut stopping = false;
+    let mut declined = false;
     let mut stop = std::pin::pin!(stop);
     loop {
-        while !stopping && running.len() < concurrency.max(1) {
-            let Some(game) = pending.next() else { break };
+        while !stopping && !declined && running.len() < concurrency.max(1) {
+            let Some(game) = pending.next_if(|game| observer.may_start(game)) else {
+                declined = pending.peek().is_some();
+                break;
+            };
             observer.on(Event::GameStarted {
                 id: &game.id,
                 first: &game.first,
@@ -104,6 +114,8 @@ pub async fn run(
     if stopping {
         observer.on(Event::Interrupted { done, total });
         Ok(Ending::Interrupted)
+    } else if declined {
+        Ok(Ending::Declined)
     } else {
         observer.on(Event::Finished { total });
         Ok(Ending::Finished)

@@ -3,6 +3,9 @@
 //! [`standings`] reads nothing but its arguments, so the same records give the
 //! same standings wherever they come from (a finished run, an interrupted one,
 //! a resumed one, or merged shards). Rendering is apart, in [`crate::render`].
+//! The standings carry the bots' strength too ([`crate::strength`]): each row's
+//! Elo with its 95% interval and its LOS over the next row, and the whole
+//! [`Strength`] (ratings, LOS matrix, pair table) beside the tables.
 //!
 //! # Rank
 //!
@@ -23,7 +26,10 @@
 //!       "score_pct": 92.05,            // points / games * 100; null without games
 //!       "pahtum_for": 48.3,            // average Pah Tum points of the bot's colour, over
 //!       "pahtum_against": 21.0,        //   games ended normally; null without one
-//!       "forfeits": { "timeout": 0, "crash": 0, "illegal_move": 0, "protocol_error": 0, "stall": 0 } } ],
+//!       "forfeits": { "timeout": 0, "crash": 0, "illegal_move": 0, "protocol_error": 0, "stall": 0 },
+//!       "rating": { "elo": 210.4, "lower": 150.2, "upper": 281.0,   // the 95% interval; null without a fit
+//!                   "los_next": 0.97 } } ],  // P(stronger than the bot on the next row); null for the last row
+//!                                            //   or when that bot is not rated
 //!   "crosstable": {
 //!     "bots": ["heuristic", ...],      // rank order, as the rows and columns
 //!     "results": [[null, { "games": 2, "wins": 2, "draws": 0, "losses": 0, "points": 2.0 }, ...], ...]
@@ -34,14 +40,14 @@
 //!     "first_seat_score_pct": 50.4,    // the points of the seat that started as White
 //!     "draw_pct": 3.0,
 //!     "pie_decisions": 120, "swaps": 41, "swap_pct": 34.2   // swap_pct null without decisions
-//!   }
-//! }
+//!   },
+//!   "rating_model": ..., "ratings": ..., "unrated": ..., "pairs": ..., "unpaired_games": ...
+//! }                                    // the strength, as documented in `crate::strength`
 //! ```
 //!
 //! A crash forfeit is the referee's `disconnect` (the bot exited or closed a
 //! pipe); a stall is a bot that did not answer `new_game` or `ping` in time.
-//! Readers must ignore unknown keys: ratings (with intervals and LOS) will be
-//! added as a `ratings` key without changing the keys above.
+//! Readers must ignore unknown keys: new keys may be added.
 
 use std::collections::HashMap;
 
@@ -49,6 +55,8 @@ use pahtum::{Color, Seat};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
+
+use crate::strength::{AnchorSpec, Strength, StrengthError, strength};
 
 /// The value of the `schema` key.
 pub const SCHEMA: &str = "pahtum-arena/standings/1";
@@ -62,6 +70,8 @@ pub struct Standings {
     pub bots: Vec<BotStanding>,
     pub crosstable: Crosstable,
     pub first_move: FirstMove,
+    #[serde(flatten)]
+    pub strength: Strength,
 }
 
 /// One bot's line.
@@ -78,6 +88,19 @@ pub struct BotStanding {
     pub pahtum_for: Option<f64>,
     pub pahtum_against: Option<f64>,
     pub forfeits: Forfeits,
+    /// `None` when the ratings could not be fitted, or for a bot without games.
+    pub rating: Option<Rating>,
+}
+
+/// A bot's Elo, as the standings show it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    pub elo: f64,
+    /// The 95% interval.
+    pub lower: f64,
+    pub upper: f64,
+    /// The likelihood that the bot is stronger than the bot on the next row, if that one is rated.
+    pub los_next: Option<f64>,
 }
 
 /// A bot's forfeits by kind.
@@ -164,10 +187,18 @@ struct Sums {
     pahtum_against: u64,
 }
 
-/// The standings of `bots` (in file order, so that bots without a game appear) from `records`.
+/// The standings of `bots` (in file order, so that bots without a game appear) from `records`, with
+/// the ratings relative to the pool's average or to `anchor`.
 ///
 /// Records naming a bot that is not in `bots` are counted under that name too, after the others.
-pub fn standings(records: &[GameRecord], bots: &[String]) -> Standings {
+/// Fails only on an anchor that is not a bot with games (or if the rating fit fails, which the prior
+/// prevents).
+pub fn standings(
+    records: &[GameRecord],
+    bots: &[String],
+    anchor: Option<&AnchorSpec>,
+) -> Result<Standings, StrengthError> {
+    let strength = strength(records, bots, anchor)?;
     let mut names: Vec<String> = bots.to_vec();
     let mut index: HashMap<String, usize> = names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
     let mut slot = |name: &str, names: &mut Vec<String>| -> usize {
@@ -235,7 +266,12 @@ pub fn standings(records: &[GameRecord], bots: &[String]) -> Standings {
             pahtum_for: average(s.pahtum_for),
             pahtum_against: average(s.pahtum_against),
             forfeits: s.forfeits,
+            rating: None,
         });
+    }
+    for position in 0..rows.len() {
+        let next = rows.get(position + 1).map(|row| row.bot.as_str());
+        rows[position].rating = rating(&strength, &rows[position].bot, next);
     }
     let crosstable = Crosstable {
         bots: order.iter().map(|&i| names[i].clone()).collect(),
@@ -244,13 +280,25 @@ pub fn standings(records: &[GameRecord], bots: &[String]) -> Standings {
             .map(|&i| order.iter().map(|&j| pairs.get(&(i, j)).copied()).collect())
             .collect(),
     };
-    Standings {
+    Ok(Standings {
         schema: SCHEMA.to_owned(),
         games: records.len(),
         bots: rows,
         crosstable,
         first_move: first_move.finish(),
-    }
+        strength,
+    })
+}
+
+/// The row's rating of `bot`, with its LOS over `next`, the bot on the next row.
+fn rating(strength: &Strength, bot: &str, next: Option<&str>) -> Option<Rating> {
+    let fitted = strength.rating(bot)?;
+    Some(Rating {
+        elo: fitted.elo,
+        lower: fitted.lower,
+        upper: fitted.upper,
+        los_next: next.and_then(|next| strength.los(bot, next)),
+    })
 }
 
 #[derive(Default)]
@@ -309,7 +357,7 @@ mod tests {
             scored(record("000-00-b", "b", "a"), 5, 5), // draw
             swapped(record("001-00-a", "a", "c")),      // c swapped to White and wins
         ];
-        let s = standings(&records, &names(&["a", "b", "c"]));
+        let s = standings(&records, &names(&["a", "b", "c"]), None).unwrap();
         let row = |bot: &str| s.bots.iter().find(|r| r.bot == bot).unwrap();
         let a = row("a");
         assert_eq!((a.games, a.wins, a.draws, a.losses, a.points), (3, 1, 1, 1, 1.5));
@@ -334,7 +382,7 @@ mod tests {
             forfeited(record("000-01-b", "b", "a"), Seat::First, Reason::ProtocolError),
             forfeited(record("000-02-a", "a", "b"), Seat::Second, Reason::Stall),
         ];
-        let s = standings(&records, &names(&["a", "b"]));
+        let s = standings(&records, &names(&["a", "b"]), None).unwrap();
         let b = &s.bots[1];
         assert_eq!(b.bot, "b");
         assert_eq!(
@@ -356,7 +404,7 @@ mod tests {
     #[test]
     fn equal_scores_share_a_rank_and_idle_bots_come_last() {
         let records = [record("000-00-a", "a", "b"), record("000-00-b", "b", "a")];
-        let s = standings(&records, &names(&["a", "b", "idle"]));
+        let s = standings(&records, &names(&["a", "b", "idle"]), None).unwrap();
         let ranks: Vec<_> = s.bots.iter().map(|r| (r.bot.as_str(), r.rank)).collect();
         assert_eq!(ranks, [("a", 1), ("b", 1), ("idle", 3)]);
         assert_eq!(s.bots[2].score_pct, None);
@@ -370,7 +418,7 @@ mod tests {
             record("001-00-a", "c", "a"),
             record("001-00-b", "a", "c"),
         ];
-        let s = standings(&records, &names(&["a", "b", "c"]));
+        let s = standings(&records, &names(&["a", "b", "c"]), None).unwrap();
         assert_eq!(s.crosstable.bots, ["a", "b", "c"]);
         let a_vs_b = s.crosstable.results[0][1].unwrap();
         assert_eq!(
@@ -389,7 +437,7 @@ mod tests {
             scored(record("000-01-a", "a", "b"), 1, 1),
             scored(record("000-01-b", "b", "a"), 0, 9),
         ];
-        let f = standings(&records, &names(&["a", "b"])).first_move;
+        let f = standings(&records, &names(&["a", "b"]), None).unwrap().first_move;
         assert_eq!(f.games, 4);
         assert_eq!(f.white_score_pct, Some(100.0 * 2.5 / 4.0));
         assert_eq!(f.first_seat_score_pct, Some(100.0 * 1.5 / 4.0));
@@ -398,8 +446,41 @@ mod tests {
     }
 
     #[test]
+    fn rows_carry_their_elo_and_the_los_over_the_next_row() {
+        let records = [
+            record("000-00-a", "a", "b"),
+            swapped(record("000-00-b", "b", "a")),
+            record("001-00-a", "b", "c"),
+            swapped(record("001-00-b", "c", "b")),
+        ];
+        let s = standings(&records, &names(&["c", "b", "a", "idle"]), None).unwrap();
+        let order: Vec<&str> = s.bots.iter().map(|row| row.bot.as_str()).collect();
+        assert_eq!(order, ["a", "b", "c", "idle"]);
+        let rating = |row: usize| s.bots[row].rating.unwrap();
+        assert!(rating(0).elo > rating(1).elo && rating(1).elo > rating(2).elo);
+        assert!(rating(0).lower < rating(0).elo && rating(0).elo < rating(0).upper);
+        assert_eq!(rating(0).los_next, s.strength.los("a", "b"));
+        assert_eq!(rating(1).los_next, s.strength.los("b", "c"));
+        assert_eq!(rating(2).los_next, None, "the next row's bot has no rating");
+        assert_eq!(s.bots[3].rating, None);
+        assert_eq!(s.strength.unrated, ["idle"]);
+    }
+
+    #[test]
+    fn a_pool_that_never_met_keeps_its_standings_without_elo() {
+        let records = [record("000-00-a", "a", "b"), record("001-00-a", "c", "d")];
+        let s = standings(&records, &names(&["a", "b", "c", "d"]), None).unwrap();
+        assert_eq!(s.bots.len(), 4);
+        assert!(s.bots.iter().all(|row| row.rating.is_none()));
+        assert!(matches!(
+            s.strength.ratings,
+            crate::strength::Ratings::Disconnected { .. }
+        ));
+    }
+
+    #[test]
     fn unknown_bots_in_records_are_counted_after_the_named_ones() {
-        let s = standings(&[record("000-00-a", "a", "ghost")], &names(&["a"]));
+        let s = standings(&[record("000-00-a", "a", "ghost")], &names(&["a"]), None).unwrap();
         assert_eq!(s.bots.len(), 2);
         assert_eq!(s.crosstable.bots, ["a", "ghost"]);
     }

@@ -34,9 +34,12 @@
 //!
 //! # JSON
 //!
+//! A [`Strength`] is written into `standings.json` (see [`crate::standings`]), its keys beside the
+//! standings' own:
+//!
 //! ```text
 //! {
-//!   "model": { "prior_draws": 2.0, "anchor": null },      // or { "bot": "heuristic", "elo": 1500.0 }
+//!   "rating_model": { "prior_draws": 2.0, "anchor": null },  // or { "bot": "heuristic", "elo": 1500.0 }
 //!   "ratings": {
 //!     "status": "fitted",                                 // or "disconnected" with "groups": [["a", "b"], ["c"]],
 //!     "bots": [                                           //   or "no_games"
@@ -102,7 +105,7 @@ impl FromStr for AnchorSpec {
 /// Ratings and pair statistics of a set of games.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Strength {
-    pub model: Model,
+    pub rating_model: RatingModel,
     pub ratings: Ratings,
     /// Bots without a game, in the order of the bot list.
     pub unrated: Vec<String>,
@@ -114,7 +117,7 @@ pub struct Strength {
 
 /// How the ratings were fitted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Model {
+pub struct RatingModel {
     /// Virtual draws per bot against the pool average.
     pub prior_draws: f64,
     /// `None`: ratings are relative to the pool's average.
@@ -306,7 +309,7 @@ pub fn strength(
     let pairs = pairs(&roster, records, &played);
     let unpaired_games = pairs.iter().map(|pair| pair.unpaired_games).sum();
     Ok(Strength {
-        model: Model {
+        rating_model: RatingModel {
             prior_draws: PRIOR_DRAWS,
             anchor: anchor.cloned(),
         },
@@ -751,7 +754,7 @@ mod tests {
             (shift("a") - shift("c")).abs() < 1e-6,
             "differences do not depend on the anchor"
         );
-        assert_eq!(anchored.model.anchor, Some(anchor));
+        assert_eq!(anchored.rating_model.anchor, Some(anchor));
 
         let unknown: AnchorSpec = "zed=0".parse().unwrap();
         let error = strength(&records, &bots, Some(&unknown)).unwrap_err().to_string();

@@ -9,19 +9,18 @@
 //! With `--sprt elo0,elo1[,alpha,beta]`, a sequential probability ratio test
 //! runs on the pentanomial results of the layout pairs (H0: A is at most `elo0`
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
-//! crosses a bound, no new layout pair starts; the games already running finish
-//! and count. The runner has no hook to stop starting games yet, so with an
-//! SPRT the match runs in batches of `concurrency` games (whole layout pairs)
-//! and consults the test between batches.
+//! crosses a bound, no new layout pair starts (the runner asks before each game:
+//! [`Observer::may_start`]); the games already running finish and count, and so
+//! does the second game of a layout pair already begun.
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
 //! redrawn on a terminal, a line every few seconds otherwise. At the end the
-//! folder holds the journal, the standings and the strength tables
-//! (`strength.md`, `strength.json`, `ratings.csv`, `pairs.csv`) and `match.json`
-//! (the games planned and played and the SPRT's verdict), and stdout shows them.
+//! folder holds the journal, the standings with the ratings and the pair table
+//! (as after `arena run`) and `match.json` (the games planned and played and the
+//! SPRT's verdict); stdout shows the verdict and the standings.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,18 +29,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use pahtum_protocol::TimeControl;
+use pahtum_record::GameRecord;
 use pahtum_referee::Limits;
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::PLAIN_EVERY;
-use pahtum_tournament::render::Format;
-use pahtum_tournament::resume::{Existing, Plan, open};
+use pahtum_tournament::render::{Format, render};
+use pahtum_tournament::report;
+use pahtum_tournament::resume::{Existing, ResumeError, open};
 use pahtum_tournament::runner::{self, Ending};
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally, strength};
-use pahtum_tournament::{journal, report, strength_render};
+use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
 use serde::Serialize;
 use tokio::sync::Notify;
 
@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The bots' names in the tables [default: from the commands].
-    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',', num_args = 2)]
+    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',')]
     names: Option<Vec<String>>,
     /// Random blocks per layout: a count, or counts that the layouts cycle through (e.g. 5,7,9).
     #[arg(
@@ -129,9 +129,6 @@ impl TimeFlags {
     }
 }
 
-/// The exit code of an interrupted match (as for SIGINT).
-const INTERRUPTED: u8 = 130;
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::runtime()?.block_on(play(args))
 }
@@ -162,14 +159,26 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         Existing::Resume
     };
-    let mut opened = open(&out, &tournament, existing)?;
+    let mut opened = match open(&out, &tournament, existing) {
+        Err(ResumeError::Changed { path, changes }) => bail!(
+            "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
+             resume it, or pass --fresh to start afresh (the old journal is kept)",
+            path.display(),
+            changes
+                .iter()
+                .map(|change| format!("  {change}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        opened => opened?,
+    };
     if let Some(aside) = &opened.moved_aside {
         eprintln!("arena: the previous journal is kept as {}", aside.display());
     }
 
     let mut progress = MatchProgress::new(&names, args.sprt, opened.plan.schedule.len());
     for record in &opened.plan.done {
-        progress.tally.add(record);
+        progress.count_done(record);
     }
     let ending = if opened.plan.pending.is_empty() || progress.decided() {
         Ending::Finished
@@ -183,9 +192,18 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         let pool = Arc::new(Pool::new(specs, Limits::default(), Restart::OnFailure, Some(logs)));
         warm_up(&pool, &names).await?;
         let stop = Arc::new(Notify::new());
-        let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
+        let signals = tokio::spawn(super::run::handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
         progress.show(true);
-        let ending = play_games(&mut opened, &tournament, concurrency, &pool, &mut progress, &stop).await;
+        let ending = runner::run(
+            &opened.plan,
+            tournament.time,
+            concurrency,
+            &mut opened.journal,
+            &pool,
+            &mut progress,
+            async move { stop.notified().await },
+        )
+        .await;
         pool.shutdown().await;
         signals.abort();
         progress.finish();
@@ -193,28 +211,16 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let journal_path = opened.journal.path().to_owned();
-    let records = journal::read_results(&journal_path)?.records;
-    let standings = report::standings_of_journal(&journal_path)?;
-    let strength = strength(&records, &names, args.anchor.as_ref())?;
-    let summary = summary(&progress, records.len(), opened.plan.schedule.len(), ending);
+    let standings = report::standings_of_journal(&journal_path, args.anchor.as_ref())?;
+    let planned = opened.plan.schedule.len();
     let mut written = report::write_standings(&out, &standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
-    let files = [
-        ("strength.md", strength_render::render(&strength, Format::Markdown)),
-        ("strength.json", strength_render::render(&strength, Format::Json)),
-        ("ratings.csv", strength_render::render(&strength, Format::Csv)),
-        ("pairs.csv", strength_render::pairs_csv(&strength)),
-        (
-            "match.json",
-            match_json(&progress, records.len(), opened.plan.schedule.len()),
-        ),
-    ];
-    for (name, contents) in files {
-        let path = out.join(name);
-        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))?;
-        written.push(path);
-    }
-    print!("{summary}\n{}", strength_render::render(&strength, Format::Table));
+    let report_path = out.join("match.json");
+    std::fs::write(&report_path, match_json(&progress, standings.games, planned))
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    written.push(report_path);
+    let summary = summary(&progress, standings.games, planned, ending);
+    print!("{summary}\n{}", render(&standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!(
         "arena: journal {}; tables {}",
@@ -222,10 +228,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         written.join(", ")
     );
     match ending {
-        Ending::Finished => Ok(ExitCode::SUCCESS),
+        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(INTERRUPTED))
+            Ok(ExitCode::from(super::run::INTERRUPTED))
         }
     }
 }
@@ -239,7 +245,8 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         );
     }
     let names = match &args.names {
-        Some(names) => names.clone(),
+        Some(names) if names.len() == 2 => names.clone(),
+        Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
         None => default_names(&args.a, &args.b),
     };
     for name in &names {
@@ -368,85 +375,14 @@ async fn warm_up(pool: &Arc<Pool>, names: &[String]) -> anyhow::Result<()> {
     bail!("some bots cannot start, so no game was played:{}", reasons.concat())
 }
 
-/// First Ctrl-C: stop (the runner ends the running games, which a resume plays again). Second: kill the bots and exit.
-async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
-    eprintln!(
-        "\narena: stopping: the running games are ended and will be replayed on resume (Ctrl-C again to quit at once)"
-    );
-    stop.notify_one();
-    if tokio::signal::ctrl_c().await.is_ok() {
-        pool.kill_all();
-        std::process::exit(i32::from(INTERRUPTED));
-    }
-}
-
-/// Plays the pending games: all in one run without an SPRT; with one, in batches of whole layout pairs
-/// until the test decides.
-async fn play_games(
-    opened: &mut pahtum_tournament::resume::Opened,
-    tournament: &Tournament,
-    concurrency: usize,
-    pool: &Arc<Pool>,
-    progress: &mut MatchProgress,
-    stop: &Arc<Notify>,
-) -> anyhow::Result<Ending> {
-    let batches: Vec<Vec<ScheduledGame>> = match progress.sprt {
-        None => vec![opened.plan.pending.clone()],
-        Some(_) => layout_batches(&opened.plan.pending, concurrency.div_ceil(2)),
-    };
-    for pending in batches {
-        if progress.decided() {
-            break;
-        }
-        let batch = Plan {
-            tournament: tournament.clone(),
-            schedule: opened.plan.schedule.clone(),
-            done: Vec::new(),
-            pending,
-        };
-        let stopped = async { stop.notified().await };
-        let ending = runner::run(
-            &batch,
-            tournament.time,
-            concurrency,
-            &mut opened.journal,
-            pool,
-            progress,
-            stopped,
-        )
-        .await?;
-        if ending == Ending::Interrupted {
-            return Ok(Ending::Interrupted);
-        }
-    }
-    Ok(Ending::Finished)
-}
-
-/// `games` cut into batches of `pairs` layouts each, keeping the two games of a layout together.
-fn layout_batches(games: &[ScheduledGame], pairs: usize) -> Vec<Vec<ScheduledGame>> {
-    let mut batches: Vec<Vec<ScheduledGame>> = Vec::new();
-    let mut layouts_in_last = 0;
-    for (index, game) in games.iter().enumerate() {
-        let new_layout = index == 0 || games[index - 1].layout != game.layout;
-        if new_layout && (batches.is_empty() || layouts_in_last == pairs) {
-            batches.push(Vec::new());
-            layouts_in_last = 0;
-        }
-        layouts_in_last += usize::from(new_layout);
-        batches.last_mut().expect("a batch was opened").push(game.clone());
-    }
-    batches
-}
-
 /// The match's score, Elo and SPRT as games finish, shown on stderr.
 #[derive(Debug)]
 struct MatchProgress {
     tally: PairTally,
     sprt: Option<Sprt>,
     total: usize,
+    /// Layouts with one game started or done: their second game may still start after the test decides.
+    half_played: HashSet<String>,
     terminal: bool,
     /// When the last plain line was printed, and what it said.
     last_line: Option<(Instant, String)>,
@@ -458,8 +394,23 @@ impl MatchProgress {
             tally: PairTally::new(&names[0], &names[1]),
             sprt,
             total,
+            half_played: HashSet::new(),
             terminal: std::io::stderr().is_terminal(),
             last_line: None,
+        }
+    }
+
+    /// Counts a game of the journal from an earlier run.
+    fn count_done(&mut self, record: &GameRecord) {
+        self.tally.add(record);
+        if let Some(layout) = &record.layout {
+            self.toggle_half_played(layout);
+        }
+    }
+
+    fn toggle_half_played(&mut self, layout: &str) {
+        if !self.half_played.remove(layout) {
+            self.half_played.insert(layout.to_owned());
         }
     }
 
@@ -546,6 +497,16 @@ impl Observer for MatchProgress {
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
         }
+    }
+
+    /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
+    fn may_start(&mut self, game: &ScheduledGame) -> bool {
+        let completes_a_pair = self.half_played.contains(&game.layout);
+        let allowed = completes_a_pair || !self.decided();
+        if allowed {
+            self.toggle_half_played(&game.layout);
+        }
+        allowed
     }
 }
 
@@ -643,39 +604,5 @@ mod tests {
         assert_eq!(default_name("./my bot"), "my");
         assert_eq!(default_name("'weird name!.py'"), "weird-name-");
         assert!(is_plain("a.b_c-1") && !is_plain(".hidden") && !is_plain("a/b") && !is_plain(""));
-    }
-
-    #[test]
-    fn batches_keep_layout_pairs_whole() {
-        let game = |id: &str| ScheduledGame {
-            index: 0,
-            id: id.to_owned(),
-            layout: id[..6].to_owned(),
-            first: "a".into(),
-            second: "b".into(),
-            seed: None,
-            rules: pahtum_protocol::Rules {
-                pie: false,
-                blocks: 7,
-                placement: pahtum_protocol::Placement::Random,
-            },
-            blocks: Vec::new(),
-        };
-        // A resumed match: the first layout's first game is done.
-        let games: Vec<ScheduledGame> = ["000-00-b", "000-01-a", "000-01-b", "000-02-a", "000-02-b", "000-03-a"]
-            .map(game)
-            .to_vec();
-        let batches = layout_batches(&games, 2);
-        let ids: Vec<Vec<&str>> = batches
-            .iter()
-            .map(|batch| batch.iter().map(|g| &g.id[..]).collect())
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                vec!["000-00-b", "000-01-a", "000-01-b"],
-                vec!["000-02-a", "000-02-b", "000-03-a"]
-            ]
-        );
     }
 }

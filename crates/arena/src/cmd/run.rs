@@ -48,8 +48,8 @@ pub struct Args {
     pub restart_every_game: bool,
 }
 
-/// The exit code of an interrupted run (as for SIGINT).
-const INTERRUPTED: u8 = 130;
+/// The exit code of an interrupted run (as for SIGINT); `arena match` uses it too.
+pub(crate) const INTERRUPTED: u8 = 130;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::runtime()?.block_on(play(args))
@@ -127,7 +127,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         ending?
     };
 
-    let standings = report::standings_of_journal(opened.journal.path())?;
+    let standings = report::standings_of_journal(opened.journal.path(), None)?;
     let written = report::write_standings(&out, &standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     print!("{}", render(&standings, Format::Table));
@@ -138,7 +138,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         names.join(", ")
     );
     match ending {
-        Ending::Finished => Ok(ExitCode::SUCCESS),
+        // A tournament's progress observer never declines a game.
+        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
             Ok(ExitCode::from(INTERRUPTED))
@@ -212,8 +213,9 @@ fn chain(error: &dyn std::error::Error) -> String {
 
 /// First Ctrl-C: stop (the runner ends the games). Second: kill every bot and exit now.
 ///
-/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost.
-async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
+/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost. `arena match` uses
+/// it too.
+pub(crate) async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
     let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
         return;
     };
