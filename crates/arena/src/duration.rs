@@ -1,7 +1,11 @@
-//! Durations on the command line: `100ms`, `2s`, `1.5s`, `1m`, and Fischer
-//! clocks as `BASE+INCREMENT` (`10s+100ms`).
+//! Durations on the command line: `100ms`, `2s`, `1.5s`, `1m`, Fischer
+//! clocks as `BASE+INCREMENT` (`10s+100ms`), and the time-control flags
+//! built from them.
 
 use std::time::Duration;
+
+use pahtum_referee::TimeControl;
+use pahtum_tournament::config;
 
 /// Parses `100ms`, `2s`, `1.5s` or `1m`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -28,6 +32,35 @@ pub fn parse_clock(text: &str) -> Result<(Duration, Duration), String> {
     match text.split_once('+') {
         Some((base, increment)) => Ok((parse_duration(base)?, parse_duration(increment)?)),
         None => Ok((parse_duration(text)?, Duration::ZERO)),
+    }
+}
+
+/// The time-control flags shared by `arena game` and `arena match`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TimeFlags {
+    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    move_time: Option<Duration>,
+    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
+    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
+    clock: Option<(Duration, Duration)>,
+    /// The referee's tolerance beyond a limit before it calls a timeout.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
+    margin: Duration,
+}
+
+impl TimeFlags {
+    pub fn time_control(&self) -> TimeControl {
+        let ms = |duration: Duration| duration.as_millis() as u64;
+        TimeControl {
+            move_ms: match (self.move_time, self.clock) {
+                (None, None) => Some(config::DEFAULT_MOVE_MS),
+                (limit, _) => limit.map(ms),
+            },
+            base_ms: self.clock.map(|(base, _)| ms(base)),
+            increment_ms: self.clock.map_or(0, |(_, increment)| ms(increment)),
+            margin_ms: ms(self.margin),
+        }
     }
 }
 

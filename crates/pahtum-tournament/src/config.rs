@@ -393,10 +393,16 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
     Ok((tournament, settings))
 }
 
-/// Names become file names (the output folder, the bots' logs): keep them plain.
-fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
+/// Whether `name` can name a tournament or a bot: names become file names
+/// (the output folder, the bots' logs), so they must be plain: 1 to 64
+/// letters, digits, '-', '_' or '.', not starting with '.'.
+pub fn is_plain_name(name: &str) -> bool {
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    if name.is_empty() || name.len() > 64 || !name.chars().all(plain) || name.starts_with('.') {
+    !name.is_empty() && name.len() <= 64 && name.chars().all(plain) && !name.starts_with('.')
+}
+
+fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
+    if !is_plain_name(name) {
         return Err(key_error(
             key,
             format!("{name:?} is not a plain name"),
@@ -698,6 +704,14 @@ mod tests {
         let error = error_of(&format!("{MINIMAL}\nconcurency = 3\n"));
         assert!(error.contains("tournaments/t.toml"), "{error}");
         assert!(error.contains("concurency"), "{error}");
+    }
+
+    #[test]
+    fn plain_names() {
+        assert!(is_plain_name("a.b_c-1"));
+        for bad in [".hidden", "a/b", "", "a b", &"x".repeat(65)] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
     }
 
     #[test]

@@ -3,14 +3,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use pahtum::Color;
 use pahtum_record::GameRecord;
-use pahtum_referee::{Bot, GameSpec, Limits, TimeControl, play_game};
+use pahtum_referee::{Bot, GameSpec, Limits, play_game};
 
-use crate::duration::{parse_clock, parse_duration};
+use crate::duration::TimeFlags;
 
 /// Play one game between two bots.
 #[derive(Debug, clap::Args)]
@@ -30,15 +29,8 @@ pub struct Args {
     /// The pie rule: after White's first stone, Black may swap colours.
     #[arg(long)]
     pie: bool,
-    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
-    move_time: Option<Duration>,
-    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
-    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
-    clock: Option<(Duration, Duration)>,
-    /// The referee's tolerance beyond a limit before it calls a timeout.
-    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
-    margin: Duration,
+    #[command(flatten)]
+    time: TimeFlags,
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
@@ -74,15 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
-    let time = TimeControl {
-        move_ms: match (args.move_time, args.clock) {
-            (None, None) => Some(1000),
-            (limit, _) => limit.map(|limit| limit.as_millis() as u64),
-        },
-        base_ms: args.clock.map(|(base, _)| base.as_millis() as u64),
-        increment_ms: args.clock.map_or(0, |(_, increment)| increment.as_millis() as u64),
-        margin_ms: args.margin.as_millis() as u64,
-    };
+    let time = args.time.time_control();
     let spec = match args.placed_blocks {
         Some(count) => GameSpec::placed("game", count, args.pie, time)?,
         None => {

@@ -25,10 +25,9 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pahtum_protocol::TimeControl;
 use pahtum_record::GameRecord;
 use pahtum_referee::Limits;
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
@@ -45,7 +44,7 @@ use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
 use serde::Serialize;
 use tokio::sync::Notify;
 
-use crate::duration::{parse_clock, parse_duration};
+use crate::duration::TimeFlags;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -98,35 +97,6 @@ pub struct Args {
     /// Fix a bot's rating in the tables, e.g. first-free=0.
     #[arg(long, value_name = "NAME=ELO")]
     anchor: Option<AnchorSpec>,
-}
-
-/// The time-control flags of `arena game`.
-#[derive(Debug, Clone, Copy, clap::Args)]
-pub struct TimeFlags {
-    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
-    move_time: Option<Duration>,
-    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
-    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
-    clock: Option<(Duration, Duration)>,
-    /// The referee's tolerance beyond a limit before it calls a timeout.
-    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
-    margin: Duration,
-}
-
-impl TimeFlags {
-    pub fn time_control(&self) -> TimeControl {
-        let ms = |duration: Duration| duration.as_millis() as u64;
-        TimeControl {
-            move_ms: match (self.move_time, self.clock) {
-                (None, None) => Some(config::DEFAULT_MOVE_MS),
-                (limit, _) => limit.map(ms),
-            },
-            base_ms: self.clock.map(|(base, _)| ms(base)),
-            increment_ms: self.clock.map_or(0, |(_, increment)| ms(increment)),
-            margin_ms: ms(self.margin),
-        }
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -250,7 +220,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         None => default_names(&args.a, &args.b),
     };
     for name in &names {
-        if !is_plain(name) {
+        if !config::is_plain_name(name) {
             bail!(
                 "the bot name {name:?} is not plain: give --names with 1 to 64 letters, digits, '-', '_' or '.' each"
             );
@@ -354,12 +324,6 @@ fn default_name(command: &str) -> String {
     } else {
         plain.to_owned()
     }
-}
-
-/// Names become file names (the output folder, the logs), as in tournament files.
-fn is_plain(name: &str) -> bool {
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    !name.is_empty() && name.len() <= 64 && name.chars().all(plain) && !name.starts_with('.')
 }
 
 /// Starts one process of each bot, so that a bot that cannot start is an error now, not a forfeit in every game.
@@ -603,6 +567,5 @@ mod tests {
         );
         assert_eq!(default_name("./my bot"), "my");
         assert_eq!(default_name("'weird name!.py'"), "weird-name-");
-        assert!(is_plain("a.b_c-1") && !is_plain(".hidden") && !is_plain("a/b") && !is_plain(""));
     }
 }
