@@ -8,12 +8,23 @@ use pahtum_protocol::{Clock, Info};
 use pahtum_referee::BotSpec;
 
 /// The names of the built-in bots.
-pub const NAMES: &[&str] = &["heuristic", "first-free"];
+pub const NAMES: &[&str] = &["heuristic", "engine", "first-free"];
 
-/// Runs the built-in bot `name` on stdin and stdout until `quit`.
-pub fn run(name: &str) -> anyhow::Result<()> {
+/// Runs the built-in bot `name` with its `options` on stdin and stdout until
+/// `quit`. Only the engine takes options.
+pub fn run(name: &str, options: &[String]) -> anyhow::Result<()> {
+    if name != "engine" && !options.is_empty() {
+        anyhow::bail!(
+            "the built-in bot {name} takes no options (given: {})",
+            options.join(" ")
+        );
+    }
     let outcome = match name {
         "heuristic" => pahtum_protocol::bot::run(&mut pahtum_heuristic::Heuristic::new()),
+        "engine" => {
+            let mut engine = pahtum_engine::Engine::from_args(options).unwrap_or_else(|error| error.exit());
+            pahtum_protocol::bot::run(&mut engine)
+        }
         "first-free" => pahtum_protocol::bot::run(&mut FirstFree),
         _ => anyhow::bail!(
             "there is no built-in bot {name:?}; the built-in bots are: {}",
@@ -23,20 +34,20 @@ pub fn run(name: &str) -> anyhow::Result<()> {
     outcome.with_context(|| format!("the built-in bot {name} stopped"))
 }
 
-/// The spec of `command`: a built-in bot's name runs this executable's
-/// `bot NAME`; anything else is a shell-like command line.
+/// The spec of `command`: a command line whose first word is a built-in
+/// bot's name (`engine --level 1`) runs this executable's `bot NAME
+/// [OPTIONS]`; anything else is a shell-like command line.
 pub fn spec(name: &str, command: &str) -> anyhow::Result<BotSpec> {
-    if NAMES.contains(&command.trim()) {
-        let exe = std::env::current_exe().context("cannot find the arena executable to run a built-in bot")?;
-        return Ok(BotSpec {
-            name: name.to_owned(),
-            program: exe.to_string_lossy().into_owned(),
-            args: vec!["bot".to_owned(), command.trim().to_owned()],
-            dir: None,
-            env: Vec::new(),
-        });
+    let spec = BotSpec::from_command(name, command).with_context(|| format!("bad bot command {command:?}"))?;
+    if !NAMES.contains(&spec.program.as_str()) {
+        return Ok(spec);
     }
-    BotSpec::from_command(name, command).with_context(|| format!("bad bot command {command:?}"))
+    let exe = std::env::current_exe().context("cannot find the arena executable to run a built-in bot")?;
+    Ok(BotSpec {
+        program: exe.to_string_lossy().into_owned(),
+        args: ["bot".to_owned(), spec.program].into_iter().chain(spec.args).collect(),
+        ..spec
+    })
 }
 
 /// Plays the first legal action, instantly: the opponent of `arena check`

@@ -10,8 +10,8 @@
 //! Paths follow [`crate::config`]: the working directory is the bot's `dir`
 //! relative to the tournament file's folder (the folder itself by default); a
 //! program with a `/` is relative to that working directory; a program without
-//! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME`, where
-//! `ARENA` is the running arena executable.
+//! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME [OPTIONS]`,
+//! where `ARENA` is the running arena executable.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -47,7 +47,10 @@ impl Launcher {
     pub fn spec(&self, bot: &BotConfig) -> BotSpec {
         let dir = self.working_dir(bot);
         let (program, args) = match &bot.launch {
-            Launch::Builtin(name) => (self.arena.display().to_string(), vec!["bot".to_owned(), name.clone()]),
+            Launch::Builtin(words) => {
+                let args = std::iter::once("bot".to_owned()).chain(builtin_words(words)).collect();
+                (self.arena.display().to_string(), args)
+            }
             Launch::Command(words) => {
                 let program = &words[0];
                 let program = if program.contains('/') {
@@ -68,6 +71,12 @@ impl Launcher {
     }
 }
 
+/// The words of a `builtin` value: the built-in bot's name, then its options
+/// (`"engine --level 2"`), split like a shell would, without a shell.
+fn builtin_words(builtin: &str) -> Vec<String> {
+    shlex::split(builtin).unwrap_or_else(|| vec![builtin.to_owned()])
+}
+
 /// Checks that every bot's working directory and program exist, and that every built-in is one of `builtins`.
 pub fn check_programs(file: &TournamentFile, launcher: &Launcher, builtins: &[&str]) -> Result<(), ConfigError> {
     for (index, bot) in file.tournament.bots.iter().enumerate() {
@@ -86,7 +95,13 @@ pub fn check_programs(file: &TournamentFile, launcher: &Launcher, builtins: &[&s
         }
         let words = match &bot.launch {
             Launch::Command(words) => words,
-            Launch::Builtin(name) if builtins.contains(&name.as_str()) => continue,
+            Launch::Builtin(words)
+                if builtin_words(words)
+                    .first()
+                    .is_some_and(|name| builtins.contains(&name.as_str())) =>
+            {
+                continue;
+            }
             Launch::Builtin(name) => {
                 return Err(file.invalid(
                     format!("{key}.builtin"),

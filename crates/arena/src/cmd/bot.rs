@@ -1,17 +1,20 @@
-//! `arena bot NAME`: a built-in bot on stdin and stdout, speaking the
-//! protocol like any other bot (so the referee runs it as a process too).
+//! `arena bot NAME [OPTIONS]`: a built-in bot on stdin and stdout, speaking
+//! the protocol like any other bot (so the referee runs it as a process too).
 
 use std::process::ExitCode;
 
 /// Run a built-in bot on stdin and stdout.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The built-in bot: heuristic or first-free.
+    /// The built-in bot: heuristic, engine or first-free.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::builtin::NAMES))]
     name: String,
+    /// The bot's own options (for the engine: `arena bot engine -- --help`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    options: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    crate::builtin::run(&args.name)?;
+    crate::builtin::run(&args.name, &args.options)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,405 @@
+//! The exact endgame: alpha-beta to the last cell for the best final margin.
+//!
+//! When few cells are free, the engine stops estimating and plays perfectly.
+//! The search is negamax over the *future* margin: the points the mover will
+//! still gain minus the points the opponent will still gain. A stone changes
+//! only its owner's points, in its row and its column ([`gain`]), so the
+//! current score never enters the search and a position's value depends only on
+//! the lines that still have a free cell: stones in rows and columns that are
+//! full no longer matter and are masked out of the transposition key, which
+//! merges positions that differ only there.
+//!
+//! The value is also colour-blind (it is "mover versus the other"), so the
+//! table stores the mover's and the other's stones and serves both colours. It
+//! keeps its entries from search to search (they are exact facts about
+//! positions of the same blocks) and is cleared when the blocks change.
+//!
+//! Moves are tried in the order: the table's best move, then by the
+//! knowledge's stake, which is what makes cut-offs come early. A cheap bound
+//! prunes too: neither side can gain more than it would by getting every free
+//! cell, line by line. Together they cut the nodes of 16-cell endgames by a
+//! factor of about 15 over ordering by immediate gain without the bound. The
+//! search can be stopped by a deadline; a stopped search reports nothing.
+
+use std::time::Instant;
+
+use crate::board::{Board, cells_of, gain, lines_mask, lines_touched};
+
+/// The value stored is exact, a lower bound or an upper bound.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+enum Bound {
+    #[default]
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    /// The mover's stones masked to the open lines, with the open rows and
+    /// columns in bits 49 to 62.
+    mine: u64,
+    /// The other's stones, masked to the open lines.
+    theirs: u64,
+    value: i16,
+    bound: Bound,
+    /// The best (or refuting) move, a cell index.
+    best: u8,
+    /// The search generation that wrote the entry; entries of other blocks
+    /// belong to an older generation and count as empty.
+    generation: u16,
+}
+
+/// How often the deadline is read, in nodes.
+const CLOCK_INTERVAL: u64 = 1024;
+
+/// The exact solver and its transposition table.
+#[derive(Debug)]
+pub struct Solver {
+    table: Vec<Entry>,
+    /// The blocks of the positions in the table.
+    blocks: u64,
+    /// The generation of the current blocks (never 0, the empty slots' one).
+    generation: u16,
+    nodes: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+    /// The best move of the last completed root search.
+    root_best: usize,
+}
+
+/// The result of a completed search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The best move (a cell index).
+    pub best: usize,
+    /// The future margin for the mover with best play from both sides.
+    pub value: i32,
+    /// The principal variation, cell indices, starting with `best`.
+    pub line: Vec<usize>,
+    pub nodes: u64,
+}
+
+impl Solver {
+    /// A solver whose table has `2^bits` entries (24 bytes each).
+    pub fn new(bits: u32) -> Solver {
+        Solver {
+            table: vec![Entry::default(); 1 << bits],
+            blocks: 0,
+            generation: 0,
+            nodes: 0,
+            deadline: None,
+            stopped: false,
+            root_best: 0,
+        }
+    }
+
+    /// Solves the stone phase position `board` (at least one free cell), or
+    /// returns `None` if `deadline` came first.
+    pub fn solve(&mut self, board: &Board, deadline: Option<Instant>) -> Option<Solution> {
+        debug_assert!(board.blocks_left == 0 && board.free() != 0);
+        if board.blocks != self.blocks || self.generation == 0 {
+            self.generation = self.generation.checked_add(1).unwrap_or_else(|| {
+                self.table.fill(Entry::default());
+                1
+            });
+            self.blocks = board.blocks;
+        }
+        self.nodes = 0;
+        self.deadline = deadline;
+        self.stopped = false;
+        let mine = board.stones[board.mover];
+        let theirs = board.stones[board.mover ^ 1];
+        let free = board.free();
+        if free.count_ones() == 1 {
+            let best = free.trailing_zeros() as usize;
+            let value = gain(mine, best) as i32;
+            return Some(Solution {
+                best,
+                value,
+                line: vec![best],
+                nodes: 1,
+            });
+        }
+        // A full window at the root: the exact value and its move.
+        let value = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), true);
+        if self.stopped {
+            return None;
+        }
+        // The rest of the line is re-searched in the warm table while the
+        // deadline allows.
+        let best = self.root_best;
+        let bit = 1u64 << best;
+        let mut line = vec![best];
+        line.extend(self.principal_variation(theirs, mine | bit, free & !bit));
+        Some(Solution {
+            best,
+            value,
+            line,
+            nodes: self.nodes,
+        })
+    }
+
+    /// The future margin for the side with `mine`, with `free` cells left, if
+    /// it lies in `(alpha, beta)`; otherwise a bound on the far side of the
+    /// window (fail-soft).
+    ///
+    /// The `root` ignores the table and orders its moves by stake and cell
+    /// index only, so that its best move (the first in that order to reach
+    /// the best value, left in `root_best`) does not depend on what earlier
+    /// searches left in the table.
+    fn search(&mut self, mine: u64, theirs: u64, free: u64, mut alpha: i32, mut beta: i32, root: bool) -> i32 {
+        if free & free.wrapping_sub(1) == 0 {
+            // Zero or one cell left: no choice.
+            return if free == 0 {
+                0
+            } else {
+                gain(mine, free.trailing_zeros() as usize) as i32
+            };
+        }
+        self.nodes += 1;
+        if self.nodes % CLOCK_INTERVAL == 0 && self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        // Neither side can gain more than by getting every free cell.
+        let most_for_me = potential(mine, free);
+        if most_for_me <= alpha {
+            return most_for_me;
+        }
+        let least_for_me = -potential(theirs, free);
+        if least_for_me >= beta {
+            return least_for_me;
+        }
+        let (rows, columns) = lines_touched(free);
+        let open = lines_mask(rows, columns);
+        let key = (
+            mine & open | u64::from(rows | columns << 7) << pahtum::CELLS,
+            theirs & open,
+        );
+        let slot = self.slot(key);
+        let entry = self.table[slot];
+        let mut first = None;
+        if !root && (entry.mine, entry.theirs, entry.generation) == (key.0, key.1, self.generation) {
+            let value = i32::from(entry.value);
+            match entry.bound {
+                Bound::Exact => return value,
+                Bound::Lower => alpha = alpha.max(value),
+                Bound::Upper => beta = beta.min(value),
+            }
+            if alpha >= beta {
+                return value;
+            }
+            first = Some(usize::from(entry.best));
+        }
+        let (alpha_in, beta_in) = (alpha, beta);
+        let mut moves = [(0i32, 0usize, 0i32); pahtum::CELLS];
+        let mut count = 0;
+        let board = Board {
+            blocks: self.blocks,
+            stones: [mine, theirs],
+            mover: 0,
+            blocks_left: 0,
+        };
+        for cell in cells_of(free) {
+            let my_gain = gain(mine, cell) as i32;
+            let swing = if first == Some(cell) {
+                i32::MAX
+            } else {
+                (crate::knowledge::stake(&board, cell) * 64.0) as i32
+            };
+            moves[count] = (swing, cell, my_gain);
+            count += 1;
+        }
+        let moves = &mut moves[..count];
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut best_value = i32::MIN;
+        let mut best_cell = moves[0].1;
+        for &(_, cell, my_gain) in moves.iter() {
+            let bit = 1u64 << cell;
+            let value = my_gain - self.search(theirs, mine | bit, free & !bit, my_gain - beta, my_gain - alpha, false);
+            if self.stopped {
+                return 0;
+            }
+            if value > best_value {
+                best_value = value;
+                best_cell = cell;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_value <= alpha_in {
+            Bound::Upper
+        } else if best_value >= beta_in {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.table[slot] = Entry {
+            mine: key.0,
+            theirs: key.1,
+            value: best_value as i16,
+            bound,
+            best: best_cell as u8,
+            generation: self.generation,
+        };
+        if root {
+            self.root_best = best_cell;
+        }
+        best_value
+    }
+
+    /// The table slot of a key (always replace: the newest entry is the most
+    /// useful to the running search).
+    fn slot(&self, (mine, theirs): (u64, u64)) -> usize {
+        let hash = (mine ^ theirs.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (hash >> 20) as usize & (self.table.len() - 1)
+    }
+
+    /// The best line from a position: at each ply the lowest cell index
+    /// among the best moves, proven by null-window searches around the exact
+    /// value; cut short at the deadline.
+    fn principal_variation(&mut self, mut mine: u64, mut theirs: u64, mut free: u64) -> Vec<usize> {
+        let mut line = Vec::new();
+        while free != 0 {
+            let target = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), false);
+            let best = cells_of(free).find(|&cell| {
+                let bit = 1u64 << cell;
+                let my_gain = gain(mine, cell) as i32;
+                let window = (my_gain - target - 1, my_gain - target + 1);
+                my_gain - self.search(theirs, mine | bit, free & !bit, window.0, window.1, false) == target
+            });
+            if self.stopped {
+                break;
+            }
+            let cell = best.expect("one of the moves reaches the exact value");
+            line.push(cell);
+            let bit = 1u64 << cell;
+            (mine, theirs, free) = (theirs, mine | bit, free & !bit);
+        }
+        self.stopped = false;
+        line
+    }
+}
+
+/// The points `stones` would gain by getting every `free` cell.
+fn potential(stones: u64, free: u64) -> i32 {
+    use pahtum::score::{LINE_POINTS, column_line, row_line};
+    let all = stones | free;
+    let mut total = 0;
+    for line in 0..pahtum::SIZE {
+        total += LINE_POINTS[row_line(all, line)] + LINE_POINTS[column_line(all, line)]
+            - LINE_POINTS[row_line(stones, line)]
+            - LINE_POINTS[column_line(stones, line)];
+    }
+    total as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::board::{BLACK, WHITE};
+
+    /// Plain minimax over every order of the free cells, on the full score.
+    fn brute_force(board: &Board) -> i32 {
+        let free = board.free();
+        if free == 0 {
+            let margin = board.margin();
+            return if board.mover == WHITE { margin } else { -margin };
+        }
+        cells_of(free)
+            .map(|cell| {
+                let mut next = *board;
+                next.play(cell);
+                -brute_force(&next)
+            })
+            .max()
+            .unwrap()
+    }
+
+    /// A random position with `free` free cells, from a seed: blocks, then
+    /// stones of both colours, the mover by parity.
+    fn position(seed: u64, blocks: u32, free: u32) -> Board {
+        let mut cells: Vec<usize> = (0..pahtum::CELLS).collect();
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for i in (1..cells.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            cells.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        let mut board = Board {
+            blocks: 0,
+            stones: [0, 0],
+            mover: WHITE,
+            blocks_left: 0,
+        };
+        for &cell in &cells[..blocks as usize] {
+            board.blocks |= 1 << cell;
+        }
+        let stones = pahtum::CELLS - blocks as usize - free as usize;
+        for (i, &cell) in cells[blocks as usize..blocks as usize + stones].iter().enumerate() {
+            board.stones[i % 2] |= 1 << cell;
+        }
+        board.mover = if stones % 2 == 0 { WHITE } else { BLACK };
+        board
+    }
+
+    /// The final margin for the mover after playing `line` from `board`.
+    fn margin_after(board: &Board, line: &[usize]) -> i32 {
+        let mut end = *board;
+        for &cell in line {
+            end.play(cell);
+        }
+        assert_eq!(end.free(), 0, "the line fills the board");
+        let margin = end.margin() - board.margin();
+        if board.mover == WHITE { margin } else { -margin }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn matches_brute_force(seed in any::<u64>(), blocks in 0u32..8, free in 1u32..=8) {
+            let board = position(seed, blocks * 2 + 1, free);
+            let mut solver = Solver::new(12);
+            let solution = solver.solve(&board, None).unwrap();
+            let current = if board.mover == WHITE { board.margin() } else { -board.margin() };
+            prop_assert_eq!(solution.value + current, brute_force(&board));
+            prop_assert_eq!(margin_after(&board, &solution.line), solution.value);
+            prop_assert_eq!(solution.line.len(), free as usize);
+        }
+    }
+
+    /// A table kept from earlier searches (of other positions with the same
+    /// blocks) changes nothing.
+    #[test]
+    fn a_warm_table_gives_the_same_values() {
+        let base = position(1, 9, 9);
+        let mut warm = Solver::new(10);
+        for (first, second) in cells_of(base.free()).zip(cells_of(base.free()).skip(3)) {
+            let mut board = base;
+            board.play(first);
+            board.play(second);
+            let cold = Solver::new(10).solve(&board, None).unwrap();
+            let again = warm.solve(&board, None).unwrap();
+            assert_eq!(cold.value, again.value);
+            assert_eq!(margin_after(&board, &again.line), again.value);
+        }
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_search() {
+        let board = position(5, 5, 30);
+        let mut solver = Solver::new(12);
+        assert_eq!(solver.solve(&board, Some(Instant::now())), None);
+    }
+}
