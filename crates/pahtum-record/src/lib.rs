@@ -92,7 +92,8 @@ fn is_stone(kind: &MoveKind) -> bool {
 /// How long an answer took, and what the bot said about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Timing {
-    /// Wall time from the request written to the answer's newline read, in
+    /// Wall time from the start of the request's write to the read of the
+    /// answer's newline, in
     /// milliseconds with microsecond resolution.
     pub ms: f64,
     /// The bot's CPU time (user + system) over the answer, where measured.

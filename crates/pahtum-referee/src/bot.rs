@@ -4,21 +4,21 @@
 //! Every exchange follows the same steps: check that the bot printed nothing
 //! unasked, write the request (with a deadline), await the answer line (or the
 //! bot's exit, or the deadline), measure the time from the start of the write
-//! to the read that brought the answer's newline on a monotonic clock, decode
-//! the line and check its id. Any failure makes the
-//! bot unusable: it is killed with its process group at once, and
-//! [`Bot::is_reusable`] tells the caller to start a new one.
+//! to the read that brought the answer's newline on a monotonic clock (see
+//! `clock` for why these two instants), decode the line and check its id. Any
+//! failure makes the bot unusable: it is killed with its process group at
+//! once, and [`Bot::is_reusable`] tells the caller to start a new one.
 
 use std::fs::OpenOptions;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pahtum::Cell;
 use pahtum_protocol::bot::Identity;
-use pahtum_protocol::{FromBot, NewGame, PROTOCOL_VERSION, Reason, ToBot, decode_from_bot};
+use pahtum_protocol::{FromBot, NewGame, PROTOCOL_VERSION, Reason, ToBot};
 use tokio::time::Instant;
 
+use crate::decode::decode;
 use crate::process::{BotProcess, Silence};
 use crate::verdict::{Asked, Failure};
 use crate::{BotSpec, Limits};
@@ -251,6 +251,11 @@ impl Bot {
         id
     }
 
+    /// The line to send next, for a caller that writes it itself.
+    pub(crate) fn line_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.line
+    }
+
     /// Encodes `message` as the line to send next.
     pub(crate) fn encode(&mut self, message: &ToBot) {
         self.line.clear();
@@ -313,34 +318,6 @@ impl Bot {
     }
 }
 
-/// Decodes an answer line: a message of the protocol, or the failure that
-/// says what is wrong with it. An off-board cell is an illegal move.
-fn decode(line: &[u8]) -> Result<FromBot, Failure> {
-    let Ok(text) = std::str::from_utf8(line) else {
-        return Err(Failure::new(Reason::ProtocolError, "printed a line that is not valid UTF-8").with_line(line));
-    };
-    if let Ok(message) = serde_json::from_str(text) {
-        return Ok(message);
-    }
-    let error = match decode_from_bot(text) {
-        Ok(message) => return Ok(message),
-        Err(error) => error,
-    };
-    if let Some(cell) = off_board_cell(text) {
-        let detail = format!("played {cell:?}, which is not a cell of the board (a1 to g7, lowercase)");
-        return Err(Failure::new(Reason::IllegalMove, detail).with_line(line));
-    }
-    Err(Failure::undecodable(text, &error))
-}
-
-/// The `cell` of a `stone` or `block` answer, if it is not on the board.
-fn off_board_cell(text: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    let kind = value.get("type")?.as_str()?;
-    let cell = value.get("cell")?.as_str()?;
-    (matches!(kind, "stone" | "block") && cell.parse::<Cell>().is_err()).then(|| cell.to_owned())
-}
-
 fn wrong_id(asked: Asked, message: &FromBot) -> Failure {
     let detail = match (message.id(), asked.id) {
         (Some(id), Some(expected)) if id < expected => format!(
@@ -365,21 +342,6 @@ pub(crate) fn wrong_kind(asked: Asked, message: &FromBot) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn answers_decode_or_say_what_is_wrong() {
-        assert_eq!(decode(br#"{"type":"pong","id":3}"#).unwrap(), FromBot::Pong { id: 3 });
-        let not_json = decode(b"e4 please").unwrap_err();
-        assert_eq!(not_json.reason, Reason::ProtocolError);
-        assert!(not_json.detail.contains("not JSON"), "{not_json}");
-        assert_eq!(not_json.line.as_deref(), Some("e4 please"));
-        let off_board = decode(br#"{"type":"stone","id":3,"cell":"h9"}"#).unwrap_err();
-        assert_eq!(off_board.reason, Reason::IllegalMove);
-        assert!(off_board.detail.contains("\"h9\""), "{off_board}");
-        assert_eq!(decode(b"\xff").unwrap_err().reason, Reason::ProtocolError);
-        let wrong_type = decode(br#"{"type":"stone","id":"x","cell":"a1"}"#).unwrap_err();
-        assert_eq!(wrong_type.reason, Reason::ProtocolError);
-    }
 
     #[test]
     fn ids_are_checked_with_a_reason() {

@@ -1,5 +1,14 @@
 //! The game clock of each seat.
 //!
+//! What an answer costs (`protocol.md`, Time): the time from just before the
+//! referee writes the request (one write call) to the return of the read that
+//! brings the answer's newline, on a monotonic clock. `Bot::exchange` takes
+//! the first instant and the line reader the second, with no work between the
+//! read and its timestamp. The clock starts before the write because a bot
+//! woken by the request may run, and answer, before the write call returns;
+//! decoding and checking the answer and preparing the next request are off
+//! the clock.
+//!
 //! A per-move limit is fresh for each answer; a Fischer clock loses the time
 //! an answer took and then gains the increment; with both, an answer may take
 //! the smaller of the two. The margin is the referee's tolerance on top: an

@@ -1,22 +1,23 @@
 //! One game between two greeted bots, by the rules and the protocol.
 //!
-//! The referee keeps the authoritative [`Game`] and one [`Request`] that grows
-//! with the game (blocks, stones and moves are appended, never rebuilt), so
-//! the per-move work is: fill in the id and the clock, encode, write, await,
-//! decode, check with the rules. Any failure of a bot ends the game at once
-//! as a loss for that bot, with the reason, the offending line and the tail
-//! of its stderr in the record; the bot is killed, the other one stays
-//! usable.
+//! The referee keeps the authoritative [`Game`] and the text of a request that
+//! grows with the game ([`RequestLine`]: blocks, stones and moves are appended
+//! as JSON, never encoded again), so the per-move work is: copy the request
+//! with its id and clock, write it, await the answer, decode it, check it with
+//! the rules. Any failure of a bot ends the game at once as a loss for that
+//! bot, with the reason, the offending line and the tail of its stderr in the
+//! record; the bot is killed, the other one stays usable.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pahtum::{Action, Bitboard, Cell, Color, Game, IllegalAction, Layout, Outcome, Phase, Position, Seat};
-use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Placement, Reason, Request, ToBot};
+use pahtum::{Action, Bitboard, Cell, Color, Game, IllegalAction, Layout, Outcome, Position, Seat};
+use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Placement, Reason, ToBot};
 use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
 
 use crate::GameSpec;
 use crate::bot::{Answer, Bot, wrong_kind};
 use crate::clock::Clocks;
+use crate::request::{self, RequestLine};
 use crate::verdict::{Asked, Failure};
 
 /// What happens during a game, as it happens (for live displays).
@@ -28,7 +29,8 @@ pub enum GameEvent {
         seat: Seat,
         color: Color,
         action: Action,
-        /// The answer's wall time in milliseconds.
+        /// The answer's wall time in milliseconds, unrounded (the record
+        /// keeps microseconds).
         ms: f64,
         /// The board after the action.
         position: Position,
@@ -192,29 +194,12 @@ impl Play<'_> {
         observer: &mut (dyn FnMut(GameEvent) + Send),
     ) -> Termination {
         let mut clocks = Clocks::new(self.spec.time);
-        let mut request = Request {
-            id: 0,
-            game: self.spec.id.clone(),
-            color: Color::White,
-            rules: self.spec.rules,
-            blocks: self.spec.blocks.clone(),
-            white: Vec::with_capacity(pahtum::CELLS / 2),
-            black: Vec::with_capacity(pahtum::CELLS / 2),
-            moves: Vec::with_capacity(pahtum::CELLS),
-            clock: clocks.clock(Seat::First),
-        };
+        let mut request = RequestLine::new(&self.spec.id, self.spec.rules, &self.spec.blocks);
         while let (Some(seat), Some(color)) = (self.game.seat_to_act(), self.game.color_to_act()) {
             let bot = &mut *bots[seat.index()];
-            request.id = bot.next_id();
-            request.color = color;
-            request.clock = clocks.clock(seat);
-            let (kind, message) = wrap(self.game.phase(), request);
-            bot.encode(&message);
-            request = unwrap(message);
-            let asked = Asked {
-                kind,
-                id: Some(request.id),
-            };
+            let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
+            request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
+            let asked = Asked { kind, id: Some(id) };
             if self.spec.pause_idle {
                 bot.resume();
             }
@@ -230,18 +215,12 @@ impl Play<'_> {
                 bot.pause();
             }
             clocks.charge(seat, elapsed);
-            match action {
-                Action::Block(cell) => request.blocks.push(cell),
-                Action::Stone(cell) if color == Color::White => request.white.push(cell),
-                Action::Stone(cell) => request.black.push(cell),
-                Action::Pie(_) => {}
-            }
-            request.moves.push(action.to_string());
+            request.played(action, color);
             observer(GameEvent::Played {
                 seat,
                 color,
                 action,
-                ms: timing.ms,
+                ms: elapsed.as_secs_f64() * 1000.0,
                 position: *self.game.position(),
             });
             self.record(action, color, timing);
@@ -281,24 +260,6 @@ impl Play<'_> {
             cell,
             timing,
         });
-    }
-}
-
-/// The request for `phase`, as the message to send, and the message's type.
-fn wrap(phase: Phase, request: Request) -> (&'static str, ToBot) {
-    match phase {
-        Phase::PlaceBlocks => ("place_block", ToBot::PlaceBlock(request)),
-        Phase::PieDecision => ("pie_decision", ToBot::PieDecision(request)),
-        Phase::FirstStone | Phase::Stones | Phase::Finished => ("play_stone", ToBot::PlayStone(request)),
-    }
-}
-
-/// The request back from the message [`wrap`] made (the request is reused,
-/// not rebuilt, from move to move).
-fn unwrap(message: ToBot) -> Request {
-    match message {
-        ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => request,
-        _ => unreachable!("wrap makes only requests"),
     }
 }
 

@@ -3,8 +3,7 @@
 //! does. A bot author's bug costs that bot the game, never the tournament,
 //! the referee or the machine.
 //!
-//! The API is three calls, made from any number of concurrent tokio tasks on
-//! a multi-thread runtime:
+//! The API is three calls, made from any number of concurrent tokio tasks:
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), pahtum_referee::StartError> {
@@ -31,16 +30,27 @@
 //! * [`play_game`]: one game, returning its [`GameRecord`](pahtum_record::GameRecord);
 //! * [`Failure`]: what a bot did wrong, for records and `arena check`.
 //!
+//! Play games in tasks spawned on a multi-thread runtime (a tournament), or
+//! on a current-thread runtime (one game), not in a multi-thread runtime's
+//! `block_on`: there the game runs on the calling thread while a worker
+//! thread waits for the bots' answers, so every answer needs one more thread
+//! wake-up before the referee reads it (the benchmark measures 2 µs more per
+//! move on one core, and on a busy machine each wake-up may wait for a CPU,
+//! on the bot's clock).
+//!
 //! Internally, `process` owns the operating-system details (process groups,
 //! the death signal, signals, reaping, CPU time), `lines` reads stdout with
-//! bounded memory, `stderr` drains stderr into a capped log, `clock` keeps
-//! the time controls, and `game` runs the moves.
+//! bounded memory, `decode` turns its lines into messages, `stderr` drains
+//! stderr into a capped log, `clock` keeps the time controls, `request` writes
+//! the requests as the game grows, and `game` runs the moves.
 
 mod bot;
 mod clock;
+mod decode;
 mod game;
 mod lines;
 mod process;
+mod request;
 pub mod spec;
 mod stderr;
 mod verdict;

@@ -1,13 +1,14 @@
 //! One test per misbehaviour, with real processes: each asserts the named
 //! verdict, the win for the opponent, that the game ended within its time
-//! bound, that the referee's memory stayed bounded, and that no process the
-//! bots started is left.
+//! bound, and that no process the bots started is left. The misbehaviours
+//! that aim at the referee's memory are played in a referee process of their
+//! own, whose peak memory is measured.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Fixtures, assert_memory_bounded, process_state, quick_limits};
+use common::{Fixtures, MEMORY_BOUND_KIB, process_state, quick_limits};
 use pahtum::{Outcome, Seat};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
@@ -47,7 +48,6 @@ async fn forfeit(mode: &str, seat: Seat, time: TimeControl, bound: Duration, rea
     bad.shutdown().await;
     good.shutdown().await;
     fixtures.assert_none_left();
-    assert_memory_bounded();
     record
 }
 
@@ -118,19 +118,32 @@ async fn output_that_is_not_json_is_a_protocol_error() {
     assert!(forfeit.detail.contains("not JSON"), "{}", forfeit.detail);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_line_of_100_mb_is_a_protocol_error_in_bounded_memory() {
-    let record = forfeit(
-        "huge-line",
-        Seat::First,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::ProtocolError,
-    )
-    .await;
+#[test]
+fn a_line_of_100_mb_is_a_protocol_error_in_bounded_memory() {
+    let fixtures = Fixtures::new();
+    let (record, peak_kib) = fixtures.game_in_a_process("huge-line", "first-free");
+    assert_eq!(record.termination.reason, Reason::ProtocolError, "{record:#?}");
     let forfeit = record.termination.forfeit.unwrap();
+    assert_eq!((forfeit.bot.as_str(), forfeit.seat), ("huge-line", Seat::First));
     assert!(forfeit.detail.contains("longer than 65536 bytes"), "{}", forfeit.detail);
     assert!(forfeit.line.unwrap().starts_with("xxxx"));
+    assert!(
+        peak_kib < MEMORY_BOUND_KIB,
+        "the referee's peak memory is {peak_kib} KiB"
+    );
+    fixtures.assert_none_left();
+}
+
+#[test]
+fn a_stderr_flood_leaves_the_referees_memory_bounded() {
+    let fixtures = Fixtures::new();
+    let (record, peak_kib) = fixtures.game_in_a_process("stderr-flood", "first-free");
+    assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+    assert!(
+        peak_kib < MEMORY_BOUND_KIB,
+        "the referee's peak memory is {peak_kib} KiB"
+    );
+    fixtures.assert_none_left();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -270,7 +283,6 @@ async fn a_stderr_flood_is_drained_and_capped() {
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("[arena] stderr cut"), "the log says what was cut");
     fixtures.assert_none_left();
-    assert_memory_bounded();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

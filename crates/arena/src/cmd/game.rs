@@ -50,7 +50,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = game_spec(&args)?;
-    let record = super::runtime()?.block_on(play(&args, &spec))?;
+    // One game on one thread: the referee reads each answer on the thread
+    // that waits for it (a multi-thread runtime's block_on would add a thread
+    // wake-up to every answer; see the pahtum-referee docs).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let record = runtime.block_on(play(&args, &spec))?;
     let summary = summary(&record)?;
     if args.json {
         eprint!("{summary}");

@@ -3,9 +3,13 @@
 //!
 //! `fixture-bot MODE`, where MODE is one of:
 //!
-//! * `first-free`: conforming and instant; plays the first legal action.
-//! * `echo`: echoes every line (the raw pipe ping-pong of the benchmark).
-//! * `delay=MS`: conforming, but sleeps MS milliseconds before each move.
+//! * `first-free`: conforming and instant; plays the first free cell, and
+//!   always swaps.
+//! * `echo=N`: answers every line with a line of N bytes, newline included
+//!   (the raw pipe ping-pong of the benchmark).
+//! * `delay=MS`: conforming, but answers MS milliseconds after it read the
+//!   request, and reports its own timing (see [`Delayed`]), so that the
+//!   benchmark can tell a late bot from a late referee.
 //! * `silent`: never greets.
 //! * `hang`: greets and gets ready, never answers a move.
 //! * `exit-at-start`: greets, then exits when the game starts.
@@ -23,24 +27,34 @@
 //! * `chatty`: conforming, but prints a line nobody asked for after each move.
 //! * `burner`: conforming, while another thread burns CPU all the time.
 //!
-//! Every process (a grandchild too) appends its pid to the file named by
-//! `FIXTURE_PID_FILE`, if set, so that tests can check that none is left.
+//! The benchmark measures the referee with this bot, so the bot does as
+//! little as a bot can: it parses each request (only the fields it needs, into
+//! bitboards, without allocating) and answers from the request's blocks and
+//! stones, without replaying the moves through the rules; one read and one
+//! write per request. Every process (a grandchild too) appends its pid to the
+//! file named by `FIXTURE_PID_FILE`, if set, so that tests can check that none
+//! is left.
 
 use std::io::{self, BufRead, Write};
-use std::time::Duration;
+use std::os::unix::fs::FileExt;
+use std::time::{Duration, Instant};
 
-use pahtum::{Action, Cell};
-use pahtum_protocol::{FromBot, PROTOCOL_VERSION, Request, ToBot, encode};
+use pahtum::{Bitboard, Cell};
+use pahtum_protocol::PROTOCOL_VERSION;
+use serde::Deserialize;
+use serde::de::{Deserializer, SeqAccess, Visitor};
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "first-free".to_owned());
     record_pid();
+    if let Some(bytes) = mode.strip_prefix("echo=") {
+        return echo(bytes.parse().expect("echo=N"));
+    }
     match mode.as_str() {
-        "echo" => return echo(),
         "silent" => return io::stdin().lock().lines().map_while(Result::ok).for_each(drop),
         "sleeper" => sleep_forever(),
         "no-read" => {
-            send(&hello());
+            Out::new().hello();
             sleep_forever();
         }
         "ignore-term" => {
@@ -65,25 +79,34 @@ fn main() {
         }
         _ => {}
     }
+    let mut delayed = mode
+        .strip_prefix("delay=")
+        .map(|ms| Delayed::new(Duration::from_millis(ms.parse().expect("delay=MS"))));
+    let mut stdin = io::stdin().lock();
+    let mut line = String::new();
+    let mut out = Out::new();
     let mut moves = 0;
-    for line in io::stdin().lock().lines() {
-        let Ok(line) = line else { return };
-        // serde_json directly (not the codec's two-step decoding): the
-        // benchmark's instant bot should spend as little time as it can.
-        let Ok(message) = serde_json::from_str::<ToBot>(&line) else {
+    loop {
+        line.clear();
+        match stdin.read_line(&mut line) {
+            Ok(1..) => {}
+            _ => return,
+        }
+        let read_at = Instant::now();
+        let Ok(message) = serde_json::from_str::<Message>(&line) else {
             eprintln!("fixture-bot: cannot decode {line:?}");
             continue;
         };
-        match message {
-            ToBot::Hello { .. } if mode == "closed-stdin" => {
+        match message.kind {
+            "hello" if mode == "closed-stdin" => {
                 // Closed before the greeting, so that the referee's next write fails.
                 // SAFETY: closing our own stdin; nothing uses it afterwards.
                 unsafe { libc::close(0) };
-                send(&hello());
+                out.hello();
                 sleep_forever();
             }
-            ToBot::Hello { .. } => send(&hello()),
-            ToBot::NewGame(new_game) => match mode.as_str() {
+            "hello" => out.hello(),
+            "new_game" => match mode.as_str() {
                 "exit-at-start" => std::process::exit(3),
                 "fork-grandchild" => {
                     let me = std::env::current_exe().expect("the fixture knows its path");
@@ -94,104 +117,235 @@ fn main() {
                     record_pid_of(grandchild.id());
                     std::process::exit(0);
                 }
-                _ => send(&FromBot::Ready { id: new_game.id }),
+                _ => out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id)),
             },
-            ToBot::Ping { id } => send(&FromBot::Pong { id }),
-            ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => {
+            "ping" => out.send(format_args!("{{\"type\":\"pong\",\"id\":{}}}\n", message.id)),
+            "place_block" | "play_stone" | "pie_decision" => {
                 moves += 1;
-                answer(&mode, &request, moves);
+                match &mut delayed {
+                    Some(delayed) => delayed.answer(&message, read_at, &mut out),
+                    None => misbehave_or_answer(&mode, &message, moves, &mut out),
+                }
             }
-            ToBot::GameOver(_) => {}
-            ToBot::Quit if mode == "ignore-term" => sleep_forever(),
-            ToBot::Quit => return,
+            "quit" if mode == "ignore-term" => sleep_forever(),
+            "quit" => return,
+            _ => {}
+        }
+        if let Some(delayed) = &mut delayed {
+            delayed.done_with_message();
         }
     }
 }
 
-fn answer(mode: &str, request: &Request, moves: u32) {
-    let game = request.game().expect("the referee sends valid requests");
-    let first_free = *game.legal_moves().first().expect("a request has a legal move");
-    let stone = |cell: Cell| FromBot::Stone {
-        id: request.id,
-        cell,
-        info: None,
-    };
+/// The `delay=MS` bot: answers MS after it read each request, and reports on
+/// stderr and in the answer's `info.comment`:
+///
+/// * `bot-us`: its own time, from its read of the request to its write of
+///   the answer;
+/// * `queued-us`: how long it waited for a CPU during that time (run queue
+///   wait, from the kernel's scheduler statistics of its thread);
+/// * `delivery-queued-us`: how long it waited for a CPU between its previous
+///   write and its read of this request, which the referee's clock includes.
+///
+/// The part about the delivery also goes to stderr as soon as the request is
+/// read, so that it is known even when the referee gives up on the answer.
+struct Delayed {
+    delay: Duration,
+    schedstat: Option<std::fs::File>,
+    /// The run queue wait when the bot last finished with a message.
+    wait_mark: Duration,
+}
+
+impl Delayed {
+    fn new(delay: Duration) -> Delayed {
+        let mut delayed = Delayed {
+            delay,
+            schedstat: std::fs::File::open("/proc/thread-self/schedstat").ok(),
+            wait_mark: Duration::ZERO,
+        };
+        delayed.done_with_message();
+        delayed
+    }
+
+    /// The time this thread has spent runnable but waiting for a CPU (the
+    /// second field of its `schedstat`), or zero where unknown.
+    fn run_queue_wait(&self) -> Duration {
+        let mut text = [0u8; 128];
+        let Some(Ok(n)) = self.schedstat.as_ref().map(|file| file.read_at(&mut text, 0)) else {
+            return Duration::ZERO;
+        };
+        let nanos = std::str::from_utf8(&text[..n])
+            .ok()
+            .and_then(|text| text.split_whitespace().nth(1)?.parse().ok());
+        Duration::from_nanos(nanos.unwrap_or(0))
+    }
+
+    /// Marks the end of a message's handling: the wait for the next request
+    /// starts here.
+    fn done_with_message(&mut self) {
+        self.wait_mark = self.run_queue_wait();
+    }
+
+    fn answer(&mut self, request: &Message, read_at: Instant, out: &mut Out) {
+        let queued_at_read = self.run_queue_wait();
+        let delivery = (queued_at_read - self.wait_mark).as_micros();
+        eprintln!("read id={} delivery-queued-us={delivery}", request.id);
+        std::thread::sleep(self.delay.saturating_sub(read_at.elapsed()));
+        let took = read_at.elapsed().as_micros();
+        let queued = (self.run_queue_wait() - queued_at_read).as_micros();
+        let report = format!("bot-us={took} queued-us={queued} delivery-queued-us={delivery}");
+        eprintln!("{report} id={}", request.id);
+        let extra = format!(",\"info\":{{\"comment\":\"{report}\"}}");
+        out.answer(request.kind, request.id, request.first_free(), &extra);
+    }
+}
+
+/// The fields of a message from the referee that the fixture reads; the rest
+/// are skipped.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(default)]
+    id: u64,
+    #[serde(default)]
+    blocks: Cells,
+    #[serde(default)]
+    white: Cells,
+    #[serde(default)]
+    black: Cells,
+}
+
+impl Message<'_> {
+    /// The first free cell of the board, `a1` first.
+    fn first_free(&self) -> Cell {
+        let taken = self.blocks.0 | self.white.0 | self.black.0;
+        (!taken).cells().next().expect("a request has a free cell")
+    }
+}
+
+/// A JSON list of cells, read into a bitboard.
+#[derive(Default)]
+struct Cells(Bitboard);
+
+impl<'de> Deserialize<'de> for Cells {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CellsVisitor;
+        impl<'de> Visitor<'de> for CellsVisitor {
+            type Value = Cells;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of cells")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cells, A::Error> {
+                let mut cells = Bitboard::EMPTY;
+                while let Some(text) = seq.next_element::<&'de str>()? {
+                    cells = cells.with(text.parse().map_err(serde::de::Error::custom)?);
+                }
+                Ok(Cells(cells))
+            }
+        }
+        deserializer.deserialize_seq(CellsVisitor)
+    }
+}
+
+fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out) {
     match mode {
         "hang" => sleep_forever(),
         "crash" if moves > 2 => std::process::abort(),
-        "non-json" => return send_raw(b"e4 please\n"),
+        "non-json" => return out.raw(b"e4 please\n"),
         "huge-line" => {
             let chunk = vec![b'x'; 1 << 16];
             for _ in 0..(100 << 20) / chunk.len() {
-                send_raw(&chunk);
+                out.raw(&chunk);
             }
             return;
         }
         "off-board" => {
-            return send_raw(format!("{{\"type\":\"stone\",\"id\":{},\"cell\":\"h9\"}}\n", request.id).as_bytes());
+            return out.send(format_args!(
+                "{{\"type\":\"stone\",\"id\":{},\"cell\":\"h9\"}}\n",
+                request.id
+            ));
         }
-        "wrong-id" | "stale-id" => {
-            let id = if mode == "wrong-id" {
-                request.id + 1
-            } else {
-                request.id - 1
-            };
-            return send(&to_answer(id, first_free));
-        }
+        "wrong-id" => return out.answer(request.kind, request.id + 1, request.first_free(), ""),
+        "stale-id" => return out.answer(request.kind, request.id - 1, request.first_free(), ""),
         "occupied" => {
-            if let Some(&cell) = request.white.first().or(request.black.first()) {
-                return send(&stone(cell));
+            if let Some(cell) = (request.white.0 | request.black.0).cells().next() {
+                return out.answer(request.kind, request.id, cell, "");
             }
         }
         "blocked" => {
-            if let Some(&cell) = request.blocks.first() {
-                return send(&stone(cell));
+            if let Some(cell) = request.blocks.0.cells().next() {
+                return out.answer(request.kind, request.id, cell, "");
             }
         }
         _ => {}
     }
-    if let Some(ms) = mode.strip_prefix("delay=") {
-        std::thread::sleep(Duration::from_millis(ms.parse().expect("delay=MS")));
-    }
-    send(&to_answer(request.id, first_free));
+    out.answer(request.kind, request.id, request.first_free(), "");
     if mode == "chatty" {
-        send_raw(b"thinking about the next move...\n");
+        out.raw(b"thinking about the next move...\n");
     }
 }
 
-fn to_answer(id: u64, action: Action) -> FromBot {
-    match action {
-        Action::Block(cell) => FromBot::Block { id, cell, info: None },
-        Action::Stone(cell) => FromBot::Stone { id, cell, info: None },
-        Action::Pie(swap) => FromBot::Pie { id, swap, info: None },
+/// Stdout, written one whole line per call, from a reused buffer.
+struct Out {
+    stdout: io::StdoutLock<'static>,
+    line: Vec<u8>,
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            stdout: io::stdout().lock(),
+            line: Vec::with_capacity(256),
+        }
+    }
+
+    fn hello(&mut self) {
+        self.send(format_args!(
+            "{{\"type\":\"hello\",\"protocol\":{PROTOCOL_VERSION},\"name\":\"fixture-bot\"}}\n"
+        ));
+    }
+
+    /// The answer to a request of type `kind`: a block or a stone on `cell`,
+    /// or a swap; `extra` (more fields, each after a comma) goes at the end.
+    fn answer(&mut self, kind: &str, id: u64, cell: Cell, extra: &str) {
+        match kind {
+            "place_block" => self.send(format_args!(
+                "{{\"type\":\"block\",\"id\":{id},\"cell\":\"{cell}\"{extra}}}\n"
+            )),
+            "pie_decision" => self.send(format_args!("{{\"type\":\"pie\",\"id\":{id},\"swap\":true{extra}}}\n")),
+            _ => self.send(format_args!(
+                "{{\"type\":\"stone\",\"id\":{id},\"cell\":\"{cell}\"{extra}}}\n"
+            )),
+        }
+    }
+
+    fn send(&mut self, line: std::fmt::Arguments) {
+        self.line.clear();
+        self.line.write_fmt(line).expect("formatting into a Vec cannot fail");
+        write_now(&mut self.stdout, &self.line);
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        write_now(&mut self.stdout, bytes);
     }
 }
 
-fn hello() -> FromBot {
-    FromBot::Hello {
-        protocol: PROTOCOL_VERSION,
-        name: "fixture-bot".to_owned(),
-        version: None,
-        author: None,
-    }
-}
-
-fn send(message: &FromBot) {
-    send_raw(encode(message).as_bytes());
-}
-
-fn send_raw(bytes: &[u8]) {
-    let mut stdout = io::stdout().lock();
+/// Writes `bytes` and flushes; a chunk that ends in a newline is one write
+/// (stdout is line-buffered). A bot whose referee is gone exits.
+fn write_now(stdout: &mut io::StdoutLock, bytes: &[u8]) {
     if stdout.write_all(bytes).and_then(|()| stdout.flush()).is_err() {
         std::process::exit(1);
     }
 }
 
-fn echo() {
-    let stdin = io::stdin();
+fn echo(answer_bytes: usize) {
+    let mut stdin = io::stdin().lock();
+    let mut out = Out::new();
     let mut line = String::new();
-    while stdin.lock().read_line(&mut line).is_ok_and(|n| n > 0) {
-        send_raw(line.as_bytes());
+    let answer = format!("{}\n", "x".repeat(answer_bytes.saturating_sub(1)));
+    while stdin.read_line(&mut line).is_ok_and(|n| n > 0) {
+        out.raw(answer.as_bytes());
         line.clear();
     }
 }

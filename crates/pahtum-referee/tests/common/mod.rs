@@ -1,16 +1,20 @@
 //! Helpers for tests with real bot processes: fixture bots that record their
-//! pids, quick limits, and the checks that every test makes (no process
-//! left, memory bounded).
+//! pids, quick limits, the check that every test makes (no process left), and
+//! games in a referee process of their own, whose peak memory is theirs
+//! alone.
 
 #![allow(dead_code)] // each test binary uses its own part of the helpers
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, BotSpec, Limits};
 
-/// The referee's memory bound under any bot (peak resident set of the whole
-/// test process).
+/// The referee's memory bound under any bot: the peak resident set of a
+/// process that plays one game.
 pub const MEMORY_BOUND_KIB: u64 = 64 * 1024;
 
 /// Fixture bots of one test, and the file their pids go to.
@@ -47,6 +51,32 @@ impl Fixtures {
         Bot::start(&self.spec(mode), &quick_limits(), None)
             .await
             .unwrap_or_else(|e| panic!("fixture {mode} did not start: {e}"))
+    }
+
+    /// Plays a game between the fixture bots in modes `first` and `second`
+    /// in a referee process of its own (`fixture-game`); returns the record
+    /// and the peak resident memory of that process in KiB (by the kernel's
+    /// accounting at its exit, which also takes the peaks of the bots it
+    /// reaped: small processes).
+    #[expect(clippy::zombie_processes, reason = "reaped by `wait4`, which std does not offer")]
+    pub fn game_in_a_process(&self, first: &str, second: &str) -> (GameRecord, u64) {
+        let mut referee = Command::new(env!("CARGO_BIN_EXE_fixture-game"))
+            .args([first, second])
+            .env("FIXTURE_PID_FILE", self.path("pids"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("fixture-game starts");
+        let mut json = String::new();
+        referee
+            .stdout
+            .take()
+            .expect("piped")
+            .read_to_string(&mut json)
+            .expect("fixture-game prints the record");
+        let (exit, peak_kib) = wait_with_peak_memory(&referee);
+        assert_eq!(exit, 0, "fixture-game failed");
+        let record = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+        (record, peak_kib)
     }
 
     /// Every pid any fixture process recorded.
@@ -97,17 +127,26 @@ pub fn process_state(pid: u32) -> Option<char> {
     stat[stat.rfind(')')? + 1..].split_whitespace().next()?.chars().next()
 }
 
-/// Asserts that the peak resident memory of this process stayed bounded.
-pub fn assert_memory_bounded() {
-    let peak = peak_rss_kib(Path::new("/proc/self/status"));
-    assert!(peak < MEMORY_BOUND_KIB, "the referee's peak memory is {peak} KiB");
-}
-
-fn peak_rss_kib(status: &Path) -> u64 {
-    let status = std::fs::read_to_string(status).expect("/proc/self/status");
-    let line = status.lines().find(|line| line.starts_with("VmHWM:")).expect("VmHWM");
-    line.split_whitespace()
-        .nth(1)
-        .and_then(|kib| kib.parse().ok())
-        .expect("VmHWM in kB")
+/// Reaps `child` (which must not have been waited for) and returns its exit
+/// code and its peak resident memory in KiB.
+fn wait_with_peak_memory(child: &Child) -> (i32, u64) {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 writes the status
+    // and the usage into the variables it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(
+            libc::wait4(pid, &mut status, 0, &mut usage),
+            pid,
+            "wait4 reaps the child"
+        );
+        usage
+    };
+    let exit = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (exit, usage.ru_maxrss as u64)
 }

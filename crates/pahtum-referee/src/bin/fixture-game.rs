@@ -1,0 +1,54 @@
+//! Plays one game between two fixture bots and prints its record as JSON: a
+//! referee in a process of its own, so that a test can measure the peak
+//! memory of that process alone (the tests of a binary share one process,
+//! and one peak).
+//!
+//! `fixture-game FIRST SECOND`: the modes of the two `fixture-bot`s (which
+//! must be in the same directory), on a random layout, 100 ms per move.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, move_time, play_game};
+
+fn main() -> ExitCode {
+    let modes: Vec<String> = std::env::args().skip(1).collect();
+    let [first, second] = modes.as_slice() else {
+        eprintln!("usage: fixture-game FIRST SECOND (two fixture-bot modes)");
+        return ExitCode::from(2);
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let record = runtime.block_on(async {
+        let limits = Limits::default();
+        let mut first = Bot::start(&fixture(first), &limits, None)
+            .await
+            .expect("the first bot starts");
+        let mut second = Bot::start(&fixture(second), &limits, None)
+            .await
+            .expect("the second bot starts");
+        let spec = GameSpec::random("fixture-game", 7, 11, false, move_time(Duration::from_millis(100)))
+            .expect("a valid layout");
+        let record = play_game(&spec, &mut first, &mut second, &mut |_| {}).await;
+        first.shutdown().await;
+        second.shutdown().await;
+        record
+    });
+    println!("{}", serde_json::to_string(&record).expect("a record serializes"));
+    ExitCode::SUCCESS
+}
+
+fn fixture(mode: &str) -> BotSpec {
+    let program = std::env::current_exe()
+        .expect("the program knows its path")
+        .with_file_name("fixture-bot");
+    BotSpec {
+        name: mode.to_owned(),
+        program: program.to_string_lossy().into_owned(),
+        args: vec![mode.to_owned()],
+        dir: None,
+        env: Vec::new(),
+    }
+}

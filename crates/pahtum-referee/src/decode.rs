@@ -1,0 +1,134 @@
+//! A bot's line as a message of the protocol, or the failure that says what
+//! is wrong with it.
+//!
+//! Answers to moves are decoded in one pass into a struct with borrowed
+//! strings. serde's tagged enums (the protocol's [`FromBot`]) first copy every
+//! field of a message into a buffer, which costs two allocations and most of
+//! the decoding time of each move. Any line this fast path does not take,
+//! because it is another message or because it is wrong, goes through the
+//! protocol's own decoding, so that both paths accept the same lines (a test
+//! holds them to it) and errors are explained one way.
+
+use pahtum::Cell;
+use pahtum_protocol::{FromBot, Info, Reason, decode_from_bot};
+use serde::Deserialize;
+
+use crate::verdict::Failure;
+
+/// Decodes an answer line. An off-board cell is an illegal move.
+pub(crate) fn decode(line: &[u8]) -> Result<FromBot, Failure> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Err(Failure::new(Reason::ProtocolError, "printed a line that is not valid UTF-8").with_line(line));
+    };
+    if let Some(message) = serde_json::from_str(text).ok().and_then(MoveAnswer::message) {
+        return Ok(message);
+    }
+    let error = match decode_from_bot(text) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
+    if let Some(cell) = off_board_cell(text) {
+        let detail = format!("played {cell:?}, which is not a cell of the board (a1 to g7, lowercase)");
+        return Err(Failure::new(Reason::IllegalMove, detail).with_line(line));
+    }
+    Err(Failure::undecodable(text, &error))
+}
+
+/// The fields of `block`, `stone` and `pie` answers; unknown fields are
+/// skipped, as the protocol says. The cell is parsed from the borrowed text
+/// ([`Cell`]'s own deserializer copies it into a `String` first).
+#[derive(Deserialize)]
+struct MoveAnswer<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    id: u64,
+    cell: Option<&'a str>,
+    swap: Option<bool>,
+    info: Option<Info>,
+}
+
+impl MoveAnswer<'_> {
+    /// The message, if the fields make one of the three answers.
+    fn message(self) -> Option<FromBot> {
+        let MoveAnswer {
+            kind,
+            id,
+            cell,
+            swap,
+            info,
+        } = self;
+        let cell: Option<Cell> = cell.map(str::parse).transpose().ok()?;
+        match (kind, cell, swap) {
+            ("block", Some(cell), _) => Some(FromBot::Block { id, cell, info }),
+            ("stone", Some(cell), _) => Some(FromBot::Stone { id, cell, info }),
+            ("pie", _, Some(swap)) => Some(FromBot::Pie { id, swap, info }),
+            _ => None,
+        }
+    }
+}
+
+/// The `cell` of a `stone` or `block` answer, if it is not on the board.
+fn off_board_cell(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let kind = value.get("type")?.as_str()?;
+    let cell = value.get("cell")?.as_str()?;
+    (matches!(kind, "stone" | "block") && cell.parse::<Cell>().is_err()).then(|| cell.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_decode_or_say_what_is_wrong() {
+        assert_eq!(decode(br#"{"type":"pong","id":3}"#).unwrap(), FromBot::Pong { id: 3 });
+        let not_json = decode(b"e4 please").unwrap_err();
+        assert_eq!(not_json.reason, Reason::ProtocolError);
+        assert!(not_json.detail.contains("not JSON"), "{not_json}");
+        assert_eq!(not_json.line.as_deref(), Some("e4 please"));
+        let off_board = decode(br#"{"type":"stone","id":3,"cell":"h9"}"#).unwrap_err();
+        assert_eq!(off_board.reason, Reason::IllegalMove);
+        assert!(off_board.detail.contains("\"h9\""), "{off_board}");
+        assert_eq!(decode(b"\xff").unwrap_err().reason, Reason::ProtocolError);
+        let wrong_type = decode(br#"{"type":"stone","id":"x","cell":"a1"}"#).unwrap_err();
+        assert_eq!(wrong_type.reason, Reason::ProtocolError);
+    }
+
+    /// Lines that the fast path takes, lines it leaves to the full decoding,
+    /// and lines that are wrong: the result is the protocol's, every time.
+    #[test]
+    fn the_fast_path_accepts_exactly_what_the_protocol_accepts() {
+        let lines = [
+            r#"{"type":"stone","id":7,"cell":"d4"}"#,
+            r#"{"type":"block","id":7,"cell":"g7"}"#,
+            r#"{"type":"pie","id":7,"swap":false}"#,
+            r#"{"cell":"a1","id":7,"type":"stone","extra":[1,{"x":null}]}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":{"eval":-1.5,"depth":3,"pv":["d4","e5"],"comment":"é\n"}}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":null}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","swap":"not a bool"}"#,
+            r#"{"type":"pie","id":7,"swap":true,"cell":"h9"}"#,
+            r#"{"type":"st\u006fne","id":7,"cell":"d4"}"#,
+            r#"{"type":"stone","id":7,"cell":"d\u0034"}"#,
+            r#"{"type":"pong","id":7}"#,
+            r#"{"type":"ready","id":7,"cell":"d4"}"#,
+            r#"{"type":"hello","protocol":1,"name":"x"}"#,
+            r#"{"type":"stone","id":7}"#,
+            r#"{"type":"pie","id":7}"#,
+            r#"{"type":"stone","id":-7,"cell":"d4"}"#,
+            r#"{"type":"stone","id":7.5,"cell":"d4"}"#,
+            r#"{"type":"stone","id":7,"id":8,"cell":"d4"}"#,
+            r#"{"type":"stone","type":"block","id":7,"cell":"d4"}"#,
+            r#"{"type":"stone","id":7,"cell":"D4"}"#,
+            r#"{"type":"bestmove","id":7,"cell":"d4"}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":{"depth":"deep"}}"#,
+            r#"{"type":"stone","id":7,"cell":"d4"} trailing"#,
+            r#"[1,2]"#,
+        ];
+        for line in lines {
+            assert_eq!(decode(line.as_bytes()).ok(), decode_from_bot(line).ok(), "{line}");
+        }
+        let fast = |line: &&str| serde_json::from_str(line).ok().and_then(MoveAnswer::message).is_some();
+        let taken: Vec<&str> = lines.iter().copied().filter(fast).collect();
+        assert_eq!(taken, lines[..6]);
+    }
+}
