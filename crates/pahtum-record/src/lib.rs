@@ -93,8 +93,7 @@ fn is_stone(kind: &MoveKind) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Timing {
     /// Wall time from the start of the request's write to the read of the
-    /// answer's newline, in
-    /// milliseconds with microsecond resolution.
+    /// answer's newline, in milliseconds with microsecond resolution.
     pub ms: f64,
     /// The bot's CPU time (user + system) over the answer, where measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
