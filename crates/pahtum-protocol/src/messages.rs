@@ -283,13 +283,15 @@ pub enum Reason {
     Timeout,
     /// A bot exited, crashed, or closed its stdout or stdin.
     Disconnect,
-    /// A bot answered with a block or a stone on a cell that is not free
-    /// (blocked, or occupied by a stone).
+    /// A bot played a cell that is not free (blocked, or occupied by a stone)
+    /// or not on the board (`"h9"`), or the wrong kind of move for the phase
+    /// (a block, a stone or a pie decision where another is due).
     IllegalMove,
     /// A bot printed something that breaks the protocol: not JSON, an unknown
-    /// or wrong `"type"`, a message that does not fit its type (such as the
-    /// cell `"h9"`), a wrong or stale id, an answer to no request, or a line
-    /// longer than [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
+    /// `"type"`, a message that does not fit its type (such as a missing
+    /// field), a `hello`, `ready` or `pong` where a move is due, a wrong or
+    /// stale id, an answer to no request, or a line longer than
+    /// [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
     ProtocolError,
     /// A bot did not answer `new_game` or `ping` within its bound (off the
     /// game clock).
