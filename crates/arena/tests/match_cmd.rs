@@ -130,6 +130,29 @@ fn an_sprt_stops_the_match_as_soon_as_it_decides() {
 }
 
 #[test]
+fn fair_mode_reaches_every_game_and_is_part_of_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = arena_match(&out, &["--games", "2", "--pause-idle"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let lines: Vec<Value> = journal
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["tournament"]["pause_idle"], true);
+    assert_eq!(lines.len(), 3);
+    for record in &lines[1..] {
+        assert_eq!(record["pause_idle"], true, "{record}");
+    }
+
+    let unfair = arena_match(&out, &["--games", "2"]);
+    assert_eq!(unfair.status.code(), Some(1));
+    let stderr = text(&unfair.stderr);
+    assert!(stderr.contains("pause_idle: true -> null"), "{stderr}");
+}
+
+#[test]
 fn bad_flags_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let output = arena_match(dir.path(), &["--games", "3"]);

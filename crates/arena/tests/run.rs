@@ -28,15 +28,25 @@ struct Fixture {
 impl Fixture {
     /// `name = "t"`, then `head`, then the bots: `(name, "builtin NAME" | "py MODE [DELAY_MS]")`.
     fn new(head: &str, bots: &[(&str, &str)]) -> Fixture {
+        Fixture::with_times(head, bots, &[])
+    }
+
+    /// As [`Fixture::new`], with `[bots.time]` tables (see [`Fixture::write_with_times`]).
+    fn with_times(head: &str, bots: &[(&str, &str)], times: &[(&str, &str)]) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().display().to_string();
         let file = dir.path().join("t.toml");
         let fixture = Fixture { dir, file, marker };
-        fixture.write(head, bots);
+        fixture.write_with_times(head, bots, times);
         fixture
     }
 
     fn write(&self, head: &str, bots: &[(&str, &str)]) {
+        self.write_with_times(head, bots, &[]);
+    }
+
+    /// As [`Fixture::write`], with `[bots.time]` tables: `(bot name, the table's keys)`.
+    fn write_with_times(&self, head: &str, bots: &[(&str, &str)], times: &[(&str, &str)]) {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
         let mut text = format!("name = \"t\"\n{head}\n");
         for (name, how) in bots {
@@ -52,6 +62,9 @@ impl Fixture {
                 "[[bots]]\nname = \"{name}\"\n{launch}\nenv = {{ ARENA_TEST_MARKER = \"{}\" }}\n",
                 self.marker
             ));
+            if let Some((_, keys)) = times.iter().find(|(bot, _)| bot == name) {
+                text.push_str(&format!("[bots.time]\n{keys}\n"));
+            }
         }
         std::fs::write(&self.file, text).unwrap();
     }
@@ -82,6 +95,12 @@ impl Fixture {
 
     fn records(&self, out: &str) -> Vec<Value> {
         journal_records(&self.out(out).join("journal.jsonl"))
+    }
+
+    /// The journal's first line.
+    fn header(&self, out: &str) -> Value {
+        let text = std::fs::read_to_string(self.out(out).join("journal.jsonl")).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
     }
 
     /// Processes that carry this fixture's marker in their environment.
@@ -276,6 +295,110 @@ fn a_misbehaving_bot_forfeits_and_the_others_are_unaffected() {
         assert_eq!(bot(&standings, name)["forfeits"]["illegal_move"], 0);
     }
     assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+}
+
+/// What `tests/fixtures/bot.py` says it was told about time, in a move's (or the pie decision's) info.
+fn told_about_time(answer: &Value) -> Value {
+    serde_json::from_str(answer["info"]["comment"].as_str().unwrap()).unwrap()
+}
+
+/// `sleepy` and `hurried` are the same Python bot, answering in 100 ms: in time
+/// under the tournament's 1 s, late under hurried's own 20 ms (plus the 20 ms
+/// margin) in every game, and only there. `fischer` answers at once, on a
+/// Fischer clock of its own. Every bot is told its own control and both clocks.
+#[test]
+fn each_bot_plays_by_its_own_time_control() {
+    let bots = [
+        ("sleepy", "py first-free 100"),
+        ("fischer", "py first-free"),
+        ("hurried", "py first-free 100"),
+    ];
+    let times = [
+        ("fischer", "base_ms = 60000\nincrement_ms = 100"),
+        ("hurried", "move_ms = 20"),
+    ];
+    // 47 blocks: White's stone, Black's pie decision (bot.py keeps) and Black's stone.
+    let head = "[rules]\nblocks = [47]\n[time]\nmove_ms = 1000";
+    let fixture = Fixture::with_times(head, &bots, &times);
+    assert_success(&fixture.run("out", &[]));
+    let control = |move_ms: Value, base_ms: Value, increment_ms: u64| serde_json::json!({"move_ms": move_ms, "base_ms": base_ms, "increment_ms": increment_ms, "margin_ms": 20});
+    let time_of = |bot: &str| match bot {
+        "sleepy" => control(1000.into(), Value::Null, 0),
+        "fischer" => control(Value::Null, 60000.into(), 100),
+        _ => control(20.into(), Value::Null, 0),
+    };
+    let records = fixture.records("out");
+    assert_eq!(records.len(), 6);
+    let mut answers_checked = 0;
+    for record in &records {
+        assert_eq!(record["time"], time_of("sleepy"), "the tournament's [time]");
+        let players = &record["players"];
+        for seat in ["first", "second"] {
+            let bot = players[seat].as_str().unwrap();
+            assert_eq!(record["time_by_seat"][seat], time_of(bot), "{bot} in {record}");
+        }
+        if players["first"] == "hurried" || players["second"] == "hurried" {
+            assert_eq!(record["termination"]["reason"], "timeout", "{record}");
+            assert_eq!(record["termination"]["forfeit"]["bot"], "hurried", "{record}");
+        } else {
+            assert_eq!(record["termination"]["reason"], "normal", "{record}");
+        }
+        // bot.py never swaps, so the colours are the starting ones.
+        let answers = record["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(record.get("swap_move"));
+        for answer in answers {
+            let color = answer.get("color").map_or("black", |color| color.as_str().unwrap());
+            let (bot, opponent) = match color {
+                "white" => (&record["white"], &record["black"]),
+                _ => (&record["black"], &record["white"]),
+            };
+            let (bot, opponent) = (bot.as_str().unwrap(), opponent.as_str().unwrap());
+            let told = told_about_time(answer);
+            assert_eq!(told["time"], time_of(bot), "{bot}: {told}");
+            let clock = &told["clock"];
+            assert_eq!(clock["move_ms"], time_of(bot)["move_ms"], "{bot}: {told}");
+            assert_eq!(clock["increment_ms"], time_of(bot)["increment_ms"], "{bot}: {told}");
+            assert_eq!(clock["remaining_ms"].is_u64(), bot == "fischer", "{bot}: {told}");
+            assert_eq!(clock["opponent_ms"].is_u64(), opponent == "fischer", "{bot}: {told}");
+            answers_checked += 1;
+        }
+    }
+    // sleepy against fischer: 3 answers per game; each plays hurried once first (1 answer).
+    assert_eq!(answers_checked, 2 * 3 + 2);
+    assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+
+    // A bot's own time decides the games: changing it refuses to resume.
+    let slower = [times[0], ("hurried", "move_ms = 30")];
+    fixture.write_with_times(head, &bots, &slower);
+    let output = fixture.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("bots[2].time.move_ms: 20 -> 30"), "{stderr}");
+}
+
+/// `pause_idle = true` reaches every game: the journal's header keeps it
+/// (changing it refuses to resume) and every record says it.
+#[test]
+fn fair_mode_is_kept_in_the_journal_and_in_every_record() {
+    let bots = [("a", "builtin first-free"), ("b", "py first-free")];
+    let fixture = Fixture::new("pause_idle = true\n[rules]\nblocks = [41]", &bots);
+    assert_success(&fixture.run("out", &[]));
+    assert_eq!(fixture.header("out")["tournament"]["pause_idle"], true);
+    let records = fixture.records("out");
+    assert_eq!(records.len(), 2);
+    for record in &records {
+        assert_eq!(record["pause_idle"], true, "{record}");
+        assert_eq!(record["termination"]["reason"], "normal", "{record}");
+    }
+
+    fixture.write("[rules]\nblocks = [41]", &bots);
+    let output = fixture.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("pause_idle: true -> null"), "{stderr}");
 }
 
 #[test]

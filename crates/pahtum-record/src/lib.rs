@@ -24,7 +24,18 @@ pub struct GameRecord {
     #[serde(default)]
     pub seed: Option<u64>,
     pub rules: Rules,
+    /// The game's time control (a tournament's `[time]`).
     pub time: TimeControl,
+    /// Each seat's own time control, present only when a bot did not play by
+    /// `time` (a tournament gave it time of its own); see
+    /// [`GameRecord::time_of`]. The clocks belong to the seats, so a pie swap
+    /// does not exchange them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by_seat: Option<SeatTimes>,
+    /// Fair mode: the bot that owed no answer was stopped (SIGSTOP) while its
+    /// opponent thought. Absent when it was off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pause_idle: bool,
     /// Bot names by seat: the first seat starts as White.
     pub players: Players,
     /// The bot that played White at the end (after any swap), and Black.
@@ -63,6 +74,32 @@ impl Players {
             Seat::Second => &self.second,
         }
     }
+}
+
+/// The time control of each seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatTimes {
+    pub first: TimeControl,
+    pub second: TimeControl,
+}
+
+impl SeatTimes {
+    /// The time controls of the seats, or `None` when both are `time`.
+    pub fn differing_from(time: TimeControl, first: TimeControl, second: TimeControl) -> Option<SeatTimes> {
+        (first != time || second != time).then_some(SeatTimes { first, second })
+    }
+
+    /// The time control of the bot in `seat`.
+    pub fn of(&self, seat: Seat) -> TimeControl {
+        match seat {
+            Seat::First => self.first,
+            Seat::Second => self.second,
+        }
+    }
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// What kind of move a [`MoveRecord`] is.
@@ -128,6 +165,11 @@ pub struct Forfeit {
 }
 
 impl GameRecord {
+    /// The time control the bot in `seat` played by.
+    pub fn time_of(&self, seat: Seat) -> TimeControl {
+        self.time_by_seat.map_or(self.time, |times| times.of(seat))
+    }
+
     /// The points (1, 1/2 or 0) the bot in `seat` earned.
     pub fn points_of(&self, seat: Seat) -> f64 {
         match self.result.winner() {

@@ -2,7 +2,8 @@
 
 use pahtum::{Color, Outcome, Seat};
 use pahtum_protocol::Reason;
-use pahtum_record::{Forfeit, GameRecord};
+use pahtum_protocol::TimeControl;
+use pahtum_record::{Forfeit, GameRecord, SeatTimes};
 
 /// `arena game --white first-free --black heuristic --blocks 41 --pie --seed 7 --json`
 const RECORD: &str = include_str!("game.json");
@@ -69,4 +70,31 @@ fn a_forfeit_needs_no_full_board_and_counts_for_the_other_colour() {
     });
     assert!(!record.replay().unwrap().is_finished());
     assert_eq!(record.points_of(Seat::First), 1.0);
+}
+
+#[test]
+fn per_seat_time_and_fair_mode_are_written_only_when_used() {
+    let record = record();
+    assert_eq!((record.time_by_seat, record.pause_idle), (None, false));
+    let json = serde_json::to_string(&record).unwrap();
+    assert!(!json.contains("time_by_seat") && !json.contains("pause_idle"), "{json}");
+    assert_eq!(record.time_of(Seat::Second), record.time);
+
+    let hurried = TimeControl {
+        move_ms: Some(250),
+        ..record.time
+    };
+    assert_eq!(SeatTimes::differing_from(record.time, record.time, record.time), None);
+    let mut own = record.clone();
+    own.time_by_seat = SeatTimes::differing_from(record.time, record.time, hurried);
+    own.pause_idle = true;
+    let json = serde_json::to_string(&own).unwrap();
+    assert!(json.contains(r#""pause_idle":true"#), "{json}");
+    let again: GameRecord = serde_json::from_str(&json).unwrap();
+    assert_eq!(again, own);
+    assert_eq!(
+        (again.time_of(Seat::First), again.time_of(Seat::Second)),
+        (record.time, hurried)
+    );
+    assert!(again.replay().is_ok());
 }

@@ -100,6 +100,8 @@ pub async fn play_game(
         seed: spec.seed,
         rules: spec.rules,
         time: spec.time,
+        time_by_seat: spec.time_by_seat,
+        pause_idle: spec.pause_idle,
         players: Players {
             first: bots[0].name().to_owned(),
             second: bots[1].name().to_owned(),
@@ -148,18 +150,18 @@ fn initial_game(spec: &GameSpec) -> Game {
 /// `new_game` to both bots at once, and both `ready`s. On failure, the first
 /// seat that failed (both failed bots are killed).
 async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), (Seat, Failure)> {
-    let new_game = |color| NewGame {
+    let new_game = |seat| NewGame {
         id: 0,
         game: spec.id.clone(),
-        color,
+        color: starting_color(seat),
         rules: spec.rules,
         blocks: spec.blocks.clone(),
-        time: spec.time,
+        time: spec.time_of(seat),
     };
     let [first, second] = bots;
     let (first_ready, second_ready) = tokio::join!(
-        first.new_game(new_game(Color::White)),
-        second.new_game(new_game(Color::Black))
+        first.new_game(new_game(Seat::First)),
+        second.new_game(new_game(Seat::Second))
     );
     match (first_ready, second_ready) {
         (Ok(()), Ok(())) => {
@@ -193,7 +195,7 @@ impl Play<'_> {
         bots: &mut [&mut Bot; 2],
         observer: &mut (dyn FnMut(GameEvent) + Send),
     ) -> Termination {
-        let mut clocks = Clocks::new(self.spec.time);
+        let mut clocks = Clocks::new(self.spec.time_of(Seat::First), self.spec.time_of(Seat::Second));
         let mut request = RequestLine::new(&self.spec.id, self.spec.rules, &self.spec.blocks);
         while let (Some(seat), Some(color)) = (self.game.seat_to_act(), self.game.color_to_act()) {
             let bot = &mut *bots[seat.index()];

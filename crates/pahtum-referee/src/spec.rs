@@ -8,8 +8,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pahtum::{Cell, SetupError};
+use pahtum::{Cell, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
+use pahtum_record::SeatTimes;
 
 /// The referee's tolerance beyond a move's limit before it calls a timeout.
 pub const DEFAULT_MARGIN_MS: u64 = 20;
@@ -108,7 +109,12 @@ pub struct GameSpec {
     pub rules: Rules,
     /// The blocks; empty when the players place them.
     pub blocks: Vec<Cell>,
+    /// The time control of both seats, unless `time_by_seat` says otherwise.
     pub time: TimeControl,
+    /// Each seat's own time control, when the bots do not both play by
+    /// `time` (see [`GameSpec::with_seat_times`]). Clocks belong to seats:
+    /// a pie swap changes the bots' colours, not their clocks.
+    pub time_by_seat: Option<SeatTimes>,
     /// Fair mode: the bot that is not to move is stopped (SIGSTOP) until it
     /// is asked, so that it cannot think on its opponent's CPU.
     pub pause_idle: bool,
@@ -167,8 +173,23 @@ impl GameSpec {
             },
             blocks,
             time,
+            time_by_seat: None,
             pause_idle: false,
         }
+    }
+
+    /// The same game with a time control for each seat (`time_by_seat` stays
+    /// `None` when both are `time`).
+    pub fn with_seat_times(self, first: TimeControl, second: TimeControl) -> Self {
+        GameSpec {
+            time_by_seat: SeatTimes::differing_from(self.time, first, second),
+            ..self
+        }
+    }
+
+    /// The time control the bot in `seat` plays by.
+    pub fn time_of(&self, seat: Seat) -> TimeControl {
+        self.time_by_seat.map_or(self.time, |times| times.of(seat))
     }
 }
 
@@ -222,5 +243,18 @@ mod tests {
         assert_eq!(placed.rules.placement, Placement::Players);
         let a1: Cell = "a1".parse().unwrap();
         assert!(GameSpec::fixed("g", &[a1, a1, a1], false, time).is_err());
+    }
+
+    #[test]
+    fn seats_play_by_the_game_time_unless_given_their_own() {
+        let time = move_time(Duration::from_millis(100));
+        let slow = move_time(Duration::from_millis(400));
+        let game = GameSpec::random("g", 7, 42, true, time).unwrap();
+        assert_eq!(game.time_by_seat, None);
+        let same = game.clone().with_seat_times(time, time);
+        assert_eq!(same.time_by_seat, None);
+        let own = game.with_seat_times(time, slow);
+        assert_eq!((own.time_of(Seat::First), own.time_of(Seat::Second)), (time, slow));
+        assert_eq!(own.time, time);
     }
 }

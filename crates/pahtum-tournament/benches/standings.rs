@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use pahtum::{Bitboard, Cell, Color, Score};
 use pahtum_protocol::Reason;
 use pahtum_record::{GameRecord, MoveRecord, Players, Termination, Timing};
-use pahtum_tournament::config;
+use pahtum_tournament::config::{self, Tournament};
 use pahtum_tournament::journal::Journal;
 use pahtum_tournament::report::standings_of_journal;
 use pahtum_tournament::runner::game_spec;
@@ -72,7 +72,7 @@ fn write_journal(path: &Path, games: usize) -> u64 {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut lines = Vec::new();
     for game in schedule(&tournament).iter().take(games) {
-        serde_json::to_writer(&mut lines, &random_game(game, &mut rng)).expect("a record serializes");
+        serde_json::to_writer(&mut lines, &random_game(game, &tournament, &mut rng)).expect("a record serializes");
         lines.push(b'\n');
     }
     let mut file = std::fs::OpenOptions::new()
@@ -84,8 +84,8 @@ fn write_journal(path: &Path, games: usize) -> u64 {
 }
 
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-fn random_game(game: &ScheduledGame, rng: &mut ChaCha8Rng) -> GameRecord {
-    let spec = game_spec(game, pahtum_referee::move_time(Duration::from_millis(100)));
+fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
+    let spec = game_spec(game, tournament);
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();
     for i in (1..free.len()).rev() {
@@ -120,6 +120,8 @@ fn random_game(game: &ScheduledGame, rng: &mut ChaCha8Rng) -> GameRecord {
         seed: spec.seed,
         rules: spec.rules,
         time: spec.time,
+        time_by_seat: spec.time_by_seat,
+        pause_idle: spec.pause_idle,
         players: Players {
             first: game.first.clone(),
             second: game.second.clone(),

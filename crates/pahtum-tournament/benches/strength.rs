@@ -97,6 +97,8 @@ fn record(id: String, layout: String, first: &str, second: &str, outcome: Outcom
             increment_ms: 0,
             margin_ms: 20,
         },
+        time_by_seat: None,
+        pause_idle: false,
         players: Players {
             first: first.to_owned(),
             second: second.to_owned(),

@@ -6,7 +6,7 @@
 //! error can name the file, the key, what is wrong and what would be right.
 //!
 //! The result is split in two on purpose. [`Tournament`] holds what decides the
-//! games (bots, rules, clocks, seed, pairing); the journal keeps it in its
+//! games (bots, rules, clocks, fair mode, seed, pairing); the journal keeps it in its
 //! header and refuses to resume when it changes. [`RunSettings`] holds how the
 //! games are run (concurrency, output folder, limits, restarts); it may change
 //! between a run and its resume, and flags on the command line override it.
@@ -46,9 +46,19 @@ pub struct Tournament {
     /// Even: each layout is played twice with seats swapped.
     pub games_per_pair: u32,
     pub rules: RulesConfig,
-    /// The time control of every game.
+    /// The time control of every bot without one of its own ([`BotConfig::time`]).
     pub time: TimeControl,
+    /// Fair mode: in every game, the bot that owes no answer is stopped
+    /// (SIGSTOP) while its opponent thinks. Left out of the JSON when off
+    /// (like a bot's `time` when it has none), so that a tournament that uses
+    /// neither keeps the hash it had before they existed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pause_idle: bool,
     pub bots: Vec<BotConfig>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// Who meets whom.
@@ -101,6 +111,10 @@ pub struct BotConfig {
     pub dir: Option<String>,
     /// Added to the referee's environment.
     pub env: BTreeMap<String, String>,
+    /// The bot's own time control, instead of the tournament's, for its own
+    /// clock in every game it plays (its opponents keep theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeControl>,
 }
 
 /// How a bot is started.
@@ -122,6 +136,11 @@ impl Tournament {
     /// The bot named `name`.
     pub fn bot(&self, name: &str) -> Option<&BotConfig> {
         self.bots.iter().find(|bot| bot.name == name)
+    }
+
+    /// The time control the bot named `name` plays by: its own, else the tournament's.
+    pub fn time_of(&self, name: &str) -> TimeControl {
+        self.bot(name).and_then(|bot| bot.time).unwrap_or(self.time)
     }
 }
 
@@ -261,6 +280,7 @@ struct FileKeys {
     format: Option<String>,
     challenger: Option<String>,
     games_per_pair: Option<i64>,
+    pause_idle: Option<bool>,
     concurrency: Option<i64>,
     out: Option<PathBuf>,
     restart: Option<String>,
@@ -311,6 +331,7 @@ struct BotKeys {
     dir: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    time: Option<TimeKeys>,
 }
 
 /// One problem with one key, before the file's path is attached.
@@ -358,7 +379,8 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         format,
         games_per_pair,
         rules: resolve_rules(file.rules)?,
-        time: resolve_time(&file.time)?,
+        time: resolve_time("time", &file.time)?,
+        pause_idle: file.pause_idle.unwrap_or(false),
         bots,
     };
     let concurrency = match file.concurrency {
@@ -456,11 +478,20 @@ fn resolve_bot(index: usize, keys: BotKeys) -> Result<BotConfig, KeyError> {
             ));
         }
     };
+    let time = keys
+        .time
+        .map(|time| resolve_time(&format!("{key}.time"), &time))
+        .transpose()
+        .map_err(|error| KeyError {
+            problem: format!("bot {name}: {}", error.problem),
+            ..error
+        })?;
     Ok(BotConfig {
         name,
         launch,
         dir: keys.dir,
         env: keys.env,
+        time,
     })
 }
 
@@ -611,8 +642,9 @@ fn resolve_layouts(layouts: Option<&[Vec<String>]>) -> Result<Vec<Vec<Cell>>, Ke
         .collect()
 }
 
-/// The time control of the `[time]` table: one second per move when it sets no limit.
-fn resolve_time(keys: &TimeKeys) -> Result<TimeControl, KeyError> {
+/// The time control of the `[time]` table, or of a bot's `[bots.time]` (named
+/// `key` in errors): one second per move when it sets no limit.
+fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
     let TimeKeys {
         move_ms,
         base_ms,
@@ -622,14 +654,14 @@ fn resolve_time(keys: &TimeKeys) -> Result<TimeControl, KeyError> {
     let increment_ms = increment_ms.unwrap_or(0);
     if base_ms.is_none() && increment_ms > 0 {
         return Err(key_error(
-            "time.increment_ms",
+            format!("{key}.increment_ms"),
             "an increment without a Fischer clock",
             "add `base_ms` (the clock's starting time) or remove `increment_ms`",
         ));
     }
     if move_ms == Some(0) || base_ms == Some(0) {
         return Err(key_error(
-            "time",
+            key,
             "a limit of 0 ms",
             "give every bot at least 1 ms (plus the margin) per answer",
         ));
@@ -751,6 +783,65 @@ mod tests {
             error.contains("key `rules.layouts[0]`: cell a1 is listed twice"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_bot_may_have_its_own_time_control() {
+        let text = MINIMAL.replace(
+            "command = \"python3 a.py\"",
+            "command = \"python3 a.py\"\n[bots.time]\nbase_ms = 4000\nincrement_ms = 50",
+        );
+        let t = parse_text(&format!("{text}\n[time]\nmove_ms = 500\nmargin_ms = 30\n"))
+            .unwrap()
+            .tournament;
+        let own = TimeControl {
+            move_ms: None,
+            base_ms: Some(4000),
+            increment_ms: 50,
+            margin_ms: DEFAULT_MARGIN_MS,
+        };
+        assert_eq!(
+            t.bots[0].time,
+            Some(own),
+            "keys it leaves out take [time]'s defaults, not its values"
+        );
+        assert_eq!(t.bots[1].time, None);
+        assert_eq!((t.time_of("a"), t.time_of("b")), (own, t.time));
+        assert_eq!(t.time.move_ms, Some(500));
+
+        let text = MINIMAL.replace("builtin = \"heuristic\"", "builtin = \"heuristic\"\n[bots.time]\n");
+        assert_eq!(
+            parse_text(&text).unwrap().tournament.bots[1]
+                .time
+                .map(|time| time.move_ms),
+            Some(Some(DEFAULT_MOVE_MS))
+        );
+        let error = error_of(&MINIMAL.replace(
+            "builtin = \"heuristic\"",
+            "builtin = \"heuristic\"\n[bots.time]\nincrement_ms = 5",
+        ));
+        assert_eq!(
+            error,
+            "tournaments/t.toml: key `bots[1].time.increment_ms`: bot b: an increment without a Fischer clock; \
+             add `base_ms` (the clock's starting time) or remove `increment_ms`"
+        );
+        let error = error_of(&MINIMAL.replace(
+            "builtin = \"heuristic\"",
+            "builtin = \"heuristic\"\n[bots.time]\nmove_ms = 0",
+        ));
+        assert!(error.contains("key `bots[1].time`: bot b: a limit of 0 ms"), "{error}");
+        let error = error_of(&MINIMAL.replace(
+            "builtin = \"heuristic\"",
+            "builtin = \"heuristic\"\n[bots.time]\npause_idle = true",
+        ));
+        assert!(error.contains("unknown field `pause_idle`"), "{error}");
+    }
+
+    #[test]
+    fn fair_mode_is_off_unless_asked_for() {
+        assert!(!parse_text(MINIMAL).unwrap().tournament.pause_idle);
+        let fair = MINIMAL.replace("name = \"t\"", "name = \"t\"\npause_idle = true");
+        assert!(parse_text(&fair).unwrap().tournament.pause_idle);
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!
 //! The hash is `"sha256:"` and the lowercase hex SHA-256 of the compact JSON of
 //! the tournament (`serde_json`, keys in the order of the Rust structs, bot
-//! environments sorted by key), as written in the header.
+//! environments sorted by key), as written in the header. Fair mode and a
+//! bot's own time control are left out when unused, so a tournament without
+//! them keeps the hash it had before they existed.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -135,6 +137,10 @@ struct WithoutMoves {
     seed: Option<u64>,
     rules: pahtum_protocol::Rules,
     time: pahtum_protocol::TimeControl,
+    #[serde(default)]
+    time_by_seat: Option<pahtum_record::SeatTimes>,
+    #[serde(default)]
+    pause_idle: bool,
     players: pahtum_record::Players,
     white: String,
     black: String,
@@ -155,6 +161,8 @@ impl From<WithoutMoves> for GameRecord {
             seed: r.seed,
             rules: r.rules,
             time: r.time,
+            time_by_seat: r.time_by_seat,
+            pause_idle: r.pause_idle,
             players: r.players,
             white: r.white,
             black: r.black,
@@ -448,5 +456,23 @@ mod tests {
             ..t.clone()
         };
         assert_ne!(tournament_hash(&other), tournament_hash(&t));
+    }
+
+    /// Journals written before fair mode and per-bot time existed must resume:
+    /// a tournament that uses neither serializes (and hashes) as it did then.
+    #[test]
+    fn unused_fair_mode_and_bot_time_stay_out_of_the_hash() {
+        let t = tournament();
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(!json.contains("pause_idle"), "{json}");
+        assert_eq!(json.matches("\"time\"").count(), 1, "only the tournament's: {json}");
+        let fair = Tournament {
+            pause_idle: true,
+            ..t.clone()
+        };
+        assert_ne!(tournament_hash(&fair), tournament_hash(&t));
+        let mut own_time = t.clone();
+        own_time.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        assert_ne!(tournament_hash(&own_time), tournament_hash(&t));
     }
 }

@@ -241,7 +241,14 @@ mod tests {
         changed.seed = 99;
         changed.bots[1].env.insert("DEPTH".into(), "3".into());
         changed.format = Format::Gauntlet { challenger: "a".into() };
+        changed.pause_idle = true;
+        changed.bots[2].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
         let error = open(dir.path(), &changed, Existing::Resume).unwrap_err().to_string();
+        assert!(error.contains("pause_idle: null -> true"), "{error}");
+        assert!(
+            error.contains("bots[2].time: null -> {") && error.contains("\"move_ms\":250"),
+            "{error}"
+        );
         assert!(error.contains("seed: 3 -> 99"), "{error}");
         assert!(error.contains("bots[1].env.DEPTH: null -> \"3\""), "{error}");
         assert!(

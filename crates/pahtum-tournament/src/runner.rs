@@ -19,11 +19,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use pahtum::{Color, Outcome, Score, Seat};
-use pahtum_protocol::{Reason, TimeControl};
+use pahtum_protocol::Reason;
 use pahtum_record::{Forfeit, GameRecord, Players, Termination};
 use pahtum_referee::{GameSpec, StartError, play_game};
 use tokio::task::JoinSet;
 
+use crate::config::Tournament;
 use crate::events::{Event, Observer};
 use crate::journal::{Journal, JournalError};
 use crate::pool::Pool;
@@ -51,7 +52,6 @@ struct Played {
 /// Plays `plan.pending`, `concurrency` games at once, until done or `stop` completes.
 pub async fn run(
     plan: &Plan,
-    time: TimeControl,
     concurrency: usize,
     journal: &mut Journal,
     pool: &Arc<Pool>,
@@ -82,7 +82,8 @@ pub async fn run(
                 first: &game.first,
                 second: &game.second,
             });
-            running.spawn(play(game.clone(), time, Arc::clone(pool)));
+            let spec = game_spec(game, &plan.tournament);
+            running.spawn(play(game.clone(), spec, Arc::clone(pool)));
         }
         if running.is_empty() {
             break;
@@ -122,21 +123,24 @@ pub async fn run(
     }
 }
 
-/// The referee's spec of a scheduled game.
-pub fn game_spec(game: &ScheduledGame, time: TimeControl) -> GameSpec {
+/// The referee's spec of a scheduled game of `tournament`: each bot plays by
+/// its own time control, and fair mode is the tournament's.
+pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
     GameSpec {
         id: game.id.clone(),
         layout: Some(game.layout.clone()),
         seed: game.seed,
         rules: game.rules,
         blocks: game.blocks.clone(),
-        time,
-        pause_idle: false,
+        time: tournament.time,
+        time_by_seat: None,
+        pause_idle: tournament.pause_idle,
     }
+    .with_seat_times(tournament.time_of(&game.first), tournament.time_of(&game.second))
 }
 
 /// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
-async fn play(game: ScheduledGame, time: TimeControl, pool: Arc<Pool>) -> Played {
+async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
     let (first, second) = tokio::join!(pool.take(&game.first), pool.take(&game.second));
     let restarted = [&first, &second]
         .into_iter()
@@ -146,7 +150,6 @@ async fn play(game: ScheduledGame, time: TimeControl, pool: Arc<Pool>) -> Played
         .collect();
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
-            let spec = game_spec(&game, time);
             let record = play_game(&spec, first.bot.bot(), second.bot.bot(), &mut |_| {}).await;
             tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
             record
@@ -155,18 +158,18 @@ async fn play(game: ScheduledGame, time: TimeControl, pool: Arc<Pool>) -> Played
             if let Ok(second) = second {
                 pool.give_back(second.bot).await;
             }
-            start_failure(&game, time, Seat::First, &error)
+            start_failure(&game, &spec, Seat::First, &error)
         }
         (Ok(first), Err(error)) => {
             pool.give_back(first.bot).await;
-            start_failure(&game, time, Seat::Second, &error)
+            start_failure(&game, &spec, Seat::Second, &error)
         }
     };
     Played { record, restarted }
 }
 
 /// The record of a game lost before its first move by the bot in `seat`, which could not start.
-pub fn start_failure(game: &ScheduledGame, time: TimeControl, seat: Seat, error: &StartError) -> GameRecord {
+pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, seat: Seat, error: &StartError) -> GameRecord {
     let (reason, line, stderr_tail) = match error {
         StartError::Handshake {
             failure, stderr_tail, ..
@@ -183,14 +186,16 @@ pub fn start_failure(game: &ScheduledGame, time: TimeControl, seat: Seat, error:
     };
     let now = unix_ms();
     GameRecord {
-        id: game.id.clone(),
-        layout: Some(game.layout.clone()),
-        seed: game.seed,
-        rules: game.rules,
-        time,
+        id: spec.id.clone(),
+        layout: spec.layout.clone(),
+        seed: spec.seed,
+        rules: spec.rules,
+        time: spec.time,
+        time_by_seat: spec.time_by_seat,
+        pause_idle: spec.pause_idle,
         white: game.first.clone(),
         black: game.second.clone(),
-        blocks: game.blocks.clone(),
+        blocks: spec.blocks.clone(),
         moves: Vec::new(),
         swap: None,
         swap_move: None,
@@ -217,4 +222,39 @@ fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config;
+    use crate::schedule::schedule;
+
+    /// Bot `a` has time of its own; in both games of a layout pair, with the
+    /// seats swapped, it gets it in the seat it holds.
+    #[test]
+    fn each_bot_gets_its_own_time_in_the_seat_it_holds() {
+        let text = "name = \"t\"\npause_idle = true\n[time]\nmove_ms = 100\n\
+                    [[bots]]\nname = \"a\"\nbuiltin = \"heuristic\"\n[bots.time]\nmove_ms = 400\n\
+                    [[bots]]\nname = \"b\"\nbuiltin = \"heuristic\"\n";
+        let tournament = config::parse(Path::new("t.toml"), text).unwrap().tournament;
+        let games = schedule(&tournament);
+        let (own, shared) = (tournament.time_of("a"), tournament.time);
+        assert_eq!((own.move_ms, shared.move_ms), (Some(400), Some(100)));
+        let a_first = game_spec(&games[0], &tournament);
+        let a_second = game_spec(&games[1], &tournament);
+        assert_eq!((games[0].first.as_str(), games[1].second.as_str()), ("a", "a"));
+        assert_eq!(
+            (a_first.time_of(Seat::First), a_first.time_of(Seat::Second)),
+            (own, shared)
+        );
+        assert_eq!(
+            (a_second.time_of(Seat::First), a_second.time_of(Seat::Second)),
+            (shared, own)
+        );
+        assert_eq!(a_first.time, shared);
+        assert!(a_first.pause_idle && a_second.pause_idle);
+    }
 }

@@ -43,6 +43,8 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
             increment_ms: 0,
             margin_ms: 20,
         },
+        time_by_seat: None,
+        pause_idle: false,
         players: Players {
             first: first.to_owned(),
             second: second.to_owned(),

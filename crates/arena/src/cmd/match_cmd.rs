@@ -85,6 +85,9 @@ pub struct Args {
     pie: bool,
     #[command(flatten)]
     time: TimeFlags,
+    /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
+    #[arg(long)]
+    pause_idle: bool,
     /// The seed the layouts are drawn from (the same seed, bots and flags resume the match).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -166,7 +169,6 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         progress.show(true);
         let ending = runner::run(
             &opened.plan,
-            tournament.time,
             concurrency,
             &mut opened.journal,
             &pool,
@@ -251,6 +253,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         games_per_pair: args.games,
         rules: RulesConfig { pie: args.pie, blocks },
         time: args.time.time_control(),
+        pause_idle: args.pause_idle,
         bots,
     })
 }
@@ -271,6 +274,7 @@ fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
         launch,
         dir: None,
         env: BTreeMap::new(),
+        time: None,
     })
 }
 

@@ -114,7 +114,6 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         };
         let ending = runner::run(
             &opened.plan,
-            file.tournament.time,
             file.settings.concurrency,
             &mut opened.journal,
             &pool,
