@@ -60,21 +60,11 @@ mod tests {
         unlimited_ms: 1000,
     };
 
-    fn per_move(ms: u64) -> Clock {
-        Clock {
-            remaining_ms: None,
-            opponent_ms: None,
-            increment_ms: 0,
-            move_ms: Some(ms),
-            timeout_ms: ms,
-        }
-    }
-
     #[test]
     fn a_per_move_limit_keeps_a_share_and_the_overhead_back() {
-        assert_eq!(PLAN.think_time(&per_move(100), 20), Duration::from_millis(67));
-        assert_eq!(PLAN.think_time(&per_move(10), 20), Duration::from_millis(4));
-        assert_eq!(PLAN.think_time(&per_move(1), 20), FLOOR);
+        assert_eq!(PLAN.think_time(&Clock::per_move(100), 20), Duration::from_millis(67));
+        assert_eq!(PLAN.think_time(&Clock::per_move(10), 20), Duration::from_millis(4));
+        assert_eq!(PLAN.think_time(&Clock::per_move(1), 20), FLOOR);
     }
 
     #[test]

@@ -160,13 +160,7 @@ mod tests {
             .map(|cell| cell.parse().unwrap())
             .to_vec();
         let mut heuristic = Heuristic::new();
-        let clock = Clock {
-            remaining_ms: None,
-            opponent_ms: None,
-            increment_ms: 0,
-            move_ms: Some(1000),
-            timeout_ms: 1000,
-        };
+        let clock = Clock::per_move(1000);
         for (first, swap) in [("a1", false), ("d4", true)] {
             let mut game = Game::new(&Layout::Fixed { blocks: blocks.clone() }, true).unwrap();
             game.play_text(first).unwrap();

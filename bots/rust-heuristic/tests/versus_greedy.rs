@@ -49,13 +49,7 @@ fn four_free_neighbours(position: &Position, cell: Cell) -> bool {
 
 /// Plays one game; returns the heuristic's points (1, 1/2 or 0).
 fn play(blocks: pahtum::Bitboard, heuristic_seat: Seat, heuristic: &mut Heuristic, rng: &mut SmallRng) -> f64 {
-    let clock = Clock {
-        remaining_ms: None,
-        opponent_ms: None,
-        increment_ms: 0,
-        move_ms: Some(1000),
-        timeout_ms: 1000,
-    };
+    let clock = Clock::per_move(1000);
     let mut game = Game::with_blocks(blocks, true).expect("a valid layout");
     while let Some(seat) = game.seat_to_act() {
         let action = if seat == heuristic_seat {

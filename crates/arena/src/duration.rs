@@ -7,8 +7,32 @@ use std::time::Duration;
 use pahtum_referee::TimeControl;
 use pahtum_tournament::config;
 
-/// Parses `100ms`, `2s`, `1.5s` or `1m`.
+/// The longest duration a flag takes: a day, the referee's limit of an answer without any limit.
+const LONGEST: Duration = Duration::from_millis(pahtum_referee::UNLIMITED_MOVE_MS);
+
+/// Parses `100ms`, `2s`, `1.5s` or `1m`: a limit, from 1 ms to a day.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = parse_up_to_a_day(text)?;
+    if duration < Duration::from_millis(1) {
+        return Err(format!(
+            "{text:?} is less than a millisecond: a limit must be at least 1ms"
+        ));
+    }
+    Ok(duration)
+}
+
+/// Parses a tolerance or an increment, as [`parse_duration`] but 0 allowed (`0ms`).
+pub fn parse_extra(text: &str) -> Result<Duration, String> {
+    let duration = parse_up_to_a_day(text)?;
+    if !duration.is_zero() && duration < Duration::from_millis(1) {
+        return Err(format!(
+            "{text:?} is less than a millisecond: write 0ms or at least 1ms"
+        ));
+    }
+    Ok(duration)
+}
+
+fn parse_up_to_a_day(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -23,14 +47,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" | "min" => number * 60.0,
         _ => return Err(format!("unknown unit {unit:?} in {text:?}: use ms, s or m")),
     };
-    Ok(Duration::from_secs_f64(seconds))
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(duration) if duration <= LONGEST => Ok(duration),
+        _ => Err(format!(
+            "{text:?} is longer than a day, the longest limit the referee keeps"
+        )),
+    }
 }
 
 /// Parses a Fischer clock `BASE+INCREMENT`, e.g. `10s+100ms` (`10s` alone
 /// has no increment).
 pub fn parse_clock(text: &str) -> Result<(Duration, Duration), String> {
     match text.split_once('+') {
-        Some((base, increment)) => Ok((parse_duration(base)?, parse_duration(increment)?)),
+        Some((base, increment)) => Ok((parse_duration(base)?, parse_extra(increment)?)),
         None => Ok((parse_duration(text)?, Duration::ZERO)),
     }
 }
@@ -45,7 +74,7 @@ pub struct TimeFlags {
     #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
     clock: Option<(Duration, Duration)>,
     /// The referee's tolerance beyond a limit before it calls a timeout.
-    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "20ms")]
+    #[arg(long, value_name = "TIME", value_parser = parse_extra, default_value = "20ms")]
     margin: Duration,
 }
 
@@ -80,5 +109,27 @@ mod tests {
             Ok((Duration::from_secs(10), Duration::from_millis(100)))
         );
         assert_eq!(parse_clock("10s"), Ok((Duration::from_secs(10), Duration::ZERO)));
+    }
+
+    #[test]
+    fn zero_tiny_and_huge_durations_are_refused_with_a_reason() {
+        for tiny in ["0ms", "0s", "0.5ms", "0.0001s"] {
+            assert!(
+                parse_duration(tiny).unwrap_err().contains("less than a millisecond"),
+                "{tiny}"
+            );
+        }
+        let beyond_f64 = format!("{}s", "9".repeat(400));
+        for huge in [beyond_f64.as_str(), "99999999999999999999999999m", "1441m", "86400.5s"] {
+            assert!(
+                parse_duration(huge).unwrap_err().contains("longer than a day"),
+                "{huge}"
+            );
+        }
+        assert_eq!(parse_duration("1440m"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_extra("0ms"), Ok(Duration::ZERO));
+        assert!(parse_extra("0.2ms").is_err());
+        assert_eq!(parse_clock("1s+0ms"), Ok((Duration::from_secs(1), Duration::ZERO)));
+        assert!(parse_clock("0s+1ms").is_err());
     }
 }

@@ -185,3 +185,43 @@ fn bad_flags_say_what_to_do() {
     );
     assert!(!dir.path().join("journal.jsonl").exists(), "nothing was played");
 }
+
+#[test]
+fn a_command_bot_resumes_only_from_the_folder_it_was_started_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let (here, elsewhere) = (dir.path().join("here"), dir.path().join("elsewhere"));
+    std::fs::create_dir_all(&here).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = dir.path().join("m");
+    let command = format!("{ARENA} bot first-free");
+    let run_in = |folder: &Path| {
+        Command::new(ARENA)
+            .args([
+                "match",
+                "heuristic",
+                &command,
+                "--games",
+                "2",
+                "--names",
+                "h,f",
+                "--concurrency",
+                "1",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .current_dir(folder)
+            .output()
+            .expect("arena runs")
+    };
+    let first = run_in(&here);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let again = run_in(&here);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let moved = run_in(&elsewhere);
+    assert_eq!(moved.status.code(), Some(1));
+    let stderr = text(&moved.stderr);
+    assert!(
+        stderr.contains("bots[1].dir") && stderr.contains("elsewhere"),
+        "{stderr}"
+    );
+}

@@ -237,6 +237,19 @@ pub struct Clock {
     pub timeout_ms: u64,
 }
 
+impl Clock {
+    /// The clock of a game with a limit of `ms` per answer and no Fischer clock.
+    pub const fn per_move(ms: u64) -> Clock {
+        Clock {
+            remaining_ms: None,
+            opponent_ms: None,
+            increment_ms: 0,
+            move_ms: Some(ms),
+            timeout_ms: ms,
+        }
+    }
+}
+
 /// Optional information a bot may attach to an answer; the referee records it
 /// with the move.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

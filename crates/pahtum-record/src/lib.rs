@@ -7,8 +7,8 @@
 //! check its `score` and `result`, without this crate. Readers must ignore
 //! unknown keys; new keys may be added.
 
-use pahtum::{Action, Cell, Color, Game, Outcome, Score, Seat};
-use pahtum_protocol::{Info, Reason, Rules, TimeControl};
+use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
+use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One finished game.
@@ -52,7 +52,8 @@ pub struct GameRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap_move: Option<Timing>,
     pub score: Score,
-    /// By colour, after any swap. A forfeit is a win for the other colour.
+    /// By colour, after any swap. A forfeit is a win for the other colour; a
+    /// double forfeit (both bots failed before the first move) is a draw.
     pub result: Outcome,
     pub termination: Termination,
     /// Unix time in milliseconds when the game started and ended.
@@ -143,9 +144,51 @@ pub struct Timing {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Termination {
     pub reason: Reason,
-    /// For a forfeit: the bot that lost by it, its seat and its colour.
+    /// For a forfeit: the bot that lost by it, its seat and its colour (for a
+    /// double forfeit, the first seat's, whose reason is `reason`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forfeit: Option<Forfeit>,
+    /// For a double forfeit, when both bots failed before the first move: the
+    /// second seat's, with its own reason. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub also: Option<OtherForfeit>,
+}
+
+impl Termination {
+    /// A game that ended with its board full.
+    pub fn normal() -> Termination {
+        Termination {
+            reason: Reason::Normal,
+            forfeit: None,
+            also: None,
+        }
+    }
+
+    /// Every forfeit of the game (none, one, or two for a double forfeit), each with its reason.
+    pub fn forfeits(&self) -> impl Iterator<Item = (Reason, &Forfeit)> {
+        let first = self.forfeit.as_ref().map(|forfeit| (self.reason, forfeit));
+        let also = self.also.as_ref().map(|also| (also.reason, &also.forfeit));
+        first.into_iter().chain(also)
+    }
+
+    /// The result this end gives a game whose board scores `score`: a win for
+    /// the opponent of a bot that forfeited, a draw when both did, else the
+    /// board's.
+    pub fn result(&self, score: Score) -> Outcome {
+        match (&self.forfeit, &self.also) {
+            (Some(_), Some(_)) => Outcome::Draw,
+            (Some(forfeit), None) => Outcome::win_for(forfeit.color.opponent()),
+            (None, _) => score.outcome(),
+        }
+    }
+}
+
+/// The second forfeit of a double forfeit, with its reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherForfeit {
+    pub reason: Reason,
+    #[serde(flatten)]
+    pub forfeit: Forfeit,
 }
 
 /// Who forfeited, and the evidence.
@@ -187,26 +230,35 @@ impl GameRecord {
         }
     }
 
-    /// Replays the record with the rules crate and checks it: every move legal
-    /// and by the colour to act, the pie decision where the record says, and
-    /// for a normal end the board full with the recorded score and result.
+    /// Replays the record with the rules crate and checks it: the blocks
+    /// agree with the rules, every move is legal and by the colour to act, the
+    /// pie decision is where the record says (and only where the game reached
+    /// it), the names by colour follow the seats and the swap, the score is
+    /// the board's, a normal end has a full board, and the result is the one
+    /// the end gives (the board's, a win for the opponent of a bot that
+    /// forfeited, a draw for a double forfeit).
     pub fn replay(&self) -> Result<Game, ReplayError> {
+        let fail = |message: String| Err(ReplayError(message));
+        let given: Bitboard = self.blocks.iter().copied().collect();
+        if self.rules.placement != Placement::Players
+            && (self.rules.blocks != self.blocks.len() || given.len() as usize != self.blocks.len())
+        {
+            return fail(format!(
+                "the rules have {} blocks but the record lists {} distinct of {}",
+                self.rules.blocks,
+                given.len(),
+                self.blocks.len()
+            ));
+        }
         let mut game = self
             .rules
             .start(&self.blocks)
             .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
+        let mut decided = false;
         for (index, record) in self.moves.iter().enumerate() {
-            if game.phase() == pahtum::Phase::PieDecision {
-                let swap = self
-                    .swap
-                    .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
-                game.play(Action::Pie(swap)).map_err(|e| ReplayError(e.to_string()))?;
-            }
+            decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
-                return Err(ReplayError(format!(
-                    "move {index} ({}) is by the wrong colour",
-                    record.cell
-                )));
+                return fail(format!("move {index} ({}) is by the wrong colour", record.cell));
             }
             let action = match record.kind {
                 MoveKind::Block => Action::Block(record.cell),
@@ -215,18 +267,93 @@ impl GameRecord {
             game.play(action)
                 .map_err(|e| ReplayError(format!("move {index}: {e}")))?;
         }
-        if self.termination.reason == Reason::Normal {
-            if !game.is_finished() {
-                return Err(ReplayError("a normal end with free cells left".into()));
+        if self.swap.is_some() {
+            decided |= self.decide_pie(&mut game)?;
+        }
+        if self.swap.is_some() && !decided {
+            return fail("a pie decision that the game never reached".into());
+        }
+        if game.position().blocks() != given {
+            return fail("the blocks differ from the board's".into());
+        }
+        self.check_names()?;
+        self.check_end(&game)?;
+        Ok(game)
+    }
+
+    /// Plays the recorded pie decision if the game is at it; whether it did.
+    fn decide_pie(&self, game: &mut Game) -> Result<bool, ReplayError> {
+        if game.phase() != pahtum::Phase::PieDecision {
+            return Ok(false);
+        }
+        let swap = self
+            .swap
+            .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
+        game.play(Action::Pie(swap)).map_err(|e| ReplayError(e.to_string()))?;
+        Ok(true)
+    }
+
+    /// `white` and `black` are the players of the seats that hold the colours.
+    fn check_names(&self) -> Result<(), ReplayError> {
+        let white_seat = if self.swap == Some(true) {
+            Seat::Second
+        } else {
+            Seat::First
+        };
+        if self.white != self.players.of(white_seat) || self.black != self.players.of(white_seat.other()) {
+            return Err(ReplayError(format!(
+                "white {:?} and black {:?} are not the players {:?} and {:?} after the swap {:?}",
+                self.white, self.black, self.players.first, self.players.second, self.swap
+            )));
+        }
+        Ok(())
+    }
+
+    /// The end: the score is the board's, a normal end has a full board and no
+    /// forfeit, a forfeit names a bot by its seat and colour, and the result
+    /// is the one the end gives.
+    fn check_end(&self, game: &Game) -> Result<(), ReplayError> {
+        let fail = |message: String| Err(ReplayError(message));
+        if game.score() != self.score {
+            return fail("the recorded score differs from the board".into());
+        }
+        let termination = &self.termination;
+        match (termination.reason, &termination.forfeit) {
+            (Reason::Normal, None) if termination.also.is_none() => {
+                if !game.is_finished() {
+                    return fail("a normal end with free cells left".into());
+                }
             }
-            if game.score() != self.score || game.score().outcome() != self.result {
-                return Err(ReplayError(
-                    "the recorded score or result differs from the board".into(),
+            (Reason::Normal, _) => return fail("a normal end with a forfeit".into()),
+            (reason, None) => return fail(format!("an end by {reason} without the bot that forfeited")),
+            (_, Some(_)) => {}
+        }
+        for (_, forfeit) in termination.forfeits() {
+            if forfeit.bot != self.players.of(forfeit.seat) || forfeit.color != self.color_of(forfeit.seat) {
+                return fail(format!(
+                    "the forfeit of {:?} does not match its seat {} and colour {}",
+                    forfeit.bot, forfeit.seat, forfeit.color
                 ));
             }
         }
-        Ok(game)
+        if let (Some(first), Some(also)) = (&termination.forfeit, &termination.also)
+            && first.seat == also.forfeit.seat
+        {
+            return fail("a double forfeit by one seat".into());
+        }
+        let result = termination.result(game.score());
+        if self.result != result {
+            return fail(format!("the result is {:?} but the end gives {result:?}", self.result));
+        }
+        Ok(())
     }
+}
+
+/// The Unix time now in milliseconds, as records keep it (0 if the clock is before 1970).
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
 }
 
 /// A record that does not replay.

@@ -1,9 +1,9 @@
 //! A real record from `arena game` replays, and tampered copies do not.
 
-use pahtum::{Color, Outcome, Seat};
+use pahtum::{Action, Color, Outcome, Phase, Score, Seat};
 use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
-use pahtum_record::{Forfeit, GameRecord, SeatTimes};
+use pahtum_record::{Forfeit, GameRecord, OtherForfeit, SeatTimes};
 
 /// `arena game --white first-free --black heuristic --blocks 41 --pie --seed 7 --json`
 const RECORD: &str = include_str!("game.json");
@@ -54,22 +54,120 @@ fn an_illegal_or_misattributed_move_is_caught() {
     assert!(record.replay().unwrap_err().to_string().contains("pie decision"));
 }
 
-#[test]
-fn a_forfeit_needs_no_full_board_and_counts_for_the_other_colour() {
-    let mut record = record();
-    record.moves.truncate(3);
-    record.result = Outcome::White;
-    record.termination.reason = Reason::Timeout;
-    record.termination.forfeit = Some(Forfeit {
-        bot: "heuristic".into(),
-        seat: Seat::Second,
-        color: Color::Black,
+fn forfeit(bot: &str, seat: Seat, color: Color) -> Forfeit {
+    Forfeit {
+        bot: bot.into(),
+        seat,
+        color,
         detail: "no answer within 1000 ms".into(),
         line: None,
         stderr_tail: Vec::new(),
-    });
+    }
+}
+
+/// The record cut after `moves` moves and ended by a timeout of the bot in
+/// `seat`, with the board's score and the result a forfeit gives.
+fn forfeited_after(moves: usize, seat: Seat) -> GameRecord {
+    let mut record = record();
+    record.moves.truncate(moves);
+    let color = record.color_of(seat);
+    record.termination.reason = Reason::Timeout;
+    record.termination.forfeit = Some(forfeit(record.players.of(seat), seat, color));
+    record.result = Outcome::win_for(color.opponent());
+    record.score = partial_score(&record);
+    record
+}
+
+/// The score of the board after the record's moves (a forfeit's record keeps it).
+fn partial_score(record: &GameRecord) -> Score {
+    let mut game = record.rules.start(&record.blocks).unwrap();
+    for (index, played) in record.moves.iter().enumerate() {
+        if index == 1 {
+            game.play(Action::Pie(record.swap.unwrap())).unwrap();
+        }
+        game.play(Action::Stone(played.cell)).unwrap();
+    }
+    game.score()
+}
+
+#[test]
+fn a_forfeit_needs_no_full_board_and_counts_for_the_other_colour() {
+    let record = forfeited_after(3, Seat::Second);
+    assert_eq!(record.result, Outcome::White);
     assert!(!record.replay().unwrap().is_finished());
     assert_eq!(record.points_of(Seat::First), 1.0);
+}
+
+#[test]
+fn a_forfeit_must_be_a_win_for_the_other_colour() {
+    let mut record = forfeited_after(3, Seat::Second);
+    record.result = Outcome::Black;
+    assert!(record.replay().unwrap_err().to_string().contains("the end gives"));
+    record.result = Outcome::Draw;
+    assert!(record.replay().is_err());
+    let mut record = forfeited_after(3, Seat::Second);
+    record.termination.forfeit.as_mut().unwrap().color = Color::White;
+    assert!(record.replay().unwrap_err().to_string().contains("does not match"));
+}
+
+#[test]
+fn a_double_forfeit_is_a_draw_and_old_records_without_it_still_parse() {
+    let mut record = forfeited_after(0, Seat::First);
+    record.swap = None;
+    record.swap_move = None;
+    record.termination.reason = Reason::Stall;
+    record.termination.also = Some(OtherForfeit {
+        reason: Reason::Disconnect,
+        forfeit: forfeit("heuristic", Seat::Second, Color::Black),
+    });
+    assert!(record.replay().unwrap_err().to_string().contains("the end gives"));
+    record.result = Outcome::Draw;
+    record.replay().unwrap();
+    assert_eq!(
+        (record.points_of(Seat::First), record.points_of(Seat::Second)),
+        (0.5, 0.5)
+    );
+    let reasons: Vec<Reason> = record.termination.forfeits().map(|(reason, _)| reason).collect();
+    assert_eq!(reasons, [Reason::Stall, Reason::Disconnect]);
+    let json = serde_json::to_string(&record).unwrap();
+    assert_eq!(serde_json::from_str::<GameRecord>(&json).unwrap(), record);
+    assert!(!RECORD.contains("also") && self::record().termination.also.is_none());
+}
+
+#[test]
+fn a_pie_decision_after_the_last_move_is_played() {
+    let record = forfeited_after(1, Seat::First);
+    assert_eq!(record.swap, Some(false));
+    let game = record.replay().unwrap();
+    assert_eq!((game.swapped(), game.phase()), (Some(false), Phase::Stones));
+}
+
+#[test]
+fn a_pie_decision_the_game_never_reached_is_caught() {
+    let mut record = forfeited_after(0, Seat::First);
+    assert!(record.replay().unwrap_err().to_string().contains("never reached"));
+    record.swap = None;
+    record.replay().unwrap();
+    let mut record = self::record();
+    record.rules.pie = false;
+    assert!(record.replay().unwrap_err().to_string().contains("never reached"));
+}
+
+#[test]
+fn names_by_colour_must_follow_the_seats_and_the_swap() {
+    let mut record = record();
+    std::mem::swap(&mut record.white, &mut record.black);
+    assert!(record.replay().unwrap_err().to_string().contains("after the swap"));
+}
+
+#[test]
+fn the_block_count_must_be_the_rules() {
+    let mut record = record();
+    record.rules.blocks -= 2;
+    assert!(record.replay().unwrap_err().to_string().contains("blocks"));
+    let mut record = self::record();
+    record.blocks[1] = record.blocks[0];
+    assert!(record.replay().unwrap_err().to_string().contains("distinct"));
 }
 
 #[test]

@@ -6,13 +6,14 @@
 //! with its id and clock, write it, await the answer, decode it, check it with
 //! the rules. Any failure of a bot ends the game at once as a loss for that
 //! bot, with the reason, the offending line and the tail of its stderr in the
-//! record; the bot is killed, the other one stays usable.
+//! record; the bot is killed, the other one stays usable. When both bots fail
+//! to get ready, both forfeit (a double forfeit, recorded as a draw).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, IllegalAction, Layout, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Placement, Reason, ToBot};
-use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
+use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms};
 
 use crate::GameSpec;
 use crate::bot::{Answer, Bot, wrong_kind};
@@ -59,7 +60,7 @@ pub async fn play_game(
     let mut moves = Vec::with_capacity(pahtum::CELLS);
     let mut swap_move = None;
     let termination = match get_ready(spec, &mut bots).await {
-        Err((seat, failure)) => forfeit(&mut *bots[seat.index()], seat, starting_color(seat), failure).await,
+        Err(failures) => forfeits_before_the_start(&mut bots, failures).await,
         Ok(()) => {
             let mut play = Play {
                 spec,
@@ -71,10 +72,7 @@ pub async fn play_game(
         }
     };
     let score = game.score();
-    let result = match &termination.forfeit {
-        Some(forfeit) => Outcome::win_for(forfeit.color.opponent()),
-        None => score.outcome(),
-    };
+    let result = termination.result(score);
     observer(GameEvent::Ended {
         reason: termination.reason,
         result,
@@ -147,13 +145,13 @@ fn initial_game(spec: &GameSpec) -> Game {
     game.unwrap_or_else(|error| panic!("game {}: invalid layout: {error}", spec.id))
 }
 
-/// `new_game` to both bots at once, and both `ready`s. On failure, the first
-/// seat that failed (both failed bots are killed).
-async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), (Seat, Failure)> {
-    let new_game = |seat| NewGame {
+/// `new_game` to both bots at once, and both `ready`s. On failure, each seat
+/// that failed, in seat order.
+async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), Vec<(Seat, Failure)>> {
+    let new_game = |seat: Seat| NewGame {
         id: 0,
         game: spec.id.clone(),
-        color: starting_color(seat),
+        color: seat.starting_color(),
         rules: spec.rules,
         blocks: spec.blocks.clone(),
         time: spec.time_of(seat),
@@ -171,13 +169,28 @@ async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), (Sea
             }
             Ok(())
         }
-        (Err(failure), other) => {
-            if other.is_err() {
-                second.fail().await;
-            }
-            Err((Seat::First, failure))
-        }
-        (Ok(()), Err(failure)) => Err((Seat::Second, failure)),
+        (first, second) => Err([(Seat::First, first), (Seat::Second, second)]
+            .into_iter()
+            .filter_map(|(seat, ready)| ready.err().map(|failure| (seat, failure)))
+            .collect()),
+    }
+}
+
+/// Ends a game before its first move: each bot in `failures` forfeits (both:
+/// a double forfeit, a draw) and is killed.
+async fn forfeits_before_the_start(bots: &mut [&mut Bot; 2], failures: Vec<(Seat, Failure)>) -> Termination {
+    let mut forfeits = Vec::with_capacity(failures.len());
+    for (seat, failure) in failures {
+        forfeits.push(forfeit_of(&mut *bots[seat.index()], seat, seat.starting_color(), failure).await);
+    }
+    let mut forfeits = forfeits.into_iter();
+    let (reason, first) = forfeits.next().expect("a failure to get ready names a seat");
+    Termination {
+        reason,
+        forfeit: Some(first),
+        also: forfeits
+            .next()
+            .map(|(reason, forfeit)| OtherForfeit { reason, forfeit }),
     }
 }
 
@@ -211,7 +224,14 @@ impl Play<'_> {
             let played = answer.and_then(|answer| self.apply(asked, answer));
             let (action, timing, elapsed) = match played {
                 Ok(played) => played,
-                Err(failure) => return forfeit(bot, seat, color, failure).await,
+                Err(failure) => {
+                    let (reason, forfeit) = forfeit_of(bot, seat, color, failure).await;
+                    return Termination {
+                        reason,
+                        forfeit: Some(forfeit),
+                        also: None,
+                    };
+                }
             };
             if self.spec.pause_idle {
                 bot.pause();
@@ -227,10 +247,7 @@ impl Play<'_> {
             });
             self.record(action, color, timing);
         }
-        Termination {
-            reason: Reason::Normal,
-            forfeit: None,
-        }
+        Termination::normal()
     }
 
     /// Checks the answer with the rules and plays it.
@@ -303,32 +320,16 @@ fn answer_line(kind: &str, asked: Asked, key: &str, value: &str) -> String {
     format!(r#"{{"type":"{kind}","id":{},"{key}":{value}}}"#, asked.id.unwrap_or(0))
 }
 
-/// Ends the game as a loss for `seat`: the bot is killed and its stderr tail kept.
-async fn forfeit(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> Termination {
+/// The forfeit of the bot in `seat`, and its reason: the bot is killed and its stderr tail kept.
+async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> (Reason, Forfeit) {
     let stderr_tail = bot.fail().await;
-    Termination {
-        reason: failure.reason,
-        forfeit: Some(Forfeit {
-            bot: bot.name().to_owned(),
-            seat,
-            color,
-            detail: failure.detail,
-            line: failure.line,
-            stderr_tail,
-        }),
-    }
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as u64)
-}
-
-/// The colour a seat holds before any swap.
-fn starting_color(seat: Seat) -> Color {
-    match seat {
-        Seat::First => Color::White,
-        Seat::Second => Color::Black,
-    }
+    let forfeit = Forfeit {
+        bot: bot.name().to_owned(),
+        seat,
+        color,
+        detail: failure.detail,
+        line: failure.line,
+        stderr_tail,
+    };
+    (failure.reason, forfeit)
 }

@@ -59,5 +59,5 @@ pub use bot::{Bot, StartError};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
-pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, fischer, move_time};
+pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, fischer, move_time};
 pub use verdict::Failure;

@@ -12,7 +12,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pahtum::{Bitboard, Cell, Color, Score};
-use pahtum_protocol::Reason;
 use pahtum_record::{GameRecord, MoveRecord, Players, Termination, Timing};
 use pahtum_tournament::config::{self, Tournament};
 use pahtum_tournament::journal::Journal;
@@ -138,10 +137,7 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
         }),
         score,
         result: score.outcome(),
-        termination: Termination {
-            reason: Reason::Normal,
-            forfeit: None,
-        },
+        termination: Termination::normal(),
         started_unix_ms: 1_700_000_000_000,
         ended_unix_ms: 1_700_000_000_100,
     }

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use pahtum::{Outcome, Score};
-use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
+use pahtum_protocol::{Placement, Rules, TimeControl};
 use pahtum_record::{GameRecord, Players, Termination};
 use pahtum_tournament::strength::{Ratings, strength};
 use rand::{RngExt, SeedableRng};
@@ -111,10 +111,7 @@ fn record(id: String, layout: String, first: &str, second: &str, outcome: Outcom
         swap_move: None,
         score: Score::default(),
         result: outcome,
-        termination: Termination {
-            reason: Reason::Normal,
-            forfeit: None,
-        },
+        termination: Termination::normal(),
         started_unix_ms: 0,
         ended_unix_ms: 0,
     }

@@ -33,6 +33,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_BLOCK_COUNTS: [usize; 5] = [5, 7, 9, 11, 13];
 /// The default time control: one second per move.
 pub const DEFAULT_MOVE_MS: u64 = 1000;
+/// The longest value of a time key: a day, the referee's longest limit of an
+/// answer (so that no clock arithmetic can overflow).
+pub const MAX_TIME_MS: u64 = pahtum_referee::UNLIMITED_MOVE_MS;
 /// The default number of games per pair of bots.
 pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
 
@@ -666,6 +669,22 @@ fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
             "give every bot at least 1 ms (plus the margin) per answer",
         ));
     }
+    let limits = [
+        ("move_ms", move_ms),
+        ("base_ms", base_ms),
+        ("increment_ms", Some(increment_ms)),
+        ("margin_ms", margin_ms),
+    ];
+    if let Some((name, ms)) = limits
+        .iter()
+        .find_map(|&(name, ms)| ms.filter(|&ms| ms > MAX_TIME_MS).map(|ms| (name, ms)))
+    {
+        return Err(key_error(
+            format!("{key}.{name}"),
+            format!("{ms} ms is longer than a day"),
+            format!("give at most {MAX_TIME_MS} ms (a day, the referee's longest limit)"),
+        ));
+    }
     let move_ms = match (move_ms, base_ms) {
         (None, None) => Some(DEFAULT_MOVE_MS),
         (move_ms, _) => move_ms,
@@ -830,6 +849,15 @@ mod tests {
             "builtin = \"heuristic\"\n[bots.time]\nmove_ms = 0",
         ));
         assert!(error.contains("key `bots[1].time`: bot b: a limit of 0 ms"), "{error}");
+        for key in ["move_ms", "base_ms", "margin_ms"] {
+            let error = error_of(&format!("{MINIMAL}\n[time]\n{key} = {}\n", u64::MAX));
+            assert!(
+                error.contains(&format!("key `time.{key}`: {} ms is longer than a day", u64::MAX)),
+                "{error}"
+            );
+        }
+        let day = format!("{MINIMAL}\n[time]\nbase_ms = {MAX_TIME_MS}\nincrement_ms = {MAX_TIME_MS}\n");
+        assert_eq!(parse_text(&day).unwrap().tournament.time.base_ms, Some(MAX_TIME_MS));
         let error = error_of(&MINIMAL.replace(
             "builtin = \"heuristic\"",
             "builtin = \"heuristic\"\n[bots.time]\npause_idle = true",

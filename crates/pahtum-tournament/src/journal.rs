@@ -12,6 +12,11 @@
 //! [`Journal::open`] truncates it away before appending); anything else that
 //! does not parse is damage and an error.
 //!
+//! A [`Journal`] holds an exclusive lock (`flock`) on its file for as long as
+//! it lives, so that two arenas never append to the same journal: the second
+//! one fails with [`JournalError::Locked`] instead of interleaving its records
+//! with the first one's.
+//!
 //! The hash is `"sha256:"` and the lowercase hex SHA-256 of the compact JSON of
 //! the tournament (`serde_json`, keys in the order of the Rust structs, bot
 //! environments sorted by key), as written in the header. Fair mode and a
@@ -84,6 +89,12 @@ pub enum JournalError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "another arena is running this tournament: its journal {} is locked; \
+         wait for that run to end (or stop it) before running this one",
+        path.display()
+    )]
+    Locked { path: PathBuf },
     #[error("the journal {} is empty or its first line was torn; start afresh", path.display())]
     NoHeader { path: PathBuf },
     #[error("the first line of {} is not a journal header ({source}); is this a pahtum-arena journal?", path.display())]
@@ -278,6 +289,7 @@ impl Journal {
             .append(true)
             .open(path)
             .map_err(io_error("create"))?;
+        lock(&file, path)?;
         let mut journal = Journal {
             path: path.to_owned(),
             file,
@@ -295,13 +307,21 @@ impl Journal {
     /// Opens an existing journal for appending: reads it, truncates a torn last
     /// line, and ends an unterminated last record with its newline.
     pub fn open(path: &Path) -> Result<(Journal, Contents), JournalError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|source| JournalError::Io {
+                action: "open",
+                path: path.to_owned(),
+                source,
+            })?;
+        lock(&file, path)?;
         let contents = read(path)?;
         let io_error = |source| JournalError::Io {
             action: "repair",
             path: path.to_owned(),
             source,
         };
-        let file = OpenOptions::new().append(true).open(path).map_err(io_error)?;
         let mut journal = Journal {
             path: path.to_owned(),
             file,
@@ -339,6 +359,23 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Takes the exclusive lock of the journal at `path`, open as `file`, without
+/// waiting: the lock lasts as long as `file` is open.
+pub fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
+    use rustix::fs::{FlockOperation, flock};
+    flock(file, FlockOperation::NonBlockingLockExclusive).map_err(|errno| {
+        if errno == rustix::io::Errno::WOULDBLOCK {
+            JournalError::Locked { path: path.to_owned() }
+        } else {
+            JournalError::Io {
+                action: "lock",
+                path: path.to_owned(),
+                source: errno.into(),
+            }
+        }
+    })
 }
 
 #[cfg(test)]
@@ -423,6 +460,22 @@ mod tests {
         assert_eq!(contents.records, records);
         journal.append(&record("000-09-a", "a", "b")).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 3);
+    }
+
+    #[test]
+    fn a_journal_in_use_cannot_be_opened_again() {
+        let (_dir, path, _) = journal_with(1);
+        let (first, _) = Journal::open(&path).unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(matches!(error, JournalError::Locked { .. }), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("another arena is running this tournament: "),
+            "{error}"
+        );
+        drop(first);
+        assert!(Journal::open(&path).is_ok(), "the lock ends with the journal");
     }
 
     #[test]

@@ -182,12 +182,8 @@ impl Observer for Progress {
             Event::GameFinished { record } => {
                 self.count(record);
                 self.played += 1;
-                if let Some(forfeit) = &record.termination.forfeit {
-                    let detail = forfeit.detail.lines().next().unwrap_or_default();
-                    self.note(&format!(
-                        "arena: game {}: {} forfeited ({}): {detail}",
-                        record.id, forfeit.bot, record.termination.reason
-                    ));
+                for note in forfeit_notes(record) {
+                    self.note(&note);
                 }
                 self.show(false);
             }
@@ -222,6 +218,17 @@ fn human(seconds: f64) -> String {
         60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
         _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
     }
+}
+
+/// A line for each forfeit of a finished game, as the progress displays print them.
+pub fn forfeit_notes(record: &GameRecord) -> impl Iterator<Item = String> {
+    record.termination.forfeits().map(|(reason, forfeit)| {
+        let detail = forfeit.detail.lines().next().unwrap_or_default();
+        format!(
+            "arena: game {}: {} forfeited ({reason}): {detail}",
+            record.id, forfeit.bot
+        )
+    })
 }
 
 #[cfg(test)]

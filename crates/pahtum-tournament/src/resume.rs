@@ -89,12 +89,7 @@ pub fn open(out: &Path, tournament: &Tournament, existing: Existing) -> Result<O
     let path = out.join(JOURNAL);
     let mut moved_aside = None;
     if path.exists() && existing == Existing::StartAfresh {
-        let aside = out.join(format!("journal-replaced-{}.jsonl", unix_secs()));
-        std::fs::rename(&path, &aside).map_err(|source| ResumeError::MoveAside {
-            path: path.clone(),
-            source,
-        })?;
-        moved_aside = Some(aside);
+        moved_aside = Some(move_aside(&path, out)?);
     }
     if !path.exists() {
         let journal = Journal::create(&path, tournament)?;
@@ -199,6 +194,35 @@ fn differences(key: &str, before: &Value, after: &Value, out: &mut Vec<String>) 
     }
 }
 
+/// Moves the journal at `path` to a name of its own in `out`
+/// (`journal-replaced-SECS.jsonl`, or `journal-replaced-SECS-N.jsonl` when
+/// that is taken), never replacing a journal kept before. The journal is
+/// locked meanwhile, so that one in use by a running arena stays where it is.
+fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
+    let move_error = |source| ResumeError::MoveAside {
+        path: path.to_owned(),
+        source,
+    };
+    let held = std::fs::File::open(path).map_err(move_error)?;
+    journal::lock(&held, path)?;
+    let secs = unix_secs();
+    for number in 0.. {
+        let aside = match number {
+            0 => out.join(format!("journal-replaced-{secs}.jsonl")),
+            _ => out.join(format!("journal-replaced-{secs}-{number}.jsonl")),
+        };
+        match std::fs::hard_link(path, &aside) {
+            Ok(()) => {
+                std::fs::remove_file(path).map_err(move_error)?;
+                return Ok(aside);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(move_error(error)),
+        }
+    }
+    unreachable!("some name is free")
+}
+
 fn unix_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -265,6 +289,41 @@ mod tests {
             journal::read(&dir.path().join(JOURNAL)).unwrap().header.tournament,
             changed
         );
+    }
+
+    #[test]
+    fn starting_afresh_twice_keeps_every_old_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        let mut kept: Vec<PathBuf> = (10..13)
+            .filter_map(|seed| {
+                let changed = Tournament { seed, ..t.clone() };
+                open(dir.path(), &changed, Existing::StartAfresh).unwrap().moved_aside
+            })
+            .collect();
+        assert_eq!(kept.len(), 2, "the first run had nothing to move: {kept:?}");
+        kept.sort();
+        kept.dedup();
+        assert_eq!(kept.len(), 2, "each old journal has a name of its own");
+        let mut kept_seeds: Vec<u64> = kept
+            .iter()
+            .map(|aside| journal::read(aside).unwrap().header.tournament.seed)
+            .collect();
+        kept_seeds.sort();
+        assert_eq!(kept_seeds, [10, 11]);
+    }
+
+    #[test]
+    fn a_journal_in_use_is_neither_resumed_nor_moved_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        let running = open(dir.path(), &t, Existing::Resume).unwrap();
+        for existing in [Existing::Resume, Existing::StartAfresh] {
+            let error = open(dir.path(), &t, existing).unwrap_err().to_string();
+            assert!(error.starts_with("another arena is running this tournament"), "{error}");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing was moved");
+        drop(running);
     }
 
     #[test]

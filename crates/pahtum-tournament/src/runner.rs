@@ -13,14 +13,15 @@
 //! run ends as [`Ending::Declined`] (how an SPRT ends a match early).
 //!
 //! A bot that cannot start for a game forfeits that game: its record says
-//! why, with the reason the referee gave ([`StartError`]).
+//! why, with the reason the referee gave ([`StartError`]). When neither bot
+//! can start, both forfeit (a draw).
 
 use std::future::Future;
 use std::sync::Arc;
 
-use pahtum::{Color, Outcome, Score, Seat};
+use pahtum::{Score, Seat};
 use pahtum_protocol::Reason;
-use pahtum_record::{Forfeit, GameRecord, Players, Termination};
+use pahtum_record::{Forfeit, GameRecord, OtherForfeit, Players, Termination, unix_ms};
 use pahtum_referee::{GameSpec, StartError, play_game};
 use tokio::task::JoinSet;
 
@@ -154,35 +155,40 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
             tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
             record
         }
-        (Err(error), second) => {
-            if let Ok(second) = second {
-                pool.give_back(second.bot).await;
-            }
-            start_failure(&game, &spec, Seat::First, &error)
+        (Err(first), Err(second)) => start_failure(&game, &spec, &[(Seat::First, &first), (Seat::Second, &second)]),
+        (Err(error), Ok(second)) => {
+            pool.give_back(second.bot).await;
+            start_failure(&game, &spec, &[(Seat::First, &error)])
         }
         (Ok(first), Err(error)) => {
             pool.give_back(first.bot).await;
-            start_failure(&game, &spec, Seat::Second, &error)
+            start_failure(&game, &spec, &[(Seat::Second, &error)])
         }
     };
     Played { record, restarted }
 }
 
-/// The record of a game lost before its first move by the bot in `seat`, which could not start.
-pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, seat: Seat, error: &StartError) -> GameRecord {
-    let (reason, line, stderr_tail) = match error {
-        StartError::Handshake {
-            failure, stderr_tail, ..
-        } => (failure.reason, failure.line.clone(), stderr_tail.clone()),
-        StartError::Spawn { .. } | StartError::Log { .. } => (Reason::Disconnect, None, Vec::new()),
-    };
-    let color = match seat {
-        Seat::First => Color::White,
-        Seat::Second => Color::Black,
-    };
+/// The record of a game lost before its first move by each bot in `failed`
+/// (in seat order), which could not start: a double forfeit is a draw.
+///
+/// # Panics
+///
+/// If `failed` is empty.
+pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, failed: &[(Seat, &StartError)]) -> GameRecord {
     let players = Players {
         first: game.first.clone(),
         second: game.second.clone(),
+    };
+    let mut forfeits = failed
+        .iter()
+        .map(|&(seat, error)| could_not_start(players.of(seat), seat, error));
+    let (reason, first) = forfeits.next().expect("a bot that could not start");
+    let termination = Termination {
+        reason,
+        forfeit: Some(first),
+        also: forfeits
+            .next()
+            .map(|(reason, forfeit)| OtherForfeit { reason, forfeit }),
     };
     let now = unix_ms();
     GameRecord {
@@ -200,28 +206,31 @@ pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, seat: Seat, error: &
         swap: None,
         swap_move: None,
         score: Score::default(),
-        result: Outcome::win_for(color.opponent()),
-        termination: Termination {
-            reason,
-            forfeit: Some(Forfeit {
-                bot: players.of(seat).to_owned(),
-                seat,
-                color,
-                detail: format!("could not start for this game: {error}"),
-                line,
-                stderr_tail,
-            }),
-        },
+        result: termination.result(Score::default()),
+        termination,
         players,
         started_unix_ms: now,
         ended_unix_ms: now,
     }
 }
 
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis() as u64)
+/// The forfeit of `bot` in `seat`, which could not start, and its reason.
+fn could_not_start(bot: &str, seat: Seat, error: &StartError) -> (Reason, Forfeit) {
+    let (reason, line, stderr_tail) = match error {
+        StartError::Handshake {
+            failure, stderr_tail, ..
+        } => (failure.reason, failure.line.clone(), stderr_tail.clone()),
+        StartError::Spawn { .. } | StartError::Log { .. } => (Reason::Disconnect, None, Vec::new()),
+    };
+    let forfeit = Forfeit {
+        bot: bot.to_owned(),
+        seat,
+        color: seat.starting_color(),
+        detail: format!("could not start for this game: {error}"),
+        line,
+        stderr_tail,
+    };
+    (reason, forfeit)
 }
 
 #[cfg(test)]

@@ -225,9 +225,8 @@ pub fn standings(
                 sums[me].pahtum_against += u64::from(record.score.of_color(color.opponent()));
             }
         }
-        if let Some(forfeit) = &record.termination.forfeit {
-            let loser = seats[forfeit.seat.index()];
-            sums[loser].forfeits.count(record.termination.reason);
+        for (reason, forfeit) in record.termination.forfeits() {
+            sums[seats[forfeit.seat.index()]].forfeits.count(reason);
         }
         first_move.add(record);
     }
@@ -399,6 +398,23 @@ mod tests {
         assert_eq!(b.losses, 5);
         assert_eq!(s.bots[0].forfeits.total(), 0);
         assert_eq!(b.pahtum_for, None, "forfeited boards are not averaged");
+    }
+
+    #[test]
+    fn a_double_forfeit_is_a_draw_with_a_forfeit_for_each_bot() {
+        let mut both = forfeited(record("000-00-a", "a", "b"), Seat::First, Reason::Stall);
+        let also = forfeited(both.clone(), Seat::Second, Reason::Disconnect).termination;
+        both.termination.also = Some(pahtum_record::OtherForfeit {
+            reason: also.reason,
+            forfeit: also.forfeit.unwrap(),
+        });
+        both.result = both.termination.result(both.score);
+        let s = standings(&[both], &names(&["a", "b"]), None).unwrap();
+        let row = |bot: &str| s.bots.iter().find(|r| r.bot == bot).unwrap();
+        let (a, b) = (row("a"), row("b"));
+        assert_eq!((a.draws, a.points, b.draws, b.points), (1, 0.5, 1, 0.5));
+        assert_eq!((a.forfeits.stall, a.forfeits.total()), (1, 1));
+        assert_eq!((b.forfeits.crash, b.forfeits.total()), (1, 1));
     }
 
     #[test]

@@ -57,10 +57,7 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
         swap_move: None,
         score: Score { white: 10, black: 3 },
         result: Outcome::White,
-        termination: Termination {
-            reason: Reason::Normal,
-            forfeit: None,
-        },
+        termination: Termination::normal(),
         started_unix_ms: 0,
         ended_unix_ms: 1,
     }
@@ -94,6 +91,7 @@ pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameReco
             line: None,
             stderr_tail: Vec::new(),
         }),
+        also: None,
     };
     record
 }

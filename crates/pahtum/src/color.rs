@@ -60,6 +60,14 @@ impl Seat {
         }
     }
 
+    /// The colour the seat holds before any pie swap: White for the first seat.
+    pub const fn starting_color(self) -> Color {
+        match self {
+            Seat::First => Color::White,
+            Seat::Second => Color::Black,
+        }
+    }
+
     /// 0 for the first seat, 1 for the second: handy for `[T; 2]` per-seat data.
     pub const fn index(self) -> usize {
         match self {

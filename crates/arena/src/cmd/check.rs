@@ -164,6 +164,16 @@ fn verdict(record: &GameRecord, seat: Seat) -> Result<String, String> {
     record
         .replay()
         .map_err(|e| format!("the referee's record does not replay ({e}); please report this"))?;
+    if let Some((reason, forfeit)) = record.termination.forfeits().find(|(_, forfeit)| forfeit.seat == seat) {
+        let mut problem = format!("{reason}: {}", forfeit.detail);
+        if let Some(line) = &forfeit.line {
+            problem += &format!("\nthe line: {line}");
+        }
+        for line in &forfeit.stderr_tail {
+            problem += &format!("\nstderr: {line}");
+        }
+        return Err(problem);
+    }
     match (&record.termination.forfeit, record.termination.reason) {
         (None, Reason::Normal) => Ok(format!(
             "{} moves, {} to {}",
@@ -171,16 +181,6 @@ fn verdict(record: &GameRecord, seat: Seat) -> Result<String, String> {
             record.score.white,
             record.score.black
         )),
-        (Some(forfeit), reason) if forfeit.seat == seat => {
-            let mut problem = format!("{reason}: {}", forfeit.detail);
-            if let Some(line) = &forfeit.line {
-                problem += &format!("\nthe line: {line}");
-            }
-            for line in &forfeit.stderr_tail {
-                problem += &format!("\nstderr: {line}");
-            }
-            Err(problem)
-        }
         (forfeit, reason) => Err(format!("the game ended unexpectedly ({reason}): {forfeit:?}")),
     }
 }

@@ -149,20 +149,18 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
         Some(color) => format!("Result: {} ({color}) wins", name(color)),
         None => "Result: a draw".to_owned(),
     };
-    match &record.termination.forfeit {
-        Some(forfeit) => {
-            text += &format!(
-                " by {} of {}: {}\n",
-                record.termination.reason, forfeit.bot, forfeit.detail
-            );
-            if let Some(line) = &forfeit.line {
-                text += &format!("  the line: {line}\n");
-            }
-            for line in &forfeit.stderr_tail {
-                text += &format!("  stderr: {line}\n");
-            }
+    if record.termination.forfeit.is_none() {
+        text += ".\n";
+    }
+    for (index, (reason, forfeit)) in record.termination.forfeits().enumerate() {
+        let by = if index == 0 { "" } else { "and" };
+        text += &format!("{by} by {reason} of {}: {}\n", forfeit.bot, forfeit.detail);
+        if let Some(line) = &forfeit.line {
+            text += &format!("  the line: {line}\n");
         }
-        None => text += ".\n",
+        for line in &forfeit.stderr_tail {
+            text += &format!("  stderr: {line}\n");
+        }
     }
     Ok(text)
 }

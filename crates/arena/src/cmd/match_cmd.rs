@@ -34,15 +34,14 @@ use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::pool::Pool;
-use pahtum_tournament::progress::PLAIN_EVERY;
+use pahtum_tournament::progress::{self, PLAIN_EVERY};
 use pahtum_tournament::render::{Format, render};
 use pahtum_tournament::report;
 use pahtum_tournament::resume::{Existing, ResumeError, open};
-use pahtum_tournament::runner::{self, Ending};
+use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::ScheduledGame;
 use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
 use serde::Serialize;
-use tokio::sync::Notify;
 
 use crate::duration::TimeFlags;
 
@@ -94,7 +93,7 @@ pub struct Args {
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Start afresh when the output folder holds a journal of another match (it is kept under another name).
+    /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     fresh: bool,
     /// Fix a bot's rating in the tables, e.g. first-free=0.
@@ -163,21 +162,16 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             .map(|(name, command)| crate::builtin::spec(name, command))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let pool = Arc::new(Pool::new(specs, Limits::default(), Restart::OnFailure, Some(logs)));
-        warm_up(&pool, &names).await?;
-        let stop = Arc::new(Notify::new());
-        let signals = tokio::spawn(super::run::handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
         progress.show(true);
-        let ending = runner::run(
+        let ending = super::play_games(
             &opened.plan,
             concurrency,
             &mut opened.journal,
-            &pool,
+            pool,
             &mut progress,
-            async move { stop.notified().await },
+            |_| String::new(),
         )
         .await;
-        pool.shutdown().await;
-        signals.abort();
         progress.finish();
         ending?
     };
@@ -203,7 +197,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(super::run::INTERRUPTED))
+            Ok(ExitCode::from(super::INTERRUPTED))
         }
     }
 }
@@ -258,21 +252,25 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
     })
 }
 
-/// The journal header's description of a bot (how it starts decides whether a match resumes).
+/// The journal header's description of a bot (how it starts decides whether a match resumes). A
+/// command runs in the working directory, which is part of it: the same relative command run from
+/// another folder may be another program, so it must not resume the match.
 fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
     let command = command.trim();
-    let launch = if crate::builtin::NAMES.contains(&command) {
-        Launch::Builtin(command.to_owned())
+    let (launch, dir) = if crate::builtin::NAMES.contains(&command) {
+        (Launch::Builtin(command.to_owned()), None)
     } else {
-        match shlex::split(command) {
-            Some(words) if !words.is_empty() => Launch::Command(words),
+        let words = match shlex::split(command) {
+            Some(words) if !words.is_empty() => words,
             _ => bail!("bad bot command {command:?}: give a program and its arguments, quoted as in a shell"),
-        }
+        };
+        let here = std::env::current_dir().context("cannot find the working directory")?;
+        (Launch::Command(words), Some(here.display().to_string()))
     };
     Ok(BotConfig {
         name: name.to_owned(),
         launch,
-        dir: None,
+        dir,
         env: BTreeMap::new(),
         time: None,
     })
@@ -328,19 +326,6 @@ fn default_name(command: &str) -> String {
     } else {
         plain.to_owned()
     }
-}
-
-/// Starts one process of each bot, so that a bot that cannot start is an error now, not a forfeit in every game.
-async fn warm_up(pool: &Arc<Pool>, names: &[String]) -> anyhow::Result<()> {
-    let Err(errors) = pool.warm_up(names).await else {
-        return Ok(());
-    };
-    pool.shutdown().await;
-    let reasons: Vec<String> = errors
-        .into_iter()
-        .map(|error| format!("\n  {}", super::explain(error)))
-        .collect();
-    bail!("some bots cannot start, so no game was played:{}", reasons.concat())
 }
 
 /// The match's score, Elo and SPRT as games finish, shown on stderr.
@@ -453,12 +438,8 @@ impl Observer for MatchProgress {
             Event::GameFinished { record } => {
                 let was_decided = self.decided();
                 self.tally.add(record);
-                if let Some(forfeit) = &record.termination.forfeit {
-                    let detail = forfeit.detail.lines().next().unwrap_or_default();
-                    self.note(&format!(
-                        "arena: game {}: {} forfeited ({}): {detail}",
-                        record.id, forfeit.bot, record.termination.reason
-                    ));
+                for note in progress::forfeit_notes(record) {
+                    self.note(&note);
                 }
                 self.show(self.decided() && !was_decided);
             }

@@ -21,10 +21,8 @@ use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
 use pahtum_tournament::render::{Format, render, schedule_table};
 use pahtum_tournament::resume::{Existing, open};
-use pahtum_tournament::runner::{self, Ending};
+use pahtum_tournament::runner::Ending;
 use pahtum_tournament::{report, schedule};
-use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::Notify;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -40,16 +38,13 @@ pub struct Args {
     /// Print the schedule without playing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Start afresh when the output folder holds a journal of another tournament (it is kept under another name).
+    /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     pub fresh: bool,
     /// Start new bot processes for every game instead of reusing them.
     #[arg(long)]
     pub restart_every_game: bool,
 }
-
-/// The exit code of an interrupted run (as for SIGINT); `arena match` uses it too.
-pub(crate) const INTERRUPTED: u8 = 130;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::runtime()?.block_on(play(args))
@@ -104,26 +99,29 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             file.settings.restart,
             Some(logs),
         ));
-        warm_up(&file, &pool, &opened.plan.pending).await?;
-        let stop = Arc::new(Notify::new());
-        let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
         let mut progress = if std::io::stderr().is_terminal() {
             Progress::bar()
         } else {
             Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
         };
-        let ending = runner::run(
+        let locate = |bot: &str| {
+            let index = file
+                .tournament
+                .bots
+                .iter()
+                .position(|b| b.name == bot)
+                .unwrap_or_default();
+            format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
+        };
+        super::play_games(
             &opened.plan,
             file.settings.concurrency,
             &mut opened.journal,
-            &pool,
+            pool,
             &mut progress,
-            async move { stop.notified().await },
+            locate,
         )
-        .await;
-        pool.shutdown().await;
-        signals.abort();
-        ending?
+        .await?
     };
 
     let standings = report::standings_of_journal(opened.journal.path(), None)?;
@@ -141,7 +139,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
-            Ok(ExitCode::from(INTERRUPTED))
+            Ok(ExitCode::from(super::INTERRUPTED))
         }
     }
 }
@@ -156,78 +154,6 @@ fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
         file.settings.out.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Starts one process of every bot that still has games, so that a bot that
-/// cannot start is an error now, not a forfeit in every game.
-async fn warm_up(file: &TournamentFile, pool: &Arc<Pool>, pending: &[schedule::ScheduledGame]) -> anyhow::Result<()> {
-    let mut names: Vec<String> = pending
-        .iter()
-        .flat_map(|g| [g.first.clone(), g.second.clone()])
-        .collect();
-    names.sort();
-    names.dedup();
-    let Err(errors) = pool.warm_up(&names).await else {
-        return Ok(());
-    };
-    pool.shutdown().await;
-    let mut message = String::from("some bots cannot start, so no game was played:");
-    for error in errors {
-        let bot = match &error {
-            pahtum_referee::StartError::Log { bot, .. }
-            | pahtum_referee::StartError::Spawn { bot, .. }
-            | pahtum_referee::StartError::Handshake { bot, .. } => bot,
-        };
-        let index = file
-            .tournament
-            .bots
-            .iter()
-            .position(|b| &b.name == bot)
-            .unwrap_or_default();
-        message.push_str(&format!(
-            "\n  {}: key `{}`: {}",
-            file.path.display(),
-            TournamentFile::bot_key(index),
-            chain(&error)
-        ));
-        if let pahtum_referee::StartError::Handshake { stderr_tail, .. } = &error {
-            for line in stderr_tail {
-                message.push_str(&format!("\n    stderr: {line}"));
-            }
-        }
-    }
-    bail!(message)
-}
-
-/// An error and its causes on one line.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
-}
-
-/// First Ctrl-C: stop (the runner ends the games). Second: kill every bot and exit now.
-///
-/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost. `arena match` uses
-/// it too.
-pub(crate) async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
-    let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
-        return;
-    };
-    interrupts.recv().await;
-    eprintln!(
-        "\narena: stopping: no new games; the running ones are ended and will be replayed on resume \
-         (Ctrl-C again to quit at once)"
-    );
-    stop.notify_one();
-    interrupts.recv().await;
-    pool.kill_all();
-    eprintln!("arena: quit at once; the journal keeps every finished game");
-    std::process::exit(i32::from(INTERRUPTED));
 }
 
 /// The command that resumes this run: the same file and the flags that change where and how it runs.

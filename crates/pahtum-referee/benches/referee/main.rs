@@ -333,13 +333,7 @@ fn mid_game_request_bytes() -> usize {
         blocks: 7,
         placement: Placement::Random,
     };
-    let clock = Clock {
-        remaining_ms: None,
-        opponent_ms: None,
-        increment_ms: 0,
-        move_ms: Some(1000),
-        timeout_ms: 1000,
-    };
+    let clock = Clock::per_move(1000);
     let request = ToBot::request(43, "bench-123", rules, &game, clock).expect("a move is due");
     encode(&request).len()
 }
