@@ -1,83 +1,128 @@
-//! The engine answers within its clock, measured on the engine's side of the
-//! pipe: every answer of whole games at 10 ms per move and on a short Fischer
-//! clock. The engine plans to use well under the limit (a share, minus a few
-//! milliseconds for the process and the pipes), so the bound here is the
-//! limit itself: generous, but it fails if a search overruns its deadline.
+//! The engine keeps to its time plan: every answer of whole games at 10 ms
+//! per move, and of a game on a short Fischer clock, fits its limit once the
+//! search has stopped at the deadline the engine planned.
 //!
-//! This file is its own test binary, and its tests take turns, so that no
-//! other test competes for the processor while one measures.
+//! What an answer costs is measured as the CPU time of the thread that
+//! answers: unlike wall time, it does not grow while a loaded machine keeps
+//! the thread waiting, so the bounds hold on any machine, and they still fail
+//! when a search works on past its deadline (on an idle machine CPU time and
+//! wall time agree). Wall time only gets a sanity bound, ten times the limits
+//! over a game, which catches an engine that blocks or sleeps. How late
+//! answers arrive through the pipes of a loaded machine is for the referee's
+//! benchmark and the tournaments.
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pahtum::{Game, Seat};
-use pahtum_engine::Engine;
+use pahtum::{Action, Game, Seat};
+use pahtum_engine::{Engine, Options};
 use pahtum_protocol::Clock;
 use pahtum_protocol::bot::Player;
-
-/// Held by the test that is measuring.
-static MEASURING: Mutex<()> = Mutex::new(());
 
 fn engine(seed: u64) -> Engine {
     Engine::from_args(&["--seed".to_owned(), seed.to_string()]).unwrap()
 }
 
-fn per_move(ms: u64) -> Clock {
-    Clock {
-        remaining_ms: None,
-        opponent_ms: None,
-        increment_ms: 0,
-        move_ms: Some(ms),
-        timeout_ms: ms,
+/// The CPU time the calling thread has used.
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `now` is a valid timespec for the call to write into.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "the thread's CPU clock is readable");
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// The answers of a game: the CPU time of each, and the wall time of all of
+/// them for the sanity bound.
+#[derive(Default)]
+struct Answers {
+    wall: Duration,
+    limits: Duration,
+}
+
+impl Answers {
+    /// An answer of `player` and the CPU time it cost.
+    fn of(&mut self, player: &mut Engine, game: &Game, clock: &Clock) -> (Action, Duration) {
+        let (cpu, wall) = (thread_cpu_time(), Instant::now());
+        let (action, _) = player.choose(game, clock);
+        self.wall += wall.elapsed();
+        self.limits += Duration::from_millis(clock.timeout_ms);
+        (action, thread_cpu_time() - cpu)
+    }
+
+    /// The sanity bound: all the answers took at most ten times the sum of
+    /// their limits in wall time. Summed over the game, so that the moments
+    /// a busy machine stops the thread for do not count for much.
+    fn assert_sane(&self) {
+        assert!(
+            self.wall <= 10 * self.limits,
+            "the answers took {:?} of wall time, with {:?} of limits",
+            self.wall,
+            self.limits
+        );
     }
 }
 
+/// At 10 ms per move the engine plans 4 ms for every answer; the other 6 ms
+/// of the limit bound the stopping, the work from the deadline to the answer
+/// (up to the next read of the clock), which in a debug build on a busy
+/// machine has been seen to take up to about 2 ms of CPU time.
 #[test]
-fn every_answer_fits_in_ten_milliseconds() {
-    let _turn = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let limit = Duration::from_millis(10);
+fn every_answer_stops_by_its_planned_think_time() {
+    let clock = Clock::per_move(10);
+    let limit = Duration::from_millis(clock.timeout_ms);
+    // A per-move limit plans the same think time for every answer.
+    let think = Options::parse_args(&[]).unwrap().plan().think_time(&clock, 1);
+    assert!(
+        think < limit / 2,
+        "the plan keeps most of the limit for the pipes: {think:?}"
+    );
     for (seed, blocks) in [(1, 5), (2, 13)] {
         let mut game = Game::with_blocks(pahtum::setup::random_blocks(blocks, seed).unwrap(), true).unwrap();
         let mut players = [engine(seed), engine(seed + 100)];
+        let mut answers = Answers::default();
         while let Some(seat) = game.seat_to_act() {
-            let start = Instant::now();
-            let (action, _) = players[seat.index()].choose(&game, &per_move(10));
-            let took = start.elapsed();
+            let (action, cpu) = answers.of(&mut players[seat.index()], &game, &clock);
             assert!(
-                took <= limit,
-                "{action} took {took:?} with {} free cells",
+                cpu <= limit,
+                "{action} used {cpu:?} of CPU time, planned {think:?}, with {} free cells",
                 game.position().free().len()
             );
             game.play(action).unwrap();
         }
+        answers.assert_sane();
     }
 }
 
+/// Each seat's clock is charged the CPU time of its answers, and gains the
+/// increment after each.
 #[test]
 fn a_fischer_clock_is_never_overdrawn() {
-    let _turn = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (base, increment) = (400u64, 5u64);
+    let (base, increment) = (Duration::from_millis(400), Duration::from_millis(5));
     let mut game = Game::with_blocks(pahtum::setup::random_blocks(7, 3).unwrap(), true).unwrap();
     let mut players = [engine(1), engine(2)];
-    let mut remaining = [base as f64; 2];
+    let mut remaining = [base; 2];
+    let mut answers = Answers::default();
+    let ms = |time: Duration| time.as_millis() as u64;
     while let Some(seat) = game.seat_to_act() {
         let me = seat.index();
         let clock = Clock {
-            remaining_ms: Some(remaining[me] as u64),
-            opponent_ms: Some(remaining[1 - me] as u64),
-            increment_ms: increment,
+            remaining_ms: Some(ms(remaining[me])),
+            opponent_ms: Some(ms(remaining[1 - me])),
+            increment_ms: ms(increment),
             move_ms: None,
-            timeout_ms: remaining[me] as u64,
+            timeout_ms: ms(remaining[me]),
         };
-        let start = Instant::now();
-        let (action, _) = players[me].choose(&game, &clock);
-        remaining[me] -= start.elapsed().as_secs_f64() * 1000.0;
-        assert!(remaining[me] > 0.0, "{seat:?} ran out of time at {action}");
-        remaining[me] += increment as f64;
+        let (action, cpu) = answers.of(&mut players[me], &game, &clock);
+        remaining[me] = remaining[me]
+            .checked_sub(cpu)
+            .filter(|left| !left.is_zero())
+            .unwrap_or_else(|| panic!("{seat:?} ran out of time at {action}"))
+            + increment;
         game.play(action).unwrap();
     }
+    answers.assert_sane();
     // Both seats thought: neither answered instantly all game long.
-    let total = (base as f64 + 25.0 * increment as f64) * 2.0;
-    assert!(remaining.iter().sum::<f64>() < total, "{remaining:?}");
+    let total = 2 * (base + 25 * increment);
+    assert!(remaining.iter().sum::<Duration>() < total, "{remaining:?}");
     assert_eq!(game.seat_to_act(), None::<Seat>);
 }

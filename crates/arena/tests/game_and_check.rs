@@ -83,7 +83,9 @@ fn bots_die_when_the_referee_is_killed() {
     wait_for(|| bots.iter().all(|&pid| !is_running(pid)).then_some(()));
 }
 
-/// Polls `probe` until it gives a value, for at most 10 seconds.
+/// Asks `probe` about the state of processes until it gives a value, every
+/// few milliseconds (sleeping in between, so that the processes it waits for
+/// get the processor), for at most 10 seconds.
 fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -91,37 +93,30 @@ fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> T {
             return value;
         }
         assert!(Instant::now() < deadline, "timed out waiting for the processes");
-        std::thread::yield_now();
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
-/// `(pid, ppid, state)` of every process.
-fn processes() -> Vec<(u32, u32, char)> {
+/// The parent and the state letter (`R`, `S`, `Z`, ...) of process `pid`.
+fn stat(pid: u32) -> Option<(u32, char)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some((parent, state))
+}
+
+/// The live (not zombie) children of `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     entries
-        .filter_map(|entry| {
-            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
-            let state = fields.next()?.chars().next()?;
-            let parent = fields.next()?.parse().ok()?;
-            Some((pid, parent, state))
-        })
-        .collect()
-}
-
-fn children_of(parent: u32) -> Vec<u32> {
-    processes()
-        .into_iter()
-        .filter(|&(_, ppid, state)| ppid == parent && state != 'Z')
-        .map(|(pid, ..)| pid)
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| stat(pid).is_some_and(|(ppid, state)| ppid == parent && state != 'Z'))
         .collect()
 }
 
 fn is_running(pid: u32) -> bool {
-    processes()
-        .into_iter()
-        .any(|(p, _, state)| p == pid && !matches!(state, 'Z' | 'X'))
+    stat(pid).is_some_and(|(_, state)| !matches!(state, 'Z' | 'X'))
 }

@@ -8,32 +8,40 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Fixtures, MEMORY_BOUND_KIB, process_state, quick_limits};
+use common::{Fixtures, MEMORY_BOUND_KIB, poll, process_state, quick_limits};
 use pahtum::{Outcome, Seat};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, GameEvent, GameSpec, StartError, TimeControl, move_time, play_game};
 
+/// The limit of the games that end in silence (a timeout or a stall), which
+/// last as long as it.
 const MOVE_TIME: Duration = Duration::from_millis(100);
+
+/// The time control of the games whose verdict is not about time: the bots
+/// answer at once, and the limit only has to outlast a busy machine.
+fn unhurried() -> TimeControl {
+    move_time(Duration::from_secs(2))
+}
 
 fn game(time: TimeControl) -> GameSpec {
     GameSpec::random("test-game", 7, 11, false, time).unwrap()
 }
 
-/// Plays `mode` in `seat` against the conforming fixture within `bound`, and
-/// checks the forfeit and the clean-up; returns the record.
+/// Plays `mode` in `seat` by the time control `time` against the conforming
+/// fixture (unhurried, so that it is never the one a busy machine makes
+/// late) within `bound`, and checks the forfeit and the clean-up; returns the
+/// record.
 async fn forfeit(mode: &str, seat: Seat, time: TimeControl, bound: Duration, reason: Reason) -> GameRecord {
     let fixtures = Fixtures::new();
     let mut bad = fixtures.start(mode).await;
     let mut good = fixtures.start("first-free").await;
     let started = Instant::now();
-    let spec = game(time);
-    let mut ignore = |_| {};
-    let play = match seat {
-        Seat::First => play_game(&spec, &mut bad, &mut good, &mut ignore),
-        Seat::Second => play_game(&spec, &mut good, &mut bad, &mut ignore),
+    let (spec, first, second) = match seat {
+        Seat::First => (game(time).with_seat_times(time, unhurried()), &mut bad, &mut good),
+        Seat::Second => (game(time).with_seat_times(unhurried(), time), &mut good, &mut bad),
     };
-    let record = tokio::time::timeout(bound, play)
+    let record = tokio::time::timeout(bound, play_game(&spec, first, second, &mut |_| {}))
         .await
         .expect("the game ends within its bound");
     assert!(started.elapsed() < bound);
@@ -76,14 +84,7 @@ async fn an_answer_after_the_deadline_is_a_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_that_exits_at_the_start_disconnects() {
-    let record = forfeit(
-        "exit-at-start",
-        Seat::Second,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::Disconnect,
-    )
-    .await;
+    let record = forfeit("exit-at-start", Seat::Second, unhurried(), bound(), Reason::Disconnect).await;
     assert!(record.moves.is_empty());
     let detail = record.termination.forfeit.unwrap().detail;
     assert!(
@@ -94,7 +95,7 @@ async fn a_bot_that_exits_at_the_start_disconnects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_in_the_middle_of_a_game_disconnects() {
-    let record = forfeit("crash", Seat::First, move_time(MOVE_TIME), bound(), Reason::Disconnect).await;
+    let record = forfeit("crash", Seat::First, unhurried(), bound(), Reason::Disconnect).await;
     assert_eq!(record.moves.len(), 4, "two moves each before the crash");
     let detail = record.termination.forfeit.unwrap().detail;
     assert!(
@@ -105,14 +106,7 @@ async fn a_crash_in_the_middle_of_a_game_disconnects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_that_is_not_json_is_a_protocol_error() {
-    let record = forfeit(
-        "non-json",
-        Seat::First,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::ProtocolError,
-    )
-    .await;
+    let record = forfeit("non-json", Seat::First, unhurried(), bound(), Reason::ProtocolError).await;
     let forfeit = record.termination.forfeit.unwrap();
     assert_eq!(forfeit.line.as_deref(), Some("e4 please"));
     assert!(forfeit.detail.contains("not JSON"), "{}", forfeit.detail);
@@ -153,28 +147,15 @@ async fn a_bot_that_never_reads_stdin_stalls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_stdin_is_a_disconnect_not_a_crash_of_the_referee() {
-    let record = forfeit(
-        "closed-stdin",
-        Seat::Second,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::Disconnect,
-    )
-    .await;
+    let record = forfeit("closed-stdin", Seat::Second, unhurried(), bound(), Reason::Disconnect).await;
     let detail = record.termination.forfeit.unwrap().detail;
     assert!(detail.contains("closed its stdin"), "{detail}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_grandchild_holding_the_pipes_is_killed_with_the_bot() {
-    let fixtures_checked_inside = forfeit(
-        "fork-grandchild",
-        Seat::First,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::Disconnect,
-    )
-    .await;
+    let fixtures_checked_inside =
+        forfeit("fork-grandchild", Seat::First, unhurried(), bound(), Reason::Disconnect).await;
     let detail = fixtures_checked_inside.termination.forfeit.unwrap().detail;
     assert!(detail.contains("exited with code 0"), "{detail}");
 }
@@ -182,7 +163,7 @@ async fn a_grandchild_holding_the_pipes_is_killed_with_the_bot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_and_stale_ids_are_protocol_errors() {
     for (mode, words) in [("wrong-id", "copy the request's id"), ("stale-id", "earlier request")] {
-        let record = forfeit(mode, Seat::First, move_time(MOVE_TIME), bound(), Reason::ProtocolError).await;
+        let record = forfeit(mode, Seat::First, unhurried(), bound(), Reason::ProtocolError).await;
         let detail = record.termination.forfeit.unwrap().detail;
         assert!(detail.contains(words), "{detail}");
     }
@@ -195,7 +176,7 @@ async fn occupied_blocked_and_off_board_cells_are_illegal() {
         ("blocked", "blocked"),
         ("off-board", "\"h9\""),
     ] {
-        let record = forfeit(mode, Seat::Second, move_time(MOVE_TIME), bound(), Reason::IllegalMove).await;
+        let record = forfeit(mode, Seat::Second, unhurried(), bound(), Reason::IllegalMove).await;
         let forfeit = record.termination.forfeit.unwrap();
         assert!(forfeit.detail.contains(words), "{}", forfeit.detail);
         assert!(forfeit.line.is_some());
@@ -204,26 +185,22 @@ async fn occupied_blocked_and_off_board_cells_are_illegal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_nobody_asked_for_are_protocol_errors() {
-    let record = forfeit(
-        "chatty",
-        Seat::First,
-        move_time(MOVE_TIME),
-        bound(),
-        Reason::ProtocolError,
-    )
-    .await;
+    let record = forfeit("chatty", Seat::First, unhurried(), bound(), Reason::ProtocolError).await;
     let forfeit = record.termination.forfeit.unwrap();
     assert_eq!(forfeit.line.as_deref(), Some("thinking about the next move..."));
     assert!(forfeit.detail.contains("answers no request"), "{}", forfeit.detail);
 }
 
+/// 100 ms of base time (plus the 20 ms margin) hold at most four answers of
+/// 30 ms: every answer is charged to the clock, which runs out. How many fit
+/// before it does depends on the machine's load; at least one does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_fischer_clock_is_a_timeout() {
     let clock = pahtum_referee::fischer(Duration::from_millis(100), Duration::ZERO);
     let record = forfeit("delay=30", Seat::First, clock, bound(), Reason::Timeout).await;
     let moves = record.moves.iter().filter(|m| m.color == pahtum::Color::White).count();
     assert!(
-        (2..=4).contains(&moves),
+        (1..=4).contains(&moves),
         "{moves} moves within 100 ms + 20 ms at 30 ms each"
     );
 }
@@ -267,7 +244,7 @@ async fn a_stderr_flood_is_drained_and_capped() {
     let mut good = fixtures.start("first-free").await;
     let record = tokio::time::timeout(
         bound(),
-        play_game(&game(move_time(MOVE_TIME)), &mut flood, &mut good, &mut |_| {}),
+        play_game(&game(unhurried()), &mut flood, &mut good, &mut |_| {}),
     )
     .await
     .expect("the game ends within its bound");
@@ -290,7 +267,7 @@ async fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
     let fixtures = Fixtures::new();
     let mut stubborn = fixtures.start("ignore-term").await;
     let mut good = fixtures.start("first-free").await;
-    let record = play_game(&game(move_time(MOVE_TIME)), &mut stubborn, &mut good, &mut |_| {}).await;
+    let record = play_game(&game(unhurried()), &mut stubborn, &mut good, &mut |_| {}).await;
     assert_eq!(record.termination.reason, Reason::Normal);
     let grace = quick_limits().quit_grace;
     let started = Instant::now();
@@ -315,7 +292,7 @@ async fn fair_mode_stops_a_bot_that_burns_cpu_on_the_opponents_time() {
         let burner_pid = burner.pid();
         let spec = GameSpec {
             pause_idle,
-            ..game(move_time(MOVE_TIME))
+            ..game(unhurried())
         };
         let mut states = Vec::new();
         let mut observe = |event: GameEvent| {
@@ -334,15 +311,19 @@ async fn fair_mode_stops_a_bot_that_burns_cpu_on_the_opponents_time() {
     }
 }
 
-/// The burner's state once a stop has had time to land: `T` is awaited for a
-/// bounded time in fair mode (a SIGSTOP takes effect asynchronously).
+/// The burner's state once a stop has had time to land: in fair mode `T` is
+/// awaited for a bounded time (a SIGSTOP takes effect once the kernel has
+/// run the bot's threads into the stop, which on a busy machine can wait).
+/// The observer runs inside the game's future, so the wait is declared to the
+/// runtime as blocking.
 fn settled_state(pid: u32, expect_stopped: bool) -> Option<char> {
-    let deadline = Instant::now() + Duration::from_secs(1);
-    loop {
-        let state = process_state(pid);
-        if !expect_stopped || state == Some('T') || Instant::now() > deadline {
-            return state;
-        }
-        std::thread::yield_now();
+    if !expect_stopped {
+        return process_state(pid);
     }
+    tokio::task::block_in_place(|| {
+        poll(Duration::from_secs(1), || {
+            process_state(pid).filter(|&state| state == 'T')
+        })
+        .or_else(|| process_state(pid))
+    })
 }

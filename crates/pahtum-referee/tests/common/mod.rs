@@ -93,15 +93,26 @@ impl Fixtures {
     pub fn assert_none_left(&self) {
         let pids = self.pids();
         assert!(!pids.is_empty(), "no fixture recorded its pid");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let alive: Vec<u32> = pids.iter().copied().filter(|&pid| is_running(pid)).collect();
-            if alive.is_empty() {
-                return;
-            }
-            assert!(Instant::now() < deadline, "bot processes left running: {alive:?}");
-            std::thread::yield_now();
+        let running = || -> Vec<u32> { pids.iter().copied().filter(|&pid| is_running(pid)).collect() };
+        if poll(Duration::from_secs(5), || running().is_empty().then_some(())).is_none() {
+            panic!("bot processes left running: {:?}", running());
         }
+    }
+}
+
+/// Asks `probe` about the state of processes until it gives a value, every
+/// few milliseconds (sleeping in between, so that the processes it waits for
+/// get the processor), for at most `within`; `None` if it never did.
+pub fn poll<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(value) = probe() {
+            return Some(value);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
