@@ -8,6 +8,7 @@
 mod builtin;
 mod cmd;
 mod duration;
+mod names;
 
 use std::process::ExitCode;
 

@@ -14,16 +14,7 @@ fn arena() -> Command {
 #[test]
 fn a_game_between_built_in_bots_writes_a_record_that_replays() {
     let output = arena()
-        .args([
-            "game",
-            "--white",
-            "first-free",
-            "--black",
-            "heuristic",
-            "--pie",
-            "--seed",
-            "7",
-        ])
+        .args(["game", "--white", "first-free", "--black", "heuristic", "--seed", "7"])
         .args(["--move-time", "2s", "--json"])
         .output()
         .unwrap();

@@ -47,11 +47,14 @@ fn text(bytes: &[u8]) -> String {
 fn a_short_match_plays_every_game_and_writes_the_tables() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
-    let output = arena_match(&out, &["--games", "4", "--blocks", "5,7", "--pie"]);
+    let output = arena_match(&out, &["--games", "4", "--blocks", "5,7"]);
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}{stdout}", text(&output.stderr));
     assert!(
-        stdout.starts_with("Match heuristic vs first-free: 4 of 4 games played; heuristic scored 4/4 (100.0%)."),
+        stdout.starts_with(
+            "Match heuristic vs first-free (pie rule, 5,7 random blocks): 4 of 4 games played; heuristic scored 4/4 \
+             (100.0%)."
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("95% interval") && stdout.contains("Pairs"), "{stdout}");
@@ -91,13 +94,13 @@ fn a_short_match_plays_every_game_and_writes_the_tables() {
     assert_eq!(anchored["rating_model"]["anchor"]["bot"], "first-free");
 
     // The same command again resumes the finished match: nothing more is played.
-    let again = arena_match(&out, &["--games", "4", "--blocks", "5,7", "--pie"]);
+    let again = arena_match(&out, &["--games", "4", "--blocks", "5,7"]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), stdout);
     assert_eq!(journal_games(&out), 4);
 
     // Other flags do not resume another match's journal.
-    let other = arena_match(&out, &["--games", "6", "--blocks", "5,7", "--pie"]);
+    let other = arena_match(&out, &["--games", "6", "--blocks", "5,7"]);
     assert_eq!(other.status.code(), Some(1));
     let stderr = text(&other.stderr);
     assert!(
@@ -127,6 +130,39 @@ fn an_sprt_stops_the_match_as_soon_as_it_decides() {
         "{stdout}"
     );
     assert!(stderr.contains("LLR") && stderr.contains("[-2.94, 2.94]"), "{stderr}");
+
+    // A layout pair begun after the decided ones (as a run interrupted with games out of order leaves it):
+    // resuming completes it, past the next layout's games, and begins no new pair.
+    let rounds = played / 2;
+    let (begun, skipped) = (format!("000-{:02}", rounds + 1), format!("000-{rounds:02}"));
+    let journal_path = out.join("journal.jsonl");
+    let journal = std::fs::read_to_string(&journal_path).unwrap();
+    // The journal is in the order the games ended, so look the first game up.
+    let mut first_game: Value = journal
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|record| record["id"] == "000-00-a")
+        .unwrap();
+    first_game["id"] = Value::from(format!("{begun}-a"));
+    first_game["layout"] = Value::from(begun.as_str());
+    std::fs::write(&journal_path, format!("{journal}{first_game}\n")).unwrap();
+    let resumed = arena_match(&out, &["--games", "400", "--sprt", "0,50"]);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    let ids: Vec<String> = std::fs::read_to_string(&journal_path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(ids.len() as u64, played + 2, "{ids:?}");
+    assert_eq!(ids.last().unwrap(), &format!("{begun}-b"));
+    assert!(!ids.iter().any(|id| id.starts_with(&skipped)), "{ids:?}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
 use pahtum_record::{Forfeit, GameRecord, OtherForfeit, SeatTimes};
 
-/// `arena game --white first-free --black heuristic --blocks 41 --pie --seed 7 --json`
+/// `arena game --white first-free --black heuristic --blocks 41 --seed 7 --json`
 const RECORD: &str = include_str!("game.json");
 
 fn record() -> GameRecord {

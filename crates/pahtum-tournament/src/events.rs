@@ -37,9 +37,10 @@ pub enum Event<'a> {
 pub trait Observer {
     fn on(&mut self, event: Event<'_>);
 
-    /// Consulted before each game starts. The first `false` starts no more games: the running ones
-    /// finish and are recorded, and the run ends as [`crate::runner::Ending::Declined`]. An SPRT stops a
-    /// match this way; a tournament plays every game.
+    /// Consulted before each game starts, in schedule order. A game declined (`false`) is skipped for
+    /// the rest of the run and the next one is asked about; the run then ends as
+    /// [`crate::runner::Ending::Declined`] once the games started are recorded. An SPRT stops a match
+    /// this way (declining the games that would begin new layout pairs); a tournament plays every game.
     fn may_start(&mut self, _game: &ScheduledGame) -> bool {
         true
     }

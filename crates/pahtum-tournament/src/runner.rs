@@ -9,8 +9,11 @@
 //! games and a resume plays the cancelled ones again.
 //!
 //! Before each game starts, the observer may decline it ([`Observer::may_start`]):
-//! then no more games start, the running ones finish and are recorded, and the
-//! run ends as [`Ending::Declined`] (how an SPRT ends a match early).
+//! a declined game is skipped for this run and the next pending game is asked
+//! about, so that a game the observer still wants (the second game of a layout
+//! pair already begun) starts even when declined ones come before it. When no
+//! more games are left to start, the running ones finish and are recorded, and
+//! the run ends as [`Ending::Declined`] (how an SPRT ends a match early).
 //!
 //! A bot that cannot start for a game forfeits that game: its record says
 //! why, with the reason the referee gave ([`StartError`]). When neither bot
@@ -39,7 +42,7 @@ pub enum Ending {
     Finished,
     /// Stopped before the end; running the same command again resumes.
     Interrupted,
-    /// The observer declined to start the next game; every game started was played and recorded.
+    /// The observer declined some games; every game started was played and recorded.
     Declined,
 }
 
@@ -67,15 +70,14 @@ pub async fn run(
         done: &plan.done,
         concurrency,
     });
-    let mut pending = plan.pending.iter().peekable();
+    let mut pending = plan.pending.iter();
     let mut running: JoinSet<Played> = JoinSet::new();
     let mut stopping = false;
     let mut declined = false;
     let mut stop = std::pin::pin!(stop);
     loop {
-        while !stopping && !declined && running.len() < concurrency.max(1) {
-            let Some(game) = pending.next_if(|game| observer.may_start(game)) else {
-                declined = pending.peek().is_some();
+        while !stopping && running.len() < concurrency.max(1) {
+            let Some(game) = next_allowed(&mut pending, observer, &mut declined) else {
                 break;
             };
             observer.on(Event::GameStarted {
@@ -122,6 +124,22 @@ pub async fn run(
         observer.on(Event::Finished { total });
         Ok(Ending::Finished)
     }
+}
+
+/// The next game of `pending` that `observer` lets start; the games it declines on the way are skipped
+/// (never asked about again) and set `declined`.
+fn next_allowed<'a>(
+    pending: &mut impl Iterator<Item = &'a ScheduledGame>,
+    observer: &mut dyn Observer,
+    declined: &mut bool,
+) -> Option<&'a ScheduledGame> {
+    for game in pending {
+        if observer.may_start(game) {
+            return Some(game);
+        }
+        *declined = true;
+    }
+    None
 }
 
 /// The referee's spec of a scheduled game of `tournament`: each bot plays by
@@ -239,7 +257,41 @@ mod tests {
 
     use super::*;
     use crate::config;
+    use crate::events::Event;
     use crate::schedule::schedule;
+
+    /// Declines the games of one layout.
+    struct DeclinesLayout<'a>(&'a str);
+
+    impl Observer for DeclinesLayout<'_> {
+        fn on(&mut self, _event: Event<'_>) {}
+
+        fn may_start(&mut self, game: &ScheduledGame) -> bool {
+            game.layout != self.0
+        }
+    }
+
+    /// A declined game does not hide the games after it: the second game of a layout pair begun in an
+    /// earlier run still starts when the games before it are declined.
+    #[test]
+    fn declined_games_are_skipped_and_the_scan_goes_on() {
+        let tournament = crate::testing::tournament();
+        let games = schedule(&tournament);
+        let declined_layout = games[0].layout.as_str();
+        let pending = [&games[0], &games[1], &games[3], &games[4]];
+        assert_eq!(
+            (games[1].layout.as_str(), games[3].layout == games[2].layout),
+            (declined_layout, true)
+        );
+        let mut observer = DeclinesLayout(declined_layout);
+        let (mut pending, mut declined) = (pending.into_iter(), false);
+        let next = next_allowed(&mut pending, &mut observer, &mut declined);
+        assert_eq!(next.map(|game| game.id.as_str()), Some(games[3].id.as_str()));
+        assert!(declined);
+        let next = next_allowed(&mut pending, &mut observer, &mut declined);
+        assert_eq!(next.map(|game| game.id.as_str()), Some(games[4].id.as_str()));
+        assert_eq!(next_allowed(&mut pending, &mut observer, &mut declined), None);
+    }
 
     /// Bot `a` has time of its own; in both games of a layout pair, with the
     /// seats swapped, it gets it in the seat it holds.

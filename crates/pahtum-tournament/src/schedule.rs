@@ -140,7 +140,10 @@ fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
             blocks: Vec::new(),
         },
         BlockSource::Fixed { layouts } => {
-            let blocks = layouts[round % layouts.len()].clone();
+            // In board order, as the referee lists the blocks of the games it plays: a record built without
+            // the referee (a bot that could not start) must list them alike.
+            let mut blocks = layouts[round % layouts.len()].clone();
+            blocks.sort_unstable();
             RoundLayout {
                 seed: None,
                 count: blocks.len(),
@@ -243,5 +246,18 @@ mod tests {
         let games = schedule(&t);
         assert_eq!(games[0].blocks, ["a1".parse().unwrap()]);
         assert_eq!(games[2].rules.blocks, 3);
+    }
+
+    #[test]
+    fn fixed_layouts_are_in_board_order_whatever_the_file_order() {
+        let t = tournament(
+            "[rules]\nplacement = \"fixed\"\nlayouts = [[\"d4\", \"g1\", \"a7\", \"b2\", \"c1\"]]",
+            2,
+        );
+        let game = &schedule(&t)[0];
+        let cells: Vec<String> = game.blocks.iter().map(ToString::to_string).collect();
+        assert_eq!(cells.join(" "), "c1 g1 b2 d4 a7");
+        let on_the_board: Vec<Cell> = pahtum::setup::fixed_blocks(&game.blocks).unwrap().cells().collect();
+        assert_eq!(game.blocks, on_the_board, "the order of the referee's records");
     }
 }

@@ -26,9 +26,8 @@ pub struct Args {
     /// The players place N blocks instead, Black first and last.
     #[arg(long, value_name = "N")]
     placed_blocks: Option<usize>,
-    /// The pie rule: after White's first stone, Black may swap colours.
-    #[arg(long)]
-    pie: bool,
+    #[command(flatten)]
+    pie: super::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
@@ -75,10 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
     let time = args.time.time_control();
     let spec = match args.placed_blocks {
-        Some(count) => GameSpec::placed("game", count, args.pie, time)?,
+        Some(count) => GameSpec::placed("game", count, args.pie.pie(), time)?,
         None => {
             let seed = args.seed.unwrap_or_else(seed_from_the_clock);
-            GameSpec::random("game", args.blocks, seed, args.pie, time)?
+            GameSpec::random("game", args.blocks, seed, args.pie.pie(), time)?
         }
     };
     Ok(GameSpec {
@@ -100,8 +99,9 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let (white_log, black_log) = (log("white"), log("black"));
-    let white = crate::builtin::spec(&args.white, &args.white)?;
-    let black = crate::builtin::spec(&args.black, &args.black)?;
+    let [white_name, black_name] = crate::names::default_names([&args.white, &args.black], ["white", "black"]);
+    let white = crate::builtin::spec(&white_name, &args.white)?;
+    let black = crate::builtin::spec(&black_name, &args.black)?;
     let (white, black) = tokio::join!(
         Bot::start(&white, &limits, white_log.as_deref()),
         Bot::start(&black, &limits, black_log.as_deref())

@@ -72,16 +72,15 @@ pub struct Args {
         long,
         value_name = "N[,N...]",
         value_delimiter = ',',
-        default_value = "7",
+        default_value = "5,7,9,11,13",
         conflicts_with = "placed_blocks"
     )]
     blocks: Vec<usize>,
     /// The players place N blocks instead (a count, or counts to cycle through), Black first and last.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
     placed_blocks: Option<Vec<usize>>,
-    /// The pie rule: after White's first stone, Black may swap colours.
-    #[arg(long)]
-    pie: bool,
+    #[command(flatten)]
+    pie: super::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
@@ -152,8 +151,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     for record in &opened.plan.done {
         progress.count_done(record);
     }
-    let ending = if opened.plan.pending.is_empty() || progress.decided() {
+    let ending = if opened.plan.pending.is_empty() {
         Ending::Finished
+    } else if !opened.plan.pending.iter().any(|game| progress.allows(game)) {
+        Ending::Declined
     } else {
         let logs = out.join("logs");
         std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
@@ -185,7 +186,13 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::write(&report_path, match_json(&progress, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
-    let summary = summary(&progress, standings.games, planned, ending);
+    let summary = summary(
+        &progress,
+        &opened.plan.tournament.rules,
+        standings.games,
+        planned,
+        ending,
+    );
     print!("{summary}\n{}", render(&standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!(
@@ -213,7 +220,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
     let names = match &args.names {
         Some(names) if names.len() == 2 => names.clone(),
         Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
-        None => default_names(&args.a, &args.b),
+        None => crate::names::default_names([&args.a, &args.b], ["1", "2"]).to_vec(),
     };
     for name in &names {
         if !config::is_plain_name(name) {
@@ -245,7 +252,10 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         seed: args.seed,
         format: config::Format::RoundRobin,
         games_per_pair: args.games,
-        rules: RulesConfig { pie: args.pie, blocks },
+        rules: RulesConfig {
+            pie: args.pie.pie(),
+            blocks,
+        },
         time: args.time.time_control(),
         pause_idle: args.pause_idle,
         bots,
@@ -276,58 +286,6 @@ fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
     })
 }
 
-/// Names for the tables: a built-in's name, else the program's file name (its folder's for a generic one
-/// like `bot.py`), with `-1` and `-2` added when the two are the same.
-fn default_names(a: &str, b: &str) -> Vec<String> {
-    let (a, b) = (default_name(a), default_name(b));
-    if a == b {
-        vec![format!("{a}-1"), format!("{b}-2")]
-    } else {
-        vec![a, b]
-    }
-}
-
-fn default_name(command: &str) -> String {
-    let words = shlex::split(command).unwrap_or_default();
-    let program = words
-        .iter()
-        .rev()
-        .find(|word| word.contains('/'))
-        .or(words.first())
-        .map_or("bot", String::as_str);
-    let path = Path::new(program);
-    let stem = path
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let generic = ["bot", "main", "run", "index", "__main__"].contains(&stem.as_str());
-    let folder = path
-        .parent()
-        .and_then(Path::file_name)
-        .map(|name| name.to_string_lossy().into_owned());
-    let name = match folder {
-        Some(folder) if generic => folder,
-        _ => stem,
-    };
-    let plain: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
-        .collect();
-    let plain = plain.trim_start_matches('.');
-    if plain.is_empty() {
-        "bot".to_owned()
-    } else {
-        plain.to_owned()
-    }
-}
-
 /// The match's score, Elo and SPRT as games finish, shown on stderr.
 #[derive(Debug)]
 struct MatchProgress {
@@ -336,6 +294,8 @@ struct MatchProgress {
     total: usize,
     /// Layouts with one game started or done: their second game may still start after the test decides.
     half_played: HashSet<String>,
+    /// The test has decided (it stays so even if the pairs completed afterwards move the LLR back).
+    decided: bool,
     terminal: bool,
     /// When the last plain line was printed, and what it said.
     last_line: Option<(Instant, String)>,
@@ -348,6 +308,7 @@ impl MatchProgress {
             sprt,
             total,
             half_played: HashSet::new(),
+            decided: false,
             terminal: std::io::stderr().is_terminal(),
             last_line: None,
         }
@@ -355,10 +316,17 @@ impl MatchProgress {
 
     /// Counts a game of the journal from an earlier run.
     fn count_done(&mut self, record: &GameRecord) {
-        self.tally.add(record);
+        self.add(record);
         if let Some(layout) = &record.layout {
             self.toggle_half_played(layout);
         }
+    }
+
+    fn add(&mut self, record: &GameRecord) {
+        self.tally.add(record);
+        self.decided |= self
+            .outcome()
+            .is_some_and(|outcome| outcome.status != SprtStatus::Continue);
     }
 
     fn toggle_half_played(&mut self, layout: &str) {
@@ -371,9 +339,10 @@ impl MatchProgress {
         self.sprt.map(|sprt| sprt.test(&self.tally.pentanomial()))
     }
 
-    fn decided(&self) -> bool {
-        self.outcome()
-            .is_some_and(|outcome| outcome.status != SprtStatus::Continue)
+    /// Whether `game` may start: any game until the test decides, then only the second game of a layout
+    /// pair whose first game is recorded or running.
+    fn allows(&self, game: &ScheduledGame) -> bool {
+        !self.decided || self.half_played.contains(&game.layout)
     }
 
     fn status(&self) -> String {
@@ -436,12 +405,12 @@ impl Observer for MatchProgress {
     fn on(&mut self, event: Event<'_>) {
         match event {
             Event::GameFinished { record } => {
-                let was_decided = self.decided();
-                self.tally.add(record);
+                let was_decided = self.decided;
+                self.add(record);
                 for note in progress::forfeit_notes(record) {
                     self.note(&note);
                 }
-                self.show(self.decided() && !was_decided);
+                self.show(self.decided && !was_decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
@@ -450,8 +419,7 @@ impl Observer for MatchProgress {
 
     /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
     fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        let completes_a_pair = self.half_played.contains(&game.layout);
-        let allowed = completes_a_pair || !self.decided();
+        let allowed = self.allows(game);
         if allowed {
             self.toggle_half_played(&game.layout);
         }
@@ -463,8 +431,20 @@ fn llr_text(outcome: &SprtOutcome) -> String {
     format!("LLR {:.2} [{:.2}, {:.2}]", outcome.llr, outcome.lower, outcome.upper)
 }
 
+/// The rules of the match's games, in words.
+fn rules_text(rules: &RulesConfig) -> String {
+    let counts = |counts: &[usize]| counts.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    let blocks = match &rules.blocks {
+        BlockSource::Random { counts: these } => format!("{} random blocks", counts(these)),
+        BlockSource::Players { counts: these } => format!("{} blocks placed by the players", counts(these)),
+        BlockSource::Fixed { layouts } => format!("{} fixed layouts", layouts.len()),
+    };
+    let pie = if rules.pie { "pie rule" } else { "no pie rule" };
+    format!("{pie}, {blocks}")
+}
+
 /// The result in words, for stdout.
-fn summary(progress: &MatchProgress, played: usize, planned: usize, ending: Ending) -> String {
+fn summary(progress: &MatchProgress, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
     let pair: PairStrength = progress.tally.summary();
     let score = if played > 0 {
         100.0 * pair.points / played as f64
@@ -472,8 +452,12 @@ fn summary(progress: &MatchProgress, played: usize, planned: usize, ending: Endi
         0.0
     };
     let mut text = format!(
-        "Match {} vs {}: {played} of {planned} games played; {} scored {}/{played} ({score:.1}%).\n",
-        pair.first, pair.second, pair.first, pair.points
+        "Match {} vs {} ({}): {played} of {planned} games played; {} scored {}/{played} ({score:.1}%).\n",
+        pair.first,
+        pair.second,
+        rules_text(rules),
+        pair.first,
+        pair.points
     );
     if let (Some(sprt), Some(outcome)) = (progress.sprt, progress.outcome()) {
         let verdict = match outcome.status {
@@ -536,21 +520,4 @@ fn match_json(progress: &MatchProgress, played: usize, planned: usize) -> String
     let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");
     text.push('\n');
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_come_from_the_commands() {
-        assert_eq!(default_names("heuristic", "first-free"), ["heuristic", "first-free"]);
-        assert_eq!(default_names("heuristic", " heuristic"), ["heuristic-1", "heuristic-2"]);
-        assert_eq!(
-            default_names("python3 bots/python-random/bot.py", "node bots/js/greedy.js --fast"),
-            ["python-random", "greedy"]
-        );
-        assert_eq!(default_name("./my bot"), "my");
-        assert_eq!(default_name("'weird name!.py'"), "weird-name-");
-    }
 }

@@ -22,6 +22,20 @@ use tokio::sync::Notify;
 /// The exit code of an interrupted run (as for SIGINT).
 pub const INTERRUPTED: u8 = 130;
 
+/// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
+#[derive(Debug, clap::Args)]
+pub struct PieFlag {
+    /// Play without the pie rule (by default, after White's first stone, Black may swap colours).
+    #[arg(long)]
+    no_pie: bool,
+}
+
+impl PieFlag {
+    pub fn pie(&self) -> bool {
+        !self.no_pie
+    }
+}
+
 /// The runtime of the subcommands that run bots: multi-threaded, as in a
 /// tournament.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
