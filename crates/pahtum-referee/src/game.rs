@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
-use pahtum::{Action, Bitboard, Cell, Color, Game, IllegalAction, Layout, Outcome, Position, Seat};
-use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Placement, Reason, ToBot};
+use pahtum::{Action, Cell, Color, Game, IllegalAction, Outcome, Position, Seat};
+use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms};
 
 use crate::GameSpec;
@@ -55,7 +55,7 @@ pub async fn play_game(
     observer: &mut (dyn FnMut(GameEvent) + Send),
 ) -> GameRecord {
     let started_unix_ms = unix_ms();
-    let mut game = initial_game(spec);
+    let mut game = spec.initial_game();
     let mut bots = [first, second];
     let mut moves = Vec::with_capacity(pahtum::CELLS);
     let mut swap_move = None;
@@ -91,58 +91,11 @@ pub async fn play_game(
         };
         bot.tell(&ToBot::GameOver(over)).await;
     }
-    let name_of = |color: Color| bots[game.seat_of(color).index()].name().to_owned();
-    GameRecord {
-        id: spec.id.clone(),
-        layout: spec.layout.clone(),
-        seed: spec.seed,
-        rules: spec.rules,
-        time: spec.time,
-        time_by_seat: spec.time_by_seat,
-        pause_idle: spec.pause_idle,
-        players: Players {
-            first: bots[0].name().to_owned(),
-            second: bots[1].name().to_owned(),
-        },
-        white: name_of(Color::White),
-        black: name_of(Color::Black),
-        blocks: game.position().blocks().cells().collect(),
-        moves,
-        swap: game.swapped(),
-        swap_move,
-        score,
-        result,
-        termination,
-        started_unix_ms,
-        ended_unix_ms: unix_ms(),
-    }
-}
-
-/// The game before its first action, from the spec.
-fn initial_game(spec: &GameSpec) -> Game {
-    let game = match spec.rules.placement {
-        Placement::Players => {
-            assert!(
-                spec.blocks.is_empty(),
-                "a game whose players place the blocks has none to start with"
-            );
-            Game::new(
-                &Layout::Placed {
-                    count: spec.rules.blocks,
-                },
-                spec.rules.pie,
-            )
-        }
-        Placement::Random | Placement::Fixed => {
-            assert_eq!(
-                spec.blocks.len(),
-                spec.rules.blocks,
-                "the rules' block count differs from the blocks"
-            );
-            Game::with_blocks(spec.blocks.iter().copied().collect::<Bitboard>(), spec.rules.pie)
-        }
+    let players = Players {
+        first: bots[0].name().to_owned(),
+        second: bots[1].name().to_owned(),
     };
-    game.unwrap_or_else(|error| panic!("game {}: invalid layout: {error}", spec.id))
+    spec.record(players, &game, moves, swap_move, termination, started_unix_ms)
 }
 
 /// `new_game` to both bots at once, and both `ready`s. On failure, each seat

@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pahtum::{Cell, Seat, SetupError};
+use pahtum::{Cell, Color, Game, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
-use pahtum_record::SeatTimes;
+use pahtum_record::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// The referee's tolerance beyond a move's limit before it calls a timeout.
 pub const DEFAULT_MARGIN_MS: u64 = 20;
@@ -121,6 +121,66 @@ pub struct GameSpec {
 }
 
 impl GameSpec {
+    /// The game before its first action.
+    ///
+    /// # Panics
+    ///
+    /// If the spec contradicts itself (blocks that are not a legal layout, or
+    /// that disagree with the rules); the constructors check this.
+    pub fn initial_game(&self) -> Game {
+        assert!(
+            self.rules.placement != Placement::Players || self.blocks.is_empty(),
+            "a game whose players place the blocks has none to start with"
+        );
+        let game = self
+            .rules
+            .start(&self.blocks)
+            .unwrap_or_else(|error| panic!("game {}: invalid layout: {error}", self.id));
+        assert_eq!(
+            game.blocks_total(),
+            self.rules.blocks,
+            "game {}: the rules' block count differs from the blocks",
+            self.id
+        );
+        game
+    }
+
+    /// The record of this game between `players` as `game` stands at its
+    /// end, with the moves' timings and how it ended; it ends now.
+    pub fn record(
+        &self,
+        players: Players,
+        game: &Game,
+        moves: Vec<MoveRecord>,
+        swap_move: Option<Timing>,
+        termination: Termination,
+        started_unix_ms: u64,
+    ) -> GameRecord {
+        let score = game.score();
+        let name_of = |color: Color| players.of(game.seat_of(color)).to_owned();
+        GameRecord {
+            id: self.id.clone(),
+            layout: self.layout.clone(),
+            seed: self.seed,
+            rules: self.rules,
+            time: self.time,
+            time_by_seat: self.time_by_seat,
+            pause_idle: self.pause_idle,
+            white: name_of(Color::White),
+            black: name_of(Color::Black),
+            blocks: game.position().blocks().cells().collect(),
+            moves,
+            swap: game.swapped(),
+            swap_move,
+            score,
+            result: termination.result(score),
+            termination,
+            players,
+            started_unix_ms,
+            ended_unix_ms: unix_ms(),
+        }
+    }
+
     /// A game on `count` blocks drawn from `seed`.
     pub fn random(
         id: impl Into<String>,

@@ -12,10 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use pahtum::{Outcome, Score};
-use pahtum_protocol::{Placement, Rules, TimeControl};
-use pahtum_record::{GameRecord, Players, Termination};
+use pahtum::Outcome;
+use pahtum_record::GameRecord;
 use pahtum_tournament::strength::{Ratings, strength};
+use pahtum_tournament::testing;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -70,7 +70,6 @@ fn records(names: &[String], games: usize) -> Vec<GameRecord> {
             };
             records.push(record(
                 format!("{layout}-{side}"),
-                format!("{layout}"),
                 &names[first],
                 &names[second],
                 outcome,
@@ -81,38 +80,8 @@ fn records(names: &[String], games: usize) -> Vec<GameRecord> {
 }
 
 /// A game won by `outcome`'s colour, the first seat playing White (no pie swap).
-fn record(id: String, layout: String, first: &str, second: &str, outcome: Outcome) -> GameRecord {
-    GameRecord {
-        id,
-        layout: Some(layout),
-        seed: None,
-        rules: Rules {
-            pie: false,
-            blocks: 7,
-            placement: Placement::Random,
-        },
-        time: TimeControl {
-            move_ms: Some(100),
-            base_ms: None,
-            increment_ms: 0,
-            margin_ms: 20,
-        },
-        time_by_seat: None,
-        pause_idle: false,
-        players: Players {
-            first: first.to_owned(),
-            second: second.to_owned(),
-        },
-        white: first.to_owned(),
-        black: second.to_owned(),
-        blocks: Vec::new(),
-        moves: Vec::new(),
-        swap: None,
-        swap_move: None,
-        score: Score::default(),
-        result: outcome,
-        termination: Termination::normal(),
-        started_unix_ms: 0,
-        ended_unix_ms: 0,
-    }
+fn record(id: String, first: &str, second: &str, outcome: Outcome) -> GameRecord {
+    let mut record = testing::record(&id, first, second);
+    record.result = outcome;
+    record
 }

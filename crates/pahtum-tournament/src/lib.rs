@@ -23,5 +23,5 @@ pub mod standings;
 pub mod strength;
 pub mod strength_render;
 
-#[cfg(test)]
-mod testing;
+#[doc(hidden)]
+pub mod testing;

@@ -22,7 +22,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use pahtum::{Score, Seat};
+use pahtum::Seat;
 use pahtum_protocol::Reason;
 use pahtum_record::{Forfeit, GameRecord, OtherForfeit, Players, Termination, unix_ms};
 use pahtum_referee::{GameSpec, StartError, play_game};
@@ -208,28 +208,7 @@ pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, failed: &[(Seat, &St
             .next()
             .map(|(reason, forfeit)| OtherForfeit { reason, forfeit }),
     };
-    let now = unix_ms();
-    GameRecord {
-        id: spec.id.clone(),
-        layout: spec.layout.clone(),
-        seed: spec.seed,
-        rules: spec.rules,
-        time: spec.time,
-        time_by_seat: spec.time_by_seat,
-        pause_idle: spec.pause_idle,
-        white: game.first.clone(),
-        black: game.second.clone(),
-        blocks: spec.blocks.clone(),
-        moves: Vec::new(),
-        swap: None,
-        swap_move: None,
-        score: Score::default(),
-        result: termination.result(Score::default()),
-        termination,
-        players,
-        started_unix_ms: now,
-        ended_unix_ms: now,
-    }
+    spec.record(players, &spec.initial_game(), Vec::new(), None, termination, unix_ms())
 }
 
 /// The forfeit of `bot` in `seat`, which could not start, and its reason.

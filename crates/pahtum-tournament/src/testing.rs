@@ -1,4 +1,4 @@
-//! Fixtures for the unit tests: a small tournament and game records built by hand.
+//! Fixtures for the unit tests and benchmarks: a small tournament and game records built by hand.
 
 use std::path::Path;
 
