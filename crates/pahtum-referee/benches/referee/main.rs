@@ -6,7 +6,8 @@
 //! 1. the floor: a raw pipe ping-pong between this process and an echoing
 //!    child (blocking reads and writes), with a 100-byte line both ways (the
 //!    definition in `measuring.md`) and with the protocol's sizes (a mid-game
-//!    request out, an answer back);
+//!    request out, an answer back), and this process's CPU time per round
+//!    trip (the floor for the referee's CPU per move in the same placement);
 //! 2. games between two instant fixture bots, on a current-thread runtime, on
 //!    a two-worker multi-thread runtime with the games in a spawned task (as
 //!    in a tournament), and on that runtime inside `block_on`: the median and
@@ -96,11 +97,12 @@ fn main() {
         ),
     ];
     println!("raw pipe ping-pong, {pings} round trips:");
-    for (name, trips) in &floors {
+    for (name, floor) in &floors {
         println!(
-            "  {name:<26} median {:6.1} us, p99 {:6.1} us",
-            percentile(trips, 0.5),
-            percentile(trips, 0.99)
+            "  {name:<26} median {:6.1} us, p99 {:6.1} us; this process's CPU per round trip {:5.1} us",
+            percentile(&floor.trips, 0.5),
+            percentile(&floor.trips, 0.99),
+            floor.cpu_per_trip.as_secs_f64() * 1e6
         );
     }
 
@@ -110,7 +112,7 @@ fn main() {
         let median = percentile(&run.round_trips, 0.5);
         let ratios: Vec<String> = floors
             .iter()
-            .map(|(_, trips)| format!("{:.2}x", median / percentile(trips, 0.5)))
+            .map(|(_, floor)| format!("{:.2}x", median / percentile(&floor.trips, 0.5)))
             .collect();
         let moves = run.round_trips.len() as f64;
         println!(
@@ -235,9 +237,16 @@ fn fixture(mode: &str) -> BotSpec {
     }
 }
 
+/// The round trips of a raw ping-pong, and this process's CPU time per trip
+/// (the floor for the referee's CPU per move in the same placement).
+struct PingPong {
+    trips: Vec<f64>,
+    cpu_per_trip: Duration,
+}
+
 /// Sends `count` lines of `out` bytes to an echo child that answers each with
 /// `back` bytes; returns each round trip in microseconds.
-fn ping_pong(count: usize, out: usize, back: usize) -> Vec<f64> {
+fn ping_pong(count: usize, out: usize, back: usize) -> PingPong {
     let mut child = Command::new(FIXTURE)
         .arg(format!("echo={back}"))
         .stdin(Stdio::piped())
@@ -249,6 +258,7 @@ fn ping_pong(count: usize, out: usize, back: usize) -> Vec<f64> {
     let line = format!("{}\n", "x".repeat(out - 1));
     let mut answer = String::new();
     let mut trips = Vec::with_capacity(count);
+    let cpu_before = own_cpu_time();
     for _ in 0..count {
         let started = Instant::now();
         stdin.write_all(line.as_bytes()).expect("the echo fixture reads");
@@ -256,9 +266,10 @@ fn ping_pong(count: usize, out: usize, back: usize) -> Vec<f64> {
         stdout.read_line(&mut answer).expect("the echo fixture answers");
         trips.push(started.elapsed().as_secs_f64() * 1e6);
     }
+    let cpu_per_trip = (own_cpu_time() - cpu_before) / count as u32;
     drop(stdin);
     child.wait().expect("the echo fixture exits");
-    trips
+    PingPong { trips, cpu_per_trip }
 }
 
 struct RefereeRun {
