@@ -226,12 +226,15 @@ impl BotProcess {
         }
     }
 
-    /// SIGKILL to the group, reap, and collect the rest of stderr.
+    /// SIGKILL to the group, reap, and collect the rest of stderr. The group
+    /// is signalled once: afterwards its id is forgotten, because once the
+    /// group is empty the system may give the id to an unrelated process.
     pub(crate) async fn kill(&mut self) {
         self.signal(Signal::KILL);
         if self.exit.is_none() {
             self.exit = self.child.wait().await.ok();
         }
+        self.group = None;
         self.stdin = None;
         self.stderr.finish(STDERR_FLUSH).await;
     }
