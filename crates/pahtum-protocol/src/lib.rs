@@ -10,12 +10,14 @@
 //!   what was wrong with which line;
 //! * [`state`]: the game a request describes, rebuilt with the rules crate,
 //!   and the request for whoever acts next in a game;
-//! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines.
+//! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines;
+//! * [`untrusted`]: what a bot wrote, escaped for the terminal.
 
 pub mod bot;
 pub mod codec;
 pub mod messages;
 pub mod state;
+pub mod untrusted;
 
 pub use codec::{DecodeError, MAX_LINE_BYTES, decode_from_bot, decode_to_bot, encode};
 pub use messages::*;
