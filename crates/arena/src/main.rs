@@ -60,6 +60,8 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Play a game against a bot at the terminal.
+    Play => play,
 }
 
 fn main() -> ExitCode {

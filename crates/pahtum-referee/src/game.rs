@@ -236,7 +236,7 @@ impl Play<'_> {
 }
 
 /// The action an answer plays.
-fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
+pub(crate) fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
     match message {
         FromBot::Block { cell, info, .. } => Ok((Action::Block(cell), info)),
         FromBot::Stone { cell, info, .. } => Ok((Action::Stone(cell), info)),
@@ -245,7 +245,7 @@ fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), F
     }
 }
 
-fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {
+pub(crate) fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {
     let hint = match illegal {
         IllegalAction::WrongPhase { .. } => {
             "answer place_block with a block, play_stone with a stone and pie_decision with a pie message"
@@ -274,7 +274,7 @@ fn answer_line(kind: &str, asked: Asked, key: &str, value: &str) -> String {
 }
 
 /// The forfeit of the bot in `seat`, and its reason: the bot is killed and its stderr tail kept.
-async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> (Reason, Forfeit) {
+pub(crate) async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> (Reason, Forfeit) {
     let stderr_tail = bot.fail().await;
     let forfeit = Forfeit {
         bot: bot.name().to_owned(),

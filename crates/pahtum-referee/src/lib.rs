@@ -28,7 +28,9 @@
 //!   clock ([`Limits`]) and one game's setup ([`GameSpec`]);
 //! * [`Bot`]: a greeted bot process, reused from game to game;
 //! * [`play_game`]: one game, returning its [`GameRecord`](pahtum_record::GameRecord);
-//! * [`Failure`]: what a bot did wrong, for records and `arena check`.
+//! * [`Failure`]: what a bot did wrong, for records and `arena check`;
+//! * [`Bot::choose`]: one request at a time, for a caller that runs the game
+//!   itself (`arena play`, a person against a bot).
 //!
 //! Play games in tasks spawned on a multi-thread runtime (a tournament), or
 //! on a current-thread runtime (one game), not in a multi-thread runtime's
@@ -53,6 +55,7 @@ mod process;
 mod request;
 pub mod spec;
 mod stderr;
+mod turn;
 mod verdict;
 
 pub use bot::{Bot, StartError};
@@ -60,4 +63,5 @@ pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
 pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, fischer, move_time};
+pub use turn::Choice;
 pub use verdict::Failure;

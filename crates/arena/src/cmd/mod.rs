@@ -4,6 +4,7 @@ pub mod bot;
 pub mod check;
 pub mod game;
 pub mod match_cmd;
+pub mod play;
 pub mod run;
 pub mod standings;
 
