@@ -31,7 +31,11 @@
 //! * `ignore-term`: conforming, but ignores SIGTERM and `quit`.
 //! * `wrong-id`, `stale-id`: answers moves with the next or the previous id.
 //! * `occupied`, `blocked`, `off-board`: plays a stone there.
+//!
+//! `wrong-id`, `stale-id`, `occupied` and `blocked` add `info` and an unknown
+//! field to their faulty answers ([`EXTRA`]).
 //! * `chatty`: conforming, but prints a line nobody asked for after each move.
+//! * `twice-at-the-end`: conforming, but answers the last move twice.
 //! * `burner`: conforming, while another thread burns CPU all the time.
 //!
 //! The benchmark measures the referee with this bot, so the bot does as
@@ -242,6 +246,11 @@ struct Message<'a> {
 }
 
 impl Message<'_> {
+    /// How many cells are free.
+    fn free_cells(&self) -> u32 {
+        (!(self.blocks.0 | self.white.0 | self.black.0)).cells().count() as u32
+    }
+
     /// The first free cell of the board, `a1` first.
     fn first_free(&self) -> Cell {
         let taken = self.blocks.0 | self.white.0 | self.black.0;
@@ -273,6 +282,10 @@ impl<'de> Deserialize<'de> for Cells {
     }
 }
 
+/// The fields after the cell of the answers whose verdict keeps the line:
+/// the record must hold them as the bot wrote them.
+const EXTRA: &str = r#","info":{"comment":"mine"},"extra":[1]"#;
+
 fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out) {
     match mode {
         "hang" => sleep_forever(),
@@ -300,17 +313,27 @@ fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out)
                 request.id
             ));
         }
-        "wrong-id" => return out.answer(request.kind, request.id + 1, request.first_free(), ""),
-        "stale-id" => return out.answer(request.kind, request.id - 1, request.first_free(), ""),
+        "wrong-id" => return out.answer(request.kind, request.id + 1, request.first_free(), EXTRA),
+        "stale-id" => return out.answer(request.kind, request.id - 1, request.first_free(), EXTRA),
         "occupied" => {
             if let Some(cell) = (request.white.0 | request.black.0).cells().next() {
-                return out.answer(request.kind, request.id, cell, "");
+                return out.answer(request.kind, request.id, cell, EXTRA);
             }
         }
         "blocked" => {
             if let Some(cell) = request.blocks.0.cells().next() {
-                return out.answer(request.kind, request.id, cell, "");
+                return out.answer(request.kind, request.id, cell, EXTRA);
             }
+        }
+        "twice-at-the-end" if request.free_cells() == 1 => {
+            // Both in one write, so that the referee surely has the second
+            // when it looks, right after the last move.
+            let answer = format!(
+                "{{\"type\":\"stone\",\"id\":{},\"cell\":\"{}\"}}\n",
+                request.id,
+                request.first_free()
+            );
+            return out.raw(answer.repeat(2).as_bytes());
         }
         _ => {}
     }
