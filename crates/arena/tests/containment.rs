@@ -129,7 +129,9 @@ fn is_running(pid: u32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
-    let state = stat.rfind(')').and_then(|end| stat[end + 1..].split_whitespace().next());
+    let state = stat
+        .rfind(')')
+        .and_then(|end| stat[end + 1..].split_whitespace().next());
     !matches!(state, Some("Z" | "X") | None)
 }
 
@@ -165,12 +167,13 @@ fn killed_arena_leaves_nothing(cgroups: bool) {
     tournament.assert_journal_intact_and_resumable(cgroups);
 }
 
-fn terminated_arena_stops_like_ctrl_c(cgroups: bool) {
+/// `stop`, sent to the arena, ends the run as Ctrl-C does, with `code`.
+fn stopped_arena_stops_like_ctrl_c(cgroups: bool, stop: Signal, code: i32) {
     let tournament = Tournament::new();
     let mut arena = tournament.start_and_wait(cgroups);
-    signal(&arena, Signal::TERM);
+    signal(&arena, stop);
     let status = wait_exit(&mut arena);
-    assert_eq!(status.code(), Some(143), "SIGTERM's exit code: {status}");
+    assert_eq!(status.code(), Some(code), "the exit code after {stop:?}: {status}");
     tournament.assert_no_helper_left();
     tournament.assert_journal_intact_and_resumable(cgroups);
 }
@@ -187,12 +190,17 @@ fn a_sigkilled_arena_leaves_no_helper_without_cgroups() {
 
 #[test]
 fn sigterm_stops_the_arena_kills_every_helper_and_exits_143() {
-    terminated_arena_stops_like_ctrl_c(true);
+    stopped_arena_stops_like_ctrl_c(true, Signal::TERM, 143);
 }
 
 #[test]
 fn sigterm_without_cgroups_too() {
-    terminated_arena_stops_like_ctrl_c(false);
+    stopped_arena_stops_like_ctrl_c(false, Signal::TERM, 143);
+}
+
+#[test]
+fn sighup_stops_the_arena_as_well_and_exits_129() {
+    stopped_arena_stops_like_ctrl_c(true, Signal::HUP, 129);
 }
 
 #[test]

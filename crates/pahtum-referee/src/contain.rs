@@ -92,7 +92,11 @@ fn arena() -> &'static Arena {
 /// How this referee tracks its bots' processes (sets the containment up on
 /// first use).
 pub fn tracking() -> Tracking {
-    if arena().cgroup.is_some() { Tracking::Cgroup } else { Tracking::Marker }
+    if arena().cgroup.is_some() {
+        Tracking::Cgroup
+    } else {
+        Tracking::Marker
+    }
 }
 
 /// Kills every process that any bot of this referee started, at once, by
@@ -165,7 +169,11 @@ impl Contained {
     /// `0` into (itself) before `exec`; `None` without a cgroup.
     pub(crate) fn procs_file(&self) -> Option<OwnedFd> {
         let path = self.cgroup.as_ref()?.join("cgroup.procs");
-        std::fs::OpenOptions::new().write(true).open(path).ok().map(OwnedFd::from)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .ok()
+            .map(OwnedFd::from)
     }
 
     /// Kills every process of the bot now, without waiting (for `Drop`).
@@ -441,7 +449,10 @@ fn parse_pid(name: &[u8]) -> Option<libc::pid_t> {
     if name.is_empty() || name.len() > 9 || !name.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(name.iter().fold(0, |pid, digit| pid * 10 + libc::pid_t::from(digit - b'0')))
+    Some(
+        name.iter()
+            .fold(0, |pid, digit| pid * 10 + libc::pid_t::from(digit - b'0')),
+    )
 }
 
 /// Calls `each` with the name of every entry of the directory `dir_fd`
@@ -517,8 +528,14 @@ mod tests {
         let mut other = spawn("test-sweep/10");
         sweep(format!("{MARKER}=test-sweep/1\0").as_bytes());
         let status = marked.wait().expect("the marked process is reaped");
-        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGKILL));
-        assert!(other.try_wait().expect("try_wait").is_none(), "an unmarked process was killed");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(libc::SIGKILL)
+        );
+        assert!(
+            other.try_wait().expect("try_wait").is_none(),
+            "an unmarked process was killed"
+        );
         other.kill().unwrap();
         other.wait().unwrap();
     }

