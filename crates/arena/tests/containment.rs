@@ -158,12 +158,36 @@ fn signal(child: &Child, signal: Signal) {
     kill_process(Pid::from_child(child), signal).unwrap();
 }
 
+/// The cgroup v2 directory of the arena whose bot runs `helper`, if the
+/// arena put its bots in cgroups (`.../pahtum-arena-ID/bot-N`).
+fn arena_cgroup_of(helper: u32) -> Option<PathBuf> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{helper}/cgroup")).ok()?;
+    let path = cgroups.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let arena = Path::new(path).parent()?;
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        (fs.starts_with("cgroup2 ")).then(|| mount.split_whitespace().nth(4))?
+    })?;
+    let dir = Path::new(mount).join(arena.strip_prefix("/").ok()?);
+    dir.file_name()?.to_str()?.starts_with("pahtum-arena-").then_some(dir)
+}
+
 fn killed_arena_leaves_nothing(cgroups: bool) {
     let tournament = Tournament::new();
     let mut arena = tournament.start_and_wait(cgroups);
+    let running = tournament.helpers().into_iter().find(|&pid| is_running(pid)).unwrap();
+    let cgroup = arena_cgroup_of(running);
+    assert!(
+        cgroups || cgroup.is_none(),
+        "no cgroup when they are turned off: {cgroup:?}"
+    );
     signal(&arena, Signal::KILL);
     wait_exit(&mut arena);
     tournament.assert_no_helper_left();
+    if let Some(cgroup) = cgroup {
+        wait_until("the guard removes the arena's cgroups", || !cgroup.exists());
+    }
     tournament.assert_journal_intact_and_resumable(cgroups);
 }
 

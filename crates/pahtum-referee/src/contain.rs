@@ -288,6 +288,8 @@ fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
             libc::signal(signal, libc::SIG_IGN);
         }
         libc::setpgid(0, 0);
+        // Hold no directory busy (a mount the arena ran in).
+        libc::chdir(c"/".as_ptr());
         // Keep only the pipe (as fd 0): the guard must not hold the referee's
         // other files and pipes open.
         libc::dup2(pipe, 0);
