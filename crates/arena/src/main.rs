@@ -19,7 +19,8 @@ Exit codes:
   0  success (a game that a bot forfeits was still played successfully)
   1  a failure of the referee, a bot that could not be started, or bad usage
   2  `arena check` found the bot non-conforming
-  130  interrupted by Ctrl-C (run the same command again to resume)";
+  130  interrupted by Ctrl-C (run the same command again to resume)
+  143  `arena run` or `arena match` stopped by SIGTERM, 129 by SIGHUP (as Ctrl-C)";
 
 /// Referee and tournament runner for bots that play Pah Tum.
 #[derive(Debug, Parser)]

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::{FromBot, ToBot};
 
-/// The longest line a bot may print, newline excluded.
+/// The longest line a bot may print, its newline (and a `\r` before it) excluded.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// How much of an offending line an error message shows.

@@ -41,13 +41,16 @@
 //! on the bot's clock).
 //!
 //! Internally, `process` owns the operating-system details (process groups,
-//! the death signal, signals, reaping, CPU time), `lines` reads stdout with
+//! the death signal, signals, reaping, CPU time), [`contain`] finds and kills
+//! every process a bot started (a cgroup per bot, an environment marker, a
+//! guard process for the referee's own death), `lines` reads stdout with
 //! bounded memory, `decode` turns its lines into messages, `stderr` drains
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
 
 mod bot;
 mod clock;
+pub mod contain;
 mod decode;
 mod game;
 mod lines;
@@ -59,6 +62,7 @@ mod turn;
 mod verdict;
 
 pub use bot::{Bot, StartError};
+pub use contain::{Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;

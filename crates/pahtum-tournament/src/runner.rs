@@ -169,7 +169,7 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
         .collect();
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
-            let record = play_game(&spec, first.bot.bot(), second.bot.bot(), &mut |_| {}).await;
+            let record = play_game(&spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
             tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
             record
         }

@@ -204,7 +204,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(super::INTERRUPTED))
+            Ok(super::interrupted())
         }
     }
 }

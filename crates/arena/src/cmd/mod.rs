@@ -8,7 +8,10 @@ pub mod play;
 pub mod run;
 pub mod standings;
 
+use std::io::Write;
+use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context, bail};
 use pahtum_referee::StartError;
@@ -20,8 +23,18 @@ use pahtum_tournament::runner::{self, Ending};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 
-/// The exit code of an interrupted run (as for SIGINT).
+/// The exit code of a run interrupted by Ctrl-C (SIGINT), as shells report it.
 pub const INTERRUPTED: u8 = 130;
+
+/// The exit code of a run stopped by a signal: 128 plus the signal's number,
+/// as shells report a process killed by it (SIGINT 130, SIGHUP 129, SIGTERM
+/// 143); set by the first stop signal.
+static STOPPED_BY: AtomicU8 = AtomicU8::new(INTERRUPTED);
+
+/// The exit code of a run that a signal stopped (see [`STOPPED_BY`]).
+pub fn interrupted() -> ExitCode {
+    ExitCode::from(STOPPED_BY.load(Ordering::Relaxed))
+}
 
 /// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
 #[derive(Debug, clap::Args)]
@@ -61,7 +74,8 @@ pub fn explain(error: pahtum_referee::StartError) -> anyhow::Error {
 /// and `arena match`): first starts one process of every bot that still has
 /// games, so that a bot that cannot start is an error now (each error led by
 /// `locate` of the bot's name), not a forfeit in every game; then runs them
-/// with Ctrl-C handled ([`handle_ctrl_c`]), and shuts the pool down.
+/// with Ctrl-C, SIGTERM and SIGHUP handled ([`handle_stop_signals`]), and
+/// shuts the pool down.
 pub async fn play_games(
     plan: &Plan,
     concurrency: usize,
@@ -94,7 +108,7 @@ pub async fn play_games(
         bail!(message)
     }
     let stop = Arc::new(Notify::new());
-    let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
+    let signals = tokio::spawn(handle_stop_signals(Arc::clone(&stop), Arc::clone(&pool)));
     let ending = runner::run(plan, concurrency, journal, &pool, observer, async move {
         stop.notified().await
     })
@@ -115,21 +129,42 @@ pub fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// First Ctrl-C: stop (the runner ends the games). Second: kill every bot and exit now.
+/// First Ctrl-C, SIGTERM or SIGHUP: stop (the runner ends the games, the
+/// pool ends the bots, the journal keeps every finished game), and exit with
+/// [`interrupted`]'s code. A second one of any of them: kill every process of
+/// every bot and exit now.
 ///
-/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost.
-async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
-    let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
+/// One stream per signal, installed at once, so that a second signal that
+/// comes quickly is not lost. Messages are written without panicking: after
+/// a SIGHUP the terminal may be gone.
+async fn handle_stop_signals(stop: Arc<Notify>, pool: Arc<Pool>) {
+    let (Ok(mut interrupts), Ok(mut terminations), Ok(mut hangups)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
         return;
     };
-    interrupts.recv().await;
-    eprintln!(
-        "\narena: stopping: no new games; the running ones are ended and will be replayed on resume \
+    let mut next = async || {
+        tokio::select! {
+            _ = interrupts.recv() => ("Ctrl-C", INTERRUPTED),
+            _ = terminations.recv() => ("SIGTERM", 128 + 15),
+            _ = hangups.recv() => ("SIGHUP", 128 + 1),
+        }
+    };
+    let (name, code) = next().await;
+    STOPPED_BY.store(code, Ordering::Relaxed);
+    let _ = writeln!(
+        std::io::stderr(),
+        "\narena: stopping ({name}): no new games; the running ones are ended and will be replayed on resume \
          (Ctrl-C again to quit at once)"
     );
     stop.notify_one();
-    interrupts.recv().await;
+    next().await;
     pool.kill_all();
-    eprintln!("arena: quit at once; the journal keeps every finished game");
-    std::process::exit(i32::from(INTERRUPTED));
+    let _ = writeln!(
+        std::io::stderr(),
+        "arena: quit at once; the journal keeps every finished game"
+    );
+    std::process::exit(i32::from(code));
 }

@@ -139,7 +139,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
-            Ok(ExitCode::from(super::INTERRUPTED))
+            Ok(super::interrupted())
         }
     }
 }
