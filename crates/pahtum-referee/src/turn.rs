@@ -77,16 +77,18 @@ impl Bot {
             id: Some(id),
         };
         let chosen = match self.exchange(asked, move_time + margin, Reason::Timeout).await {
-            Ok(answer) => action_of(asked, answer.message).and_then(|(action, info)| {
-                game.check(action)
-                    .map_err(|illegal| illegal_move(asked, action, &illegal))?;
-                Ok(Choice {
-                    action,
-                    info,
-                    elapsed: answer.elapsed,
-                    cpu: answer.cpu,
+            Ok(answer) => action_of(asked, answer.message)
+                .and_then(|(action, info)| {
+                    game.check(action)
+                        .map_err(|illegal| illegal_move(asked, action, &illegal))?;
+                    Ok(Choice {
+                        action,
+                        info,
+                        elapsed: answer.elapsed,
+                        cpu: answer.cpu,
+                    })
                 })
-            }),
+                .map_err(|failure| failure.with_line(self.last_answer())),
             Err(failure) => Err(failure),
         };
         match chosen {
