@@ -8,22 +8,17 @@
 mod builtin;
 mod cmd;
 mod duration;
+mod exit;
 mod names;
+mod output;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  success (a game that a bot forfeits was still played successfully)
-  1  a failure of the referee, a bot that could not be started, or bad usage
-  2  `arena check` found the bot non-conforming
-  130  interrupted by Ctrl-C (run the same command again to resume)";
-
 /// Referee and tournament runner for bots that play Pah Tum.
 #[derive(Debug, Parser)]
-#[command(name = "arena", version, after_help = EXIT_CODES)]
+#[command(name = "arena", version, after_help = exit::help())]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -68,7 +63,7 @@ fn main() -> ExitCode {
         Err(error) => {
             let _ = error.print();
             return if error.use_stderr() {
-                ExitCode::from(1)
+                ExitCode::from(exit::FAILURE)
             } else {
                 ExitCode::SUCCESS
             };
@@ -78,7 +73,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("arena: error: {error:#}");
-            ExitCode::from(1)
+            ExitCode::from(exit::FAILURE)
         }
     }
 }

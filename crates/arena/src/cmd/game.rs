@@ -10,6 +10,7 @@ use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, GameSpec, Limits, play_game};
 
 use crate::duration::TimeFlags;
+use crate::output::{out, outln};
 
 /// Play one game between two bots.
 #[derive(Debug, clap::Args)]
@@ -60,9 +61,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = summary(&record)?;
     if args.json {
         eprint!("{summary}");
-        println!("{}", serde_json::to_string_pretty(&record)?);
+        outln!("{}", serde_json::to_string_pretty(&record)?);
     } else {
-        print!("{summary}");
+        out!("{summary}");
     }
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(&record)? + "\n";

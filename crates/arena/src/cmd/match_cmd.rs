@@ -44,6 +44,7 @@ use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
 use serde::Serialize;
 
 use crate::duration::TimeFlags;
+use crate::output::out;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -193,7 +194,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         planned,
         ending,
     );
-    print!("{summary}\n{}", render(&standings, Format::Table));
+    out!("{summary}\n{}", render(&standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!(
         "arena: journal {}; tables {}",
@@ -204,7 +205,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(super::INTERRUPTED))
+            Ok(ExitCode::from(crate::exit::INTERRUPTED))
         }
     }
 }

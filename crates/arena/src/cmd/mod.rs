@@ -19,9 +19,6 @@ use pahtum_tournament::runner::{self, Ending};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 
-/// The exit code of an interrupted run (as for SIGINT).
-pub const INTERRUPTED: u8 = 130;
-
 /// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
 #[derive(Debug, clap::Args)]
 pub struct PieFlag {
@@ -130,5 +127,5 @@ async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
     interrupts.recv().await;
     pool.kill_all();
     eprintln!("arena: quit at once; the journal keeps every finished game");
-    std::process::exit(i32::from(INTERRUPTED));
+    std::process::exit(i32::from(crate::exit::INTERRUPTED));
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::output::{out, outln};
 use anyhow::{Context, bail};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
@@ -127,7 +128,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let standings = report::standings_of_journal(opened.journal.path(), None)?;
     let written = report::write_standings(&out, &standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
-    print!("{}", render(&standings, Format::Table));
+    out!("{}", render(&standings, Format::Table));
     let names: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!(
         "arena: journal {}; standings {}",
@@ -139,15 +140,15 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
         Ending::Interrupted => {
             eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
-            Ok(ExitCode::from(super::INTERRUPTED))
+            Ok(ExitCode::from(crate::exit::INTERRUPTED))
         }
     }
 }
 
 fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
     let games = schedule::schedule(&file.tournament);
-    println!("{}", schedule_table(&games));
-    println!(
+    outln!("{}", schedule_table(&games));
+    outln!(
         "{} games, {} at once, into {}; nothing was played (--dry-run)",
         games.len(),
         file.settings.concurrency,

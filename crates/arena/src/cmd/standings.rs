@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::output::out;
 use pahtum_tournament::render::{Format, render};
 use pahtum_tournament::report;
 use pahtum_tournament::strength::AnchorSpec;
@@ -28,6 +29,6 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let standings = report::standings_of_journal(&args.journal, args.anchor.as_ref())?;
-    print!("{}", render(&standings, args.format));
+    out!("{}", render(&standings, args.format));
     Ok(ExitCode::SUCCESS)
 }
