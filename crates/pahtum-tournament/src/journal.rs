@@ -361,6 +361,16 @@ impl Journal {
     }
 }
 
+#[cfg(test)]
+impl Journal {
+    /// A journal on Linux's `/dev/full`: every append fails as on a full disk (for the runner's tests).
+    pub(crate) fn on_a_full_disk() -> Journal {
+        let path = PathBuf::from("/dev/full");
+        let file = OpenOptions::new().append(true).open(&path).expect("/dev/full opens");
+        Journal { path, file }
+    }
+}
+
 /// Takes the exclusive lock of the journal at `path`, open as `file`, without
 /// waiting: the lock lasts as long as `file` is open.
 pub fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
