@@ -9,42 +9,39 @@
 //! With `--sprt elo0,elo1[,alpha,beta]`, a sequential probability ratio test
 //! runs on the pentanomial results of the layout pairs (H0: A is at most `elo0`
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
-//! crosses a bound, no new layout pair starts (the runner asks before each game:
-//! [`Observer::may_start`]); the games already running finish and count, and so
-//! does the second game of a layout pair already begun.
+//! crosses a bound, no new layout pair starts; the games already running finish
+//! and count, and so does the second game of a layout pair already begun. That
+//! rule is pahtum-tournament's [`SprtGate`]; this module holds the flags, the
+//! call and the output (the rest of the flow is [`flow`]'s, shared with `arena run`).
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
-//! redrawn on a terminal, a line every few seconds otherwise. At the end the
+//! redrawn by indicatif on a terminal, a line every few seconds otherwise. At the end the
 //! folder holds the journal, the standings with the ratings and the pair table
 //! (as after `arena run`) and `match.json` (the games planned and played and the
 //! SPRT's verdict); stdout shows the verdict and the standings.
 
-use std::collections::{BTreeMap, HashSet};
-use std::io::{IsTerminal, Write};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pahtum_record::GameRecord;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_referee::Limits;
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{self, PLAIN_EVERY};
-use pahtum_tournament::render::{Format, render};
-use pahtum_tournament::report;
-use pahtum_tournament::resume::{Existing, ResumeError, open};
+use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
+use pahtum_tournament::sprt_gate::SprtGate;
+use pahtum_tournament::strength::{AnchorSpec, PairStrength};
 use serde::Serialize;
 
+use super::flow;
 use crate::duration::TimeFlags;
-use crate::output::out;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -126,12 +123,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let existing = if args.fresh {
-        Existing::StartAfresh
-    } else {
-        Existing::Resume
-    };
-    let mut opened = match open(&out, &tournament, existing) {
+    let mut opened = match flow::open_journal(&out, &tournament, args.fresh) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
@@ -144,70 +136,54 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         ),
         opened => opened?,
     };
-    if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
-    }
 
-    let mut progress = MatchProgress::new(&names, args.sprt, opened.plan.schedule.len());
-    for record in &opened.plan.done {
-        progress.count_done(record);
-    }
-    let ending = if opened.plan.pending.is_empty() {
-        Ending::Finished
-    } else if !opened.plan.pending.iter().any(|game| progress.allows(game)) {
-        Ending::Declined
-    } else {
-        let logs = out.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
+    let mut gate = SprtGate::new(&names[0], &names[1], args.sprt);
+    gate.count_done(&opened.plan.done);
+    let mut progress = MatchProgress::new(gate, opened.plan.schedule.len());
+    let ending = if opened.plan.pending.iter().any(|game| progress.gate.allows(game)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
             .map(|(name, command)| crate::builtin::spec(name, command))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let pool = Arc::new(Pool::new(specs, Limits::default(), Restart::OnFailure, Some(logs)));
-        progress.show(true);
-        let ending = super::play_games(
-            &opened.plan,
+        let bots = flow::Bots {
+            specs,
+            limits: Limits::default(),
+            restart: Restart::OnFailure,
             concurrency,
-            &mut opened.journal,
-            pool,
-            &mut progress,
-            |_| String::new(),
-        )
-        .await;
+        };
+        progress.show(true);
+        let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
         progress.finish();
         ending?
+    } else if opened.plan.pending.is_empty() {
+        Ending::Finished
+    } else {
+        Ending::Declined
     };
 
-    let journal_path = opened.journal.path().to_owned();
-    let standings = report::standings_of_journal(&journal_path, args.anchor.as_ref())?;
+    let journal = opened.journal.path();
+    let (standings, mut written) = flow::write_tables(&out, journal, args.anchor.as_ref())?;
     let planned = opened.plan.schedule.len();
-    let mut written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let report_path = out.join("match.json");
-    std::fs::write(&report_path, match_json(&progress, standings.games, planned))
+    std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
     let summary = summary(
-        &progress,
+        &progress.gate,
         &opened.plan.tournament.rules,
         standings.games,
         planned,
         ending,
     );
-    out!("{summary}\n{}", render(&standings, Format::Table));
-    let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!(
-        "arena: journal {}; tables {}",
-        journal_path.display(),
-        written.join(", ")
-    );
-    match ending {
-        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
-        Ending::Interrupted => {
-            eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(crate::exit::INTERRUPTED))
-        }
-    }
+    let resume = "run the same command again to resume";
+    Ok(flow::report(
+        &format!("{summary}\n"),
+        &standings,
+        journal,
+        &written,
+        ending,
+        resume,
+    ))
 }
 
 /// The two-bot tournament the flags describe.
@@ -287,67 +263,36 @@ fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
     })
 }
 
-/// The match's score, Elo and SPRT as games finish, shown on stderr.
+/// The match's score, Elo and SPRT as games finish, shown on stderr around the [`SprtGate`].
 #[derive(Debug)]
 struct MatchProgress {
-    tally: PairTally,
-    sprt: Option<Sprt>,
+    gate: SprtGate,
     total: usize,
-    /// Layouts with one game started or done: their second game may still start after the test decides.
-    half_played: HashSet<String>,
-    /// The test has decided (it stays so even if the pairs completed afterwards move the LLR back).
-    decided: bool,
-    terminal: bool,
-    /// When the last plain line was printed, and what it said.
-    last_line: Option<(Instant, String)>,
+    line: StatusLine,
+}
+
+/// One line redrawn by indicatif on a terminal ([`flow::live_status`]); plain lines otherwise, one when
+/// forced or every few seconds, never the same twice in a row.
+#[derive(Debug)]
+enum StatusLine {
+    Live(ProgressBar),
+    Plain { last: Option<(Instant, String)> },
 }
 
 impl MatchProgress {
-    fn new(names: &[String], sprt: Option<Sprt>, total: usize) -> MatchProgress {
-        MatchProgress {
-            tally: PairTally::new(&names[0], &names[1]),
-            sprt,
-            total,
-            half_played: HashSet::new(),
-            decided: false,
-            terminal: std::io::stderr().is_terminal(),
-            last_line: None,
-        }
-    }
-
-    /// Counts a game of the journal from an earlier run.
-    fn count_done(&mut self, record: &GameRecord) {
-        self.add(record);
-        if let Some(layout) = &record.layout {
-            self.toggle_half_played(layout);
-        }
-    }
-
-    fn add(&mut self, record: &GameRecord) {
-        self.tally.add(record);
-        self.decided |= self
-            .outcome()
-            .is_some_and(|outcome| outcome.status != SprtStatus::Continue);
-    }
-
-    fn toggle_half_played(&mut self, layout: &str) {
-        if !self.half_played.remove(layout) {
-            self.half_played.insert(layout.to_owned());
-        }
-    }
-
-    fn outcome(&self) -> Option<SprtOutcome> {
-        self.sprt.map(|sprt| sprt.test(&self.tally.pentanomial()))
-    }
-
-    /// Whether `game` may start: any game until the test decides, then only the second game of a layout
-    /// pair whose first game is recorded or running.
-    fn allows(&self, game: &ScheduledGame) -> bool {
-        !self.decided || self.half_played.contains(&game.layout)
+    fn new(gate: SprtGate, total: usize) -> MatchProgress {
+        let line = if flow::live_status() {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("arena: {msg}").expect("the template is valid"));
+            StatusLine::Live(bar)
+        } else {
+            StatusLine::Plain { last: None }
+        };
+        MatchProgress { gate, total, line }
     }
 
     fn status(&self) -> String {
-        let pair = self.tally.summary();
+        let pair = self.gate.tally().summary();
         let mut line = format!(
             "{}/{} games: {} {}-{} {}",
             pair.games,
@@ -361,7 +306,7 @@ impl MatchProgress {
             Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
             None => line.push_str(", Elo -"),
         }
-        if let Some(outcome) = self.outcome() {
+        if let Some(outcome) = self.gate.outcome() {
             line.push_str(&format!(", {}", llr_text(&outcome)));
         }
         line
@@ -370,34 +315,32 @@ impl MatchProgress {
     /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
     fn show(&mut self, force: bool) {
         let status = self.status();
-        let mut stderr = std::io::stderr().lock();
-        // Progress is best effort: a closed stderr must not stop the match.
-        if self.terminal {
-            let _ = write!(stderr, "\r\x1b[Karena: {status}");
-        } else {
-            let due = self
-                .last_line
-                .as_ref()
-                .is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
-            let repeated = self.last_line.as_ref().is_some_and(|(_, line)| *line == status);
-            if (force || due) && !repeated {
-                let _ = writeln!(stderr, "arena: {status}");
-                self.last_line = Some((Instant::now(), status));
+        match &mut self.line {
+            StatusLine::Live(bar) => bar.set_message(status),
+            StatusLine::Plain { last } => {
+                let due = last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
+                let repeated = last.as_ref().is_some_and(|(_, line)| *line == status);
+                if (force || due) && !repeated {
+                    eprintln!("arena: {status}");
+                    *last = Some((Instant::now(), status));
+                }
             }
         }
     }
 
+    /// A line of its own, above the status line.
     fn note(&self, text: &str) {
-        let clear = if self.terminal { "\r\x1b[K" } else { "" };
-        eprintln!("{clear}{text}");
+        match &self.line {
+            StatusLine::Live(bar) => bar.println(text),
+            StatusLine::Plain { .. } => eprintln!("{text}"),
+        }
     }
 
-    /// The last line, kept on the terminal.
+    /// The last status, kept on the terminal.
     fn finish(&mut self) {
-        if self.terminal {
-            eprintln!();
-        } else {
-            self.show(true);
+        self.show(true);
+        if let StatusLine::Live(bar) = &self.line {
+            bar.finish();
         }
     }
 }
@@ -406,25 +349,19 @@ impl Observer for MatchProgress {
     fn on(&mut self, event: Event<'_>) {
         match event {
             Event::GameFinished { record } => {
-                let was_decided = self.decided;
-                self.add(record);
+                let decided = self.gate.count(record);
                 for note in progress::forfeit_notes(record) {
                     self.note(&note);
                 }
-                self.show(self.decided && !was_decided);
+                self.show(decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
         }
     }
 
-    /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
     fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        let allowed = self.allows(game);
-        if allowed {
-            self.toggle_half_played(&game.layout);
-        }
-        allowed
+        self.gate.may_start(game)
     }
 }
 
@@ -445,8 +382,8 @@ fn rules_text(rules: &RulesConfig) -> String {
 }
 
 /// The result in words, for stdout.
-fn summary(progress: &MatchProgress, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
-    let pair: PairStrength = progress.tally.summary();
+fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
+    let pair: PairStrength = gate.tally().summary();
     let score = if played > 0 {
         100.0 * pair.points / played as f64
     } else {
@@ -460,7 +397,7 @@ fn summary(progress: &MatchProgress, rules: &RulesConfig, played: usize, planned
         pair.first,
         pair.points
     );
-    if let (Some(sprt), Some(outcome)) = (progress.sprt, progress.outcome()) {
+    if let (Some(sprt), Some(outcome)) = (gate.sprt(), gate.outcome()) {
         let verdict = match outcome.status {
             SprtStatus::AcceptH1 => format!(
                 "H1 accepted: {} is at least {} Elo stronger than {}",
@@ -506,16 +443,16 @@ struct SprtReport {
     outcome: SprtOutcome,
 }
 
-fn match_json(progress: &MatchProgress, played: usize, planned: usize) -> String {
-    let pair = progress.tally.summary();
+fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
+    let pair = gate.tally().summary();
     let report = MatchReport {
         schema: "pahtum-arena/match/1",
         bots: [pair.first, pair.second],
         games_planned: planned,
         games_played: played,
-        sprt: progress
-            .sprt
-            .zip(progress.outcome())
+        sprt: gate
+            .sprt()
+            .zip(gate.outcome())
             .map(|(test, outcome)| SprtReport { test, outcome }),
     };
     let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");

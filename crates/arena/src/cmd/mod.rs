@@ -2,6 +2,7 @@
 
 pub mod bot;
 pub mod check;
+mod flow;
 pub mod game;
 pub mod match_cmd;
 pub mod run;

@@ -9,21 +9,18 @@
 //! so far and the command that resumes; a second kills every bot's process
 //! group and exits at once.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use crate::output::{out, outln};
+use crate::output::outln;
 use anyhow::{Context, bail};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
-use pahtum_tournament::render::{Format, render, schedule_table};
-use pahtum_tournament::resume::{Existing, open};
-use pahtum_tournament::runner::Ending;
-use pahtum_tournament::{report, schedule};
+use pahtum_tournament::render::schedule_table;
+use pahtum_tournament::schedule;
+
+use super::flow;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -73,76 +70,33 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    let existing = if args.fresh {
-        Existing::StartAfresh
+    let mut opened = flow::open_journal(&out, &file.tournament, args.fresh)?;
+    let mut progress = if flow::live_status() {
+        Progress::bar()
     } else {
-        Existing::Resume
+        Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
-    let mut opened = open(&out, &file.tournament, existing)?;
-    if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
-    }
-    if opened.repaired_torn_line {
-        eprintln!(
-            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
-        );
-    }
-
-    let ending = if opened.plan.pending.is_empty() {
-        Ending::Finished
-    } else {
-        let logs = out.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
-        let specs = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();
-        let pool = Arc::new(Pool::new(
-            specs,
-            file.settings.limits.limits(),
-            file.settings.restart,
-            Some(logs),
-        ));
-        let mut progress = if std::io::stderr().is_terminal() {
-            Progress::bar()
-        } else {
-            Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
-        };
-        let locate = |bot: &str| {
-            let index = file
-                .tournament
-                .bots
-                .iter()
-                .position(|b| b.name == bot)
-                .unwrap_or_default();
-            format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
-        };
-        super::play_games(
-            &opened.plan,
-            file.settings.concurrency,
-            &mut opened.journal,
-            pool,
-            &mut progress,
-            locate,
-        )
-        .await?
+    let bots = flow::Bots {
+        specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
+        limits: file.settings.limits.limits(),
+        restart: file.settings.restart,
+        concurrency: file.settings.concurrency,
     };
-
-    let standings = report::standings_of_journal(opened.journal.path(), None)?;
-    let written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
-    out!("{}", render(&standings, Format::Table));
-    let names: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!(
-        "arena: journal {}; standings {}",
-        opened.journal.path().display(),
-        names.join(", ")
-    );
-    match ending {
-        // A tournament's progress observer never declines a game.
-        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
-        Ending::Interrupted => {
-            eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
-            Ok(ExitCode::from(crate::exit::INTERRUPTED))
-        }
-    }
+    let locate = |bot: &str| {
+        let index = file
+            .tournament
+            .bots
+            .iter()
+            .position(|b| b.name == bot)
+            .unwrap_or_default();
+        format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
+    };
+    let ending = flow::play(&mut opened, &out, bots, &mut progress, locate).await?;
+    let journal = opened.journal.path();
+    let (standings, written) = flow::write_tables(&out, journal, None)?;
+    let resume = format!("to resume, run: {}", resume_command(&args));
+    // A tournament's progress observer never declines a game.
+    Ok(flow::report("", &standings, journal, &written, ending, &resume))
 }
 
 fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
