@@ -394,7 +394,7 @@ mod tests {
         let ending = run(&plan, 3, &mut journal, &executor, &mut observer, stop).await;
         assert_eq!(ending.unwrap(), Ending::Interrupted);
         let first = &plan.schedule[0].id;
-        assert_eq!(recorded(&journal), [first.clone()]);
+        assert_eq!(recorded(&journal), std::slice::from_ref(first));
         let started = observer
             .events
             .iter()
