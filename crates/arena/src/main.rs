@@ -14,7 +14,7 @@ mod output;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Referee and tournament runner for bots that play Pah Tum.
 #[derive(Debug, Parser)]
@@ -55,6 +55,15 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    Completions => completions,
+    /// Print the manual page, or write a page for every command into a folder.
+    Man => man,
+}
+
+/// The command line's definition, for the completion scripts and the manual pages.
+fn command() -> clap::Command {
+    Cli::command()
 }
 
 fn main() -> ExitCode {
@@ -75,5 +84,15 @@ fn main() -> ExitCode {
             eprintln!("arena: error: {error:#}");
             ExitCode::from(exit::FAILURE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of the definitions (names, defaults, conflicts), which it makes only
+    /// in debug builds and only for the arguments a parse meets.
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::command().debug_assert();
     }
 }

@@ -88,3 +88,79 @@ fn the_help_lists_the_exit_codes() {
         assert!(help.contains(&format!("\n  {code}")), "{code:?} in {help}");
     }
 }
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = Command::new(ARENA).args(args).output().expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// The completion scripts come from the clap definitions: every subcommand and the listed values.
+#[test]
+fn completion_scripts_know_the_subcommands_and_the_formats() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = stdout_of(&["completions", shell]);
+        for word in ["standings", "match", "completions", "concurrency"] {
+            assert!(script.contains(word), "{shell}: {word}");
+        }
+        // The shells whose scripts complete values list the formats.
+        if ["bash", "zsh", "fish"].contains(&shell) {
+            assert!(script.contains("markdown"), "{shell}");
+        }
+    }
+    let refused = Command::new(ARENA).args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+}
+
+/// The manual page on stdout, and a page per command in a folder.
+#[test]
+fn manual_pages_are_generated() {
+    let page = stdout_of(&["man"]);
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq"),
+        "roff: {}",
+        &page[..40.min(page.len())]
+    );
+    assert!(page.contains(".TH arena 1") && page.contains("Exit codes"), "{page}");
+    let dir = tempfile::tempdir().unwrap();
+    stdout_of(&["man", "--dir", dir.path().to_str().unwrap()]);
+    for name in [
+        "arena.1",
+        "arena-run.1",
+        "arena-match.1",
+        "arena-standings.1",
+        "arena-game.1",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap_or_else(|_| panic!("{name}"));
+        assert!(text.contains(".TH "), "{name}");
+    }
+    let run = std::fs::read_to_string(dir.path().join("arena-run.1")).unwrap();
+    assert!(
+        run.contains("tournaments/quickstart.toml"),
+        "the examples are in the page"
+    );
+}
+
+/// Each subcommand's long help ends with examples; the short help does not carry them.
+#[test]
+fn long_help_has_examples() {
+    for command in [
+        "game",
+        "check",
+        "bot",
+        "run",
+        "match",
+        "standings",
+        "completions",
+        "man",
+    ] {
+        let long = stdout_of(&[command, "--help"]);
+        assert!(long.contains("Examples:\n  arena "), "{command}: {long}");
+        let short = stdout_of(&[command, "-h"]);
+        assert!(!short.contains("Examples:"), "{command}");
+    }
+}

@@ -194,7 +194,7 @@ fn bad_flags_say_what_to_do() {
     let output = arena_match(dir.path(), &["--games", "3"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        text(&output.stderr).contains("--games 3: use an even number"),
+        text(&output.stderr).contains("'3' for '--games <N>': use an even number"),
         "{}",
         text(&output.stderr)
     );

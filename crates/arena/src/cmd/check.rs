@@ -22,6 +22,9 @@ use crate::output::outln;
 
 /// Check that a bot speaks the protocol correctly.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena check \"python3 my_bot.py\"
+  arena check \"./target/release/my-bot --quiet\" --move-time 1s")]
 pub struct Args {
     /// The bot: a command ("python3 bot.py") or a built-in name.
     #[arg(value_name = "CMD")]

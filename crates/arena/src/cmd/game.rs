@@ -14,6 +14,10 @@ use crate::output::{out, outln};
 
 /// Play one game between two bots.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena game --white heuristic --black \"python3 bots/python-random/bot.py\"
+  arena game --white engine --black heuristic --clock 10s+100ms --seed 7 --out game.json
+  arena game --white \"engine --level 3\" --black heuristic --placed-blocks 5 --no-pie --json")]
 pub struct Args {
     /// The bot that starts as White: a command ("python3 bots/python-random/bot.py") or a built-in name.
     #[arg(long, value_name = "CMD")]
@@ -22,10 +26,16 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     black: String,
     /// Random blocks, drawn from the seed (an odd number).
-    #[arg(long, value_name = "N", default_value_t = 7, conflicts_with = "placed_blocks")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 7,
+        value_parser = super::parse_block_count,
+        conflicts_with = "placed_blocks"
+    )]
     blocks: usize,
     /// The players place N blocks instead, Black first and last.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_block_count)]
     placed_blocks: Option<usize>,
     #[command(flatten)]
     pie: super::PieFlag,

@@ -45,6 +45,10 @@ use crate::duration::TimeFlags;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena match engine heuristic --games 100
+  arena match \"engine --level 5\" \"engine --level 4\" --games 2000 --sprt 0,20 --names l5,l4
+  arena match \"python3 new/bot.py\" \"python3 old/bot.py\" --games 400 --move-time 50ms --pause-idle")]
 pub struct Args {
     /// The first bot: a command ("python3 bots/python-random/bot.py") or a built-in name.
     #[arg(value_name = "A")]
@@ -53,7 +57,7 @@ pub struct Args {
     #[arg(value_name = "B")]
     b: String,
     /// Games to play: an even number, as each layout is played twice with the seats swapped.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_games)]
     games: u32,
     /// Stop as soon as a sequential probability ratio test decides between H0 "A is at most ELO0 stronger
     /// than B" and H1 "at least ELO1"; ALPHA and BETA (the two error risks) default to 0.05.
@@ -70,12 +74,13 @@ pub struct Args {
         long,
         value_name = "N[,N...]",
         value_delimiter = ',',
+        value_parser = super::parse_block_count,
         default_value = "5,7,9,11,13",
         conflicts_with = "placed_blocks"
     )]
     blocks: Vec<usize>,
     /// The players place N blocks instead (a count, or counts to cycle through), Black first and last.
-    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = super::parse_block_count)]
     placed_blocks: Option<Vec<usize>>,
     #[command(flatten)]
     pie: super::PieFlag,
@@ -88,7 +93,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Games played at once [default: the number of cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
@@ -118,11 +123,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("runs").join(&tournament.name));
-    let concurrency = match args.concurrency {
-        Some(0) => bail!("--concurrency 0: use 1 or more games at once"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut opened = match flow::open_journal(&out, &tournament, args.fresh) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
@@ -186,14 +189,16 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     ))
 }
 
+/// `--games`: an even number from 2 up.
+fn parse_games(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(games) if games >= 2 && games % 2 == 0 => Ok(games),
+        _ => Err("use an even number from 2 up, as each layout is played twice with the seats swapped".to_owned()),
+    }
+}
+
 /// The two-bot tournament the flags describe.
 fn tournament(args: &Args) -> anyhow::Result<Tournament> {
-    if args.games < 2 || args.games % 2 != 0 {
-        bail!(
-            "--games {}: use an even number from 2 up, as each layout is played twice with the seats swapped",
-            args.games
-        );
-    }
     let names = match &args.names {
         Some(names) if names.len() == 2 => names.clone(),
         Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
@@ -212,13 +217,11 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
             names[0]
         );
     }
-    let counts = args.placed_blocks.as_ref().unwrap_or(&args.blocks);
-    if let Some(bad) = counts.iter().find(|&&count| pahtum::setup::check_count(count).is_err()) {
-        bail!("{bad} blocks: use odd counts from 1 to 47, so that both colours get as many stones");
-    }
     let blocks = match &args.placed_blocks {
         Some(counts) => BlockSource::Players { counts: counts.clone() },
-        None => BlockSource::Random { counts: counts.clone() },
+        None => BlockSource::Random {
+            counts: args.blocks.clone(),
+        },
     };
     let bots = [(&names[0], &args.a), (&names[1], &args.b)]
         .into_iter()

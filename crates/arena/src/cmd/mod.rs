@@ -2,8 +2,10 @@
 
 pub mod bot;
 pub mod check;
+pub mod completions;
 mod flow;
 pub mod game;
+pub mod man;
 pub mod match_cmd;
 pub mod run;
 pub mod standings;
@@ -32,6 +34,25 @@ impl PieFlag {
     pub fn pie(&self) -> bool {
         !self.no_pie
     }
+}
+
+/// `--concurrency`: games at once, 1 or more.
+pub fn parse_concurrency(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use 1 or more games at once".to_owned()),
+    }
+}
+
+/// A block count: odd, from 1 to 47.
+pub fn parse_block_count(text: &str) -> Result<usize, String> {
+    let count: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of blocks: use an odd count from 1 to 47"))?;
+    pahtum::setup::check_count(count)
+        .map_err(|_| format!("{count} blocks: use odd counts from 1 to 47, so that both colours get as many stones"))?;
+    Ok(count)
 }
 
 /// The runtime of the subcommands that run bots: multi-threaded, as in a

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::output::outln;
-use anyhow::{Context, bail};
+use anyhow::Context;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
@@ -24,6 +24,10 @@ use super::flow;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena run tournaments/quickstart.toml
+  arena run tournaments/quickstart.toml --dry-run
+  arena run my.toml --out runs/my-2 --concurrency 4     (again after Ctrl-C: resumes)")]
 pub struct Args {
     /// The tournament file (TOML; see tournaments/reference.toml).
     pub file: PathBuf,
@@ -31,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once [default: the file's `concurrency`, else the number of cores].
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     pub concurrency: Option<usize>,
     /// Print the schedule without playing.
     #[arg(long)]
@@ -54,9 +58,6 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         file.settings.out = out.clone();
     }
     if let Some(concurrency) = args.concurrency {
-        if concurrency == 0 {
-            bail!("--concurrency 0: use 1 or more games at once");
-        }
         file.settings.concurrency = concurrency;
     }
     if args.restart_every_game {
