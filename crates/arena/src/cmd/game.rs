@@ -10,6 +10,7 @@ use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, GameSpec, Limits, play_game};
 
 use crate::duration::TimeFlags;
+use crate::names::NamesFlag;
 use crate::output::{out, outln};
 
 /// Play one game between two bots.
@@ -37,6 +38,8 @@ pub struct Args {
     /// The players place N blocks instead, Black first and last.
     #[arg(long, value_name = "N", value_parser = super::parse_block_count)]
     placed_blocks: Option<usize>,
+    #[command(flatten)]
+    names: NamesFlag,
     #[command(flatten)]
     pie: super::PieFlag,
     #[command(flatten)]
@@ -83,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
-    let time = args.time.time_control();
+    let [time, black_time] = args.time.time_controls()?;
     let spec = match args.placed_blocks {
         Some(count) => GameSpec::placed("game", count, args.pie.pie(), time)?,
         None => {
@@ -94,7 +97,8 @@ fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
     Ok(GameSpec {
         pause_idle: args.pause_idle,
         ..spec
-    })
+    }
+    .with_seat_times(time, black_time))
 }
 
 fn seed_from_the_clock() -> u64 {
@@ -110,7 +114,7 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let (white_log, black_log) = (log("white"), log("black"));
-    let [white_name, black_name] = crate::names::default_names([&args.white, &args.black], ["white", "black"]);
+    let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
     let white = crate::builtin::spec(&white_name, &args.white)?;
     let black = crate::builtin::spec(&black_name, &args.black)?;
     let (white, black) = tokio::join!(

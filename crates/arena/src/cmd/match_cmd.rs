@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pahtum_referee::Limits;
+use pahtum_referee::{Limits, TimeControl};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
@@ -42,6 +42,7 @@ use serde::Serialize;
 
 use super::flow;
 use crate::duration::TimeFlags;
+use crate::names::NamesFlag;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -66,10 +67,11 @@ pub struct Args {
     /// The output folder, for the journal and the tables [default: runs/A-vs-B].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The bots' names in the tables [default: from the commands].
-    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',')]
-    names: Option<Vec<String>>,
-    /// Random blocks per layout: a count, or counts that the layouts cycle through (e.g. 5,7,9).
+    #[command(flatten)]
+    names: NamesFlag,
+    /// Random blocks per layout: a count, or counts that the layouts take in turn (e.g. 5,7,9: the first
+    /// layout pair has 5 blocks, the second 7, the third 9, the fourth 5 again), so that the games are
+    /// balanced over the counts.
     #[arg(
         long,
         value_name = "N[,N...]",
@@ -79,7 +81,8 @@ pub struct Args {
         conflicts_with = "placed_blocks"
     )]
     blocks: Vec<usize>,
-    /// The players place N blocks instead (a count, or counts to cycle through), Black first and last.
+    /// The players place N blocks instead (a count, or counts the layouts take in turn), Black first and
+    /// last.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = super::parse_block_count)]
     placed_blocks: Option<Vec<usize>>,
     #[command(flatten)]
@@ -199,33 +202,19 @@ fn parse_games(text: &str) -> Result<u32, String> {
 
 /// The two-bot tournament the flags describe.
 fn tournament(args: &Args) -> anyhow::Result<Tournament> {
-    let names = match &args.names {
-        Some(names) if names.len() == 2 => names.clone(),
-        Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
-        None => crate::names::default_names([&args.a, &args.b], ["1", "2"]).to_vec(),
-    };
-    for name in &names {
-        if !config::is_plain_name(name) {
-            bail!(
-                "the bot name {name:?} is not plain: give --names with 1 to 64 letters, digits, '-', '_' or '.' each"
-            );
-        }
-    }
-    if names[0] == names[1] {
-        bail!(
-            "both bots are named {:?}: give them different names with --names",
-            names[0]
-        );
-    }
+    let names = args.names.names([&args.a, &args.b], ["1", "2"])?;
+    let times = args.time.time_controls()?;
+    // Each bot's own time control only when they differ, so that a match with one keeps its journal's hash.
+    let own_times = times.map(|time| (times[0] != times[1]).then_some(time));
     let blocks = match &args.placed_blocks {
         Some(counts) => BlockSource::Players { counts: counts.clone() },
         None => BlockSource::Random {
             counts: args.blocks.clone(),
         },
     };
-    let bots = [(&names[0], &args.a), (&names[1], &args.b)]
+    let bots = [(&names[0], &args.a, own_times[0]), (&names[1], &args.b, own_times[1])]
         .into_iter()
-        .map(|(name, command)| bot_config(name, command))
+        .map(|(name, command, time)| bot_config(name, command, time))
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Tournament {
         name: format!("{}-vs-{}", names[0], names[1]),
@@ -235,8 +224,9 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         rules: RulesConfig {
             pie: args.pie.pie(),
             blocks,
+            cycle_counts: true,
         },
-        time: args.time.time_control(),
+        time: times[0],
         pause_idle: args.pause_idle,
         bots,
     })
@@ -245,7 +235,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
 /// The journal header's description of a bot (how it starts decides whether a match resumes). A
 /// command runs in the working directory, which is part of it: the same relative command run from
 /// another folder may be another program, so it must not resume the match.
-fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
+fn bot_config(name: &str, command: &str, time: Option<TimeControl>) -> anyhow::Result<BotConfig> {
     let command = command.trim();
     let (launch, dir) = if crate::builtin::NAMES.contains(&command) {
         (Launch::Builtin(command.to_owned()), None)
@@ -262,7 +252,7 @@ fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
         launch,
         dir,
         env: BTreeMap::new(),
-        time: None,
+        time,
     })
 }
 
