@@ -90,7 +90,9 @@ fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
     let spec = match args.placed_blocks {
         Some(count) => GameSpec::placed("game", count, args.pie.pie(), time)?,
         None => {
-            let seed = args.seed.unwrap_or_else(seed_from_the_clock);
+            let seed = args
+                .seed
+                .unwrap_or_else(|| pahtum_record::since_the_epoch().as_nanos() as u64);
             GameSpec::random("game", args.blocks, seed, args.pie.pie(), time)?
         }
     };
@@ -99,12 +101,6 @@ fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
         ..spec
     }
     .with_seat_times(time, black_time))
-}
-
-fn seed_from_the_clock() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos() as u64)
 }
 
 async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
