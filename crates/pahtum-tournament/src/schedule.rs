@@ -3,8 +3,7 @@
 //! [`schedule`] is a plain function of the [`Tournament`]: the same file gives
 //! the same games, with the same ids, seeds and blocks, on every machine, at
 //! every concurrency, however many games are already done. That is what lets a
-//! run resume from its journal, and what will let a schedule be cut into shards
-//! by index (`games[k]` for `k % shards == shard`) that merge into one result.
+//! run resume from its journal: the games missing from it are found by id.
 //!
 //! # Pairs, layout rounds and ids
 //!
