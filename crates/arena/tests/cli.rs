@@ -164,3 +164,20 @@ fn long_help_has_examples() {
         assert!(!short.contains("Examples:"), "{command}");
     }
 }
+
+/// An error's cause is printed once: as the cause, not also inside the message.
+#[test]
+fn an_errors_cause_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_journal = dir.path().join("j.jsonl");
+    std::fs::write(&not_a_journal, "{\"schema\":\"x\"}\n").unwrap();
+    let output = Command::new(ARENA)
+        .arg("standings")
+        .arg(&not_a_journal)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("missing field `journal`").count(), 1, "{stderr}");
+    assert!(stderr.contains("is not a pahtum-arena journal"), "{stderr}");
+}
