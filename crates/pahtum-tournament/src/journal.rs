@@ -106,8 +106,8 @@ pub enum JournalError {
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
     Format { path: PathBuf, found: String },
     #[error(
-        "the journal {} is damaged (only a torn last line is dropped): repair or remove its line {line}, \
-         which is not a game record",
+        "line {line} of the journal {} is damaged (only a torn last line is dropped; repair or remove that \
+         line): it is not a game record",
         path.display()
     )]
     BadRecord {
