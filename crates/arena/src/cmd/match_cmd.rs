@@ -206,11 +206,13 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
     let times = args.time.time_controls()?;
     // Each bot's own time control only when they differ, so that a match with one keeps its journal's hash.
     let own_times = times.map(|time| (times[0] != times[1]).then_some(time));
+    let counts = args.placed_blocks.as_ref().unwrap_or(&args.blocks);
+    // With one count, cycling and drawing are the same schedule: left off, a match keeps the journal
+    // hash it had before the counts cycled, and resumes.
+    let cycle_counts = counts.len() > 1;
     let blocks = match &args.placed_blocks {
         Some(counts) => BlockSource::Players { counts: counts.clone() },
-        None => BlockSource::Random {
-            counts: args.blocks.clone(),
-        },
+        None => BlockSource::Random { counts: counts.clone() },
     };
     let bots = [(&names[0], &args.a, own_times[0]), (&names[1], &args.b, own_times[1])]
         .into_iter()
@@ -224,7 +226,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         rules: RulesConfig {
             pie: args.pie.pie(),
             blocks,
-            cycle_counts: true,
+            cycle_counts,
         },
         time: times[0],
         pause_idle: args.pause_idle,
@@ -329,11 +331,14 @@ impl MatchProgress {
         }
     }
 
-    /// The last status, kept on the terminal.
+    /// The last status, kept on the terminal as a line of its own.
     fn finish(&mut self) {
-        self.show(true);
-        if let StatusLine::Live(bar) = &self.line {
-            bar.finish();
+        match &self.line {
+            StatusLine::Live(bar) => {
+                bar.finish_and_clear();
+                eprintln!("arena: {}", self.status());
+            }
+            StatusLine::Plain { .. } => self.show(true),
         }
     }
 }
