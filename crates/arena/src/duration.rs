@@ -72,11 +72,12 @@ pub fn parse_clock(text: &str) -> Result<(Duration, Duration), String> {
 /// tolerance (`--margin`) is the same for both.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TimeFlags {
-    /// A limit per answer, e.g. 100ms or 2s, or one per bot, e.g. 100ms,400ms [default: 1s without --clock].
+    /// A limit per answer, e.g. 100ms or 2s, or one per bot, the first bot's then the second's, e.g.
+    /// 100ms,400ms [default: 1s without --clock].
     #[arg(long, value_name = "TIME[,TIME]", value_delimiter = ',', value_parser = parse_duration)]
     move_time: Option<Vec<Duration>>,
-    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms, or one per bot, e.g. 10s+100ms,5s+100ms (with
-    /// --move-time, the smaller limit applies).
+    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms, or one per bot, the first bot's then the second's,
+    /// e.g. 10s+100ms,5s+100ms (with --move-time, the smaller limit applies).
     #[arg(long, value_name = "CLOCK[,CLOCK]", value_delimiter = ',', value_parser = parse_clock)]
     clock: Option<Vec<(Duration, Duration)>>,
     /// The referee's tolerance beyond a limit before it calls a timeout.
