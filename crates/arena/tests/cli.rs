@@ -181,3 +181,39 @@ fn an_errors_cause_is_printed_once() {
     assert_eq!(stderr.matches("missing field `journal`").count(), 1, "{stderr}");
     assert!(stderr.contains("is not a pahtum-arena journal"), "{stderr}");
 }
+
+/// Values out of their range are refused by the parser, with what to write, before anything starts.
+#[test]
+fn out_of_range_values_are_refused_with_what_to_write() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["run", "t.toml", "--concurrency", "0"], "use 1 or more games at once"),
+        (
+            &["match", "a", "b", "--games", "4", "--concurrency", "none"],
+            "use 1 or more games at once",
+        ),
+        (&["match", "a", "b", "--games", "5"], "use an even number from 2 up"),
+        (
+            &["match", "a", "b", "--games", "4", "--blocks", "5,6"],
+            "6 blocks: use odd counts from 1 to 47",
+        ),
+        (
+            &["game", "--white", "a", "--black", "b", "--placed-blocks", "49"],
+            "49 blocks: use odd counts",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = Command::new(ARENA).args(args).output().expect("arena runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    let output = Command::new(ARENA)
+        .args(["standings", "j.jsonl", "--format", "yaml"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("[possible values: table, markdown, csv, json]"),
+        "{stderr}"
+    );
+}
