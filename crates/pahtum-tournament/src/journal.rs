@@ -97,7 +97,7 @@ pub enum JournalError {
     Locked { path: PathBuf },
     #[error("the journal {} is empty or its first line was torn; start afresh", path.display())]
     NoHeader { path: PathBuf },
-    #[error("the first line of {} is not a journal header ({source}); is this a pahtum-arena journal?", path.display())]
+    #[error("{} is not a pahtum-arena journal: its first line is not a journal header", path.display())]
     BadHeader {
         path: PathBuf,
         #[source]
@@ -106,8 +106,8 @@ pub enum JournalError {
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
     Format { path: PathBuf, found: String },
     #[error(
-        "line {line} of the journal {} is not a game record ({source}); \
-         only a torn last line is dropped, so the journal is damaged: repair or remove that line",
+        "line {line} of the journal {} is damaged (only a torn last line is dropped; repair or remove that \
+         line): it is not a game record",
         path.display()
     )]
     BadRecord {
@@ -358,6 +358,16 @@ impl Journal {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+impl Journal {
+    /// A journal on Linux's `/dev/full`: every append fails as on a full disk (for the runner's tests).
+    pub(crate) fn on_a_full_disk() -> Journal {
+        let path = PathBuf::from("/dev/full");
+        let file = OpenOptions::new().append(true).open(&path).expect("/dev/full opens");
+        Journal { path, file }
     }
 }
 

@@ -18,9 +18,13 @@ use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, fischer, move_time, play_game};
 
 use crate::duration::parse_duration;
+use crate::output::outln;
 
 /// Check that a bot speaks the protocol correctly.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena check \"python3 my_bot.py\"
+  arena check \"./target/release/my-bot --quiet\" --move-time 1s")]
 pub struct Args {
     /// The bot: a command ("python3 bot.py") or a built-in name.
     #[arg(value_name = "CMD")]
@@ -40,14 +44,14 @@ struct Scenario {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bot = crate::builtin::spec("bot", &args.command)?;
     let opponent = crate::builtin::spec("first-free", "first-free")?;
-    println!("arena check: {}", args.command);
+    outln!("arena check: {}", args.command);
     let failures = super::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;
     if failures == 0 {
-        println!("The bot conforms to the protocol.");
+        outln!("The bot conforms to the protocol.");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("The bot does not conform: {failures} check(s) failed (see above).");
-        Ok(ExitCode::from(2))
+        outln!("The bot does not conform: {failures} check(s) failed (see above).");
+        Ok(ExitCode::from(crate::exit::NOT_CONFORMING))
     }
 }
 
@@ -186,12 +190,12 @@ fn verdict(record: &GameRecord, seat: Seat) -> Result<String, String> {
 }
 
 fn ok(what: &str) {
-    println!("  ok    {what}");
+    outln!("  ok    {what}");
 }
 
 fn fail(what: &str, problem: &str) {
-    println!("  FAIL  {what}");
+    outln!("  FAIL  {what}");
     for line in problem.lines() {
-        println!("        {line}");
+        outln!("        {line}");
     }
 }

@@ -2,7 +2,10 @@
 
 pub mod bot;
 pub mod check;
+pub mod completions;
+mod flow;
 pub mod game;
+pub mod man;
 pub mod match_cmd;
 pub mod play;
 pub mod run;
@@ -23,13 +26,10 @@ use pahtum_tournament::runner::{self, Ending};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 
-/// The exit code of a run interrupted by Ctrl-C (SIGINT), as shells report it.
-pub const INTERRUPTED: u8 = 130;
-
 /// The exit code of a run stopped by a signal: 128 plus the signal's number,
 /// as shells report a process killed by it (SIGINT 130, SIGHUP 129, SIGTERM
 /// 143); set by the first stop signal.
-static STOPPED_BY: AtomicU8 = AtomicU8::new(INTERRUPTED);
+static STOPPED_BY: AtomicU8 = AtomicU8::new(crate::exit::INTERRUPTED);
 
 /// The exit code of a run that a signal stopped (see [`STOPPED_BY`]).
 pub fn interrupted() -> ExitCode {
@@ -48,6 +48,25 @@ impl PieFlag {
     pub fn pie(&self) -> bool {
         !self.no_pie
     }
+}
+
+/// `--concurrency`: games at once, 1 or more.
+pub fn parse_concurrency(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use 1 or more games at once".to_owned()),
+    }
+}
+
+/// A block count: odd, from 1 to 47.
+pub fn parse_block_count(text: &str) -> Result<usize, String> {
+    let count: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of blocks: use an odd count from 1 to 47"))?;
+    pahtum::setup::check_count(count)
+        .map_err(|_| format!("{count} blocks: use odd counts from 1 to 47, so that both colours get as many stones"))?;
+    Ok(count)
 }
 
 /// The runtime of the subcommands that run bots: multi-threaded, as in a
@@ -147,9 +166,9 @@ async fn handle_stop_signals(stop: Arc<Notify>, pool: Arc<Pool>) {
     };
     let mut next = async || {
         tokio::select! {
-            _ = interrupts.recv() => ("Ctrl-C", INTERRUPTED),
-            _ = terminations.recv() => ("SIGTERM", 128 + 15),
-            _ = hangups.recv() => ("SIGHUP", 128 + 1),
+            _ = interrupts.recv() => ("Ctrl-C", crate::exit::INTERRUPTED),
+            _ = terminations.recv() => ("SIGTERM", crate::exit::TERMINATED),
+            _ = hangups.recv() => ("SIGHUP", crate::exit::HANGUP),
         }
     };
     let (name, code) = next().await;

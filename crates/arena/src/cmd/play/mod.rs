@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(&record)? + "\n";
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
-        anstream::println!("The record is in {}.", out.display());
+        crate::output::outln!("The record is in {}.", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -174,7 +174,7 @@ impl Table<'_> {
 
     fn draw(&self) {
         let (white, black) = (self.name(Color::White), self.name(Color::Black));
-        anstream::print!("\n{}", view::board(&self.game, self.last_cell(), white, black));
+        crate::output::out!("\n{}", view::board(&self.game, self.last_cell(), white, black));
     }
 
     fn record(self, termination: Termination, started_unix_ms: u64) -> GameRecord {
@@ -202,10 +202,17 @@ impl Table<'_> {
 }
 
 async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<GameRecord> {
-    let bot_spec = crate::builtin::spec(&crate::names::default_names([&args.bot, ""], ["", ""])[0], &args.bot)?;
+    let bot_spec = crate::builtin::spec(&crate::names::default_name(&args.bot), &args.bot)?;
     let mut bot = Bot::start(&bot_spec, &Limits::default(), None)
         .await
         .map_err(super::explain)?;
+    if bot.name() == args.name {
+        bot.shutdown().await;
+        anyhow::bail!(
+            "you and the bot are both named {:?}: give yourself another name with --name",
+            args.name
+        );
+    }
     let bot_seat = person.other();
     let names = match person {
         Seat::First => Players {
@@ -225,7 +232,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
         person,
         names,
     };
-    anstream::println!(
+    crate::output::outln!(
         "You play {} against {}. Type help for the rules and commands.",
         person.starting_color(),
         escape(bot.name())
@@ -260,21 +267,21 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
     let score = table.game.score();
     let result = termination.result(score);
     match result.winner() {
-        Some(color) => anstream::println!(
+        Some(color) => crate::output::outln!(
             "{} ({color}) wins, {} to {}.",
             escape(table.name(color)),
             score.of_color(color),
             score.of_color(color.opponent())
         ),
-        None => anstream::println!("A draw, {} to {}.", score.white, score.black),
+        None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
     }
     for (reason, forfeit) in termination.forfeits() {
-        anstream::println!("{} lost by {reason}: {}", escape(&forfeit.bot), escape(&forfeit.detail));
+        crate::output::outln!("{} lost by {reason}: {}", escape(&forfeit.bot), escape(&forfeit.detail));
         if let Some(line) = &forfeit.line {
-            anstream::println!("  the line: {}", escape(line));
+            crate::output::outln!("  the line: {}", escape(line));
         }
         for line in &forfeit.stderr_tail {
-            anstream::println!("  stderr: {}", escape(line));
+            crate::output::outln!("  stderr: {}", escape(line));
         }
     }
     if bot.is_reusable() {
@@ -313,12 +320,12 @@ async fn moves(table: &mut Table<'_>, bot: &mut Bot, args: &Args) -> Termination
                     let by = escape(bot.name()).into_owned();
                     table.play(choice.action, timing);
                     match choice.action {
-                        Action::Pie(true) => anstream::println!(
+                        Action::Pie(true) => crate::output::outln!(
                             "{by} swaps: White's first stone is now theirs, and you play {}.",
                             table.game.color_of(table.person)
                         ),
-                        Action::Pie(false) => anstream::println!("{by} keeps the colours."),
-                        action => anstream::println!("{by} plays {action}."),
+                        Action::Pie(false) => crate::output::outln!("{by} keeps the colours."),
+                        action => crate::output::outln!("{by} plays {action}."),
                     }
                     table.draw();
                 }
@@ -333,30 +340,29 @@ async fn moves(table: &mut Table<'_>, bot: &mut Bot, args: &Args) -> Termination
             continue;
         }
         let color = table.game.color_to_act().expect("the game is on");
-        anstream::print!(
+        crate::output::out!(
             "Move {}, you are {color}: {}> ",
             table.move_number(),
             input::allowed(&table.game)
         );
-        let _ = std::io::Write::flush(&mut anstream::stdout());
         let asked = Instant::now();
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) | Err(_) => {
-                anstream::println!("\n(end of input)");
+                crate::output::outln!("\n(end of input)");
                 return resignation(table, "ended the game (end of input)");
             }
         };
         match input::parse(&table.game, &line) {
-            Err(message) => anstream::println!("{message}"),
-            Ok(Input::Help) => anstream::println!("{}", input::HELP),
+            Err(message) => crate::output::outln!("{message}"),
+            Ok(Input::Help) => crate::output::outln!("{}", input::HELP),
             Ok(Input::Board) => table.draw(),
             Ok(Input::Quit) => return resignation(table, "resigned"),
             Ok(Input::Undo) => {
                 if table.undo() {
                     table.draw();
                 } else {
-                    anstream::println!("Nothing to undo: you have not moved yet.");
+                    crate::output::outln!("Nothing to undo: you have not moved yet.");
                 }
             }
             Ok(Input::Play(action)) => {
