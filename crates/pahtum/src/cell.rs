@@ -73,12 +73,18 @@ impl fmt::Debug for Cell {
 /// Why a string is not a cell.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseCellError {
+    /// The string was empty.
     #[error("empty cell: expected a column a-g and a row 1-7, like \"d4\"")]
     Empty,
+    /// The string is not two characters long (counted in `char`s); holds the
+    /// string.
     #[error("{0:?} is not a cell: expected exactly two characters, a column a-g and a row 1-7, like \"d4\"")]
     Length(String),
+    /// The first character is not a column `a`-`g` (uppercase is refused);
+    /// holds the string.
     #[error("{0:?} is not a cell: the column must be a lowercase letter a-g")]
     Column(String),
+    /// The second character is not a row `1`-`7`; holds the string.
     #[error("{0:?} is not a cell: the row must be a digit 1-7")]
     Row(String),
 }

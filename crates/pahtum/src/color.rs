@@ -11,7 +11,10 @@ use std::fmt;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Color {
+    /// Places the first stone; the first seat holds White until a pie swap.
     White,
+    /// Places the second stone and decides the pie; the second seat holds Black
+    /// until a pie swap.
     Black,
 }
 
@@ -46,7 +49,11 @@ impl fmt::Display for Color {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Seat {
+    /// The player that starts as White and places the first stone; after a pie
+    /// swap it holds Black and moves next.
     First,
+    /// The player that starts as Black: it places the first and last blocks
+    /// (players' placement) and makes the pie decision.
     Second,
 }
 

@@ -28,10 +28,17 @@ use crate::{Bitboard, Cell, Color, ParseCellError, Position, Score, Seat};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Phase {
+    /// Black and White take turns placing blocks, Black first ([`Layout::Placed`]).
     PlaceBlocks,
+    /// White places the first stone.
     FirstStone,
+    /// The player holding Black chooses to swap colours or keep them (pie rule
+    /// only).
     PieDecision,
+    /// Stones alternate, Black first (White placed the first stone), until no
+    /// free cell is left.
     Stones,
+    /// The board is full; the score is final.
     Finished,
 }
 
@@ -51,7 +58,9 @@ impl fmt::Display for Phase {
 /// `swap` and `keep` (the pie decision).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Action {
+    /// A block on a free cell, during [`Phase::PlaceBlocks`].
     Block(Cell),
+    /// A stone of the colour to act on a free cell.
     Stone(Cell),
     /// The pie decision: `true` to swap, `false` to keep the colours.
     Pie(bool),
@@ -72,7 +81,10 @@ impl fmt::Display for Action {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{text:?} is not an action: expected a cell like \"d4\", a block like \"#d4\", \"swap\" or \"keep\"")]
 pub struct ParseActionError {
+    /// The text as received, unescaped.
     pub text: String,
+    /// Why the text is not a cell, when it looked like one (everything but
+    /// `swap` and `keep`).
     #[source]
     pub cell: Option<ParseCellError>,
 }
@@ -99,16 +111,24 @@ impl FromStr for Action {
 /// Why an action is not allowed now.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IllegalAction {
+    /// The cell already holds a stone, of either colour.
     #[error("{0} is occupied by a stone")]
     Occupied(Cell),
+    /// The cell holds a block.
     #[error("{0} is blocked")]
     Blocked(Cell),
+    /// The game is over: no action is legal.
     #[error("the game is over")]
     Finished,
+    /// The action has the wrong kind for the phase (a stone while blocks are
+    /// being placed, `swap` outside the pie decision, ...).
     #[error("{action} is not allowed in the {phase} phase: expected {expected}")]
     WrongPhase {
+        /// What was played.
         action: Action,
+        /// The phase the game was in.
         phase: Phase,
+        /// What the phase wants, in words (`"a block"`, `"a stone"`, `"swap or keep"`).
         expected: &'static str,
     },
 }
@@ -116,8 +136,10 @@ pub enum IllegalAction {
 /// Why [`Game::play_text`] failed: the text was malformed, or the action illegal.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlayError {
+    /// The text is not an action.
     #[error(transparent)]
     Malformed(#[from] ParseActionError),
+    /// The action is not legal now.
     #[error(transparent)]
     Illegal(#[from] IllegalAction),
 }
@@ -173,6 +195,7 @@ impl Game {
         &self.position
     }
 
+    /// Where the game is: which kind of action it expects next.
     pub const fn phase(&self) -> Phase {
         self.phase
     }
@@ -198,6 +221,7 @@ impl Game {
         &self.history
     }
 
+    /// Whether the board is full ([`Phase::Finished`]); the score is then final.
     pub fn is_finished(&self) -> bool {
         self.phase == Phase::Finished
     }

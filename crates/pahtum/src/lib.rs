@@ -19,6 +19,8 @@
 //! and validated second ([`Game::play`]); the two fail with different errors, and a
 //! failed play leaves the game unchanged.
 
+#![warn(missing_docs)]
+
 mod bitboard;
 mod cell;
 mod color;

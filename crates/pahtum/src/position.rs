@@ -47,14 +47,17 @@ impl Position {
         })
     }
 
+    /// The blocked cells.
     pub const fn blocks(&self) -> Bitboard {
         self.blocks
     }
 
+    /// White's stones.
     pub const fn white(&self) -> Bitboard {
         self.white
     }
 
+    /// Black's stones.
     pub const fn black(&self) -> Bitboard {
         self.black
     }
@@ -67,6 +70,8 @@ impl Position {
         }
     }
 
+    /// The colour whose stone comes next. After the pie decision it is Black, as
+    /// the pie never changes who moves, only which seat holds which colour.
     pub const fn to_move(&self) -> Color {
         self.to_move
     }
@@ -143,8 +148,11 @@ impl Position {
 /// The content of one cell.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Square {
+    /// Neither a block nor a stone.
     Free,
+    /// A block: no stone can go there.
     Block,
+    /// A stone of this colour.
     Stone(Color),
 }
 
@@ -179,12 +187,26 @@ impl fmt::Display for Position {
 /// Why a string is not a position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParsePositionError {
+    /// Not seven rows separated by `/`, a space and the side to move.
     #[error("expected 7 rows separated by '/', then a space and the side to move ('w' or 'b')")]
     Shape,
+    /// A row does not have seven cells.
     #[error("row {row} has {len} cells, expected 7")]
-    RowLength { row: usize, len: usize },
+    RowLength {
+        /// The row's number, 1 (bottom) to 7 (top).
+        row: usize,
+        /// How many characters the row has.
+        len: usize,
+    },
+    /// A row has a character that is no square.
     #[error("unexpected character {found:?} in row {row}: expected '.', '#', 'W' or 'B'")]
-    Character { row: usize, found: char },
+    Character {
+        /// The row's number, 1 (bottom) to 7 (top).
+        row: usize,
+        /// The character.
+        found: char,
+    },
+    /// The side to move is neither `w` nor `b`; holds what was there.
     #[error("side to move {0:?}: expected 'w' or 'b'")]
     Side(String),
 }

@@ -88,7 +88,10 @@ pub fn points(stones: Bitboard) -> u32 {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Score {
+    /// White's points: the sum over every row and column of the points of its
+    /// runs (3, 10, 25, 56, 119 for runs of 3 to 7).
     pub white: u32,
+    /// Black's points, counted the same way.
     pub black: u32,
 }
 
@@ -132,8 +135,11 @@ impl Score {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Outcome {
+    /// White scored more points.
     White,
+    /// Black scored more points.
     Black,
+    /// Both scored the same.
     Draw,
 }
 

@@ -25,8 +25,10 @@ use crate::{Bitboard, CELLS, Cell};
 /// Why a block layout cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
+    /// The number of blocks is even, zero, or more than 47.
     #[error("{0} blocks: the number of blocks must be odd (so both colours get as many stones), from 1 to 47")]
     Count(usize),
+    /// A fixed layout names this cell more than once.
     #[error("cell {0} is listed twice in the block layout")]
     Repeated(Cell),
 }
@@ -37,9 +39,15 @@ pub enum SetupError {
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
 pub enum Layout {
     /// These cells are blocked before the first stone.
-    Fixed { blocks: Vec<Cell> },
+    Fixed {
+        /// The blocked cells: an odd number, each once.
+        blocks: Vec<Cell>,
+    },
     /// The players place `count` blocks, Black first and last.
-    Placed { count: usize },
+    Placed {
+        /// How many blocks: odd, from 1 to 47.
+        count: usize,
+    },
 }
 
 /// Checks that `count` is a legal number of blocks: odd, from 1 to 47.
