@@ -15,8 +15,11 @@ use crate::{Clock, DecodeError, FromBot, GameOver, Info, NewGame, PROTOCOL_VERSI
 /// Who the bot is, for the greeting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
+    /// The name sent in `hello`, for the referee's logs.
     pub name: String,
+    /// The bot's version, if it has one worth telling.
     pub version: Option<String>,
+    /// The bot's author, if named.
     pub author: Option<String>,
 }
 
@@ -39,14 +42,24 @@ pub trait Player {
 /// Why the loop stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum BotError {
+    /// Stdin or stdout failed, such as a broken pipe once the referee is gone.
     #[error("reading from or writing to the referee failed")]
     Io(#[from] io::Error),
+    /// A line from the referee is not a message this crate knows.
     #[error("the referee sent a line this bot does not understand")]
     Decode(#[from] DecodeError),
+    /// A request's moves do not replay into its board.
     #[error("the referee's request does not describe a valid game")]
     State(#[from] StateError),
+    /// [`Player::choose`] returned an action of the wrong kind for the phase
+    /// (a bug in the player); nothing was sent.
     #[error("the player chose {action}, which does not answer a {request} request")]
-    WrongAction { action: Action, request: &'static str },
+    WrongAction {
+        /// What the player chose.
+        action: Action,
+        /// The `"type"` of the request it should have answered.
+        request: &'static str,
+    },
 }
 
 /// Runs `player` on stdin and stdout until `quit` or the end of input.

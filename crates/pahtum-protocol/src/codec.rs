@@ -18,18 +18,30 @@ const SHOWN_BYTES: usize = 200;
 /// Why a line is not a message.
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
+    /// The line is not JSON.
     #[error("not JSON: {line}")]
     NotJson {
+        /// The line, cut to a few hundred bytes.
         line: String,
+        /// Where the JSON parser gave up.
         #[source]
         source: serde_json::Error,
     },
+    /// The line is JSON but not an object with a string `"type"`.
     #[error("not a JSON object with a string \"type\": {line}")]
-    NoType { line: String },
+    NoType {
+        /// The line, cut to a few hundred bytes.
+        line: String,
+    },
+    /// The `"type"` is unknown, or the message does not fit it (a missing
+    /// field, a field of the wrong type).
     #[error("invalid {kind:?} message: {line}")]
     Invalid {
+        /// The line's `"type"`, as written (escape it before printing).
         kind: String,
+        /// The line, cut to a few hundred bytes.
         line: String,
+        /// What serde found wrong.
         #[source]
         source: serde_json::Error,
     },

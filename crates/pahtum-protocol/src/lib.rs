@@ -13,6 +13,8 @@
 //! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines;
 //! * [`untrusted`]: what a bot wrote, escaped for the terminal.
 
+#![warn(missing_docs)]
+
 pub mod bot;
 pub mod codec;
 pub mod messages;

@@ -13,7 +13,12 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBot {
     /// The greeting; the bot answers [`FromBot::Hello`].
-    Hello { protocol: u32, referee: String },
+    Hello {
+        /// The referee's protocol major version, [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION).
+        protocol: u32,
+        /// The referee's name and version, such as `"pahtum-arena 0.1.0"`; for logs.
+        referee: String,
+    },
     /// A new game; the bot answers [`FromBot::Ready`] with the same id.
     NewGame(NewGame),
     /// Place a block (players' placement); answered by [`FromBot::Block`].
@@ -23,7 +28,10 @@ pub enum ToBot {
     /// Swap or keep after White's first stone; answered by [`FromBot::Pie`].
     PieDecision(Request),
     /// Liveness check, off the clock; answered by [`FromBot::Pong`].
-    Ping { id: u64 },
+    Ping {
+        /// The id the `pong` repeats.
+        id: u64,
+    },
     /// The game has ended; no answer.
     GameOver(GameOver),
     /// No more games: exit.
@@ -74,36 +82,60 @@ impl ToBot {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromBot {
+    /// The answer to [`ToBot::Hello`]: who the bot is. It has no id.
     Hello {
+        /// The protocol major version the bot was written for; another one
+        /// than [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION) refuses the bot.
         protocol: u32,
+        /// The bot's own name, for logs (tournaments name bots by their
+        /// configuration). Written by the bot: escape it before printing.
         name: String,
+        /// The bot's version, if it gives one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         version: Option<String>,
+        /// The bot's author, if it gives one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         author: Option<String>,
     },
+    /// The answer to [`ToBot::NewGame`]: set up and ready to play (off the clock).
     Ready {
+        /// The id of the `new_game` it answers.
         id: u64,
     },
+    /// The answer to [`ToBot::PlaceBlock`]: where to put a block.
     Block {
+        /// The id of the request it answers.
         id: u64,
+        /// The cell to block; it must be free.
         cell: Cell,
+        /// What the bot says about its decision, recorded with the move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         info: Option<Info>,
     },
+    /// The answer to [`ToBot::PlayStone`]: where to put a stone of the bot's colour.
     Stone {
+        /// The id of the request it answers.
         id: u64,
+        /// The cell for the stone; it must be free.
         cell: Cell,
+        /// What the bot says about its decision, recorded with the move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         info: Option<Info>,
     },
+    /// The answer to [`ToBot::PieDecision`].
     Pie {
+        /// The id of the request it answers.
         id: u64,
+        /// `true` to take over White and its first stone, `false` to stay
+        /// Black. Black moves next either way.
         swap: bool,
+        /// What the bot says about its decision, recorded with the move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         info: Option<Info>,
     },
+    /// The answer to [`ToBot::Ping`] (off the clock).
     Pong {
+        /// The id of the `ping` it answers.
         id: u64,
     },
 }
@@ -147,14 +179,17 @@ impl FromBot {
 /// Everything a bot needs to know about a new game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewGame {
+    /// The id that [`FromBot::Ready`] repeats.
     pub id: u64,
     /// The game's stable id in its tournament.
     pub game: String,
     /// The colour this bot starts with (a pie swap can change it).
     pub color: Color,
+    /// The rules of the game.
     pub rules: Rules,
     /// The blocks, or empty when the players place them.
     pub blocks: Vec<Cell>,
+    /// This bot's time control for the game; the opponent's may differ.
     pub time: TimeControl,
 }
 
@@ -202,19 +237,26 @@ pub struct TimeControl {
 /// that a bot may be stateless.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
+    /// The id the answer repeats.
     pub id: u64,
+    /// The game's stable id in its tournament, as in [`NewGame::game`].
     pub game: String,
     /// The colour this bot plays now, after any swap (for `place_block`, the
     /// colour whose turn it is to place).
     pub color: Color,
+    /// The rules of the game, as in [`NewGame::rules`].
     pub rules: Rules,
     /// Every block on the board now.
     pub blocks: Vec<Cell>,
+    /// Every white stone, in no particular order.
     pub white: Vec<Cell>,
+    /// Every black stone, in no particular order.
     pub black: Vec<Cell>,
     /// Every action so far, in order, in the rules' notation: `"#a1"` (a
     /// block), `"d4"` (a stone), `"swap"` or `"keep"` (the pie decision).
     pub moves: Vec<String>,
+    /// The clocks as they stood when the request was written, and how long
+    /// this answer may take.
     pub clock: Clock,
 }
 
@@ -227,6 +269,7 @@ pub struct Clock {
     /// The opponent's remaining Fischer time; `null` without a Fischer clock.
     #[serde(default)]
     pub opponent_ms: Option<u64>,
+    /// This bot's Fischer increment, added to its clock after each answer.
     #[serde(default)]
     pub increment_ms: u64,
     /// The per-move limit; `null` for none.
@@ -257,6 +300,7 @@ pub struct Info {
     /// The bot's evaluation, from its own point of view (its own units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval: Option<f64>,
+    /// Search depth, in the bot's own sense (plies, for most).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
     /// Nodes searched or playouts run.
@@ -265,6 +309,7 @@ pub struct Info {
     /// Principal variation, in the rules' notation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pv: Option<Vec<String>>,
+    /// A short comment, free text. Written by the bot: escape it before printing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
 }
@@ -272,11 +317,16 @@ pub struct Info {
 /// The end of a game; the bot does not answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameOver {
+    /// The game's stable id in its tournament, as in [`NewGame::game`].
     pub game: String,
     /// The colour the bot played at the end.
     pub color: Color,
+    /// Who won, by colour. After a verdict, the colour that did not forfeit,
+    /// whatever the score (a draw when both forfeited).
     pub result: Outcome,
+    /// Both colours' points on the board as it stands (final after a normal end).
     pub score: Score,
+    /// Why the game ended: [`Reason::Normal`] or a verdict.
     pub reason: Reason,
     /// For an early end: which colour forfeited.
     #[serde(default, skip_serializing_if = "Option::is_none")]

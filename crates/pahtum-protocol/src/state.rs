@@ -13,15 +13,22 @@ use crate::{Clock, Placement, Request, Rules, ToBot};
 /// Why a request does not describe a game.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
+    /// The rules' block count or the blocks cannot start a game.
     #[error("the request's rules or blocks are not a valid setup")]
     Setup(#[source] SetupError),
+    /// One of the `moves` is malformed or illegal where it stands.
     #[error("move {index} ({text:?}) of the request cannot be played")]
     Move {
+        /// Its position in `moves`, from 0.
         index: usize,
+        /// The move as written.
         text: String,
+        /// Why it cannot be played.
         #[source]
         source: PlayError,
     },
+    /// The moves replay, but to another board than the request's `blocks`,
+    /// `white` and `black`.
     #[error("the board after the moves differs from the request's blocks and stones")]
     Mismatch,
 }
