@@ -7,6 +7,8 @@
 //! check its `score` and `result`, without this crate. Readers must ignore
 //! unknown keys; new keys may be added.
 
+#![warn(missing_docs)]
+
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
 use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,7 @@ pub struct GameRecord {
     /// The seed the layout was drawn from (random placement).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The pie rule, the number of blocks and who chose them.
     pub rules: Rules,
     /// The game's time control (a tournament's `[time]`).
     pub time: TimeControl,
@@ -38,8 +41,9 @@ pub struct GameRecord {
     pub pause_idle: bool,
     /// Bot names by seat: the first seat starts as White.
     pub players: Players,
-    /// The bot that played White at the end (after any swap), and Black.
+    /// The bot that played White at the end (after any swap).
     pub white: String,
+    /// The bot that played Black at the end (after any swap).
     pub black: String,
     /// Every block of the final board (for players' placement, also in `moves`).
     pub blocks: Vec<Cell>,
@@ -51,24 +55,31 @@ pub struct GameRecord {
     /// The pie decision's wall time and info, if it was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap_move: Option<Timing>,
+    /// Both colours' points on the board at the end (which is not full after
+    /// an early end).
     pub score: Score,
     /// By colour, after any swap. A forfeit is a win for the other colour; a
     /// double forfeit (both bots failed before the first move) is a draw.
     pub result: Outcome,
+    /// Why the game ended, and who forfeited.
     pub termination: Termination,
-    /// Unix time in milliseconds when the game started and ended.
+    /// Unix time in milliseconds when the game started (see [`unix_ms`]).
     pub started_unix_ms: u64,
+    /// Unix time in milliseconds when the game ended.
     pub ended_unix_ms: u64,
 }
 
 /// The bots by seat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Players {
+    /// The bot in the first seat, which starts as White.
     pub first: String,
+    /// The bot in the second seat, which starts as Black and decides the pie.
     pub second: String,
 }
 
 impl Players {
+    /// The name of the bot in `seat`.
     pub fn of(&self, seat: Seat) -> &str {
         match seat {
             Seat::First => &self.first,
@@ -80,7 +91,9 @@ impl Players {
 /// The time control of each seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatTimes {
+    /// The time control of the bot in the first seat.
     pub first: TimeControl,
+    /// The time control of the bot in the second seat.
     pub second: TimeControl,
 }
 
@@ -107,18 +120,25 @@ fn is_false(value: &bool) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveKind {
+    /// A stone of the mover's colour (the default, omitted from the JSON).
     #[default]
     Stone,
+    /// A block placed by a player (players' placement only).
     Block,
 }
 
 /// One block or stone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MoveRecord {
+    /// A stone or a block; absent (a stone) in the JSON for stones.
     #[serde(default, skip_serializing_if = "is_stone")]
     pub kind: MoveKind,
+    /// The colour that acted: the stone's colour, or for a block the colour
+    /// whose turn it was to place (blocks have none).
     pub color: Color,
+    /// Where the stone or block went.
     pub cell: Cell,
+    /// How long the answer took, and its info (flattened into the move's JSON).
     #[serde(flatten)]
     pub timing: Timing,
 }
@@ -136,6 +156,7 @@ pub struct Timing {
     /// The bot's CPU time (user + system) over the answer, where measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<f64>,
+    /// The `info` the bot attached to its answer, as it wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<Info>,
 }
@@ -143,6 +164,8 @@ pub struct Timing {
 /// Why and how the game ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Termination {
+    /// [`Reason::Normal`] for a full board; otherwise the verdict of the
+    /// forfeit (of the first seat's, for a double forfeit).
     pub reason: Reason,
     /// For a forfeit: the bot that lost by it, its seat and its colour (for a
     /// double forfeit, the first seat's, whose reason is `reason`).
@@ -186,7 +209,9 @@ impl Termination {
 /// The second forfeit of a double forfeit, with its reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OtherForfeit {
+    /// The second seat's verdict, which may differ from the first's.
     pub reason: Reason,
+    /// Who, and the evidence (flattened into the JSON object).
     #[serde(flatten)]
     pub forfeit: Forfeit,
 }
@@ -194,8 +219,11 @@ pub struct OtherForfeit {
 /// Who forfeited, and the evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forfeit {
+    /// The bot's name in the tournament.
     pub bot: String,
+    /// The seat the bot held.
     pub seat: Seat,
+    /// The colour the bot held when it forfeited (after any swap).
     pub color: Color,
     /// What happened, in a sentence for the bot's author.
     pub detail: String,
