@@ -22,6 +22,8 @@
 //! game, a pool of draws, a single game) are regularised in documented
 //! ways instead of producing `inf` or `NaN`.
 
+#![warn(missing_docs)]
+
 mod elo;
 mod error;
 mod game;
