@@ -13,7 +13,9 @@
 use pahtum::score::{LINE_POINTS, column_line, row_line};
 use pahtum::{Bitboard, Color, Game, Phase, SIZE};
 
+/// White's colour index: `stones[WHITE]`, and `mover == WHITE` when White acts.
 pub const WHITE: usize = 0;
+/// Black's colour index; `mover ^ 1` turns one colour index into the other.
 pub const BLACK: usize = 1;
 
 /// Every cell of the board.
@@ -22,6 +24,8 @@ pub const FULL: u64 = Bitboard::FULL.0;
 /// A position for the searches.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Board {
+    /// The blocked cells, one bit per cell index as in [`Bitboard`] (`a1` is
+    /// bit 0, `g7` bit 48).
     pub blocks: u64,
     /// Stones by colour index ([`WHITE`], [`BLACK`]).
     pub stones: [u64; 2],

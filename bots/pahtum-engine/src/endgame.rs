@@ -77,6 +77,7 @@ pub struct Solution {
     pub value: i32,
     /// The principal variation, cell indices, starting with `best`.
     pub line: Vec<usize>,
+    /// The positions this solve visited, for `info` and benchmarks.
     pub nodes: u64,
 }
 

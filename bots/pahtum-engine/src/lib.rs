@@ -15,6 +15,8 @@
 //! * [`engine`]: the protocol player, one decision per phase;
 //! * [`options`]: the command line.
 
+#![warn(missing_docs)]
+
 pub mod board;
 pub mod budget;
 pub mod endgame;

@@ -66,14 +66,19 @@ impl Default for Settings {
 /// whichever comes first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Stop after this many playouts; `None` for no cap.
     pub playouts: Option<u64>,
+    /// Stop once this instant has passed (read before each playout); `None`
+    /// for no deadline.
     pub deadline: Option<Instant>,
 }
 
 /// The search's opinion of one root move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveStats {
+    /// The move's cell index (`row * 7 + column`).
     pub cell: usize,
+    /// How many playouts went through the move.
     pub visits: u32,
     /// The mean result for the player making the move (pie-adjusted at a pie
     /// root).
@@ -87,6 +92,7 @@ pub struct Report {
     pub best: MoveStats,
     /// The most visited line, starting with the best move.
     pub line: Vec<usize>,
+    /// How many playouts the search ran (one per tree iteration).
     pub playouts: u64,
     /// The deepest ply the tree reached.
     pub depth: u32,

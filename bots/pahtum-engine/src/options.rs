@@ -121,6 +121,7 @@ impl Default for Options {
     about = "The reference Pah Tum engine, a bot of the pahtum-arena protocol on stdin and stdout."
 )]
 pub struct Cli {
+    /// Every option of the engine.
     #[command(flatten)]
     pub options: Options,
 }
