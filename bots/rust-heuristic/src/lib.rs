@@ -20,6 +20,8 @@
 //! To start your own Rust bot, copy this crate and change [`Heuristic::choose`]:
 //! [`pahtum_protocol::bot::run`] does all the talking to the referee.
 
+#![warn(missing_docs)]
+
 use pahtum::score::{LINE_POINTS, column_line, row_line};
 use pahtum::{Action, Bitboard, Cell, Game, Phase, SIZE};
 use pahtum_protocol::bot::{Identity, Player};
@@ -41,6 +43,9 @@ impl Default for Heuristic {
 }
 
 impl Heuristic {
+    /// The bot with its table of line values built: for each of the 128x128
+    /// pairs of masks, the mean over every subset of the free cells. The work
+    /// is done here, once, so make one per process rather than one per move.
     pub fn new() -> Heuristic {
         let mut line_value = vec![[0.0; 128]; 128];
         for (own, values) in line_value.iter_mut().enumerate() {
