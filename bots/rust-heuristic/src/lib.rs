@@ -43,9 +43,10 @@ impl Default for Heuristic {
 }
 
 impl Heuristic {
-    /// The bot with its table of line values built: for each of the 128x128
-    /// pairs of masks, the mean over every subset of the free cells. The work
-    /// is done here, once, so make one per process rather than one per move.
+    /// The bot with its table of line values built: for each pair of disjoint
+    /// 7-bit masks (own stones, free cells), the mean points over every subset
+    /// of the free cells. The work is done here, once, so make one per process
+    /// rather than one per move.
     pub fn new() -> Heuristic {
         let mut line_value = vec![[0.0; 128]; 128];
         for (own, values) in line_value.iter_mut().enumerate() {
