@@ -60,6 +60,10 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Write the HTML report (standings, crosstable, games and their replays) of a journal.
+    Report => report,
+    /// Print a game move by move, or list the games of a journal.
+    Show => show,
 }
 
 fn main() -> ExitCode {

@@ -117,6 +117,12 @@ pub enum MoveKind {
 pub struct MoveRecord {
     #[serde(default, skip_serializing_if = "is_stone")]
     pub kind: MoveKind,
+    /// The seat of the bot that made the move (see [`GameRecord::players`]).
+    /// Absent in records written before it was added; [`GameRecord::seat_of_move`]
+    /// derives it from the colour and the pie decision then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
+    /// The colour of the stone (or the colour to act, for a block placed by a player).
     pub color: Color,
     pub cell: Cell,
     #[serde(flatten)]
@@ -220,6 +226,21 @@ impl GameRecord {
             Some(winner) if winner == self.color_of(seat) => 1.0,
             Some(_) => 0.0,
         }
+    }
+
+    /// The seat of the bot that made move `index`: the record's own, or for an
+    /// old record the seat that held the move's colour then (the first seat is
+    /// White up to the pie decision, which follows the first stone).
+    pub fn seat_of_move(&self, index: usize) -> Seat {
+        let played = &self.moves[index];
+        played.seat.unwrap_or_else(|| {
+            let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
+            let swapped = self.swap == Some(true) && first_stone.is_some_and(|first| index > first);
+            match (played.color, swapped) {
+                (Color::White, false) | (Color::Black, true) => Seat::First,
+                _ => Seat::Second,
+            }
+        })
     }
 
     /// The colour the bot in `seat` played at the end.

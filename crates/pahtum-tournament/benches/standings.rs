@@ -102,6 +102,7 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
             }
             MoveRecord {
                 kind: Default::default(),
+                seat: None,
                 color,
                 cell,
                 timing: Timing {

@@ -34,9 +34,8 @@ use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::pool::Pool;
-use pahtum_tournament::progress::{self, PLAIN_EVERY};
-use pahtum_tournament::render::{Format, render};
-use pahtum_tournament::report;
+use pahtum_report::progress::{self, PLAIN_EVERY};
+use pahtum_report::render::{Format, render};
 use pahtum_tournament::resume::{Existing, ResumeError, open};
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::ScheduledGame;
@@ -178,10 +177,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let journal_path = opened.journal.path().to_owned();
-    let standings = report::standings_of_journal(&journal_path, args.anchor.as_ref())?;
+    let (standings, mut written) = super::report::write_run_reports(&out, &journal_path, args.anchor.as_ref())?;
     let planned = opened.plan.schedule.len();
-    let mut written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let report_path = out.join("match.json");
     std::fs::write(&report_path, match_json(&progress, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;

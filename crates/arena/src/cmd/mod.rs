@@ -4,7 +4,9 @@ pub mod bot;
 pub mod check;
 pub mod game;
 pub mod match_cmd;
+pub mod report;
 pub mod run;
+pub mod show;
 pub mod standings;
 
 use std::sync::Arc;

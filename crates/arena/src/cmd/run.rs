@@ -18,11 +18,11 @@ use anyhow::{Context, bail};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::pool::Pool;
-use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
-use pahtum_tournament::render::{Format, render, schedule_table};
+use pahtum_report::progress::{PLAIN_EVERY, Progress};
+use pahtum_report::render::{Format, render, schedule_table};
 use pahtum_tournament::resume::{Existing, open};
 use pahtum_tournament::runner::Ending;
-use pahtum_tournament::{report, schedule};
+use pahtum_tournament::schedule;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -124,9 +124,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .await?
     };
 
-    let standings = report::standings_of_journal(opened.journal.path(), None)?;
-    let written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
+    let (standings, written) = super::report::write_run_reports(&out, opened.journal.path(), None)?;
     print!("{}", render(&standings, Format::Table));
     let names: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!(

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use pahtum_tournament::render::{Format, render};
+use pahtum_report::render::{Format, render};
 use pahtum_tournament::report;
 use pahtum_tournament::strength::AnchorSpec;
 

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum::Seat;
 use pahtum_record::GameRecord;
 
-use crate::events::{Event, Observer};
+use pahtum_tournament::events::{Event, Observer};
 
 /// How often plain progress lines are printed at most.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -238,7 +238,7 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
-    use crate::testing::{forfeited, record};
+    use pahtum_tournament::testing::{forfeited, record};
 
     /// A writer whose bytes the test can read afterwards.
     #[derive(Clone, Default)]
