@@ -12,7 +12,7 @@ use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One finished game.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GameRecord {
     /// Stable id of the game in its schedule (unique within a tournament).
     pub id: String,
@@ -62,7 +62,7 @@ pub struct GameRecord {
 }
 
 /// The bots by seat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Players {
     pub first: String,
     pub second: String,
@@ -78,7 +78,7 @@ impl Players {
 }
 
 /// The time control of each seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeatTimes {
     pub first: TimeControl,
     pub second: TimeControl,
@@ -104,7 +104,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// What kind of move a [`MoveRecord`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveKind {
     #[default]
@@ -113,7 +113,7 @@ pub enum MoveKind {
 }
 
 /// One block or stone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoveRecord {
     #[serde(default, skip_serializing_if = "is_stone")]
     pub kind: MoveKind,
@@ -134,7 +134,7 @@ fn is_stone(kind: &MoveKind) -> bool {
 }
 
 /// How long an answer took, and what the bot said about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Timing {
     /// Wall time from the start of the request's write to the read of the
     /// answer's newline, in milliseconds with microsecond resolution.
@@ -147,7 +147,7 @@ pub struct Timing {
 }
 
 /// Why and how the game ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Termination {
     pub reason: Reason,
     /// For a forfeit: the bot that lost by it, its seat and its colour (for a
@@ -190,7 +190,7 @@ impl Termination {
 }
 
 /// The second forfeit of a double forfeit, with its reason.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OtherForfeit {
     pub reason: Reason,
     #[serde(flatten)]
@@ -198,7 +198,7 @@ pub struct OtherForfeit {
 }
 
 /// Who forfeited, and the evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Forfeit {
     pub bot: String,
     pub seat: Seat,
@@ -229,18 +229,22 @@ impl GameRecord {
     }
 
     /// The seat of the bot that made move `index`: the record's own, or for an
-    /// old record the seat that held the move's colour then (the first seat is
-    /// White up to the pie decision, which follows the first stone).
+    /// old record without it the seat that held the move's colour then (see
+    /// [`GameRecord::seat_by_color`]).
     pub fn seat_of_move(&self, index: usize) -> Seat {
-        let played = &self.moves[index];
-        played.seat.unwrap_or_else(|| {
-            let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
-            let swapped = self.swap == Some(true) && first_stone.is_some_and(|first| index > first);
-            match (played.color, swapped) {
-                (Color::White, false) | (Color::Black, true) => Seat::First,
-                _ => Seat::Second,
-            }
-        })
+        self.moves[index].seat.unwrap_or_else(|| self.seat_by_color(index))
+    }
+
+    /// The seat that held the colour of move `index` when it was made: the
+    /// first seat is White up to the pie decision, which follows the first
+    /// stone, and after it the seat that the decision gave White.
+    fn seat_by_color(&self, index: usize) -> Seat {
+        let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
+        let swapped = self.swap == Some(true) && first_stone.is_some_and(|first| index > first);
+        match (self.moves[index].color, swapped) {
+            (Color::White, false) | (Color::Black, true) => Seat::First,
+            _ => Seat::Second,
+        }
     }
 
     /// The colour the bot in `seat` played at the end.
@@ -252,7 +256,8 @@ impl GameRecord {
     }
 
     /// Replays the record with the rules crate and checks it: the blocks
-    /// agree with the rules, every move is legal and by the colour to act, the
+    /// agree with the rules, every move is legal and by the colour to act (and
+    /// the seat that held it, where the move names its seat), the
     /// pie decision is where the record says (and only where the game reached
     /// it), the names by colour follow the seats and the swap, the score is
     /// the board's, a normal end has a full board, and the result is the one
@@ -280,6 +285,9 @@ impl GameRecord {
             decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
                 return fail(format!("move {index} ({}) is by the wrong colour", record.cell));
+            }
+            if record.seat.is_some_and(|seat| seat != self.seat_by_color(index)) {
+                return fail(format!("move {index} ({}) names the wrong seat", record.cell));
             }
             let action = match record.kind {
                 MoveKind::Block => Action::Block(record.cell),

@@ -189,9 +189,13 @@
       const width = Math.abs(x(c1) - x(c0)) + CELL - 8, height = Math.abs(y(r1) - y(r0)) + CELL - 8;
       const color = run.color === "white" ? "#1f6fd1" : "#d1451f";
       root.appendChild(svg("rect", { x: left, y: top, width, height, rx: 10, fill: "none", stroke: color, "stroke-width": 4, class: "run" }));
+      // The points at the run's start: a row's on its left edge, a column's on its top edge, so that crossing
+      // runs keep their labels apart.
+      const across = r0 === r1;
+      const labelX = across ? left : left + width / 2, labelY = across ? top + height / 2 : top;
       const label = svg("g", { class: "run-points" });
-      label.appendChild(svg("circle", { cx: left + width / 2, cy: top + height / 2, r: 12, fill: color }));
-      label.appendChild(svg("text", { x: left + width / 2, y: top + height / 2 + 5, "text-anchor": "middle", "font-size": 13, fill: "#fff", "font-weight": "bold" }, String(run.points)));
+      label.appendChild(svg("circle", { cx: labelX, cy: labelY, r: 12, fill: color }));
+      label.appendChild(svg("text", { x: labelX, y: labelY + 5, "text-anchor": "middle", "font-size": 13, fill: "#fff", "font-weight": "bold" }, String(run.points)));
       root.appendChild(label);
     }
   }
