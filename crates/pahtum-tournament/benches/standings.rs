@@ -8,7 +8,6 @@
 //!
 //! `cargo bench -p pahtum-tournament --bench standings [-- GAMES]`
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pahtum_tournament::report::standings_of_journal;

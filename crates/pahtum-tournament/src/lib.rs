@@ -16,6 +16,7 @@ pub mod launch;
 pub mod pool;
 pub mod report;
 pub mod resume;
+mod roster;
 pub mod runner;
 pub mod schedule;
 pub mod standings;
