@@ -95,7 +95,9 @@ async fn connect(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
         "browserName": "chrome",
         "goog:chromeOptions": { "binary": chromium, "args": args },
     });
-    let Value::Object(capabilities) = capabilities else { unreachable!() };
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
     ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(capabilities)
         .connect(&format!("http://127.0.0.1:{}", driver.port))
@@ -133,7 +135,10 @@ fn play_tournament(dir: &Path) -> PathBuf {
 }
 
 fn screenshots() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("report-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -162,64 +167,127 @@ async fn wait_for_game(client: &Client, id: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_bot_script() {
-    let Some((chromium, driver_program)) = browser() else { return };
+    let Some((chromium, driver_program)) = browser() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = play_tournament(dir.path());
     let standings: Value = serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap()).unwrap();
     let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
-    let records: Vec<Value> = journal.lines().skip(1).map(|line| serde_json::from_str(line).unwrap()).collect();
+    let records: Vec<Value> = journal
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
 
     let driver = start_driver(&driver_program);
     let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
     let url = format!("file://{}", out.join("report.html").display());
     client.goto(&url).await.unwrap();
-    client.wait().for_element(Locator::Css("body[data-ready=true]")).await.unwrap();
+    client
+        .wait()
+        .for_element(Locator::Css("body[data-ready=true]"))
+        .await
+        .unwrap();
     let shots = screenshots();
     std::fs::write(shots.join("report.png"), client.screenshot().await.unwrap()).unwrap();
 
     // The standings rows, in rank order.
     let rows = texts(&client, "table.standings tbody tr td:nth-child(2)").await;
-    let expected: Vec<&str> = standings["bots"].as_array().unwrap().iter().map(|b| b["bot"].as_str().unwrap()).collect();
+    let expected: Vec<&str> = standings["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["bot"].as_str().unwrap())
+        .collect();
     assert_eq!(rows, expected);
-    assert_eq!(rows.last().map(String::as_str), Some("hostile"), "the bot that forfeits every game is last");
+    assert_eq!(
+        rows.last().map(String::as_str),
+        Some("hostile"),
+        "the bot that forfeits every game is last"
+    );
 
     // A crosstable cell: the first bot against the second, as points/games.
     let tally = &standings["crosstable"]["results"][0][1];
     let cell = text(&client, "table.crosstable tbody tr:nth-child(1) td:nth-child(4)").await;
     let points = tally["points"].as_f64().unwrap();
-    let points = if points.fract() == 0.0 { format!("{points:.0}") } else { format!("{points:.1}") };
+    let points = if points.fract() == 0.0 {
+        format!("{points:.0}")
+    } else {
+        format!("{points:.1}")
+    };
     assert_eq!(cell, format!("{points}/{}", tally["games"]));
 
     // Clicking the cell lists that pair's games.
-    client.find(Locator::Css("table.crosstable tbody tr:nth-child(1) td:nth-child(4) a")).await.unwrap().click().await.unwrap();
+    client
+        .find(Locator::Css("table.crosstable tbody tr:nth-child(1) td:nth-child(4) a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     let pair_games = texts(&client, "#games-body tr td:nth-child(1)").await;
-    assert_eq!(pair_games.len() as u64, tally["games"].as_u64().unwrap(), "{pair_games:?}");
+    assert_eq!(
+        pair_games.len() as u64,
+        tally["games"].as_u64().unwrap(),
+        "{pair_games:?}"
+    );
 
     // A normal game, opened from the list and stepped to its end, shows the record's score.
     let normal = records.iter().find(|r| r["termination"]["reason"] == "normal").unwrap();
     let id = normal["id"].as_str().unwrap();
-    client.find(Locator::Css(&format!("#games-body tr[data-id='{id}']"))).await.unwrap().click().await.unwrap();
+    client
+        .find(Locator::Css(&format!("#games-body tr[data-id='{id}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     wait_for_game(&client, id).await;
     let moves = normal["moves"].as_array().unwrap().len() + usize::from(!normal["swap"].is_null());
     assert_eq!(text(&client, "#position").await, format!("move 0 of {moves}"));
-    client.find(Locator::Css("#forward")).await.unwrap().click().await.unwrap();
+    client
+        .find(Locator::Css("#forward"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     assert_eq!(text(&client, "#position").await, format!("move 1 of {moves}"));
     client.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
     assert_eq!(text(&client, "#position").await, format!("move {moves} of {moves}"));
-    let score = format!("White {} – {} Black (final)", normal["score"]["white"], normal["score"]["black"]);
+    let score = format!(
+        "White {} – {} Black (final)",
+        normal["score"]["white"], normal["score"]["black"]
+    );
     assert_eq!(text(&client, "#score").await, score);
-    client.find(Locator::Css("body")).await.unwrap().send_keys("\u{E012}").await.unwrap(); // ArrowLeft
-    assert_eq!(text(&client, "#position").await, format!("move {} of {moves}", moves - 1));
+    client
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys("\u{E012}")
+        .await
+        .unwrap(); // ArrowLeft
+    assert_eq!(
+        text(&client, "#position").await,
+        format!("move {} of {moves}", moves - 1)
+    );
     client.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
     std::fs::write(shots.join("replay.png"), client.screenshot().await.unwrap()).unwrap();
 
     // A forfeit shows its verdict, its offending line and the bot's stderr, literally.
-    let forfeit = records.iter().find(|r| r["termination"]["forfeit"]["bot"] == "hostile").unwrap();
+    let forfeit = records
+        .iter()
+        .find(|r| r["termination"]["forfeit"]["bot"] == "hostile")
+        .unwrap();
     let id = forfeit["id"].as_str().unwrap();
     client.goto(&format!("{url}#game={id}")).await.unwrap();
     wait_for_game(&client, id).await;
     let verdict = text(&client, "#verdict .verdict-line").await;
-    assert!(verdict.starts_with("Forfeit: hostile") && verdict.contains("broke the protocol"), "{verdict}");
+    assert!(
+        verdict.starts_with("Forfeit: hostile") && verdict.contains("broke the protocol"),
+        "{verdict}"
+    );
     let line = text(&client, "#verdict .offending-line").await;
     assert!(line.contains(HOSTILE) && line.contains('\u{FFFD}'), "{line}");
     let stderr = text(&client, "#verdict .stderr-tail").await;
@@ -238,12 +306,22 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     assert!(info.contains(HOSTILE), "the hostile bot's info comment: {info}");
     std::fs::write(shots.join("forfeit.png"), client.screenshot().await.unwrap()).unwrap();
 
-    assert_eq!(client.execute("return typeof window.pwned", vec![]).await.unwrap(), json!("undefined"));
-    assert!(client.find_all(Locator::Css("img")).await.unwrap().is_empty(), "no element from a bot's text");
+    assert_eq!(
+        client.execute("return typeof window.pwned", vec![]).await.unwrap(),
+        json!("undefined")
+    );
+    assert!(
+        client.find_all(Locator::Css("img")).await.unwrap().is_empty(),
+        "no element from a bot's text"
+    );
 
     client.set_window_size(390, 844).await.unwrap();
     client.goto(&url).await.unwrap();
-    client.wait().for_element(Locator::Css("body[data-ready=true]")).await.unwrap();
+    client
+        .wait()
+        .for_element(Locator::Css("body[data-ready=true]"))
+        .await
+        .unwrap();
     std::fs::write(shots.join("report-phone.png"), client.screenshot().await.unwrap()).unwrap();
     client.close().await.unwrap();
 }

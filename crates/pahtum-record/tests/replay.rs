@@ -200,8 +200,15 @@ fn per_seat_time_and_fair_mode_are_written_only_when_used() {
 #[test]
 fn an_old_record_without_seats_derives_them_from_the_colours_and_the_swap() {
     let record = record();
-    assert!(record.moves.iter().all(|m| m.seat.is_none()), "game.json predates the seats");
-    let first_stone = record.moves.iter().position(|m| m.kind == pahtum_record::MoveKind::Stone).unwrap();
+    assert!(
+        record.moves.iter().all(|m| m.seat.is_none()),
+        "game.json predates the seats"
+    );
+    let first_stone = record
+        .moves
+        .iter()
+        .position(|m| m.kind == pahtum_record::MoveKind::Stone)
+        .unwrap();
     for index in 0..record.moves.len() {
         let holds_white_now = if record.swap == Some(true) && index > first_stone {
             Seat::Second

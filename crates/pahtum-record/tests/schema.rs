@@ -27,5 +27,8 @@ fn the_schema_documents_the_seat_of_each_move() {
     let seat = &schema["$defs"]["MoveRecord"]["properties"]["seat"];
     assert!(seat.is_object(), "{schema:#}");
     let required = schema["$defs"]["MoveRecord"]["required"].as_array().unwrap();
-    assert!(!required.contains(&"seat".into()), "old records without seats stay valid");
+    assert!(
+        !required.contains(&"seat".into()),
+        "old records without seats stay valid"
+    );
 }

@@ -42,7 +42,6 @@ pub fn write_standings(out: &Path, standings: &Standings) -> std::io::Result<Vec
         .collect()
 }
 
-
 /// Writes `contents` to `path` atomically: into a temporary file beside it, synced, then renamed over it.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -93,7 +92,10 @@ mod tests {
         std::fs::write(&path, "old").unwrap();
         write_atomically(&path, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, [REPORT_HTML]);
     }
 

@@ -21,7 +21,7 @@ pub fn game_text(record: &GameRecord) -> Result<String, ReplayError> {
     let mut out = String::new();
     writeln!(
         out,
-        "Game {}: {} (White) against {} (Black), {} blocks, pie rule {}",
+        "Game {}: {} (first seat) against {} (second seat), {} blocks, pie rule {}",
         escape(&record.id),
         escape(&record.players.first),
         escape(&record.players.second),
@@ -45,11 +45,20 @@ pub fn game_text(record: &GameRecord) -> Result<String, ReplayError> {
             MoveKind::Block => "block".to_owned(),
             MoveKind::Stone => played.color.to_string(),
         };
-        writeln!(out, "\n{:>2}. {} {what} by {}{}", index + 1, played.cell, escape(bot), timing(&played.timing)).unwrap();
+        writeln!(
+            out,
+            "\n{:>2}. {} {what} by {}{}",
+            index + 1,
+            played.cell,
+            escape(bot),
+            timing(&played.timing)
+        )
+        .unwrap();
         if game.phase() == Phase::PieDecision
             && let Some(swap) = record.swap
         {
-            game.play(Action::Pie(swap)).map_err(|error| ReplayError(error.to_string()))?;
+            game.play(Action::Pie(swap))
+                .map_err(|error| ReplayError(error.to_string()))?;
             let decision = if swap { "swap" } else { "no swap" };
             let timing = record.swap_move.as_ref().map(self::timing).unwrap_or_default();
             writeln!(out, "    pie: {decision} by {}{timing}", escape(&record.players.second)).unwrap();
@@ -89,7 +98,10 @@ pub fn game_text(record: &GameRecord) -> Result<String, ReplayError> {
 
 fn outcome(record: &GameRecord) -> String {
     match record.result.winner() {
-        Some(color) => format!("{color} ({}) won", escape(record.players.of(seat_of_color(record, color)))),
+        Some(color) => format!(
+            "{color} ({}) won",
+            escape(record.players.of(seat_of_color(record, color)))
+        ),
         None => "draw".to_owned(),
     }
 }
@@ -209,12 +221,21 @@ mod tests {
     fn a_game_is_shown_move_by_move_with_the_running_score() {
         let game = played("000-00-a", "a", "b");
         let text = game_text(&game).unwrap();
-        assert!(text.starts_with("Game 000-00-a: a (White) against b (Black), 1 blocks, pie rule off\n"), "{text}");
-        assert!(text.contains("\n 1. b1 white by a  (1.5 ms; \"first free\")\n"), "{text}");
+        assert!(
+            text.starts_with("Game 000-00-a: a (first seat) against b (second seat), 1 blocks, pie rule off\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n 1. b1 white by a  (1.5 ms; \"first free\")\n"),
+            "{text}"
+        );
         assert!(text.contains("\n 2. c1 black by b"), "{text}");
         let final_score = format!("    White {} - {} Black\n", game.score.white, game.score.black);
         assert!(text.contains(&format!("{final_score}\nResult: ")), "{text}");
-        assert_eq!(text.matches("  +---------------+\n    a b c d e f g").count(), game.moves.len() + 1);
+        assert_eq!(
+            text.matches("  +---------------+\n    a b c d e f g").count(),
+            game.moves.len() + 1
+        );
     }
 
     #[test]

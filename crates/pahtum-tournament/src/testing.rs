@@ -149,7 +149,11 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
             }
             MoveRecord {
                 kind: Default::default(),
-                seat: Some(if color == Color::White { Seat::First } else { Seat::Second }),
+                seat: Some(if color == Color::White {
+                    Seat::First
+                } else {
+                    Seat::Second
+                }),
                 color,
                 cell,
                 timing: Timing {

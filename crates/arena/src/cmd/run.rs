@@ -15,11 +15,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use pahtum_report::progress::{PLAIN_EVERY, Progress};
+use pahtum_report::render::{Format, render, schedule_table};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::pool::Pool;
-use pahtum_report::progress::{PLAIN_EVERY, Progress};
-use pahtum_report::render::{Format, render, schedule_table};
 use pahtum_tournament::resume::{Existing, open};
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule;

@@ -16,7 +16,9 @@ use pahtum_tournament::journal;
 
 /// Print a game move by move, or list the games of a journal.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  arena show runs/quickstart --lost-by random\n  arena show runs/quickstart 003-01-b")]
+#[command(
+    after_help = "Examples:\n  arena show runs/quickstart --lost-by random\n  arena show runs/quickstart 003-01-b"
+)]
 pub struct Args {
     /// A journal (or a run's output folder), or a game record written by `arena game --out`.
     pub source: PathBuf,

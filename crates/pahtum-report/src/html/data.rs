@@ -158,8 +158,7 @@ fn heat_map(standings: &Standings) -> Vec<HeatRow> {
                     Some(tally) if i != j => HeatCell {
                         text: format!("{}/{}", points(tally.points), tally.games),
                         against: Some(table.bots[j].clone()),
-                        hue: (tally.games > 0)
-                            .then(|| (120.0 * tally.points / f64::from(tally.games)).round() as u32),
+                        hue: (tally.games > 0).then(|| (120.0 * tally.points / f64::from(tally.games)).round() as u32),
                     },
                     _ => HeatCell {
                         text: if i == j { "·".to_owned() } else { String::new() },
@@ -291,7 +290,13 @@ impl Replay {
                 .map(|m| if m.color == Color::White { 'w' } else { 'b' })
                 .collect(),
             seats: (0..record.moves.len())
-                .map(|index| if record.seat_of_move(index) == Seat::First { '1' } else { '2' })
+                .map(|index| {
+                    if record.seat_of_move(index) == Seat::First {
+                        '1'
+                    } else {
+                        '2'
+                    }
+                })
                 .collect(),
             ms: record.moves.iter().map(|m| tenths(m.timing.ms)).collect(),
             info: record
@@ -362,7 +367,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 mod tests {
     use pahtum_tournament::testing::{forfeited, record, swapped};
 
-
     use super::*;
 
     #[test]
@@ -381,10 +385,17 @@ mod tests {
         let sample = ids(sample(&records, 12));
         assert_eq!(sample.len(), 12);
         for n in (0..50).step_by(10) {
-            assert!(sample.contains(&format!("{n:03}-00-a")), "forfeit {n} missing from {sample:?}");
+            assert!(
+                sample.contains(&format!("{n:03}-00-a")),
+                "forfeit {n} missing from {sample:?}"
+            );
         }
         assert_eq!(sample, ids(super::sample(&records, 12)), "the same sample each time");
-        assert_eq!(ids(super::sample(&records, 3)).len(), 5, "every forfeit even beyond the bound");
+        assert_eq!(
+            ids(super::sample(&records, 3)).len(),
+            5,
+            "every forfeit even beyond the bound"
+        );
         assert_eq!(ids(super::sample(&records, 100)).len(), 50);
     }
 
@@ -413,7 +424,11 @@ mod tests {
 
     #[test]
     fn the_row_of_a_forfeit_names_the_bot() {
-        let row = GameRow::of(&forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::IllegalMove));
+        let row = GameRow::of(&forfeited(
+            record("000-00-a", "a", "b"),
+            Seat::Second,
+            Reason::IllegalMove,
+        ));
         assert_eq!(row.forfeited, ["b"]);
         assert_eq!(row.reason, Reason::IllegalMove);
     }

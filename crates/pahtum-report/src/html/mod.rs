@@ -67,7 +67,10 @@ pub fn report(results: &JournalResults, options: Options) -> String {
     });
     let games = Games {
         games: records.iter().map(|record| GameRow::of(record)).collect(),
-        replays: embedded.iter().map(|record| (record.id.clone(), Replay::of(record))).collect(),
+        replays: embedded
+            .iter()
+            .map(|record| (record.id.clone(), Replay::of(record)))
+            .collect(),
     };
     let played = format!("{} of {} games played", plan.done.len(), plan.schedule.len());
     page(

@@ -40,16 +40,27 @@ fn script_json_cannot_end_the_script_element() {
     for needle in ["<", ">", "&", "\u{2028}"] {
         assert!(!json.contains(needle), "{needle:?} in {json}");
     }
-    assert_eq!(serde_json::from_str::<String>(&json).unwrap(), HOSTILE, "the same text once parsed");
+    assert_eq!(
+        serde_json::from_str::<String>(&json).unwrap(),
+        HOSTILE,
+        "the same text once parsed"
+    );
 }
 
 #[test]
 fn hostile_bot_text_is_data_and_never_markup() {
     let (_dir, results) = results();
     let page = report(&results, Options::default());
-    assert_eq!(page.matches("</script>").count(), 2, "only the page's own two script elements end");
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the page's own two script elements end"
+    );
     assert!(!page.contains("<img"), "no markup from a bot");
-    assert!(!page.contains("window.pwned=1</"), "no bot text outside the escaped data");
+    assert!(
+        !page.contains("window.pwned=1</"),
+        "no bot text outside the escaped data"
+    );
     let data = embedded(&page);
     let replay = &data["replays"]["001-00-a"];
     assert_eq!(replay["forfeits"][0]["line"], HOSTILE);
@@ -61,14 +72,25 @@ fn hostile_bot_text_is_data_and_never_markup() {
 fn the_data_holds_every_game_by_id_with_its_replay() {
     let (_dir, results) = results();
     let data = embedded(&report(&results, Options::default()));
-    let ids: Vec<&str> = data["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = data["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["000-00-a", "001-00-a", "002-00-b"]);
     let record = &results.plan.done[0];
     let game = &data["games"][0];
-    assert_eq!(game["score"], serde_json::json!([record.score.white, record.score.black]));
+    assert_eq!(
+        game["score"],
+        serde_json::json!([record.score.white, record.score.black])
+    );
     assert_eq!(game["reason"], "normal");
     assert_eq!(data["games"][1]["forfeited"], serde_json::json!(["c"]));
-    assert_eq!(data["replays"]["000-00-a"]["cells"].as_str().unwrap().len(), 2 * record.moves.len());
+    assert_eq!(
+        data["replays"]["000-00-a"]["cells"].as_str().unwrap().len(),
+        2 * record.moves.len()
+    );
     assert_eq!(data["replays"]["000-00-a"]["blocks"], "a1");
 }
 
@@ -79,7 +101,10 @@ fn a_bounded_report_keeps_the_forfeits_and_says_so() {
     let data = embedded(&page);
     let replays: Vec<&String> = data["replays"].as_object().unwrap().keys().collect();
     assert_eq!(replays, ["001-00-a"], "the forfeit, and nothing beyond the bound");
-    assert!(page.contains("The replays of 1 of the 3 games are embedded"), "the page says so");
+    assert!(
+        page.contains("The replays of 1 of the 3 games are embedded"),
+        "the page says so"
+    );
     assert!(!report(&results, Options::default()).contains("are embedded"));
 }
 
@@ -127,7 +152,9 @@ fn elements(page: &str) -> String {
         }
         let name = tag.split_whitespace().next().unwrap_or_default();
         let attribute = |key: &str| {
-            tag.split(&format!(" {key}=\"")).nth(1).map(|value| value.split('"').next().unwrap_or_default())
+            tag.split(&format!(" {key}=\""))
+                .nth(1)
+                .map(|value| value.split('"').next().unwrap_or_default())
         };
         let mut line = format!("{}{name}", "  ".repeat(depth));
         if let Some(id) = attribute("id") {
