@@ -42,6 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let results = results_of_journal(&journal, args.anchor.as_ref())?;
     let options = Options {
         max_replays: args.max_replays,
+        ..Options::default()
     };
     write_atomically(&out, html::report(&results, options).as_bytes())
         .with_context(|| format!("cannot write the report to {}", out.display()))?;

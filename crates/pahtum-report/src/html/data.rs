@@ -5,9 +5,11 @@
 //! they read the same. The games are data for the script: one row per game
 //! for the game list, and the replay of each embedded game in a compact form
 //! (cells as one string, times as one array, `info` only where a bot sent
-//! one), since a 10,000-game report must stay a few megabytes.
+//! one, with short keys, its pv as one string and its comment as an index into
+//! a table of the distinct comments, since bots repeat theirs), so that a
+//! 10,000-game report stays a few megabytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use pahtum::{Color, Outcome, Seat};
 use pahtum_protocol::{Info, Reason};
@@ -188,11 +190,68 @@ fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
 }
 
 /// What the viewer's script reads: every game's row, and the replays embedded.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Games {
     /// Sorted by id.
     pub games: Vec<GameRow>,
     pub replays: BTreeMap<String, Replay>,
+    /// The distinct `info` comments, which [`MoveInfo::comment`] indexes.
+    pub comments: Vec<String>,
+    #[serde(skip)]
+    comment_index: HashMap<String, usize>,
+}
+
+impl Games {
+    /// The game list, without replays yet.
+    pub fn new(games: Vec<GameRow>) -> Games {
+        Games {
+            games,
+            ..Games::default()
+        }
+    }
+
+    /// Embeds the replay of `record`; returns its size in bytes, as JSON.
+    pub fn embed(&mut self, record: &GameRecord) -> usize {
+        let replay = Replay::of(record, self);
+        let size = serde_json::to_string(&replay).map_or(0, |json| json.len());
+        self.replays.insert(record.id.clone(), replay);
+        size
+    }
+
+    /// The `info` of a move, compact, with its comment in the table.
+    fn info(&mut self, info: &Info) -> MoveInfo {
+        let comment = info.comment.as_ref().map(|comment| {
+            let next = self.comments.len();
+            let index = *self.comment_index.entry(comment.clone()).or_insert(next);
+            if index == next {
+                self.comments.push(comment.clone());
+            }
+            index
+        });
+        MoveInfo {
+            eval: info.eval,
+            depth: info.depth,
+            nodes: info.nodes,
+            pv: info.pv.as_ref().map(|pv| pv.join(" ")),
+            comment,
+        }
+    }
+}
+
+/// A bot's `info` about a move, compact: short keys, and the comment as an index into [`Games::comments`].
+#[derive(Debug, Serialize)]
+pub struct MoveInfo {
+    #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
+    pub eval: Option<f64>,
+    #[serde(rename = "d", skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// The principal variation, its moves joined by spaces.
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    pub pv: Option<String>,
+    #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
+    pub comment: Option<usize>,
 }
 
 /// One game in the game list.
@@ -229,11 +288,11 @@ pub struct Replay {
     /// Per move: the time the answer took, in milliseconds.
     pub ms: Vec<f64>,
     /// The `info` of a move, by the move's index, where the bot sent one.
-    pub info: BTreeMap<usize, Info>,
+    pub info: BTreeMap<usize, MoveInfo>,
     /// The pie decision (after the first stone), if made.
     pub swap: Option<bool>,
     pub swap_ms: Option<f64>,
-    pub swap_info: Option<Info>,
+    pub swap_info: Option<MoveInfo>,
     pub forfeits: Vec<ForfeitView>,
 }
 
@@ -268,7 +327,8 @@ impl GameRow {
 }
 
 impl Replay {
-    pub fn of(record: &GameRecord) -> Replay {
+    /// The replay of `record`, its comments added to the table of `games`.
+    fn of(record: &GameRecord, games: &mut Games) -> Replay {
         let placed: Vec<_> = record
             .moves
             .iter()
@@ -303,11 +363,15 @@ impl Replay {
                 .moves
                 .iter()
                 .enumerate()
-                .filter_map(|(index, m)| m.timing.info.clone().map(|info| (index, info)))
+                .filter_map(|(index, m)| m.timing.info.as_ref().map(|info| (index, games.info(info))))
                 .collect(),
             swap: record.swap,
             swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
-            swap_info: record.swap_move.as_ref().and_then(|timing| timing.info.clone()),
+            swap_info: record
+                .swap_move
+                .as_ref()
+                .and_then(|timing| timing.info.as_ref())
+                .map(|info| games.info(info)),
             forfeits: record
                 .termination
                 .forfeits()
@@ -343,15 +407,14 @@ fn verdict(reason: Reason) -> &'static str {
     }
 }
 
-/// The games to embed the replays of: every forfeit, and of the rest the `max` (less the forfeits) whose ids
-/// hash lowest, so that the sample is the same each time and spread over the whole journal.
+/// The games to embed the replays of, in the order to embed them: every forfeit, then of the rest the `max`
+/// (less the forfeits) whose ids hash lowest, so that the sample is the same each time, spread over the whole
+/// journal, and any prefix of it a sample too.
 pub fn sample(records: &[GameRecord], max: usize) -> Vec<&GameRecord> {
     let (mut chosen, mut rest): (Vec<&GameRecord>, Vec<&GameRecord>) =
         records.iter().partition(|record| record.termination.forfeit.is_some());
-    if chosen.len() + rest.len() > max {
-        rest.sort_by_key(|record| fnv1a(record.id.as_bytes()));
-        rest.truncate(max.saturating_sub(chosen.len()));
-    }
+    rest.sort_by_key(|record| fnv1a(record.id.as_bytes()));
+    rest.truncate(max.saturating_sub(chosen.len()));
     chosen.extend(rest);
     chosen
 }
@@ -414,7 +477,9 @@ mod tests {
                 },
             })
             .to_vec();
-        let replay = Replay::of(&game);
+        let mut games = Games::new(Vec::new());
+        games.embed(&game);
+        let replay = &games.replays["000-00-a"];
         assert_eq!(replay.cells, "d4e5c3");
         assert_eq!(replay.colors, "wbw");
         // The first seat's White stone, then the swap: the first seat holds Black, the second White.

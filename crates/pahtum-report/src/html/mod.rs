@@ -16,9 +16,11 @@
 //! so that no text can close the element or start a comment; and the script
 //! puts text on the page only as text (`textContent`), never as markup.
 //!
-//! For a large journal, the replays of at most [`Options::max_replays`] games
-//! are embedded: every forfeit, and a deterministic sample of the rest (see
-//! [`data::sample`]); the page says how many.
+//! For a large journal, the replays of at most [`Options::max_replays`] games,
+//! and about [`Options::replay_bytes`] of them, are embedded: every forfeit,
+//! and a deterministic sample of the rest (see [`data::sample`]); the page says
+//! how many. The byte budget keeps a 10,000-game report under 8 MB even when
+//! the bots send long `info` with every move.
 
 pub mod data;
 
@@ -27,22 +29,29 @@ use pahtum_record::GameRecord;
 use pahtum_tournament::report::JournalResults;
 use serde::Serialize;
 
-use self::data::{GameRow, Games, Replay, Tables, sample};
+use self::data::{GameRow, Games, Tables, sample};
 
 /// How the report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// The most replays embedded (every forfeit is, even beyond it).
     pub max_replays: usize,
+    /// The most bytes of replays embedded, as JSON (every forfeit is, even beyond it).
+    pub replay_bytes: usize,
 }
 
-/// The default bound on embedded replays: a 10,000-game journal has all of its replays in a few megabytes.
+/// The default bound on embedded replays: a 10,000-game journal has all of its replays, if they fit in
+/// [`DEFAULT_REPLAY_BYTES`].
 pub const DEFAULT_MAX_REPLAYS: usize = 10_000;
+
+/// The default budget of the replays: with the game list and the tables, a page of at most 8 MB.
+pub const DEFAULT_REPLAY_BYTES: usize = 5_500_000;
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             max_replays: DEFAULT_MAX_REPLAYS,
+            replay_bytes: DEFAULT_REPLAY_BYTES,
         }
     }
 }
@@ -56,22 +65,25 @@ pub fn report(results: &JournalResults, options: Options) -> String {
     let plan = &results.plan;
     let mut records: Vec<&GameRecord> = plan.done.iter().collect();
     records.sort_by(|a, b| a.id.cmp(&b.id));
-    let embedded = sample(&plan.done, options.max_replays);
-    let replays_note = (embedded.len() < records.len()).then(|| {
+    let mut games = Games::new(records.iter().map(|record| GameRow::of(record)).collect());
+    let mut bytes = 0;
+    for record in sample(&plan.done, options.max_replays) {
+        if record.termination.forfeit.is_none() && bytes >= options.replay_bytes {
+            break;
+        }
+        bytes += games.embed(record);
+    }
+    let replays_note = (games.replays.len() < records.len()).then(|| {
         format!(
             "The replays of {} of the {} games are embedded: every forfeit, and a sample of the rest chosen by \
-             game id (the same each time). Make the report with a higher --max-replays to embed more.",
-            embedded.len(),
-            records.len()
+             game id (the same each time), at most {} games and about {:.1} MB. Make the report with a higher \
+             --max-replays to embed more games.",
+            games.replays.len(),
+            records.len(),
+            options.max_replays,
+            options.replay_bytes as f64 / 1e6
         )
     });
-    let games = Games {
-        games: records.iter().map(|record| GameRow::of(record)).collect(),
-        replays: embedded
-            .iter()
-            .map(|record| (record.id.clone(), Replay::of(record)))
-            .collect(),
-    };
     let played = format!("{} of {} games played", plan.done.len(), plan.schedule.len());
     page(
         &format!("{}: Pah Tum tournament", plan.tournament.name),
@@ -84,10 +96,8 @@ pub fn report(results: &JournalResults, options: Options) -> String {
 
 /// The page of one game: the viewer alone.
 pub fn game_page(record: &GameRecord) -> String {
-    let games = Games {
-        games: vec![GameRow::of(record)],
-        replays: [(record.id.clone(), Replay::of(record))].into(),
-    };
+    let mut games = Games::new(vec![GameRow::of(record)]);
+    games.embed(record);
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
     page("Pah Tum game", &summary, None, None, &games)
 }

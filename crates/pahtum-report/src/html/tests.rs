@@ -65,7 +65,7 @@ fn hostile_bot_text_is_data_and_never_markup() {
     let replay = &data["replays"]["001-00-a"];
     assert_eq!(replay["forfeits"][0]["line"], HOSTILE);
     assert_eq!(replay["forfeits"][0]["stderr_tail"][0], HOSTILE);
-    assert_eq!(replay["info"]["0"]["comment"], HOSTILE);
+    assert_eq!(data["comments"][replay["info"]["0"]["c"].as_u64().unwrap() as usize], HOSTILE);
 }
 
 #[test]
@@ -97,7 +97,13 @@ fn the_data_holds_every_game_by_id_with_its_replay() {
 #[test]
 fn a_bounded_report_keeps_the_forfeits_and_says_so() {
     let (_dir, results) = results();
-    let page = report(&results, Options { max_replays: 1 });
+    let page = report(
+        &results,
+        Options {
+            max_replays: 1,
+            ..Options::default()
+        },
+    );
     let data = embedded(&page);
     let replays: Vec<&String> = data["replays"].as_object().unwrap().keys().collect();
     assert_eq!(replays, ["001-00-a"], "the forfeit, and nothing beyond the bound");
@@ -106,6 +112,30 @@ fn a_bounded_report_keeps_the_forfeits_and_says_so() {
         "the page says so"
     );
     assert!(!report(&results, Options::default()).contains("are embedded"));
+}
+
+#[test]
+fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
+    let (_dir, results) = results();
+    let options = Options {
+        replay_bytes: 1,
+        ..Options::default()
+    };
+    let page = report(&results, options);
+    let replays: Vec<String> = embedded(&page)["replays"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(replays, ["001-00-a"], "the forfeit only: the first other replay is beyond the budget");
+    assert!(page.contains("The replays of 1 of the 3 games are embedded"));
+}
+
+#[test]
+fn comments_are_kept_once_and_moves_point_to_them() {
+    let (_dir, results) = results();
+    let data = embedded(&report(&results, Options::default()));
+    // The forfeit's replay is embedded first, so its comment comes first.
+    assert_eq!(data["comments"], serde_json::json!([HOSTILE, "first free"]));
+    assert_eq!(data["replays"]["001-00-a"]["info"]["0"], serde_json::json!({ "c": 0 }));
+    assert_eq!(data["replays"]["000-00-a"]["info"]["0"], serde_json::json!({ "c": 1 }));
+    assert_eq!(data["replays"]["001-00-a"]["info"]["1"], serde_json::json!({ "c": 1 }));
 }
 
 #[test]

@@ -218,11 +218,11 @@
     add("move", describe(ply));
     add("time", ply.ms === null || ply.ms === undefined ? null : ply.ms + " ms");
     const info = ply.info || {};
-    add("eval", info.eval);
-    add("depth", info.depth);
-    add("nodes", info.nodes);
-    add("pv", info.pv ? info.pv.join(" ") : null);
-    add("comment", info.comment);
+    add("eval", info.e);
+    add("depth", info.d);
+    add("nodes", info.n);
+    add("pv", info.p);
+    add("comment", info.c === undefined ? null : data.comments[info.c]);
     box.appendChild(list);
   }
 
