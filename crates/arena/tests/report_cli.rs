@@ -20,12 +20,17 @@ fn arena(args: &[&str], dir: &Path) -> Output {
     output
 }
 
-/// A round-robin of three built-in bots, two games a pair, played into `dir/out`.
+/// A round-robin of two built-in bots and one that plays illegal moves, two games a pair, played into
+/// `dir/out`.
 fn played(dir: &Path) {
-    let file = "name = \"cli\"\nseed = 3\ngames_per_pair = 2\n[rules]\nblocks = [7]\n[time]\nmove_ms = 2000\n\
-                [[bots]]\nname = \"heuristic\"\nbuiltin = \"heuristic\"\n\
-                [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n\
-                [[bots]]\nname = \"engine\"\nbuiltin = \"engine\"\n";
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
+    let file = format!(
+        "name = \"cli\"\nseed = 3\ngames_per_pair = 2\n[rules]\nblocks = [7]\n[time]\nmove_ms = 2000\n\
+         [[bots]]\nname = \"heuristic\"\nbuiltin = \"heuristic\"\n\
+         [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n\
+         [[bots]]\nname = \"illegal\"\ncommand = \"python3 {} illegal\"\n",
+        bot.display()
+    );
     std::fs::write(dir.join("t.toml"), file).unwrap();
     arena(&["run", "t.toml", "--out", "out"], dir);
 }
@@ -56,24 +61,27 @@ fn a_run_writes_its_report_and_arena_report_makes_the_same_from_the_journal() {
     assert_eq!(again, written, "the report is a function of the journal");
     arena(&["report", "out/journal.jsonl", "--max-replays", "2"], dir.path());
     let bounded = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
-    assert!(
-        bounded.contains("The replays of 2 of the 6 games are embedded"),
-        "the page says so"
-    );
+    // The four forfeits of the illegal bot are embedded even beyond the bound of two; the page says so.
+    assert!(bounded.contains("The replays of 4 of the 6 games are embedded"));
 }
 
 #[test]
 fn show_lists_games_and_prints_one_move_by_move() {
     let dir = tempfile::tempdir().unwrap();
     played(dir.path());
-    let list = String::from_utf8(arena(&["show", "out", "--bot", "engine"], dir.path()).stdout).unwrap();
+    let list = String::from_utf8(arena(&["show", "out", "--bot", "illegal"], dir.path()).stdout).unwrap();
     assert!(list.ends_with("4 game(s)\n"), "{list}");
-    let lost = String::from_utf8(arena(&["show", "out", "--lost-by", "first-free"], dir.path()).stdout).unwrap();
-    assert!(lost.lines().count() >= 2, "first-free loses to both: {lost}");
+    let lost = String::from_utf8(arena(&["show", "out", "--lost-by", "illegal"], dir.path()).stdout).unwrap();
+    assert!(lost.ends_with("4 game(s)\n"), "illegal loses every game: {lost}");
+    assert!(
+        lost.lines().all(|line| !line.contains("normal")),
+        "each by its illegal move: {lost}"
+    );
     let id = lost.split_whitespace().next().unwrap();
     let game = String::from_utf8(arena(&["show", "out", id], dir.path()).stdout).unwrap();
     assert!(game.starts_with(&format!("Game {id}: ")), "{game}");
     assert!(game.contains("\n 1. ") && game.contains("\nResult: "), "{game}");
+    assert!(game.contains("Forfeit by illegal"), "{game}");
 }
 
 #[test]

@@ -65,7 +65,10 @@ fn hostile_bot_text_is_data_and_never_markup() {
     let replay = &data["replays"]["001-00-a"];
     assert_eq!(replay["forfeits"][0]["line"], HOSTILE);
     assert_eq!(replay["forfeits"][0]["stderr_tail"][0], HOSTILE);
-    assert_eq!(data["comments"][replay["info"]["0"]["c"].as_u64().unwrap() as usize], HOSTILE);
+    assert_eq!(
+        data["comments"][replay["info"]["0"]["c"].as_u64().unwrap() as usize],
+        HOSTILE
+    );
 }
 
 #[test]
@@ -122,8 +125,17 @@ fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
         ..Options::default()
     };
     let page = report(&results, options);
-    let replays: Vec<String> = embedded(&page)["replays"].as_object().unwrap().keys().cloned().collect();
-    assert_eq!(replays, ["001-00-a"], "the forfeit only: the first other replay is beyond the budget");
+    let replays: Vec<String> = embedded(&page)["replays"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        replays,
+        ["001-00-a"],
+        "the forfeit only: the first other replay is beyond the budget"
+    );
     assert!(page.contains("The replays of 1 of the 3 games are embedded"));
 }
 
