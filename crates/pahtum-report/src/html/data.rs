@@ -16,6 +16,7 @@ use pahtum_protocol::{Info, Reason};
 use pahtum_record::{GameRecord, MoveKind};
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::render::{first_move_line, standings_rows};
 use crate::strength_render::{LOS_NOTE, los_rows, pairs_note, pairs_rows, rating_note};
@@ -194,7 +195,8 @@ fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
 pub struct Games {
     /// Sorted by id.
     pub games: Vec<GameRow>,
-    pub replays: BTreeMap<String, Replay>,
+    /// The embedded replays by game id, each a [`Replay`] already written as JSON.
+    pub replays: BTreeMap<String, Box<RawValue>>,
     /// The distinct `info` comments, which [`MoveInfo::comment`] indexes.
     pub comments: Vec<String>,
     #[serde(skip)]
@@ -213,8 +215,9 @@ impl Games {
     /// Embeds the replay of `record`; returns its size in bytes, as JSON.
     pub fn embed(&mut self, record: &GameRecord) -> usize {
         let replay = Replay::of(record, self);
-        let size = serde_json::to_string(&replay).map_or(0, |json| json.len());
-        self.replays.insert(record.id.clone(), replay);
+        let json = serde_json::value::to_raw_value(&replay).expect("a replay serializes");
+        let size = json.get().len();
+        self.replays.insert(record.id.clone(), json);
         size
     }
 
@@ -479,12 +482,12 @@ mod tests {
             .to_vec();
         let mut games = Games::new(Vec::new());
         games.embed(&game);
-        let replay = &games.replays["000-00-a"];
-        assert_eq!(replay.cells, "d4e5c3");
-        assert_eq!(replay.colors, "wbw");
+        let replay: serde_json::Value = serde_json::from_str(games.replays["000-00-a"].get()).unwrap();
+        assert_eq!(replay["cells"], "d4e5c3");
+        assert_eq!(replay["colors"], "wbw");
         // The first seat's White stone, then the swap: the first seat holds Black, the second White.
-        assert_eq!(replay.seats, "112");
-        assert_eq!(replay.ms, [1.2, 1.2, 1.2]);
+        assert_eq!(replay["seats"], "112");
+        assert_eq!(replay["ms"], serde_json::json!([1.2, 1.2, 1.2]));
     }
 
     #[test]
