@@ -243,8 +243,11 @@
     $("slider").value = view.at;
     showInfo(ply);
     for (const item of $("moves").children) item.classList.toggle("current", Number(item.dataset.at) === view.at);
-    const current = $("moves").querySelector(".current");
-    if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+    // Keep the current move in sight in the list, scrolling the list alone (never the page).
+    const list = $("moves"), current = list.querySelector(".current");
+    if (current && (current.offsetTop < list.scrollTop || current.offsetTop + current.offsetHeight > list.scrollTop + list.clientHeight)) {
+      list.scrollTop = current.offsetTop - list.clientHeight / 2;
+    }
   }
 
   function showVerdict(replay) {
