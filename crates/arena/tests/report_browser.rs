@@ -304,6 +304,7 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     hostile_move.expect("a move by the hostile bot").click().await.unwrap();
     let info = text(&client, "#move-info").await;
     assert!(info.contains(HOSTILE), "the hostile bot's info comment: {info}");
+    client.execute("document.getElementById('verdict').scrollIntoView()", vec![]).await.unwrap();
     std::fs::write(shots.join("forfeit.png"), client.screenshot().await.unwrap()).unwrap();
 
     assert_eq!(
