@@ -304,7 +304,10 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     hostile_move.expect("a move by the hostile bot").click().await.unwrap();
     let info = text(&client, "#move-info").await;
     assert!(info.contains(HOSTILE), "the hostile bot's info comment: {info}");
-    client.execute("document.getElementById('verdict').scrollIntoView()", vec![]).await.unwrap();
+    client
+        .execute("document.getElementById('verdict').scrollIntoView()", vec![])
+        .await
+        .unwrap();
     std::fs::write(shots.join("forfeit.png"), client.screenshot().await.unwrap()).unwrap();
 
     assert_eq!(
@@ -324,5 +327,16 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
         .await
         .unwrap();
     std::fs::write(shots.join("report-phone.png"), client.screenshot().await.unwrap()).unwrap();
+    client
+        .goto(&format!("{url}#game={}&ply=end", normal["id"].as_str().unwrap()))
+        .await
+        .unwrap();
+    wait_for_game(&client, normal["id"].as_str().unwrap()).await;
+    assert_eq!(
+        text(&client, "#score").await,
+        score,
+        "the same replay at a phone's width"
+    );
+    std::fs::write(shots.join("replay-phone.png"), client.screenshot().await.unwrap()).unwrap();
     client.close().await.unwrap();
 }
