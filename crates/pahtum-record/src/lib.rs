@@ -229,8 +229,9 @@ impl GameRecord {
     }
 
     /// The seat of the bot that made move `index`: the record's own, or for an
-    /// old record without it the seat that held the move's colour then (see
-    /// [`GameRecord::seat_by_color`]).
+    /// old record without it the seat that held the move's colour then (the
+    /// first seat is White up to the pie decision, which follows the first
+    /// stone, and after it the seat that the decision gave White).
     pub fn seat_of_move(&self, index: usize) -> Seat {
         self.moves[index].seat.unwrap_or_else(|| self.seat_by_color(index))
     }

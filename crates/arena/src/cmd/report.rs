@@ -21,7 +21,7 @@ const JOURNAL: &str = "journal.jsonl";
 
 /// Write the HTML report (standings, crosstable, games and their replays) of a journal.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example: arena report runs/quickstart && open runs/quickstart/report.html")]
+#[command(after_help = "Example: arena report runs/quickstart, then open runs/quickstart/report.html in a browser")]
 pub struct Args {
     /// The journal, or a run's output folder (which holds journal.jsonl).
     pub journal: PathBuf,
