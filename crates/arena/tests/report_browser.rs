@@ -1,9 +1,11 @@
 //! The HTML report in a real browser: a small real tournament, its report opened in headless Chromium, and
 //! what a person would see checked there.
 //!
-//! The tournament has a bot that forfeits with hostile text (`tests/fixtures/bot.py hostile`): its info
-//! comment, its stderr and its offending line hold `</script>`, an `<img onerror>` and invalid UTF-8, which
-//! must appear on the page as literal text while `window.pwned` stays undefined.
+//! The tournament has a bot that forfeits with hostile text (`tests/fixtures/bot.py hostile`: the arena's
+//! own fixture bot, since an integration test can only count on its own package's binaries, and the
+//! referee's `fixture-bot` is not one): its info comment, its stderr and its offending line hold
+//! `</script>`, an `<img onerror>` and invalid UTF-8, which must appear on the page as literal text while
+//! `window.pwned` stays undefined.
 //!
 //! Chromium is driven over WebDriver with fantoccini and chromedriver (the Debian packages `chromium` and
 //! `chromium-driver`): WebDriver is a W3C standard that chromedriver speaks for the browser of the same
