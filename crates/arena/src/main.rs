@@ -61,6 +61,10 @@ subcommands! {
     Completions => completions,
     /// Print the manual page, or write a page for every command into a folder.
     Man => man,
+    /// Write the HTML report (standings, crosstable, games and their replays) of a journal.
+    Report => report,
+    /// Print a game move by move, or list the games of a journal.
+    Show => show,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

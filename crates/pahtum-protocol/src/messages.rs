@@ -195,6 +195,7 @@ pub struct NewGame {
 
 /// The rules of a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Rules {
     /// Whether the second player may swap after White's first stone.
     pub pie: bool,
@@ -206,6 +207,7 @@ pub struct Rules {
 
 /// How the blocks were chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
     /// Drawn by the referee from the game's seed.
@@ -218,6 +220,7 @@ pub enum Placement {
 
 /// The time control of a game, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TimeControl {
     /// Time per answer, fresh for each move; `null` for none.
     #[serde(default)]
@@ -296,6 +299,7 @@ impl Clock {
 /// Optional information a bot may attach to an answer; the referee records it
 /// with the move.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Info {
     /// The bot's evaluation, from its own point of view (its own units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -338,6 +342,7 @@ pub struct GameOver {
 
 /// Why a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// The board is full; the scores decide.

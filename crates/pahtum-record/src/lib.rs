@@ -14,7 +14,7 @@ use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One finished game.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GameRecord {
     /// Stable id of the game in its schedule (unique within a tournament).
     pub id: String,
@@ -70,7 +70,7 @@ pub struct GameRecord {
 }
 
 /// The bots by seat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Players {
     /// The bot in the first seat, which starts as White.
     pub first: String,
@@ -89,7 +89,7 @@ impl Players {
 }
 
 /// The time control of each seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeatTimes {
     /// The time control of the bot in the first seat.
     pub first: TimeControl,
@@ -117,7 +117,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// What kind of move a [`MoveRecord`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveKind {
     /// A stone of the mover's colour (the default, omitted from the JSON).
@@ -128,11 +128,16 @@ pub enum MoveKind {
 }
 
 /// One block or stone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoveRecord {
     /// A stone or a block; absent (a stone) in the JSON for stones.
     #[serde(default, skip_serializing_if = "is_stone")]
     pub kind: MoveKind,
+    /// The seat of the bot that made the move (see [`GameRecord::players`]).
+    /// Absent in records written before it was added; [`GameRecord::seat_of_move`]
+    /// derives it from the colour and the pie decision then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
     /// The colour that acted: the stone's colour, or for a block the colour
     /// whose turn it was to place (blocks have none).
     pub color: Color,
@@ -148,7 +153,7 @@ fn is_stone(kind: &MoveKind) -> bool {
 }
 
 /// How long an answer took, and what the bot said about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Timing {
     /// Wall time from the start of the request's write to the read of the
     /// answer's newline, in milliseconds with microsecond resolution.
@@ -162,7 +167,7 @@ pub struct Timing {
 }
 
 /// Why and how the game ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Termination {
     /// [`Reason::Normal`] for a full board; otherwise the verdict of the
     /// forfeit (of the first seat's, for a double forfeit).
@@ -207,7 +212,7 @@ impl Termination {
 }
 
 /// The second forfeit of a double forfeit, with its reason.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OtherForfeit {
     /// The second seat's verdict, which may differ from the first's.
     pub reason: Reason,
@@ -217,7 +222,7 @@ pub struct OtherForfeit {
 }
 
 /// Who forfeited, and the evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Forfeit {
     /// The bot's name in the tournament.
     pub bot: String,
@@ -250,6 +255,26 @@ impl GameRecord {
         }
     }
 
+    /// The seat of the bot that made move `index`: the record's own, or for an
+    /// old record without it the seat that held the move's colour then (the
+    /// first seat is White up to the pie decision, which follows the first
+    /// stone, and after it the seat that the decision gave White).
+    pub fn seat_of_move(&self, index: usize) -> Seat {
+        self.moves[index].seat.unwrap_or_else(|| self.seat_by_color(index))
+    }
+
+    /// The seat that held the colour of move `index` when it was made: the
+    /// first seat is White up to the pie decision, which follows the first
+    /// stone, and after it the seat that the decision gave White.
+    fn seat_by_color(&self, index: usize) -> Seat {
+        let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
+        let swapped = self.swap == Some(true) && first_stone.is_some_and(|first| index > first);
+        match (self.moves[index].color, swapped) {
+            (Color::White, false) | (Color::Black, true) => Seat::First,
+            _ => Seat::Second,
+        }
+    }
+
     /// The colour the bot in `seat` played at the end.
     pub fn color_of(&self, seat: Seat) -> Color {
         match (seat, self.swap == Some(true)) {
@@ -259,7 +284,8 @@ impl GameRecord {
     }
 
     /// Replays the record with the rules crate and checks it: the blocks
-    /// agree with the rules, every move is legal and by the colour to act, the
+    /// agree with the rules, every move is legal and by the colour to act (and
+    /// the seat that held it, where the move names its seat), the
     /// pie decision is where the record says (and only where the game reached
     /// it), the names by colour follow the seats and the swap, the score is
     /// the board's, a normal end has a full board, and the result is the one
@@ -287,6 +313,9 @@ impl GameRecord {
             decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
                 return fail(format!("move {index} ({}) is by the wrong colour", record.cell));
+            }
+            if record.seat.is_some_and(|seat| seat != self.seat_by_color(index)) {
+                return fail(format!("move {index} ({}) names the wrong seat", record.cell));
             }
             let action = match record.kind {
                 MoveKind::Block => Action::Block(record.cell),

@@ -196,3 +196,42 @@ fn per_seat_time_and_fair_mode_are_written_only_when_used() {
     );
     assert!(again.replay().is_ok());
 }
+
+#[test]
+fn an_old_record_without_seats_derives_them_from_the_colours_and_the_swap() {
+    let record = record();
+    assert!(
+        record.moves.iter().all(|m| m.seat.is_none()),
+        "game.json predates the seats"
+    );
+    let first_stone = record
+        .moves
+        .iter()
+        .position(|m| m.kind == pahtum_record::MoveKind::Stone)
+        .unwrap();
+    for index in 0..record.moves.len() {
+        let holds_white_now = if record.swap == Some(true) && index > first_stone {
+            Seat::Second
+        } else {
+            Seat::First
+        };
+        let expected = if record.moves[index].color == Color::White {
+            holds_white_now
+        } else {
+            holds_white_now.other()
+        };
+        assert_eq!(record.seat_of_move(index), expected, "move {index}");
+    }
+}
+
+#[test]
+fn a_move_that_names_the_wrong_seat_is_caught() {
+    let mut record = record();
+    for index in 0..record.moves.len() {
+        record.moves[index].seat = Some(record.seat_of_move(index));
+    }
+    record.replay().expect("the seats it derives are the right ones");
+    let last = record.moves.len() - 1;
+    record.moves[last].seat = record.moves[last].seat.map(Seat::other);
+    assert!(record.replay().unwrap_err().0.contains("names the wrong seat"));
+}

@@ -229,7 +229,7 @@ impl Play<'_> {
                 ms: elapsed.as_secs_f64() * 1000.0,
                 position: *self.game.position(),
             });
-            self.record(action, color, timing);
+            self.record(action, seat, color, timing);
         }
         Termination::normal()
     }
@@ -248,7 +248,7 @@ impl Play<'_> {
         Ok((action, timing, answer.elapsed))
     }
 
-    fn record(&mut self, action: Action, color: Color, timing: Timing) {
+    fn record(&mut self, action: Action, seat: Seat, color: Color, timing: Timing) {
         let (kind, cell) = match action {
             Action::Block(cell) => (MoveKind::Block, cell),
             Action::Stone(cell) => (MoveKind::Stone, cell),
@@ -259,6 +259,7 @@ impl Play<'_> {
         };
         self.moves.push(MoveRecord {
             kind,
+            seat: Some(seat),
             color,
             cell,
             timing,

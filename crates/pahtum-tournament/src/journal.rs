@@ -425,6 +425,7 @@ mod tests {
         let mut with_moves = records.clone();
         with_moves[0].moves.push(pahtum_record::MoveRecord {
             kind: pahtum_record::MoveKind::Stone,
+            seat: None,
             color: pahtum::Color::White,
             cell: "d4".parse().unwrap(),
             timing: Default::default(),

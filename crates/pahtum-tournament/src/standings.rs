@@ -2,7 +2,7 @@
 //!
 //! [`standings`] reads nothing but its arguments, so the same records give the
 //! same standings wherever they come from (a finished run, an interrupted one,
-//! or a resumed one). Rendering is apart, in [`crate::render`].
+//! a resumed one). Presenting them is the `pahtum-report` crate's work.
 //! The standings carry the bots' strength too ([`crate::strength`]): each row's
 //! Elo with its 95% interval and its LOS over the next row, and the whole
 //! [`Strength`] (ratings, LOS matrix, pair table) beside the tables.
@@ -56,6 +56,7 @@ use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
 
+use crate::roster::Roster;
 use crate::strength::{AnchorSpec, Strength, StrengthError, strength};
 
 /// The value of the `schema` key.
@@ -199,20 +200,13 @@ pub fn standings(
     anchor: Option<&AnchorSpec>,
 ) -> Result<Standings, StrengthError> {
     let strength = strength(records, bots, anchor)?;
-    let mut names: Vec<String> = bots.to_vec();
-    let mut index: HashMap<String, usize> = names.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
-    let mut slot = |name: &str, names: &mut Vec<String>| -> usize {
-        *index.entry(name.to_owned()).or_insert_with(|| {
-            names.push(name.to_owned());
-            names.len() - 1
-        })
-    };
+    let mut roster = Roster::new(bots);
     let mut sums: Vec<Sums> = Vec::new();
     let mut pairs: HashMap<(usize, usize), Tally> = HashMap::new();
     let mut first_move = FirstMoveSums::default();
     for record in records {
-        let seats = [Seat::First, Seat::Second].map(|seat| slot(record.players.of(seat), &mut names));
-        sums.resize_with(names.len(), Sums::default);
+        let seats = [Seat::First, Seat::Second].map(|seat| roster.slot(record.players.of(seat)));
+        sums.resize_with(roster.names.len(), Sums::default);
         for seat in [Seat::First, Seat::Second] {
             let me = seats[seat.index()];
             let points = record.points_of(seat);
@@ -230,7 +224,8 @@ pub fn standings(
         }
         first_move.add(record);
     }
-    sums.resize_with(names.len(), Sums::default);
+    sums.resize_with(roster.names.len(), Sums::default);
+    let names = &roster.names;
 
     let mut order: Vec<usize> = (0..names.len()).collect();
     let key = |i: usize| (sums[i].tally.score_pct(), sums[i].tally.points);

@@ -67,6 +67,8 @@ use pahtum_record::GameRecord;
 use pahtum_stats::{Anchor, FitOptions, Game, PairMatrix, Pentanomial, StatsError, fit};
 use serde::{Deserialize, Serialize};
 
+use crate::roster::Roster;
+
 /// Virtual draws each bot gets against the pool average (pahtum-stats' default prior).
 pub const PRIOR_DRAWS: f64 = 2.0;
 
@@ -227,34 +229,6 @@ impl Strength {
     }
 }
 
-/// The bots by index: the bot list first, then names found only in records.
-struct Roster {
-    names: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Roster {
-    fn new(bots: &[String]) -> Roster {
-        let mut roster = Roster {
-            names: Vec::new(),
-            index: HashMap::new(),
-        };
-        for bot in bots {
-            roster.slot(bot);
-        }
-        roster
-    }
-
-    fn slot(&mut self, name: &str) -> usize {
-        if let Some(&index) = self.index.get(name) {
-            return index;
-        }
-        self.names.push(name.to_owned());
-        self.index.insert(name.to_owned(), self.names.len() - 1);
-        self.names.len() - 1
-    }
-}
-
 /// One game by roster index: the first seat's bot, the second's, and the first's points.
 #[derive(Clone, Copy)]
 struct Played {
@@ -367,26 +341,31 @@ fn ratings(
         }
         Err(error) => return Err(StrengthError::Fit(error)),
     };
-    let bots = fitted
-        .ranking
+    // Strongest first, as the fit ranks them, except that ratings equal to a millionth of an Elo (bots with
+    // the same results against the same opposition) are listed by name, as the standings list equal scores.
+    let mut order: Vec<usize> = fitted.ranking.iter().map(|entry| entry.player).collect();
+    order.sort_by_cached_key(|&position| {
+        let rating = (fitted.players[position].rating * 1e6).round() as i64;
+        (std::cmp::Reverse(rating), name(position))
+    });
+    let bots = order
         .iter()
         .enumerate()
-        .map(|(place, entry)| {
-            let player = &fitted.players[entry.player];
+        .map(|(place, &position)| {
+            let player = &fitted.players[position];
             BotRating {
                 rank: place + 1,
-                bot: name(entry.player),
+                bot: name(position),
                 games: player.games,
                 points: player.points,
                 elo: player.rating,
                 lower: player.lower,
                 upper: player.upper,
                 std_error: player.std_error,
-                los_next: entry.los_next,
+                los_next: order.get(place + 1).map(|&next| fitted.los[position][next]),
             }
         })
         .collect();
-    let order: Vec<usize> = fitted.ranking.iter().map(|entry| entry.player).collect();
     let los = LosMatrix {
         bots: order.iter().map(|&position| name(position)).collect(),
         values: order
@@ -788,5 +767,25 @@ mod tests {
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<Strength>(&json).unwrap(), s);
         assert!(json.contains("\"status\":\"fitted\""), "{json}");
+    }
+
+    #[test]
+    fn equal_ratings_are_listed_by_name_as_the_standings_list_equal_scores() {
+        let bots: Vec<String> = ["c", "b", "a"].map(String::from).to_vec();
+        let records = [
+            scored(record("000-00-a", "c", "b"), 5, 5),
+            scored(record("001-00-a", "c", "a"), 5, 5),
+            scored(record("002-00-a", "b", "a"), 5, 5),
+        ];
+        let strength = strength(&records, &bots, None).unwrap();
+        let Ratings::Fitted { bots: rated, los } = &strength.ratings else {
+            panic!("{:?}", strength.ratings)
+        };
+        assert_eq!(los.bots, ["a", "b", "c"]);
+        let names: Vec<&str> = rated.iter().map(|rating| rating.bot.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let standings = crate::standings::standings(&records, &bots, None).unwrap();
+        let rows: Vec<&str> = standings.bots.iter().map(|row| row.bot.as_str()).collect();
+        assert_eq!(rows, los.bots, "the standings and the LOS table list ties alike");
     }
 }

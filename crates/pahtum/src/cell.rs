@@ -127,6 +127,22 @@ impl<'de> serde::Deserialize<'de> for Cell {
     }
 }
 
+/// A cell is a string such as `"d4"`: a column `a`-`g`, then a row `1`-`7`.
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for Cell {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Cell".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[a-g][1-7]$",
+            "description": "A cell: its column a-g, then its row 1-7 (a1 is bottom-left)."
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

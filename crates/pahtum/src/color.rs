@@ -9,6 +9,7 @@ use std::fmt;
 /// A stone colour. White places the first stone.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Color {
     /// Places the first stone; the first seat holds White until a pie swap.
@@ -47,6 +48,7 @@ impl fmt::Display for Color {
 /// A player's place at the table. The first seat starts as White.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Seat {
     /// The player that starts as White and places the first stone; after a pie

@@ -87,6 +87,7 @@ pub fn points(stones: Bitboard) -> u32 {
 /// Both colours' points.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Score {
     /// White's points: the sum over every row and column of the points of its
     /// runs (3, 10, 25, 56, 119 for runs of 3 to 7).
@@ -133,6 +134,7 @@ impl Score {
 /// The result of a game, by colour.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Outcome {
     /// White scored more points.

@@ -13,15 +13,13 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use pahtum_referee::{BotSpec, Limits};
+use pahtum_report::render::{Format, render};
 use pahtum_tournament::config::{Restart, Tournament};
 use pahtum_tournament::events::Observer;
 use pahtum_tournament::pool::Pool;
-use pahtum_tournament::render::{Format, render};
-use pahtum_tournament::report;
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::standings::Standings;
-use pahtum_tournament::strength::AnchorSpec;
 
 use crate::output::out;
 
@@ -82,18 +80,6 @@ pub async fn play(
         locate,
     )
     .await
-}
-
-/// The standings of `journal`, written into `out` beside it, and the files written.
-pub fn write_tables(
-    out: &Path,
-    journal: &Path,
-    anchor: Option<&AnchorSpec>,
-) -> anyhow::Result<(Standings, Vec<PathBuf>)> {
-    let standings = report::standings_of_journal(journal, anchor)?;
-    let written = report::write_standings(out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
-    Ok((standings, written))
 }
 
 /// Prints `lead` and the standings on stdout and where the journal and the `written` files are on

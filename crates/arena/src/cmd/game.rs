@@ -53,6 +53,9 @@ pub struct Args {
     /// Write the record as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Write the game's page (the HTML replay viewer) to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Write the record as JSON to stdout (the board then goes to stderr).
     #[arg(long)]
     json: bool,
@@ -81,6 +84,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(&record)? + "\n";
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
+    }
+    if let Some(html) = &args.html {
+        super::report::write_game_page(html, &record)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -29,10 +29,10 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_referee::{Limits, TimeControl};
+use pahtum_report::progress::{self, PLAIN_EVERY};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::progress::{self, PLAIN_EVERY};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::ScheduledGame;
@@ -168,7 +168,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let journal = opened.journal.path();
-    let (standings, mut written) = flow::write_tables(&out, journal, args.anchor.as_ref())?;
+    let (standings, mut written) = super::report::write_run_reports(&out, journal, args.anchor.as_ref())?;
     let planned = opened.plan.schedule.len();
     let report_path = out.join("match.json");
     std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))

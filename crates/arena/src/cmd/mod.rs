@@ -8,7 +8,9 @@ pub mod game;
 pub mod man;
 pub mod match_cmd;
 pub mod play;
+pub mod report;
 pub mod run;
+pub mod show;
 pub mod standings;
 
 use std::io::Write;

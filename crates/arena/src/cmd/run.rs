@@ -14,10 +14,10 @@ use std::process::ExitCode;
 
 use crate::output::outln;
 use anyhow::Context;
+use pahtum_report::progress::{PLAIN_EVERY, Progress};
+use pahtum_report::render::schedule_table;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
-use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
-use pahtum_tournament::render::schedule_table;
 use pahtum_tournament::schedule;
 
 use super::flow;
@@ -94,7 +94,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
     let ending = flow::play(&mut opened, &out, bots, &mut progress, locate).await?;
     let journal = opened.journal.path();
-    let (standings, written) = flow::write_tables(&out, journal, None)?;
+    let (standings, written) = super::report::write_run_reports(&out, journal, None)?;
     let resume = format!("to resume, run: {}", resume_command(&args));
     // A tournament's progress observer never declines a game.
     Ok(flow::report("", &standings, journal, &written, ending, &resume))

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use clap::builder::PossibleValue;
 
 use crate::output::out;
-use pahtum_tournament::render::{Format, render};
+use pahtum_report::render::{Format, render};
 use pahtum_tournament::report;
 use pahtum_tournament::strength::AnchorSpec;
 

@@ -105,6 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// One action of the game so far, with what the record keeps of it.
 struct Played {
     action: Action,
+    seat: Seat,
     color: Color,
     timing: Timing,
 }
@@ -120,9 +121,15 @@ struct Table<'a> {
 
 impl Table<'_> {
     fn play(&mut self, action: Action, timing: Timing) {
+        let seat = self.game.seat_to_act().expect("the game is on");
         let color = self.game.color_to_act().expect("the game is on");
         self.game.play(action).expect("checked before");
-        self.played.push(Played { action, color, timing });
+        self.played.push(Played {
+            action,
+            seat,
+            color,
+            timing,
+        });
     }
 
     /// Takes back the person's last action and everything after it; false
@@ -191,6 +198,7 @@ impl Table<'_> {
             };
             moves.push(MoveRecord {
                 kind,
+                seat: Some(played.seat),
                 color: played.color,
                 cell,
                 timing: played.timing,

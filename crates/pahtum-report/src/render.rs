@@ -11,19 +11,18 @@
 //! in [`crate::strength_render`]. CSV holds the standings only, one row per bot
 //! (the pair table has its own CSV file,
 //! [`crate::strength_render::pairs_csv`]); JSON holds everything, in the schema
-//! documented in [`crate::standings`].
+//! documented in [`pahtum_tournament::standings`].
 
-use std::fmt::Write;
 use std::str::FromStr;
 
 use pahtum_protocol::Placement;
+use pahtum_tournament::schedule::ScheduledGame;
+use pahtum_tournament::standings::{BotStanding, Standings, Tally};
 use tabled::builder::Builder;
-use tabled::settings::object::{Columns, Rows};
-use tabled::settings::{Alignment, Style};
+use tabled::settings::Style;
 
-use crate::schedule::ScheduledGame;
-use crate::standings::{BotStanding, Standings, Tally};
 use crate::strength_render::{LOS_NOTE, elo, los_table, pairs_note, pairs_table, rating_note};
+use crate::table::{TableStyle, build, csv_field, percent, points};
 
 /// The formats standings can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +138,7 @@ fn crosstable_rows(standings: &Standings) -> Vec<Vec<String>> {
     rows
 }
 
-fn first_move_line(standings: &Standings) -> String {
+pub(crate) fn first_move_line(standings: &Standings) -> String {
     let f = &standings.first_move;
     let swaps = match f.swap_pct {
         Some(pct) => format!(
@@ -159,29 +158,7 @@ fn first_move_line(standings: &Standings) -> String {
     )
 }
 
-/// A table of `rows` (the first is the header), text columns first, numbers right-aligned.
-pub(crate) fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> String {
-    let mut builder = Builder::default();
-    for row in rows {
-        builder.push_record(row);
-    }
-    let mut table = builder.build();
-    match style {
-        TableStyle::Terminal => table.with(Style::rounded()),
-        TableStyle::Markdown => table.with(Style::markdown()),
-    };
-    table.modify(Columns::new(2..), Alignment::right());
-    table.modify(Rows::first(), Alignment::center());
-    table.to_string()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TableStyle {
-    Terminal,
-    Markdown,
-}
-
-fn standings_rows(standings: &Standings) -> impl Iterator<Item = Vec<String>> + '_ {
+pub(crate) fn standings_rows(standings: &Standings) -> impl Iterator<Item = Vec<String>> + '_ {
     std::iter::once(HEADERS.map(String::from).to_vec()).chain(
         standings
             .bots
@@ -190,46 +167,80 @@ fn standings_rows(standings: &Standings) -> impl Iterator<Item = Vec<String>> + 
     )
 }
 
-fn terminal(standings: &Standings) -> String {
-    let mut out = String::new();
-    writeln!(out, "Standings after {} games", standings.games).unwrap();
-    writeln!(out, "{}", build(standings_rows(standings), TableStyle::Terminal)).unwrap();
-    writeln!(out, "{}", rating_note(&standings.strength)).unwrap();
-    writeln!(
-        out,
-        "\nCrosstable (points of the row's bot against the column's / games)"
-    )
-    .unwrap();
-    writeln!(out, "{}", build(crosstable_rows(standings), TableStyle::Terminal)).unwrap();
-    if let Some(table) = los_table(&standings.strength, TableStyle::Terminal) {
-        writeln!(out, "\nLikelihood of superiority\n{table}\n{LOS_NOTE}").unwrap();
-    }
-    if let Some(table) = pairs_table(&standings.strength, TableStyle::Terminal) {
-        writeln!(out, "\nPairs\n{table}\n{}", pairs_note(&standings.strength)).unwrap();
-    }
-    writeln!(out, "\n{}", first_move_line(standings)).unwrap();
-    out
+/// One part of the terminal and Markdown documents: a title, the lead of the Markdown form (the terminal
+/// form says it in its title), and tables and notes.
+struct Section {
+    title: &'static str,
+    terminal_title: Option<String>,
+    lead: Option<String>,
+    body: Vec<String>,
 }
 
+/// The sections of the terminal or Markdown document (tables in `style`), in order.
+fn sections(standings: &Standings, style: TableStyle) -> Vec<Section> {
+    let strength = &standings.strength;
+    let mut sections = vec![
+        Section {
+            title: "Standings",
+            terminal_title: Some(format!("Standings after {} games", standings.games)),
+            lead: Some(format!("After {} games.", standings.games)),
+            body: vec![build(standings_rows(standings), style), rating_note(strength)],
+        },
+        Section {
+            title: "Crosstable",
+            terminal_title: Some("Crosstable (points of the row's bot against the column's / games)".to_owned()),
+            lead: Some("Points of the row's bot against the column's, out of the games played.".to_owned()),
+            body: vec![build(crosstable_rows(standings), style)],
+        },
+    ];
+    if let Some(table) = los_table(strength, style) {
+        sections.push(Section {
+            title: "Likelihood of superiority",
+            terminal_title: Some("Likelihood of superiority".to_owned()),
+            lead: None,
+            body: vec![table, LOS_NOTE.to_owned()],
+        });
+    }
+    if let Some(table) = pairs_table(strength, style) {
+        sections.push(Section {
+            title: "Pairs",
+            terminal_title: Some("Pairs".to_owned()),
+            lead: None,
+            body: vec![table, pairs_note(strength)],
+        });
+    }
+    sections.push(Section {
+        title: "First move",
+        terminal_title: None,
+        lead: None,
+        body: vec![first_move_line(standings)],
+    });
+    sections
+}
+
+/// The document for the terminal: each section's title and body on lines of their own, a blank line between
+/// sections.
+fn terminal(standings: &Standings) -> String {
+    let sections: Vec<String> = sections(standings, TableStyle::Terminal)
+        .into_iter()
+        .map(|section| {
+            let lines: Vec<String> = section.terminal_title.into_iter().chain(section.body).collect();
+            lines.join("\n") + "\n"
+        })
+        .collect();
+    sections.join("\n")
+}
+
+/// The Markdown document: a heading per section, and paragraphs apart.
 fn markdown(standings: &Standings) -> String {
-    let mut out = String::new();
-    writeln!(out, "## Standings\n\nAfter {} games.\n", standings.games).unwrap();
-    writeln!(out, "{}\n", build(standings_rows(standings), TableStyle::Markdown)).unwrap();
-    writeln!(out, "{}\n", rating_note(&standings.strength)).unwrap();
-    writeln!(
-        out,
-        "## Crosstable\n\nPoints of the row's bot against the column's, out of the games played.\n"
-    )
-    .unwrap();
-    writeln!(out, "{}\n", build(crosstable_rows(standings), TableStyle::Markdown)).unwrap();
-    if let Some(table) = los_table(&standings.strength, TableStyle::Markdown) {
-        writeln!(out, "## Likelihood of superiority\n\n{table}\n\n{LOS_NOTE}\n").unwrap();
-    }
-    if let Some(table) = pairs_table(&standings.strength, TableStyle::Markdown) {
-        writeln!(out, "## Pairs\n\n{table}\n\n{}\n", pairs_note(&standings.strength)).unwrap();
-    }
-    writeln!(out, "## First move\n\n{}", first_move_line(standings)).unwrap();
-    out
+    let sections: Vec<String> = sections(standings, TableStyle::Markdown)
+        .into_iter()
+        .map(|section| {
+            let paragraphs: Vec<String> = section.lead.into_iter().chain(section.body).collect();
+            format!("## {}\n\n{}", section.title, paragraphs.join("\n\n"))
+        })
+        .collect();
+    sections.join("\n\n") + "\n"
 }
 
 /// The schedule as a terminal table, for `arena run --dry-run`.
@@ -336,27 +347,6 @@ fn csv(standings: &Standings) -> String {
     out
 }
 
-/// Bot names are plain (see [`crate::config`]), but quote defensively.
-pub(crate) fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
-}
-
-pub(crate) fn points(points: f64) -> String {
-    if points.fract() == 0.0 {
-        format!("{points:.0}")
-    } else {
-        format!("{points:.1}")
-    }
-}
-
-pub(crate) fn percent(value: Option<f64>) -> String {
-    value.map(|v| format!("{v:.1}%")).unwrap_or_else(|| "-".to_owned())
-}
-
 fn decimal(value: Option<f64>) -> String {
     value.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".to_owned())
 }
@@ -367,9 +357,9 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
-    use crate::standings::standings;
-    use crate::strength::AnchorSpec;
-    use crate::testing::{forfeited, record, scored, swapped};
+    use pahtum_tournament::standings::standings;
+    use pahtum_tournament::strength::AnchorSpec;
+    use pahtum_tournament::testing::{forfeited, record, scored, swapped};
 
     fn sample() -> Standings {
         let records = [
@@ -436,7 +426,7 @@ mod tests {
 
     #[test]
     fn schedule_for_a_dry_run() {
-        let games = crate::schedule::schedule(&crate::testing::tournament());
+        let games = pahtum_tournament::schedule::schedule(&pahtum_tournament::testing::tournament());
         insta::assert_snapshot!(schedule_table(&games));
     }
 

@@ -9,8 +9,9 @@
 
 use std::fmt::Write;
 
-use crate::render::{TableStyle, build, csv_field, percent, points};
-use crate::strength::{LosMatrix, PairStrength, Ratings, Strength};
+use pahtum_tournament::strength::{LosMatrix, PairStrength, Ratings, Strength};
+
+use crate::table::{TableStyle, build, csv_field, percent, points};
 
 /// What the Elo columns mean, or why there are none; then the bots without games.
 pub(crate) fn rating_note(strength: &Strength) -> String {
@@ -57,16 +58,21 @@ pub(crate) fn elo(value: f64, signed: bool) -> String {
 /// The likelihood-of-superiority matrix, when there are more than two rated bots (with two, the
 /// standings' LOS column says it all).
 pub(crate) fn los_table(strength: &Strength, style: TableStyle) -> Option<String> {
-    match &strength.ratings {
-        Ratings::Fitted { los, .. } if los.bots.len() > 2 => Some(build(los_rows(los), style)),
-        _ => None,
-    }
+    los_rows(strength).map(|rows| build(rows, style))
 }
 
 pub(crate) const LOS_NOTE: &str =
     "The likelihood that the row's bot is stronger than the column's (rows and columns by Elo).";
 
-fn los_rows(los: &LosMatrix) -> Vec<Vec<String>> {
+/// The rows of the LOS table (the first is the header), when there is one (see [`los_table`]).
+pub(crate) fn los_rows(strength: &Strength) -> Option<Vec<Vec<String>>> {
+    match &strength.ratings {
+        Ratings::Fitted { los, .. } if los.bots.len() > 2 => Some(los_matrix_rows(los)),
+        _ => None,
+    }
+}
+
+fn los_matrix_rows(los: &LosMatrix) -> Vec<Vec<String>> {
     let mut header = vec!["#".to_owned(), "bot".to_owned()];
     header.extend((1..=los.bots.len()).map(|n| n.to_string()));
     let rows = los.bots.iter().enumerate().map(|(i, bot)| {
@@ -85,7 +91,12 @@ fn los_rows(los: &LosMatrix) -> Vec<Vec<String>> {
 
 /// The pair table, if any two bots met.
 pub(crate) fn pairs_table(strength: &Strength, style: TableStyle) -> Option<String> {
-    (!strength.pairs.is_empty()).then(|| build(pair_rows(&strength.pairs), style))
+    pairs_rows(strength).map(|rows| build(rows, style))
+}
+
+/// The rows of the pair table (the first is the header), if any two bots met.
+pub(crate) fn pairs_rows(strength: &Strength) -> Option<Vec<Vec<String>>> {
+    (!strength.pairs.is_empty()).then(|| pair_rows(&strength.pairs))
 }
 
 const PAIR_HEADERS: [&str; 8] = [
@@ -186,8 +197,8 @@ pub fn pairs_csv(strength: &Strength) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strength::strength;
-    use crate::testing::{record, scored, swapped};
+    use pahtum_tournament::strength::strength;
+    use pahtum_tournament::testing::{record, scored, swapped};
 
     fn bots() -> Vec<String> {
         ["alpha", "beta", "gamma", "idle"].map(String::from).to_vec()

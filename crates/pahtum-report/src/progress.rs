@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum::Seat;
 use pahtum_record::GameRecord;
 
-use crate::events::{Event, Observer};
+use pahtum_tournament::events::{Event, Observer};
 
 /// How often plain progress lines are printed at most.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -54,7 +54,7 @@ impl Progress {
     pub fn bar() -> Progress {
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  {eta} left  {msg}")
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games  {prefix}  {eta} left  {msg}")
                 .expect("the template is valid")
                 .progress_chars("=> "),
         );
@@ -109,7 +109,7 @@ impl Progress {
         let mut line = format!("{}/{} games", self.done, self.total);
         if let Some(rate) = self.rate() {
             let left = (self.total - self.done) as f64 / rate;
-            line.push_str(&format!(", {rate:.1} games/s, about {} left", human(left)));
+            line.push_str(&format!(", {}, about {} left", rate_text(rate), human(left)));
         }
         if let Some(leader) = self.leader() {
             line.push_str(&format!(", leader {leader}"));
@@ -135,8 +135,10 @@ impl Progress {
             .leader()
             .map(|leader| format!("leader {leader}"))
             .unwrap_or_default();
+        let rate = self.rate().map(rate_text).unwrap_or_default();
         match &mut self.display {
             Display::Bar(bar) => {
+                bar.set_prefix(rate);
                 bar.set_length(self.total as u64);
                 bar.set_position(self.done as u64);
                 bar.set_message(leader);
@@ -210,6 +212,16 @@ impl Observer for Progress {
     }
 }
 
+/// `12.5 games/s` for fast games; for slow ones, where that would read `0.0 games/s`, the time per game:
+/// `40 s per game`.
+fn rate_text(games_per_second: f64) -> String {
+    if games_per_second >= 1.0 {
+        format!("{games_per_second:.1} games/s")
+    } else {
+        format!("{} per game", human(1.0 / games_per_second))
+    }
+}
+
 /// `42 s`, `3 min 5 s`, `2 h 10 min`.
 fn human(seconds: f64) -> String {
     let seconds = seconds.round() as u64;
@@ -238,7 +250,7 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
-    use crate::testing::{forfeited, record};
+    use pahtum_tournament::testing::{forfeited, record};
 
     /// A writer whose bytes the test can read afterwards.
     #[derive(Clone, Default)]
@@ -291,6 +303,14 @@ mod tests {
         );
         assert_eq!(lines[5], "arena: interrupted with 3 of 4 games done");
         assert_eq!(lines.len(), 6, "{text}");
+    }
+
+    #[test]
+    fn slow_games_show_the_time_per_game_instead_of_a_rate_of_zero() {
+        assert_eq!(rate_text(12.34), "12.3 games/s");
+        assert_eq!(rate_text(1.0), "1.0 games/s");
+        assert_eq!(rate_text(0.5), "2 s per game");
+        assert_eq!(rate_text(1.0 / 185.0), "3 min 5 s per game");
     }
 
     #[test]

@@ -1,0 +1,83 @@
+//! `arena report JOURNAL_OR_RUN_DIR`: the HTML report of any journal, and the report files of a run.
+//!
+//! `arena run` and `arena match` write their tables and `report.html` through
+//! [`write_run_reports`], `arena game --html` through [`write_game_page`], and
+//! this command makes the same page from any journal: one code path for a
+//! tournament, a match and a single game (see the `pahtum-report` crate).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use pahtum_record::GameRecord;
+use pahtum_report::files::{REPORT_HTML, write_atomically, write_standings};
+use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options};
+use pahtum_tournament::report::results_of_journal;
+use pahtum_tournament::standings::Standings;
+use pahtum_tournament::strength::AnchorSpec;
+
+/// The name of the journal in a run's output folder.
+const JOURNAL: &str = "journal.jsonl";
+
+/// Write the HTML report (standings, crosstable, games and their replays) of a journal.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example: arena report runs/quickstart, then open runs/quickstart/report.html in a browser")]
+pub struct Args {
+    /// The journal, or a run's output folder (which holds journal.jsonl).
+    pub journal: PathBuf,
+    /// Where to write the page [default: report.html beside the journal].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Embed the replays of at most N games (every forfeit is embedded, the rest sampled by game id).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REPLAYS)]
+    pub max_replays: usize,
+    /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].
+    #[arg(long, value_name = "NAME=ELO")]
+    pub anchor: Option<AnchorSpec>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let journal = journal_path(&args.journal);
+    let out = args.out.unwrap_or_else(|| journal.with_file_name(REPORT_HTML));
+    let results = results_of_journal(&journal, args.anchor.as_ref())?;
+    let options = Options {
+        max_replays: args.max_replays,
+        ..Options::default()
+    };
+    write_atomically(&out, html::report(&results, options).as_bytes())
+        .with_context(|| format!("cannot write the report to {}", out.display()))?;
+    eprintln!("arena: report {} ({} games)", out.display(), results.plan.done.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A run's folder names its journal; anything else is the journal itself.
+pub fn journal_path(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(JOURNAL)
+    } else {
+        path.to_owned()
+    }
+}
+
+/// Writes the standings files and `report.html` of the journal at `journal` into `out` (for `arena run` and
+/// `arena match`); returns the standings and the files written.
+pub fn write_run_reports(
+    out: &Path,
+    journal: &Path,
+    anchor: Option<&AnchorSpec>,
+) -> anyhow::Result<(Standings, Vec<PathBuf>)> {
+    let results = results_of_journal(journal, anchor)?;
+    let mut written = write_standings(out, &results.standings)
+        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
+    let page = out.join(REPORT_HTML);
+    write_atomically(&page, html::report(&results, Options::default()).as_bytes())
+        .with_context(|| format!("cannot write the report to {}", page.display()))?;
+    written.push(page);
+    Ok((results.standings, written))
+}
+
+/// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html`.
+pub fn write_game_page(path: &Path, record: &GameRecord) -> anyhow::Result<()> {
+    write_atomically(path, html::game_page(record).as_bytes())
+        .with_context(|| format!("cannot write the game's page to {}", path.display()))
+}

@@ -1,0 +1,42 @@
+//! Records for the unit tests of this crate: played games that replay, built with the rules crate.
+
+use pahtum::Action;
+use pahtum_protocol::Info;
+use pahtum_record::{GameRecord, MoveKind, MoveRecord, Timing};
+use pahtum_tournament::testing::record;
+
+/// A complete game between `first` and `second` on a board with one block (`a1`), without the pie rule: each
+/// bot plays the first free cell, and says so in its `info`.
+pub fn played(id: &str, first: &str, second: &str) -> GameRecord {
+    let mut played = record(id, first, second);
+    played.rules.blocks = 1;
+    played.rules.pie = false;
+    played.swap = None;
+    played.blocks = vec!["a1".parse().unwrap()];
+    let mut game = played.rules.start(&played.blocks).unwrap();
+    while let (Some(color), Some(seat)) = (game.color_to_act(), game.seat_to_act()) {
+        let action = game.legal_moves()[0];
+        let Action::Stone(cell) = action else {
+            unreachable!("without the pie rule and placed blocks every move is a stone")
+        };
+        played.moves.push(MoveRecord {
+            kind: MoveKind::Stone,
+            seat: Some(seat),
+            color,
+            cell,
+            timing: Timing {
+                ms: 1.5,
+                cpu_ms: None,
+                info: Some(Info {
+                    comment: Some("first free".to_owned()),
+                    ..Info::default()
+                }),
+            },
+        });
+        game.play(action).unwrap();
+    }
+    played.score = game.score();
+    played.result = played.score.outcome();
+    played.replay().expect("the fixture replays");
+    played
+}

@@ -1,0 +1,503 @@
+//! The data of the HTML page: what the template shows as tables, and what the viewer's script reads.
+//!
+//! The tables (standings, Elo chart, crosstable heat map, LOS, pairs) are
+//! rendered by the template from the same cells as the terminal tables, so
+//! they read the same. The games are data for the script: one row per game
+//! for the game list, and the replay of each embedded game in a compact form
+//! (cells as one string, times as one array, `info` only where a bot sent
+//! one, with short keys, its pv as one string and its comment as an index into
+//! a table of the distinct comments, since bots repeat theirs), so that a
+//! 10,000-game report stays a few megabytes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pahtum::{Color, Outcome, Seat};
+use pahtum_protocol::{Info, Reason};
+use pahtum_record::{GameRecord, MoveKind};
+use pahtum_tournament::standings::Standings;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::render::{first_move_line, standings_rows};
+use crate::strength_render::{LOS_NOTE, los_rows, pairs_note, pairs_rows, rating_note};
+use crate::table::points;
+
+/// The tables of the standings, as cells of text.
+#[derive(Debug, Serialize)]
+pub struct Tables {
+    /// The first row is the header.
+    pub standings: Vec<Vec<String>>,
+    pub rating_note: String,
+    pub chart: Vec<ChartRow>,
+    pub chart_axis: Vec<ChartTick>,
+    pub crosstable: Vec<HeatRow>,
+    pub los: Option<Vec<Vec<String>>>,
+    pub los_note: &'static str,
+    pub pairs: Option<Vec<Vec<String>>>,
+    pub pairs_note: String,
+    pub first_move: String,
+    /// Forfeits by kind over all games, the kinds that happened.
+    pub forfeits: Vec<(&'static str, u32)>,
+}
+
+/// One bot's Elo and its 95% interval, in percent of the chart's width.
+#[derive(Debug, Serialize)]
+pub struct ChartRow {
+    pub bot: String,
+    pub label: String,
+    pub dot: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+/// A mark on the chart's axis.
+#[derive(Debug, Serialize)]
+pub struct ChartTick {
+    pub at: f64,
+    pub label: String,
+}
+
+/// One row of the crosstable heat map.
+#[derive(Debug, Serialize)]
+pub struct HeatRow {
+    pub rank: usize,
+    pub bot: String,
+    pub cells: Vec<HeatCell>,
+}
+
+/// One cell: the row's points against the column's, coloured by score (red 0% to green 100%).
+#[derive(Debug, Serialize)]
+pub struct HeatCell {
+    pub text: String,
+    /// The column's bot, for the link to the pair's games; `None` on the diagonal and where they did not meet.
+    pub against: Option<String>,
+    /// The hue of the cell's colour, 0 (red) to 120 (green).
+    pub hue: Option<u32>,
+}
+
+impl Tables {
+    /// The tables of `standings`.
+    pub fn of(standings: &Standings) -> Tables {
+        let strength = &standings.strength;
+        let (chart, chart_axis) = chart(standings);
+        Tables {
+            standings: standings_rows(standings).collect(),
+            rating_note: rating_note(strength),
+            chart,
+            chart_axis,
+            crosstable: heat_map(standings),
+            los: los_rows(strength),
+            los_note: LOS_NOTE,
+            pairs: pairs_rows(strength),
+            pairs_note: pairs_note(strength),
+            first_move: first_move_line(standings),
+            forfeits: forfeits_by_kind(standings),
+        }
+    }
+}
+
+fn chart(standings: &Standings) -> (Vec<ChartRow>, Vec<ChartTick>) {
+    let signed = standings.strength.rating_model.anchor.is_none();
+    let rated: Vec<_> = standings
+        .bots
+        .iter()
+        .filter_map(|row| row.rating.map(|rating| (row, rating)))
+        .collect();
+    let Some(low) = rated.iter().map(|(_, r)| r.lower).min_by(f64::total_cmp) else {
+        return (Vec::new(), Vec::new());
+    };
+    let high = rated.iter().map(|(_, r)| r.upper).max_by(f64::total_cmp).unwrap_or(low);
+    let step = tick_step(high - low);
+    let (low, high) = ((low / step).floor() * step, (high / step).ceil() * step);
+    let span = (high - low).max(1.0);
+    let at = |elo: f64| (1000.0 * (elo - low) / span).round() / 10.0;
+    let rows = rated
+        .iter()
+        .map(|(row, rating)| ChartRow {
+            bot: row.bot.clone(),
+            label: format!(
+                "{} [{}, {}]",
+                crate::strength_render::elo(rating.elo, signed),
+                crate::strength_render::elo(rating.lower, signed),
+                crate::strength_render::elo(rating.upper, signed)
+            ),
+            dot: at(rating.elo),
+            lower: at(rating.lower),
+            upper: at(rating.upper),
+        })
+        .collect();
+    let ticks = (0..)
+        .map(|n| low + step * f64::from(n))
+        .take_while(|&elo| elo <= high + step / 2.0)
+        .map(|elo| ChartTick {
+            at: at(elo),
+            label: format!("{elo:.0}"),
+        })
+        .collect();
+    (rows, ticks)
+}
+
+/// A round step that gives the axis of `span` Elo four to ten marks.
+fn tick_step(span: f64) -> f64 {
+    [10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
+        .into_iter()
+        .find(|step| span / step <= 8.0)
+        .unwrap_or(2000.0)
+}
+
+fn heat_map(standings: &Standings) -> Vec<HeatRow> {
+    let table = &standings.crosstable;
+    table
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(i, bot)| HeatRow {
+            rank: i + 1,
+            bot: bot.clone(),
+            cells: table.results[i]
+                .iter()
+                .enumerate()
+                .map(|(j, tally)| match tally {
+                    Some(tally) if i != j => HeatCell {
+                        text: format!("{}/{}", points(tally.points), tally.games),
+                        against: Some(table.bots[j].clone()),
+                        hue: (tally.games > 0).then(|| (120.0 * tally.points / f64::from(tally.games)).round() as u32),
+                    },
+                    _ => HeatCell {
+                        text: if i == j { "·".to_owned() } else { String::new() },
+                        against: None,
+                        hue: None,
+                    },
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
+    let sum = |count: fn(&pahtum_tournament::standings::Forfeits) -> u32| {
+        standings.bots.iter().map(|row| count(&row.forfeits)).sum::<u32>()
+    };
+    [
+        ("timeouts", sum(|f| f.timeout)),
+        ("crashes", sum(|f| f.crash)),
+        ("illegal moves", sum(|f| f.illegal_move)),
+        ("protocol errors", sum(|f| f.protocol_error)),
+        ("stalls", sum(|f| f.stall)),
+    ]
+    .into_iter()
+    .filter(|&(_, count)| count > 0)
+    .collect()
+}
+
+/// What the viewer's script reads: every game's row, and the replays embedded.
+#[derive(Debug, Default, Serialize)]
+pub struct Games {
+    /// Sorted by id.
+    pub games: Vec<GameRow>,
+    /// The embedded replays by game id, each a [`Replay`] already written as JSON.
+    pub replays: BTreeMap<String, Box<RawValue>>,
+    /// The distinct `info` comments, which [`MoveInfo::comment`] indexes.
+    pub comments: Vec<String>,
+    #[serde(skip)]
+    comment_index: HashMap<String, usize>,
+}
+
+impl Games {
+    /// The game list, without replays yet.
+    pub fn new(games: Vec<GameRow>) -> Games {
+        Games {
+            games,
+            ..Games::default()
+        }
+    }
+
+    /// Embeds the replay of `record`; returns its size in bytes, as JSON.
+    pub fn embed(&mut self, record: &GameRecord) -> usize {
+        let replay = Replay::of(record, self);
+        let json = serde_json::value::to_raw_value(&replay).expect("a replay serializes");
+        let size = json.get().len();
+        self.replays.insert(record.id.clone(), json);
+        size
+    }
+
+    /// The `info` of a move, compact, with its comment in the table.
+    fn info(&mut self, info: &Info) -> MoveInfo {
+        let comment = info.comment.as_ref().map(|comment| {
+            let next = self.comments.len();
+            let index = *self.comment_index.entry(comment.clone()).or_insert(next);
+            if index == next {
+                self.comments.push(comment.clone());
+            }
+            index
+        });
+        MoveInfo {
+            eval: info.eval,
+            depth: info.depth,
+            nodes: info.nodes,
+            pv: info.pv.as_ref().map(|pv| pv.join(" ")),
+            comment,
+        }
+    }
+}
+
+/// A bot's `info` about a move, compact: short keys, and the comment as an index into [`Games::comments`].
+#[derive(Debug, Serialize)]
+pub struct MoveInfo {
+    #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
+    pub eval: Option<f64>,
+    #[serde(rename = "d", skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// The principal variation, its moves joined by spaces.
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    pub pv: Option<String>,
+    #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
+    pub comment: Option<usize>,
+}
+
+/// One game in the game list.
+#[derive(Debug, Serialize)]
+pub struct GameRow {
+    pub id: String,
+    /// The bots by seat: the first started as White.
+    pub first: String,
+    pub second: String,
+    /// The bots by colour at the end, after any pie swap.
+    pub white: String,
+    pub black: String,
+    pub result: Outcome,
+    /// White's points, Black's.
+    pub score: [u32; 2],
+    pub reason: Reason,
+    /// The bots that forfeited.
+    pub forfeited: Vec<String>,
+}
+
+/// The moves of one game, compact.
+#[derive(Debug, Serialize)]
+pub struct Replay {
+    /// The blocks of the initial board (all but those the players placed), as one string of cells (`a1c3`).
+    pub blocks: String,
+    /// Every block placed by a player and every stone, in order, as one string of cells.
+    pub cells: String,
+    /// Per move: `b` a block, `s` a stone.
+    pub kinds: String,
+    /// Per move: the colour to act, `w` or `b`.
+    pub colors: String,
+    /// Per move: the seat that made it, `1` (first) or `2`.
+    pub seats: String,
+    /// Per move: the time the answer took, in milliseconds.
+    pub ms: Vec<f64>,
+    /// The `info` of a move, by the move's index, where the bot sent one.
+    pub info: BTreeMap<usize, MoveInfo>,
+    /// The pie decision (after the first stone), if made.
+    pub swap: Option<bool>,
+    pub swap_ms: Option<f64>,
+    pub swap_info: Option<MoveInfo>,
+    pub forfeits: Vec<ForfeitView>,
+}
+
+/// A forfeit, with the evidence.
+#[derive(Debug, Serialize)]
+pub struct ForfeitView {
+    pub bot: String,
+    pub seat: Seat,
+    pub color: Color,
+    pub reason: Reason,
+    /// The verdict in words.
+    pub verdict: &'static str,
+    pub detail: String,
+    pub line: Option<String>,
+    pub stderr_tail: Vec<String>,
+}
+
+impl GameRow {
+    pub fn of(record: &GameRecord) -> GameRow {
+        GameRow {
+            id: record.id.clone(),
+            first: record.players.first.clone(),
+            second: record.players.second.clone(),
+            white: record.white.clone(),
+            black: record.black.clone(),
+            result: record.result,
+            score: [record.score.white, record.score.black],
+            reason: record.termination.reason,
+            forfeited: record.termination.forfeits().map(|(_, f)| f.bot.clone()).collect(),
+        }
+    }
+}
+
+impl Replay {
+    /// The replay of `record`, its comments added to the table of `games`.
+    fn of(record: &GameRecord, games: &mut Games) -> Replay {
+        let placed: Vec<_> = record
+            .moves
+            .iter()
+            .filter(|m| m.kind == MoveKind::Block)
+            .map(|m| m.cell)
+            .collect();
+        let cells = |cells: &mut dyn Iterator<Item = pahtum::Cell>| cells.map(|cell| cell.to_string()).collect();
+        Replay {
+            blocks: cells(&mut record.blocks.iter().copied().filter(|cell| !placed.contains(cell))),
+            cells: cells(&mut record.moves.iter().map(|m| m.cell)),
+            kinds: record
+                .moves
+                .iter()
+                .map(|m| if m.kind == MoveKind::Block { 'b' } else { 's' })
+                .collect(),
+            colors: record
+                .moves
+                .iter()
+                .map(|m| if m.color == Color::White { 'w' } else { 'b' })
+                .collect(),
+            seats: (0..record.moves.len())
+                .map(|index| {
+                    if record.seat_of_move(index) == Seat::First {
+                        '1'
+                    } else {
+                        '2'
+                    }
+                })
+                .collect(),
+            ms: record.moves.iter().map(|m| tenths(m.timing.ms)).collect(),
+            info: record
+                .moves
+                .iter()
+                .enumerate()
+                .filter_map(|(index, m)| m.timing.info.as_ref().map(|info| (index, games.info(info))))
+                .collect(),
+            swap: record.swap,
+            swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
+            swap_info: record
+                .swap_move
+                .as_ref()
+                .and_then(|timing| timing.info.as_ref())
+                .map(|info| games.info(info)),
+            forfeits: record
+                .termination
+                .forfeits()
+                .map(|(reason, forfeit)| ForfeitView {
+                    bot: forfeit.bot.clone(),
+                    seat: forfeit.seat,
+                    color: forfeit.color,
+                    reason,
+                    verdict: verdict(reason),
+                    detail: forfeit.detail.clone(),
+                    line: forfeit.line.clone(),
+                    stderr_tail: forfeit.stderr_tail.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Milliseconds to a tenth, enough to read and short to write.
+fn tenths(ms: f64) -> f64 {
+    (ms * 10.0).round() / 10.0
+}
+
+/// A forfeit's reason in words.
+fn verdict(reason: Reason) -> &'static str {
+    match reason {
+        Reason::Normal => "the board is full",
+        Reason::Timeout => "lost on time: no answer within its time",
+        Reason::Disconnect => "crashed: the bot exited or closed its pipes",
+        Reason::IllegalMove => "an illegal move",
+        Reason::ProtocolError => "broke the protocol",
+        Reason::Stall => "stalled: no answer to new_game or ping",
+    }
+}
+
+/// The games to embed the replays of, in the order to embed them: every forfeit, then of the rest the `max`
+/// (less the forfeits) whose ids hash lowest, so that the sample is the same each time, spread over the whole
+/// journal, and any prefix of it a sample too.
+pub fn sample(records: &[GameRecord], max: usize) -> Vec<&GameRecord> {
+    let (mut chosen, mut rest): (Vec<&GameRecord>, Vec<&GameRecord>) =
+        records.iter().partition(|record| record.termination.forfeit.is_some());
+    rest.sort_by_key(|record| fnv1a(record.id.as_bytes()));
+    rest.truncate(max.saturating_sub(chosen.len()));
+    chosen.extend(rest);
+    chosen
+}
+
+/// The 64-bit FNV-1a hash: stable across runs and platforms, unlike the standard library's.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum_tournament::testing::{forfeited, record, swapped};
+
+    use super::*;
+
+    #[test]
+    fn a_sample_keeps_every_forfeit_and_is_deterministic() {
+        let records: Vec<GameRecord> = (0..50)
+            .map(|n| {
+                let game = record(&format!("{n:03}-00-a"), "a", "b");
+                if n % 10 == 0 {
+                    forfeited(game, Seat::First, Reason::Timeout)
+                } else {
+                    game
+                }
+            })
+            .collect();
+        let ids = |sample: Vec<&GameRecord>| -> Vec<String> { sample.iter().map(|r| r.id.clone()).collect() };
+        let sample = ids(sample(&records, 12));
+        assert_eq!(sample.len(), 12);
+        for n in (0..50).step_by(10) {
+            assert!(
+                sample.contains(&format!("{n:03}-00-a")),
+                "forfeit {n} missing from {sample:?}"
+            );
+        }
+        assert_eq!(sample, ids(super::sample(&records, 12)), "the same sample each time");
+        assert_eq!(
+            ids(super::sample(&records, 3)).len(),
+            5,
+            "every forfeit even beyond the bound"
+        );
+        assert_eq!(ids(super::sample(&records, 100)).len(), 50);
+    }
+
+    #[test]
+    fn a_replay_names_the_seat_of_every_move_of_an_old_record_after_a_swap() {
+        let mut game = swapped(record("000-00-a", "a", "b"));
+        game.moves = [("d4", Color::White), ("e5", Color::Black), ("c3", Color::White)]
+            .map(|(cell, color)| pahtum_record::MoveRecord {
+                kind: MoveKind::Stone,
+                seat: None,
+                color,
+                cell: cell.parse().unwrap(),
+                timing: pahtum_record::Timing {
+                    ms: 1.23456,
+                    ..Default::default()
+                },
+            })
+            .to_vec();
+        let mut games = Games::new(Vec::new());
+        games.embed(&game);
+        let replay: serde_json::Value = serde_json::from_str(games.replays["000-00-a"].get()).unwrap();
+        assert_eq!(replay["cells"], "d4e5c3");
+        assert_eq!(replay["colors"], "wbw");
+        // The first seat's White stone, then the swap: the first seat holds Black, the second White.
+        assert_eq!(replay["seats"], "112");
+        assert_eq!(replay["ms"], serde_json::json!([1.2, 1.2, 1.2]));
+    }
+
+    #[test]
+    fn the_row_of_a_forfeit_names_the_bot() {
+        let row = GameRow::of(&forfeited(
+            record("000-00-a", "a", "b"),
+            Seat::Second,
+            Reason::IllegalMove,
+        ));
+        assert_eq!(row.forfeited, ["b"]);
+        assert_eq!(row.reason, Reason::IllegalMove);
+    }
+}

@@ -1,0 +1,226 @@
+use pahtum::Seat;
+use pahtum_protocol::Reason;
+use pahtum_tournament::journal::Journal;
+use pahtum_tournament::report::results_of_journal;
+use pahtum_tournament::testing::{forfeited, tournament};
+
+use super::*;
+use crate::fixtures::played;
+
+const HOSTILE: &str = "</script><script>window.pwned=1</script><!-- <img src=x onerror=alert(1)> \u{2028}&amp;";
+
+/// A journal of the test tournament (bots a, b, c) with three games, one a forfeit whose evidence is hostile.
+fn results() -> (tempfile::TempDir, JournalResults) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let mut journal = Journal::create(&path, &tournament()).unwrap();
+    let mut lost = forfeited(played("001-00-a", "a", "c"), Seat::Second, Reason::IllegalMove);
+    let forfeit = lost.termination.forfeit.as_mut().unwrap();
+    forfeit.line = Some(HOSTILE.to_owned());
+    forfeit.stderr_tail = vec![HOSTILE.to_owned()];
+    lost.moves[0].timing.info.as_mut().unwrap().comment = Some(HOSTILE.to_owned());
+    for record in [played("000-00-a", "a", "b"), lost, played("002-00-b", "c", "b")] {
+        journal.append(&record).unwrap();
+    }
+    let results = results_of_journal(&path, None).unwrap();
+    (dir, results)
+}
+
+/// The embedded data of a page, parsed as the browser parses it.
+fn embedded(page: &str) -> serde_json::Value {
+    let start = page.find(r#"<script type="application/json" id="data">"#).unwrap();
+    let json = &page[start..];
+    let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn script_json_cannot_end_the_script_element() {
+    let json = script_json(&HOSTILE);
+    for needle in ["<", ">", "&", "\u{2028}"] {
+        assert!(!json.contains(needle), "{needle:?} in {json}");
+    }
+    assert_eq!(
+        serde_json::from_str::<String>(&json).unwrap(),
+        HOSTILE,
+        "the same text once parsed"
+    );
+}
+
+#[test]
+fn hostile_bot_text_is_data_and_never_markup() {
+    let (_dir, results) = results();
+    let page = report(&results, Options::default());
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the page's own two script elements end"
+    );
+    assert!(!page.contains("<img"), "no markup from a bot");
+    assert!(
+        !page.contains("window.pwned=1</"),
+        "no bot text outside the escaped data"
+    );
+    let data = embedded(&page);
+    let replay = &data["replays"]["001-00-a"];
+    assert_eq!(replay["forfeits"][0]["line"], HOSTILE);
+    assert_eq!(replay["forfeits"][0]["stderr_tail"][0], HOSTILE);
+    assert_eq!(
+        data["comments"][replay["info"]["0"]["c"].as_u64().unwrap() as usize],
+        HOSTILE
+    );
+}
+
+#[test]
+fn the_data_holds_every_game_by_id_with_its_replay() {
+    let (_dir, results) = results();
+    let data = embedded(&report(&results, Options::default()));
+    let ids: Vec<&str> = data["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["000-00-a", "001-00-a", "002-00-b"]);
+    let record = &results.plan.done[0];
+    let game = &data["games"][0];
+    assert_eq!(
+        game["score"],
+        serde_json::json!([record.score.white, record.score.black])
+    );
+    assert_eq!(game["reason"], "normal");
+    assert_eq!(data["games"][1]["forfeited"], serde_json::json!(["c"]));
+    assert_eq!(
+        data["replays"]["000-00-a"]["cells"].as_str().unwrap().len(),
+        2 * record.moves.len()
+    );
+    assert_eq!(data["replays"]["000-00-a"]["blocks"], "a1");
+}
+
+#[test]
+fn a_bounded_report_keeps_the_forfeits_and_says_so() {
+    let (_dir, results) = results();
+    let page = report(
+        &results,
+        Options {
+            max_replays: 1,
+            ..Options::default()
+        },
+    );
+    let data = embedded(&page);
+    let replays: Vec<&String> = data["replays"].as_object().unwrap().keys().collect();
+    assert_eq!(replays, ["001-00-a"], "the forfeit, and nothing beyond the bound");
+    assert!(
+        page.contains("The replays of 1 of the 3 games are embedded"),
+        "the page says so"
+    );
+    assert!(!report(&results, Options::default()).contains("are embedded"));
+}
+
+#[test]
+fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
+    let (_dir, results) = results();
+    let options = Options {
+        replay_bytes: 1,
+        ..Options::default()
+    };
+    let page = report(&results, options);
+    let replays: Vec<String> = embedded(&page)["replays"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        replays,
+        ["001-00-a"],
+        "the forfeit only: the first other replay is beyond the budget"
+    );
+    assert!(page.contains("The replays of 1 of the 3 games are embedded"));
+}
+
+#[test]
+fn comments_are_kept_once_and_moves_point_to_them() {
+    let (_dir, results) = results();
+    let data = embedded(&report(&results, Options::default()));
+    // The forfeit's replay is embedded first, so its comment comes first.
+    assert_eq!(data["comments"], serde_json::json!([HOSTILE, "first free"]));
+    assert_eq!(data["replays"]["001-00-a"]["info"]["0"], serde_json::json!({ "c": 0 }));
+    assert_eq!(data["replays"]["000-00-a"]["info"]["0"], serde_json::json!({ "c": 1 }));
+    assert_eq!(data["replays"]["001-00-a"]["info"]["1"], serde_json::json!({ "c": 1 }));
+}
+
+#[test]
+fn a_game_page_is_the_viewer_alone() {
+    let page = game_page(&played("game", "a", "b"));
+    assert!(!page.contains(r#"id="standings""#) && !page.contains(r#"id="games""#));
+    assert!(page.contains(r#"id="viewer""#));
+    assert_eq!(embedded(&page)["games"].as_array().unwrap().len(), 1);
+}
+
+/// The page's structure: its elements and their ids and classes, one per line, indented by depth, without the
+/// style, the script and the data; a run of equal siblings as one line with its count.
+fn structure(page: &str) -> String {
+    let mut lines: Vec<(String, usize)> = Vec::new();
+    for line in elements(page).lines() {
+        match lines.last_mut() {
+            Some((last, count)) if last == line => *count += 1,
+            _ => lines.push((line.to_owned(), 1)),
+        }
+    }
+    let counted = lines.into_iter().map(|(line, count)| match count {
+        1 => line,
+        _ => format!("{line} x{count}"),
+    });
+    counted.collect::<Vec<_>>().join("\n") + "\n"
+}
+
+fn elements(page: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut rest = page;
+    const VOID: [&str; 4] = ["meta", "input", "br", "img"];
+    while let Some(start) = rest.find('<') {
+        rest = &rest[start + 1..];
+        let end = rest.find('>').unwrap();
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('/') {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        if tag.starts_with('!') {
+            continue;
+        }
+        let name = tag.split_whitespace().next().unwrap_or_default();
+        let attribute = |key: &str| {
+            tag.split(&format!(" {key}=\""))
+                .nth(1)
+                .map(|value| value.split('"').next().unwrap_or_default())
+        };
+        let mut line = format!("{}{name}", "  ".repeat(depth));
+        if let Some(id) = attribute("id") {
+            line.push_str(&format!("#{id}"));
+        }
+        if let Some(class) = attribute("class") {
+            line.push_str(&format!(".{}", class.replace(' ', ".")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        if ["style", "script"].contains(&name) {
+            let close = format!("</{name}>");
+            rest = &rest[rest.find(&close).unwrap() + close.len()..];
+            continue;
+        }
+        if !VOID.contains(&name) {
+            depth += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_structure_of_a_report() {
+    let (_dir, results) = results();
+    insta::assert_snapshot!(structure(&report(&results, Options::default())));
+}

@@ -1,0 +1,341 @@
+// The game list and the replay viewer of the pahtum-arena report. Plain JavaScript, no build step.
+// Everything a bot wrote reaches the page through textContent only, never as markup.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("data").textContent);
+  const POINTS = [0, 0, 0, 3, 10, 25, 56, 119];
+  const SIZE = 7, CELL = 48, MARGIN = 22;
+  const SVG = "http://www.w3.org/2000/svg";
+  const REASONS = { normal: "normal", timeout: "timeout", disconnect: "crash", illegal_move: "illegal move", protocol_error: "protocol error", stall: "stall" };
+  const RESULTS = { white: "White won", black: "Black won", draw: "draw" };
+  const $ = (id) => document.getElementById(id);
+
+  function element(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  // ---- The game list -------------------------------------------------------------------------
+  const games = data.games;
+  const byId = new Map(games.map((game) => [game.id, game]));
+  const list = { body: $("games-body"), limit: 200 };
+
+  function option(select, value, label) {
+    const node = element("option", label);
+    node.value = value;
+    select.appendChild(node);
+  }
+
+  function matches(game) {
+    const bot = $("filter-bot").value, against = $("filter-against").value;
+    const result = $("filter-result").value, reason = $("filter-reason").value;
+    const sides = [game.white, game.black];
+    if (bot && !sides.includes(bot)) return false;
+    if (against && !(sides.includes(against) && (!bot || sides.includes(bot) && bot !== against))) return false;
+    if (result && game.result !== result) return false;
+    return !reason || game.reason === reason;
+  }
+
+  function renderList() {
+    const shown = games.filter(matches);
+    list.body.replaceChildren();
+    for (const game of shown.slice(0, list.limit)) {
+      const row = document.createElement("tr");
+      row.dataset.id = game.id;
+      const end = REASONS[game.reason] + (game.forfeited.length ? " (" + game.forfeited.join(", ") + ")" : "");
+      for (const text of [game.id, game.white, game.black, game.score[0] + "–" + game.score[1], RESULTS[game.result], end]) {
+        row.appendChild(element("td", text));
+      }
+      if (game.forfeited.length) row.lastChild.className = "forfeit";
+      if (data.replays[game.id]) {
+        row.addEventListener("click", () => { location.hash = "game=" + encodeURIComponent(game.id); });
+      } else {
+        row.className = "no-replay";
+        row.title = "replay not embedded";
+      }
+      list.body.appendChild(row);
+    }
+    $("games-count").textContent = shown.length + " of " + games.length + " games";
+    $("games-more").hidden = shown.length <= list.limit;
+  }
+
+  if (list.body) {
+    const bots = [...new Set(games.flatMap((game) => [game.white, game.black]))].sort();
+    for (const bot of bots) {
+      option($("filter-bot"), bot, bot);
+      option($("filter-against"), bot, bot);
+    }
+    for (const reason of [...new Set(games.map((game) => game.reason))].sort()) option($("filter-reason"), reason, REASONS[reason]);
+    for (const id of ["filter-bot", "filter-against", "filter-result", "filter-reason"]) {
+      $(id).addEventListener("change", () => { list.limit = 200; renderList(); });
+    }
+    $("games-more").addEventListener("click", () => { list.limit += 500; renderList(); });
+    for (const link of document.querySelectorAll(".crosstable a[data-bot]")) {
+      link.addEventListener("click", () => {
+        $("filter-bot").value = link.dataset.bot;
+        $("filter-against").value = link.dataset.against;
+        list.limit = 200;
+        renderList();
+      });
+    }
+    renderList();
+  }
+
+  // ---- The replay viewer ---------------------------------------------------------------------
+  const view = { game: null, plies: [], at: 0, timer: null };
+
+  function cellAt(text, index) {
+    return { column: text.charCodeAt(index) - 97, row: text.charCodeAt(index + 1) - 49 };
+  }
+
+  /** The plies of a game: its blocks and stones, and the pie decision after the first stone. */
+  function pliesOf(game, replay) {
+    const plies = [];
+    const firstStone = replay.kinds.indexOf("s");
+    for (let i = 0; i < replay.kinds.length; i++) {
+      plies.push({
+        kind: replay.kinds[i] === "b" ? "block" : "stone",
+        cell: replay.cells.substr(2 * i, 2),
+        color: replay.colors[i] === "w" ? "white" : "black",
+        bot: replay.seats[i] === "1" ? game.first : game.second,
+        ms: replay.ms[i],
+        info: replay.info[i],
+      });
+      if (i === firstStone && replay.swap !== null) {
+        plies.push({ kind: "pie", swap: replay.swap, bot: game.second, ms: replay.swap_ms, info: replay.swap_info });
+      }
+    }
+    return plies;
+  }
+
+  /** The board after the first `count` plies: 0 free, 1 white, 2 black, 3 block. */
+  function boardAfter(count) {
+    const board = Array.from({ length: SIZE }, () => new Array(SIZE).fill(0));
+    const replay = data.replays[view.game.id];
+    for (let i = 0; i < replay.blocks.length; i += 2) {
+      const { column, row } = cellAt(replay.blocks, i);
+      board[row][column] = 3;
+    }
+    for (const ply of view.plies.slice(0, count)) {
+      if (ply.kind === "pie") continue;
+      const { column, row } = cellAt(ply.cell, 0);
+      board[row][column] = ply.kind === "block" ? 3 : ply.color === "white" ? 1 : 2;
+    }
+    return board;
+  }
+
+  /** Every maximal horizontal or vertical run of three or more stones of one colour, with its points. */
+  function runsOf(board) {
+    const runs = [];
+    const scan = (cellOf) => {
+      for (let line = 0; line < SIZE; line++) {
+        let start = 0;
+        for (let i = 1; i <= SIZE; i++) {
+          const [c0, r0] = cellOf(line, start);
+          const stone = board[r0][c0];
+          const [c, r] = i < SIZE ? cellOf(line, i) : [0, 0];
+          if (i < SIZE && board[r][c] === stone) continue;
+          const length = i - start;
+          if ((stone === 1 || stone === 2) && length >= 3) {
+            const cells = [];
+            for (let k = start; k < i; k++) cells.push(cellOf(line, k));
+            runs.push({ color: stone === 1 ? "white" : "black", cells, points: POINTS[length] });
+          }
+          start = i;
+        }
+      }
+    };
+    scan((line, i) => [i, line]);
+    scan((line, i) => [line, i]);
+    return runs;
+  }
+
+  function svg(tag, attributes, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function drawBoard(board, runs, last) {
+    const root = $("board");
+    root.replaceChildren();
+    const x = (column) => MARGIN + column * CELL, y = (row) => MARGIN + (SIZE - 1 - row) * CELL;
+    root.appendChild(svg("rect", { x: MARGIN, y: MARGIN, width: SIZE * CELL, height: SIZE * CELL, fill: "#e8c98f" }));
+    for (let i = 0; i < SIZE; i++) {
+      root.appendChild(svg("text", { x: x(i) + CELL / 2, y: MARGIN + SIZE * CELL + 15, "text-anchor": "middle", "font-size": 13 }, String.fromCharCode(97 + i)));
+      root.appendChild(svg("text", { x: 8, y: y(i) + CELL / 2 + 5, "text-anchor": "middle", "font-size": 13 }, String(i + 1)));
+    }
+    for (let row = 0; row < SIZE; row++) {
+      for (let column = 0; column < SIZE; column++) {
+        const cell = String.fromCharCode(97 + column) + (row + 1);
+        const group = svg("g", { "data-cell": cell });
+        group.appendChild(svg("rect", { x: x(column), y: y(row), width: CELL, height: CELL, fill: "none", stroke: "#8a6a3a" }));
+        const stone = board[row][column], cx = x(column) + CELL / 2, cy = y(row) + CELL / 2;
+        if (stone === 3) {
+          group.appendChild(svg("rect", { x: x(column) + 3, y: y(row) + 3, width: CELL - 6, height: CELL - 6, fill: "#5a4a3a", class: "block" }));
+        } else if (stone) {
+          group.appendChild(svg("circle", { cx, cy, r: CELL / 2 - 5, fill: stone === 1 ? "#f8f8f4" : "#23262d", stroke: "#222", class: stone === 1 ? "white" : "black" }));
+        }
+        if (last === cell) group.appendChild(svg("circle", { cx, cy, r: 5, fill: "#d33" }));
+        root.appendChild(group);
+      }
+    }
+    for (const run of runs) {
+      const [c0, r0] = run.cells[0], [c1, r1] = run.cells[run.cells.length - 1];
+      const left = Math.min(x(c0), x(c1)) + 4, top = Math.min(y(r0), y(r1)) + 4;
+      const width = Math.abs(x(c1) - x(c0)) + CELL - 8, height = Math.abs(y(r1) - y(r0)) + CELL - 8;
+      const color = run.color === "white" ? "#1f6fd1" : "#d1451f";
+      root.appendChild(svg("rect", { x: left, y: top, width, height, rx: 10, fill: "none", stroke: color, "stroke-width": 4, class: "run" }));
+      // The points at the run's start: a row's on its left edge, a column's on its top edge, so that crossing
+      // runs keep their labels apart.
+      const across = r0 === r1;
+      const labelX = across ? left : left + width / 2, labelY = across ? top + height / 2 : top;
+      const label = svg("g", { class: "run-points" });
+      label.appendChild(svg("circle", { cx: labelX, cy: labelY, r: 12, fill: color }));
+      label.appendChild(svg("text", { x: labelX, y: labelY + 5, "text-anchor": "middle", "font-size": 13, fill: "#fff", "font-weight": "bold" }, String(run.points)));
+      root.appendChild(label);
+    }
+  }
+
+  function describe(ply) {
+    if (ply.kind === "pie") return "pie: " + (ply.swap ? "swap" : "no swap") + " (" + ply.bot + ")";
+    return ply.cell + " " + (ply.kind === "block" ? "block" : ply.color) + " (" + ply.bot + ")";
+  }
+
+  function showInfo(ply) {
+    const box = $("move-info");
+    box.replaceChildren();
+    if (!ply) return;
+    const list = element("dl");
+    const add = (term, value) => {
+      if (value === undefined || value === null) return;
+      list.appendChild(element("dt", term));
+      list.appendChild(element("dd", value));
+    };
+    add("move", describe(ply));
+    add("time", ply.ms === null || ply.ms === undefined ? null : ply.ms + " ms");
+    const info = ply.info || {};
+    add("eval", info.e);
+    add("depth", info.d);
+    add("nodes", info.n);
+    add("pv", info.p);
+    add("comment", info.c === undefined ? null : data.comments[info.c]);
+    box.appendChild(list);
+  }
+
+  function go(at) {
+    view.at = Math.max(0, Math.min(view.plies.length, at));
+    const board = boardAfter(view.at);
+    const runs = runsOf(board);
+    const end = view.at === view.plies.length;
+    const ply = view.plies[view.at - 1];
+    drawBoard(board, end ? runs : [], ply && ply.kind !== "pie" ? ply.cell : null);
+    const white = runs.filter((run) => run.color === "white").reduce((sum, run) => sum + run.points, 0);
+    const black = runs.filter((run) => run.color === "black").reduce((sum, run) => sum + run.points, 0);
+    const score = $("score");
+    score.textContent = "White " + white + " – " + black + " Black" + (end ? " (final)" : "");
+    score.dataset.white = white;
+    score.dataset.black = black;
+    $("position").textContent = "move " + view.at + " of " + view.plies.length;
+    $("slider").value = view.at;
+    showInfo(ply);
+    for (const item of $("moves").children) item.classList.toggle("current", Number(item.dataset.at) === view.at);
+    // Keep the current move in sight in the list, scrolling the list alone (never the page).
+    const list = $("moves"), current = list.querySelector(".current");
+    if (current && (current.offsetTop < list.scrollTop || current.offsetTop + current.offsetHeight > list.scrollTop + list.clientHeight)) {
+      list.scrollTop = current.offsetTop - list.clientHeight / 2;
+    }
+  }
+
+  function showVerdict(replay) {
+    const box = $("verdict");
+    box.replaceChildren();
+    box.hidden = replay.forfeits.length === 0;
+    for (const forfeit of replay.forfeits) {
+      box.appendChild(element("p", "Forfeit: " + forfeit.bot + " (" + forfeit.seat + " seat, " + forfeit.color + "): " + forfeit.verdict + ".", "verdict-line"));
+      box.appendChild(element("p", forfeit.detail, "verdict-detail"));
+      if (forfeit.line !== null && forfeit.line !== undefined) {
+        box.appendChild(element("p", "The offending line:"));
+        box.appendChild(element("pre", forfeit.line, "offending-line"));
+      }
+      if (forfeit.stderr_tail.length) {
+        box.appendChild(element("p", "The tail of its stderr:"));
+        box.appendChild(element("pre", forfeit.stderr_tail.join("\n"), "stderr-tail"));
+      }
+    }
+  }
+
+  function stop() {
+    clearInterval(view.timer);
+    view.timer = null;
+    $("play").textContent = "▶ play";
+  }
+
+  function toggle() {
+    if (view.timer) return stop();
+    if (view.at === view.plies.length) go(0);
+    $("play").textContent = "⏸ pause";
+    view.timer = setInterval(() => (view.at < view.plies.length ? go(view.at + 1) : stop()), 600);
+  }
+
+  function open(id, at) {
+    const game = byId.get(id), replay = data.replays[id];
+    if (!game || !replay) return;
+    stop();
+    view.game = game;
+    view.plies = pliesOf(game, replay);
+    $("viewer").hidden = false;
+    $("viewer-title").textContent = "Game " + game.id;
+    $("viewer-players").textContent = game.white + " (White) against " + game.black + " (Black): " + RESULTS[game.result] +
+      ", " + game.score[0] + "–" + game.score[1] + ", " + REASONS[game.reason] + " end";
+    const moves = $("moves");
+    moves.replaceChildren();
+    view.plies.forEach((ply, index) => {
+      const item = element("li", describe(ply), ply.kind === "pie" ? "pie" : ply.kind);
+      item.dataset.at = index + 1;
+      if (ply.ms !== null && ply.ms !== undefined) item.appendChild(element("span", ply.ms + " ms", "ms"));
+      item.addEventListener("click", () => { stop(); go(index + 1); });
+      moves.appendChild(item);
+    });
+    $("slider").max = view.plies.length;
+    showVerdict(replay);
+    go(at === "end" ? view.plies.length : Number(at) || 0);
+  }
+
+  $("first").addEventListener("click", () => { stop(); go(0); });
+  $("back").addEventListener("click", () => { stop(); go(view.at - 1); });
+  $("forward").addEventListener("click", () => { stop(); go(view.at + 1); });
+  $("last").addEventListener("click", () => { stop(); go(view.plies.length); });
+  $("play").addEventListener("click", toggle);
+  $("slider").addEventListener("input", () => { stop(); go(Number($("slider").value)); });
+  document.addEventListener("keydown", (event) => {
+    if (!view.game || event.target.tagName === "SELECT" || event.target.tagName === "INPUT") return;
+    const keys = { ArrowLeft: view.at - 1, ArrowRight: view.at + 1, Home: 0, End: view.plies.length };
+    if (event.key in keys) {
+      stop();
+      go(keys[event.key]);
+      event.preventDefault();
+    } else if (event.key === " ") {
+      toggle();
+      event.preventDefault();
+    }
+  });
+
+  /** `#game=ID` (and `&ply=N` or `&ply=end`) opens a replay; a page of one game opens it at once. */
+  function route() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const id = params.get("game") || (games.length === 1 && !list.body ? games[0].id : null);
+    if (id) {
+      open(id, params.get("ply"));
+      if (params.get("game")) $("viewer").scrollIntoView();
+    }
+  }
+  window.addEventListener("hashchange", route);
+  route();
+  // When the page became usable, in milliseconds since navigation began (read by the measurements in the README).
+  document.body.dataset.readyMs = Math.round(performance.now());
+  document.body.dataset.ready = "true";
+})();
