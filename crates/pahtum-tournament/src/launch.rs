@@ -67,6 +67,7 @@ impl Launcher {
             args,
             dir: Some(dir),
             env: bot.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            sandbox: None,
         }
     }
 }
