@@ -111,8 +111,7 @@ impl Scene {
     /// Plays one game between `first` and `second`, shuts them down, and
     /// checks that no process of theirs is left and the journal is intact.
     async fn play(&self, first: &BotSpec, second: &BotSpec, pause_idle: bool) -> GameRecord {
-        let mut game = GameSpec::random("red-team", 7, 5, true, move_time(Duration::from_secs(3))).unwrap();
-        game.pause_idle = pause_idle;
+        let game = GameSpec { pause_idle, ..game() };
         let mut a = self.start(first).await;
         let mut b = self.start(second).await;
         let record = play_game(&game, &mut a, &mut b, &mut |_| {}).await;
@@ -148,11 +147,16 @@ impl Scene {
     }
 }
 
+fn game() -> GameSpec {
+    GameSpec::random("red-team", 7, 5, true, move_time(Duration::from_secs(3))).unwrap()
+}
+
 fn sandbox() -> Option<Sandbox> {
     Some(Sandbox::default())
 }
 
 fn assert_failed(report: &str) {
+    eprintln!("{report}");
     assert!(report.contains(": failed ("), "the attack succeeded: {report}");
 }
 
@@ -259,8 +263,7 @@ async fn the_opponents_stdout_cannot_be_written() {
     let mut victim = scene.start(&victim_spec).await;
     let attacker_spec = scene.spec("attack=pipe-write", &victim.pid().to_string(), sandbox());
     let mut attacker = scene.start(&attacker_spec).await;
-    let game = GameSpec::random("pipe", 7, 5, true, move_time(Duration::from_secs(3))).unwrap();
-    let record = play_game(&game, &mut attacker, &mut victim, &mut |_| {}).await;
+    let record = play_game(&game(), &mut attacker, &mut victim, &mut |_| {}).await;
     attacker.shutdown().await;
     victim.shutdown().await;
     scene.assert_none_left();
@@ -355,19 +358,27 @@ async fn unsandboxed_the_same_attacks_succeed() {
     assert!(listener.accept().is_ok());
 
     let runs = scene.path("runs");
+    let mut bystander = std::process::Command::new("sleep").arg("60").spawn().unwrap();
     let writer = scene.spec("attack=write", &runs.display().to_string(), None);
+    let signaller = scene.spec("attack=signal", &bystander.id().to_string(), None);
+    let mut a = scene.start(&writer).await;
+    let mut b = scene.start(&signaller).await;
+    let record = play_game(&game(), &mut a, &mut b, &mut |_| {}).await;
+    a.shutdown().await;
+    b.shutdown().await;
+    assert_normal(&record);
+    assert!(runs.join("pwned").exists(), "{}", scene.report("attack=write"));
+    assert!(scene.report("attack=signal").contains(": succeeded ("));
+    assert!(bystander.wait().is_ok_and(|status| !status.success()), "the bystander was killed");
+
     let victim_spec = scene.spec("first-free", "", None);
     let mut victim = scene.start(&victim_spec).await;
     let attacker_spec = scene.spec("attack=pipe-write", &victim.pid().to_string(), None);
     let mut attacker = scene.start(&attacker_spec).await;
-    let game = GameSpec::random("pipe", 7, 5, true, move_time(Duration::from_secs(3))).unwrap();
-    let record = play_game(&game, &mut attacker, &mut victim, &mut |_| {}).await;
+    let record = play_game(&game(), &mut attacker, &mut victim, &mut |_| {}).await;
     attacker.shutdown().await;
     victim.shutdown().await;
     let forfeit = record.termination.forfeit.as_ref();
     assert_eq!(forfeit.map(|f| f.seat), Some(Seat::Second), "the victim forfeits: {record:#?}");
-    let mut written = scene.start(&writer).await;
-    written.shutdown().await;
-    assert!(runs.join("pwned").exists(), "{}", scene.report("attack=write"));
     scene.assert_none_left();
 }
