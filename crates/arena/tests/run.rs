@@ -640,20 +640,29 @@ fn a_sandboxed_tournament_plays_in_fair_mode_and_leaves_nothing() {
         return;
     }
     let bots = [("a", "builtin heuristic"), ("b", "py first-free")];
-    let fixture = Fixture::new("sandbox = true\nmemory_mb = 512\npause_idle = true\n[rules]\nblocks = [41]", &bots);
+    let fixture = Fixture::new(
+        "sandbox = true\nmemory_mb = 512\npause_idle = true\n[rules]\nblocks = [41]",
+        &bots,
+    );
     assert_success(&fixture.run("out", &[]));
     let records = fixture.records("out");
     assert_eq!(records.len(), 2);
     for record in &records {
         assert_eq!(record["termination"]["reason"], "normal", "{record}");
     }
-    assert_eq!(fixture.header("out")["tournament"]["bots"][0]["sandbox"]["memory_mb"], 512);
+    assert_eq!(
+        fixture.header("out")["tournament"]["bots"][0]["sandbox"]["memory_mb"],
+        512
+    );
     assert!(fixture.leftovers().is_empty(), "bot processes left behind");
 }
 
 #[test]
 fn a_sandbox_that_cannot_run_is_refused_before_any_game() {
-    let fixture = Fixture::new("[rules]\nblocks = [41]", &[("a", "builtin heuristic"), ("b", "builtin first-free")]);
+    let fixture = Fixture::new(
+        "[rules]\nblocks = [41]",
+        &[("a", "builtin heuristic"), ("b", "builtin first-free")],
+    );
     let output = fixture
         .command("out", &["--sandbox"])
         .env("PATH", fixture.out("no-bin"))

@@ -52,7 +52,10 @@ fn main() {
 }
 
 fn size(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
 }
 
 fn spec(sandboxed: bool) -> BotSpec {
@@ -74,7 +77,9 @@ async fn start_ups(count: usize) -> (Starts, Starts) {
     for round in 0..count * 2 {
         let sandbox = round % 2 == 1;
         let started = Instant::now();
-        let bot = Bot::start(&spec(sandbox), &Limits::default(), None).await.expect("starts");
+        let bot = Bot::start(&spec(sandbox), &Limits::default(), None)
+            .await
+            .expect("starts");
         let greeted = started.elapsed();
         bot.shutdown().await;
         let life = started.elapsed();
@@ -96,8 +101,14 @@ async fn round_trips(games: usize) -> (Vec<f64>, Vec<f64>) {
     }
     for game in 0..games * 2 {
         let (first, second, trips) = &mut bots[game % 2];
-        let spec = GameSpec::random(format!("g{game}"), 7, (game / 2) as u64, true, move_time(Duration::from_secs(1)))
-            .expect("a valid layout");
+        let spec = GameSpec::random(
+            format!("g{game}"),
+            7,
+            (game / 2) as u64,
+            true,
+            move_time(Duration::from_secs(1)),
+        )
+        .expect("a valid layout");
         let record = play_game(&spec, first, second, &mut |event| {
             if let GameEvent::Played { ms, .. } = event {
                 trips.push(ms * 1000.0);

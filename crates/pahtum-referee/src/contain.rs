@@ -184,7 +184,11 @@ impl Contained {
     /// sandbox's memory and process limits on its cgroups.
     pub(crate) fn limited(sandbox: &Sandbox) -> std::io::Result<Contained> {
         let mut contained = Contained::new();
-        contained.limits = Some(LimitCgroups::new(sandbox, contained.cgroup.as_deref(), contained.serial)?);
+        contained.limits = Some(LimitCgroups::new(
+            sandbox,
+            contained.cgroup.as_deref(),
+            contained.serial,
+        )?);
         Ok(contained)
     }
 

@@ -101,7 +101,9 @@ impl BotProcess {
             Some(sandbox) => sandbox.command(spec, contained.marker()),
             None => {
                 let mut command = Command::new(&spec.program);
-                command.args(&spec.args).envs(spec.env.iter().map(|(key, value)| (key, value)));
+                command
+                    .args(&spec.args)
+                    .envs(spec.env.iter().map(|(key, value)| (key, value)));
                 if let Some(dir) = &spec.dir {
                     command.current_dir(dir);
                 }
@@ -345,8 +347,6 @@ impl BotProcess {
             }
         }
     }
-
-
 }
 
 impl Drop for BotProcess {
@@ -366,7 +366,10 @@ impl Drop for BotProcess {
 /// The memory verdict instead of `failure`, when the bot's processes were
 /// killed for its sandbox's memory limit.
 fn blame_memory(contained: Option<&Contained>, failure: Failure) -> Failure {
-    match contained.and_then(Contained::limits).and_then(LimitCgroups::memory_exceeded) {
+    match contained
+        .and_then(Contained::limits)
+        .and_then(LimitCgroups::memory_exceeded)
+    {
         Some(used) => Failure::memory(used, &failure),
         None => failure,
     }

@@ -206,8 +206,22 @@ impl Sandbox {
     /// bubblewrap's arguments for `spec`, up to and including the bot's command.
     fn bwrap_args(&self, spec: &BotSpec, marker: (&str, &str)) -> Vec<OsString> {
         let mut args = Args::default();
-        args.words(["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "pahtum-bot"]);
-        args.words(["--clearenv", "--setenv", "PATH", SYSTEM_PATH, "--setenv", "HOME", "/tmp"]);
+        args.words([
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "pahtum-bot",
+        ]);
+        args.words([
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            SYSTEM_PATH,
+            "--setenv",
+            "HOME",
+            "/tmp",
+        ]);
         args.words(["--setenv", "TMPDIR", "/tmp", "--setenv", marker.0, marker.1]);
         for key in ["LANG", "LC_ALL", "TZ"] {
             if let Some(value) = std::env::var_os(key) {
@@ -226,7 +240,11 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
-        for file in ETC_FILES.iter().map(Path::new).chain(java_configuration().iter().map(PathBuf::as_path)) {
+        for file in ETC_FILES
+            .iter()
+            .map(Path::new)
+            .chain(java_configuration().iter().map(PathBuf::as_path))
+        {
             args.paths("--ro-bind-try", file, file);
         }
         args.words(["--proc", "/proc", "--dev", "/dev"]);
@@ -331,14 +349,20 @@ mod tests {
     }
 
     fn text(args: &[OsString]) -> String {
-        args.iter().map(|arg| arg.to_string_lossy()).collect::<Vec<_>>().join(" ")
+        args.iter()
+            .map(|arg| arg.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Every namespace, a clean environment, the bot's command at the end.
     #[test]
     fn the_bot_runs_in_every_namespace_with_a_clean_environment() {
         let args = text(&Sandbox::default().bwrap_args(&spec("python3 -u bot.py", Some("/")), ("M", "1/2")));
-        assert!(args.starts_with("--unshare-all --die-with-parent --new-session"), "{args}");
+        assert!(
+            args.starts_with("--unshare-all --die-with-parent --new-session"),
+            "{args}"
+        );
         assert!(args.contains("--clearenv --setenv PATH /usr/local/sbin"), "{args}");
         assert!(args.contains("--setenv M 1/2"), "{args}");
         assert!(args.contains(&format!("--size {} --tmpfs /tmp", 64 << 20)), "{args}");
@@ -364,7 +388,10 @@ mod tests {
         let args = text(&sandbox.bwrap_args(&spec, ("M", "1")));
         let root = dir.path().display();
         assert!(args.contains(&format!("--ro-bind {root} {root}")), "{args}");
-        assert!(args.contains(&format!("--tmpfs {0} --remount-ro {0}", out.display())), "{args}");
+        assert!(
+            args.contains(&format!("--tmpfs {0} --remount-ro {0}", out.display())),
+            "{args}"
+        );
         assert!(!args.contains("/elsewhere"), "{args}");
         assert!(args.contains("--bind /srv/scratch /srv/scratch"), "{args}");
     }

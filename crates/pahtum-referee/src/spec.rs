@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::sandbox::Sandbox;
 use pahtum::{Cell, Color, Game, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
-use crate::sandbox::Sandbox;
 use pahtum_record::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// The referee's tolerance beyond a move's limit before it calls a timeout.

@@ -226,7 +226,10 @@ async fn nothing_outside_tmp_can_be_written_and_tmp_is_bounded() {
     assert_normal(&record);
     assert_failed(&scene.report("attack=write"));
     let fill = scene.report("attack=fill-tmp");
-    assert!(fill.contains("stopped after 8 MiB") || fill.contains("stopped after 7 MiB"), "{fill}");
+    assert!(
+        fill.contains("stopped after 8 MiB") || fill.contains("stopped after 7 MiB"),
+        "{fill}"
+    );
     for dir in ["bot-a", "runs", "home"] {
         assert!(!scene.path(dir).join("pwned").exists(), "{dir} was written");
     }
@@ -245,10 +248,7 @@ async fn other_processes_cannot_be_seen_or_signalled() {
     assert_normal(&record);
     let signal = scene.report("attack=signal");
     assert_failed(&signal);
-    assert!(
-        is_running(bystander.id()),
-        "the bystander was killed: {signal}"
-    );
+    assert!(is_running(bystander.id()), "the bystander was killed: {signal}");
     bystander.kill().unwrap();
     bystander.wait().unwrap();
 }
@@ -329,11 +329,18 @@ async fn a_huge_file_stops_at_the_file_size_limit() {
     };
     let big = scratch.join("big");
     let writer = scene.spec("attack=big-file", &big.display().to_string(), Some(limited));
-    let record = scene.play(&writer, &scene.spec("first-free", "", sandbox()), false).await;
+    let record = scene
+        .play(&writer, &scene.spec("first-free", "", sandbox()), false)
+        .await;
     // SIGXFSZ ends the writer before it is ready: it cannot play.
     let size = std::fs::metadata(&big).map_or(0, |meta| meta.len());
     assert!(size <= 16 << 20, "{size} bytes written");
-    assert_eq!(record.termination.reason, Reason::Disconnect, "{:#?}", record.termination);
+    assert_eq!(
+        record.termination.reason,
+        Reason::Disconnect,
+        "{:#?}",
+        record.termination
+    );
     assert_eq!(record.termination.forfeit.as_ref().unwrap().seat, Seat::First);
 }
 
@@ -369,7 +376,10 @@ async fn unsandboxed_the_same_attacks_succeed() {
     assert_normal(&record);
     assert!(runs.join("pwned").exists(), "{}", scene.report("attack=write"));
     assert!(scene.report("attack=signal").contains(": succeeded ("));
-    assert!(bystander.wait().is_ok_and(|status| !status.success()), "the bystander was killed");
+    assert!(
+        bystander.wait().is_ok_and(|status| !status.success()),
+        "the bystander was killed"
+    );
 
     let victim_spec = scene.spec("first-free", "", None);
     let mut victim = scene.start(&victim_spec).await;
@@ -379,6 +389,10 @@ async fn unsandboxed_the_same_attacks_succeed() {
     attacker.shutdown().await;
     victim.shutdown().await;
     let forfeit = record.termination.forfeit.as_ref();
-    assert_eq!(forfeit.map(|f| f.seat), Some(Seat::Second), "the victim forfeits: {record:#?}");
+    assert_eq!(
+        forfeit.map(|f| f.seat),
+        Some(Seat::Second),
+        "the victim forfeits: {record:#?}"
+    );
     scene.assert_none_left();
 }

@@ -410,7 +410,11 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
     };
     if !defaults.sandbox && (defaults.memory_mb.is_some() || defaults.max_processes.is_some()) {
         return Err(key_error(
-            if defaults.memory_mb.is_some() { "memory_mb" } else { "max_processes" },
+            if defaults.memory_mb.is_some() {
+                "memory_mb"
+            } else {
+                "max_processes"
+            },
             "a sandbox limit without the sandbox",
             "add `sandbox = true` (limits hold only in the sandbox), or set it in the sandboxed bots' entries",
         ));
@@ -827,10 +831,16 @@ mod tests {
         let error = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nmemory_mb = 100"))
             .unwrap_err()
             .to_string();
-        assert!(error.contains("`memory_mb`") && error.contains("sandbox = true"), "{error}");
+        assert!(
+            error.contains("`memory_mb`") && error.contains("sandbox = true"),
+            "{error}"
+        );
         let bot = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nrw_paths = [\"x\"]\n", 1);
         let error = parse_text(&bot).unwrap_err().to_string();
-        assert!(error.contains("bots[0].rw_paths") && error.contains("sandbox = true"), "{error}");
+        assert!(
+            error.contains("bots[0].rw_paths") && error.contains("sandbox = true"),
+            "{error}"
+        );
         let one = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nsandbox = true\nmemory_mb = 64\n", 1);
         let bots = parse_text(&one).unwrap().tournament.bots;
         assert_eq!(bots[0].sandbox.as_ref().and_then(|sandbox| sandbox.memory_mb), Some(64));

@@ -229,8 +229,16 @@ mod tests {
         assert_eq!(command.ro_paths, [dir.path().join("data")]);
         assert_eq!(command.rw_paths, [dir.path().join("scratch")]);
         assert!(!command.hidden.contains(&dir.path().join("b")), "its own folder");
-        assert!(command.hidden.iter().any(|hidden| hidden.ends_with("runs")), "{:?}", command.hidden);
-        let plain = file_in(dir.path(), TWO.replace("name = \"b\"\n", "name = \"b\"\ncommand = \"x\"\n").as_str());
+        assert!(
+            command.hidden.iter().any(|hidden| hidden.ends_with("runs")),
+            "{:?}",
+            command.hidden
+        );
+        let plain = file_in(
+            dir.path(),
+            TWO.replace("name = \"b\"\n", "name = \"b\"\ncommand = \"x\"\n")
+                .as_str(),
+        );
         assert!(plain.tournament.bots.iter().all(|bot| bot.sandbox.is_none()));
     }
 

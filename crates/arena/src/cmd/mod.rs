@@ -73,8 +73,9 @@ impl SandboxFlag {
 /// cannot run here: never a sandboxed bot run without its sandbox.
 pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
     if wanted {
-        pahtum_referee::sandbox::check()
-            .context("a bot is to run in the sandbox (--sandbox or `sandbox = true`), which cannot run here; no bot was started")?;
+        pahtum_referee::sandbox::check().context(
+            "a bot is to run in the sandbox (--sandbox or `sandbox = true`), which cannot run here; no bot was started",
+        )?;
     }
     Ok(())
 }

@@ -36,7 +36,8 @@ type Outcome = Result<String, String>;
 
 fn connect(address: &str) -> Outcome {
     let address = address.parse().map_err(|error| format!("{address:?}: {error}"))?;
-    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).map_err(|e| e.to_string())?;
+    let mut stream =
+        std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).map_err(|e| e.to_string())?;
     stream.write_all(b"stolen\n").map_err(|e| e.to_string())?;
     Ok(format!("connected to {address}"))
 }
@@ -113,7 +114,12 @@ fn fork_bomb() -> Outcome {
     for count in 0..100_000 {
         // SAFETY: the child only sleeps (async-signal-safe calls).
         match unsafe { libc::fork() } {
-            -1 => return Err(format!("fork refused after {count} processes: {}", io::Error::last_os_error())),
+            -1 => {
+                return Err(format!(
+                    "fork refused after {count} processes: {}",
+                    io::Error::last_os_error()
+                ));
+            }
             0 => loop {
                 // SAFETY: pause has no preconditions.
                 unsafe { libc::pause() };
