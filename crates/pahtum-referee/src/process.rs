@@ -32,6 +32,7 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
+use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -147,7 +148,13 @@ impl BotProcess {
             stdin: Some(stdin),
             stdout: LineReader::new(stdout, MAX_LINE_BYTES),
             stderr: StderrDrain::start(stderr, log, stderr_cap),
-            cpu: CpuClock::of(pid),
+            // A sandboxed bot is bubblewrap's grandchild: the CPU clock of the
+            // spawned process would time bubblewrap, not the bot.
+            cpu: if spec.sandbox.is_some() {
+                None
+            } else {
+                CpuClock::of(pid)
+            },
             exit: None,
             paused: false,
             contained: Some(contained),
@@ -185,7 +192,10 @@ impl BotProcess {
         };
         self.exit = exit;
         let how = match exit {
-            Some(status) => format!("the bot {}", crate::verdict::describe_exit(status)),
+            Some(status) => format!(
+                "the bot {}",
+                crate::verdict::describe_exit(as_the_bot_ended(self.contained.as_ref(), status))
+            ),
             None if error.kind() == io::ErrorKind::BrokenPipe => "the bot closed its stdin".to_owned(),
             None => format!("writing to the bot failed ({error})"),
         };
@@ -233,7 +243,7 @@ impl BotProcess {
                     };
                     *exit = status;
                     let failure = match status {
-                        Some(status) => Failure::exited(status, what),
+                        Some(status) => Failure::exited(as_the_bot_ended(contained, status), what),
                         None => Failure::new(
                             Reason::Disconnect,
                             format!("the bot closed its stdout while the referee waited for {what}"),
@@ -251,13 +261,16 @@ impl BotProcess {
                 let failure = match status {
                     Ok(status) => {
                         *exit = Some(status);
-                        Failure::exited(status, what)
+                        Failure::exited(as_the_bot_ended(contained, status), what)
                     }
                     Err(error) => Failure::new(Reason::Disconnect, format!("waiting for the bot failed: {error}")),
                 };
                 Err(Silence::Failed(blame_memory(contained, failure)))
             }
-            status = exited => Err(Silence::Failed(blame_memory(contained, Failure::exited(status, what)))),
+            status = exited => Err(Silence::Failed(blame_memory(
+                contained,
+                Failure::exited(as_the_bot_ended(contained, status), what)
+            ))),
             () = tokio::time::sleep_until(deadline) => Err(Silence::Deadline),
         }
     }
@@ -372,6 +385,16 @@ fn blame_memory(contained: Option<&Contained>, failure: Failure) -> Failure {
     {
         Some(used) => Failure::memory(used, &failure),
         None => failure,
+    }
+}
+
+/// How the bot itself ended, from the status of the spawned process: for a
+/// sandboxed bot that is bubblewrap, which exits with 128 + N when the bot
+/// was killed by signal N.
+fn as_the_bot_ended(contained: Option<&Contained>, status: ExitStatus) -> ExitStatus {
+    match status.code() {
+        Some(code @ 129..=192) if contained.and_then(Contained::limits).is_some() => ExitStatus::from_raw(code - 128),
+        _ => status,
     }
 }
 

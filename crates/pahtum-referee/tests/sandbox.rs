@@ -341,7 +341,31 @@ async fn a_huge_file_stops_at_the_file_size_limit() {
         "{:#?}",
         record.termination
     );
-    assert_eq!(record.termination.forfeit.as_ref().unwrap().seat, Seat::First);
+    let forfeit = record.termination.forfeit.as_ref().unwrap();
+    assert_eq!(forfeit.seat, Seat::First);
+    assert!(forfeit.detail.contains("killed by signal 25"), "{}", forfeit.detail);
+}
+
+/// A crash inside the sandbox is told as the crash it is, not as the exit
+/// code that bubblewrap turns it into.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_in_the_sandbox_is_named_by_its_signal() {
+    if !sandbox_available() {
+        return;
+    }
+    let scene = Scene::new();
+    let crashing = scene.spec("segfault", "", sandbox());
+    let record = scene
+        .play(&crashing, &scene.spec("first-free", "", sandbox()), false)
+        .await;
+    assert_eq!(
+        record.termination.reason,
+        Reason::Disconnect,
+        "{:#?}",
+        record.termination
+    );
+    let detail = &record.termination.forfeit.as_ref().unwrap().detail;
+    assert!(detail.contains("was killed by signal 11 (SIGSEGV"), "{detail}");
 }
 
 /// The same attacks without the sandbox do succeed (never `kill-all`, the
