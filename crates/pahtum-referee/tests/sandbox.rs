@@ -4,8 +4,11 @@
 //! from outside: its listener, its files, its processes), that the game
 //! still ended as it should, that no process of the bots is left (by a tag
 //! in their environment, read through `/proc`), and that the "journal" (a
-//! file the bots must not touch) is unchanged. The last test runs the same
-//! attacks unsandboxed and sees them succeed, so that these tests can fail.
+//! file the bots must not touch) is unchanged. Two more check that the
+//! sandbox keeps the referee's promises: a crash is named by its signal, and
+//! `pause_idle` stops every process of a sandboxed bot. The last test runs
+//! the same attacks unsandboxed and sees them succeed, so that these tests
+//! can fail.
 //!
 //! Without bubblewrap or usable cgroups the tests print why and pass, except
 //! with `CI=true`, where they fail.
@@ -366,6 +369,64 @@ async fn a_crash_in_the_sandbox_is_named_by_its_signal() {
     );
     let detail = &record.termination.forfeit.as_ref().unwrap().detail;
     assert!(detail.contains("was killed by signal 11 (SIGSEGV"), "{detail}");
+}
+
+/// `pause_idle` stops every process of a sandboxed bot, its `setsid`
+/// helper included (which has left the bot's session and process group),
+/// while its opponent thinks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_idle_stops_every_process_of_a_sandboxed_bot() {
+    if !sandbox_available() {
+        return;
+    }
+    let scene = Scene::new();
+    let mut helped = scene.spec("setsid-helper", "", sandbox());
+    helped
+        .env
+        .push(("SANDBOX_TEST_ROLE".to_owned(), format!("helped-{}", scene.tag)));
+    let slow = scene.spec("delay=200", "", sandbox());
+    let mut a = scene.start(&helped).await;
+    let mut b = scene.start(&slow).await;
+    let game = tokio::spawn(async move {
+        let record = play_game(
+            &GameSpec {
+                pause_idle: true,
+                ..game()
+            },
+            &mut a,
+            &mut b,
+            &mut |_| {},
+        )
+        .await;
+        a.shutdown().await;
+        b.shutdown().await;
+        record
+    });
+    let role = format!("SANDBOX_TEST_ROLE=helped-{}\0", scene.tag);
+    let all_stopped = tokio::task::spawn_blocking(move || {
+        poll(Duration::from_secs(10), || {
+            let states: Vec<char> = std::fs::read_dir("/proc")
+                .unwrap()
+                .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/environ"))
+                        .is_ok_and(|environ| environ.windows(role.len()).any(|window| window == role.as_bytes()))
+                })
+                .filter_map(common::process_state)
+                .collect();
+            // The bot and its helper, both stopped at once.
+            (states.len() >= 2 && states.iter().all(|&state| state == 'T')).then_some(states)
+        })
+    })
+    .await
+    .unwrap();
+    let record = game.await.unwrap();
+    assert!(
+        all_stopped.is_some(),
+        "the helped bot's processes were never all stopped together"
+    );
+    assert_normal(&record);
+    scene.assert_none_left();
 }
 
 /// The same attacks without the sandbox do succeed (never `kill-all`, the
