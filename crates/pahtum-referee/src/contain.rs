@@ -136,7 +136,7 @@ impl Arena {
         } else {
             own_cgroup_dir().and_then(|parent| make_arena_cgroup(&parent, &id))
         };
-        let guard = start_guard(&id, cgroup.as_deref());
+        let guard = start_guard(&id, cgroup.as_deref(), &crate::limits::v1_arena_dirs(&id));
         Arena {
             id,
             cgroup,
@@ -301,12 +301,14 @@ fn is_populated(cgroup: &Path) -> bool {
 /// Forks the guard (see the module's docs); returns the write end of its
 /// pipe, or `None` if it could not be started (the referee then still kills
 /// its bots itself, but not after a SIGKILL).
-fn start_guard(id: &str, cgroup: Option<&Path>) -> Option<OwnedFd> {
+fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf]) -> Option<OwnedFd> {
     let marker = CString::new(format!("{MARKER}={id}/")).ok()?;
+    let c_path = |path: &Path| CString::new(path.as_os_str().as_bytes()).ok();
     let cgroup_path = match cgroup {
-        Some(path) => Some(CString::new(path.as_os_str().as_bytes()).ok()?),
+        Some(path) => Some(c_path(path)?),
         None => None,
     };
+    let limit_dirs: Vec<CString> = limit_dirs.iter().filter_map(|dir| c_path(dir)).collect();
     let mut ends = [0; 2];
     // SAFETY: pipe2 writes two file descriptors into the array it is given.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -318,13 +320,14 @@ fn start_guard(id: &str, cgroup: Option<&Path>) -> Option<OwnedFd> {
     // system calls on stack buffers and never returns.
     match unsafe { libc::fork() } {
         -1 => None,
-        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref()),
+        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref(), &limit_dirs),
         _ => Some(write_end),
     }
 }
 
-/// The guard's life: wait for the referee's end, then kill and clean up.
-fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
+/// The guard's life: wait for the referee's end, then kill and clean up
+/// (`limit_dirs`: the sandbox's cgroup v1 folders of the referee, made or not).
+fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[CString]) -> ! {
     // SAFETY: plain system calls on values owned by this process.
     unsafe {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE, libc::SIGQUIT] {
@@ -352,8 +355,8 @@ fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
             write_at(cgroup, c"cgroup.kill", b"1");
         }
         sweep(marker.to_bytes());
-        if let Some(cgroup) = cgroup {
-            remove_cgroups(cgroup);
+        for dir in cgroup.into_iter().chain(limit_dirs.iter().map(CString::as_c_str)) {
+            remove_cgroups(dir);
         }
         libc::_exit(0)
     }

@@ -16,7 +16,8 @@
 //!   hierarchy beside them): the bot gets `pahtum-arena-ID/bot-N` in the
 //!   referee's own memory and pids cgroups, with `memory.limit_in_bytes`,
 //!   `memory.memsw.limit_in_bytes` (where swap is accounted) and `pids.max`,
-//!   and enters them between `fork` and `exec` like the v2 cgroup.
+//!   and enters them between `fork` and `exec` like the v2 cgroup; the
+//!   containment's guard removes the referee's v1 folders when it ends.
 //!
 //! The kernel's out-of-memory killer acts inside the cgroup; the cgroup's
 //! `oom_kill` counter then tells the referee that the bot died of its memory
@@ -88,35 +89,47 @@ fn enable_v2_controllers(arena: &Path) -> bool {
     has("memory") && has("pids") && std::fs::write(arena.join("cgroup.subtree_control"), "+memory +pids").is_ok()
 }
 
-/// `pahtum-arena-ID` in the referee's own v1 cgroup of `controller`.
+/// `pahtum-arena-ID` in the referee's own v1 cgroup of `controller`, made
+/// here if it is not yet.
 fn v1_arena_dir(controller: &str) -> Result<PathBuf, ()> {
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").map_err(drop)?;
-    let mount = mountinfo
-        .lines()
-        .find_map(|line| {
-            let (mount, fs) = line.split_once(" - ")?;
-            let mut fs = fs.split_whitespace();
-            let is_controller = fs.next()? == "cgroup" && fs.nth(1)?.split(',').any(|option| option == controller);
-            is_controller.then(|| mount.split_whitespace().nth(4).map(PathBuf::from))?
-        })
-        .ok_or(())?;
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").map_err(drop)?;
-    let own = cgroups
-        .lines()
-        .find_map(|line| {
-            let mut fields = line.splitn(3, ':');
-            let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
-            controllers.split(',').any(|name| name == controller).then_some(path)
-        })
-        .ok_or(())?;
-    let dir = mount
-        .join(own.trim_start_matches('/'))
-        .join(format!("pahtum-arena-{}", crate::contain::arena_id()));
+    let dir = v1_arena_path(controller, crate::contain::arena_id()).ok_or(())?;
     match std::fs::create_dir(&dir) {
         Ok(()) => Ok(dir),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(dir),
         Err(_) => Err(()),
     }
+}
+
+/// Where the referee `id`'s v1 memory and pids folders are (if it makes
+/// them), for the guard to remove when the referee ends.
+pub(crate) fn v1_arena_dirs(id: &str) -> Vec<PathBuf> {
+    ["memory", "pids"]
+        .into_iter()
+        .filter_map(|controller| v1_arena_path(controller, id))
+        .collect()
+}
+
+/// `pahtum-arena-ID` in the referee's own v1 cgroup of `controller`, from
+/// `/proc/self/mountinfo` and `/proc/self/cgroup`.
+fn v1_arena_path(controller: &str, id: &str) -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        let mut fs = fs.split_whitespace();
+        let is_controller = fs.next()? == "cgroup" && fs.nth(1)?.split(',').any(|option| option == controller);
+        is_controller.then(|| mount.split_whitespace().nth(4).map(PathBuf::from))?
+    })?;
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let own = cgroups.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        controllers.split(',').any(|name| name == controller).then_some(path)
+    })?;
+    Some(
+        mount
+            .join(own.trim_start_matches('/'))
+            .join(format!("pahtum-arena-{id}")),
+    )
 }
 
 /// How much memory a bot that hit its limit used.
