@@ -37,6 +37,11 @@ pub struct Args {
     sandbox: super::SandboxFlag,
 }
 
+/// What to look at when a bot does not start in the sandbox.
+const SANDBOX_HINT: &str = "        In the sandbox the bot sees only the system's folders (/usr) and its own folder, read-only, \
+     with no network, and runs as `nobody` when arena runs as root: use the system's interpreter \
+     (/usr/bin/python3, not one under a home folder) or name more folders in `ro_paths`; see SECURITY.md.";
+
 /// One game of the check.
 struct Scenario {
     title: &'static str,
@@ -128,6 +133,9 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
         Ok(bot) => bot,
         Err(error) => {
             fail("greeting", &super::explain(error).to_string());
+            if spec.sandbox.is_some() {
+                outln!("{SANDBOX_HINT}");
+            }
             return Ok(1);
         }
     };
