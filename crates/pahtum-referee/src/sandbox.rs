@@ -130,7 +130,7 @@ pub enum SandboxError {
         "bubblewrap could not build an empty sandbox here: {0}. It needs user namespaces \
          (`sysctl -w user.max_user_namespaces=10000`; on Debian before 11 also \
          `sysctl -w kernel.unprivileged_userns_clone=1`; in a container, a seccomp profile that allows \
-         them) and bubblewrap 0.7 or later (for the size of /tmp)"
+         them) and bubblewrap 0.7 or later, not installed setuid (for the size of /tmp)"
     )]
     Unusable(String),
 }
