@@ -561,12 +561,6 @@ fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults) -> Result
             problem: format!("bot {name}: {}", error.problem),
             ..error
         })?;
-    let sandbox = keys.sandbox.unwrap_or(defaults.sandbox).then(|| SandboxConfig {
-        memory_mb: keys.memory_mb.or(defaults.memory_mb),
-        max_processes: keys.max_processes.or(defaults.max_processes),
-        ro_paths: keys.ro_paths.clone(),
-        rw_paths: keys.rw_paths.clone(),
-    });
     let sandbox_key = [
         ("memory_mb", keys.memory_mb.is_some()),
         ("max_processes", keys.max_processes.is_some()),
@@ -575,13 +569,20 @@ fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults) -> Result
     ]
     .into_iter()
     .find_map(|(key, given)| given.then_some(key));
-    if let (None, Some(sandbox_key)) = (&sandbox, sandbox_key) {
+    let sandboxed = keys.sandbox.unwrap_or(defaults.sandbox);
+    if let (false, Some(sandbox_key)) = (sandboxed, sandbox_key) {
         return Err(key_error(
             format!("{key}.{sandbox_key}"),
             format!("bot {name}: a sandbox setting for a bot that runs without the sandbox"),
             "add `sandbox = true` to the bot (or at the top of the file)",
         ));
     }
+    let sandbox = sandboxed.then(|| SandboxConfig {
+        memory_mb: keys.memory_mb.or(defaults.memory_mb),
+        max_processes: keys.max_processes.or(defaults.max_processes),
+        ro_paths: keys.ro_paths,
+        rw_paths: keys.rw_paths,
+    });
     if let Some(config) = &sandbox
         && (config.memory_mb == Some(0) || config.max_processes == Some(0))
     {
