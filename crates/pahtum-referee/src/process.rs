@@ -22,6 +22,12 @@
 //!   pipe is an error value, never a signal that kills the referee (Rust
 //!   ignores SIGPIPE).
 //! * Fair mode stops and continues the whole group (SIGSTOP, SIGCONT).
+//! * A sandboxed bot (`crate::sandbox`) is spawned as `bwrap ... -- BOT`, as
+//!   the sandbox's user, with its rlimits set and its limit cgroups entered
+//!   before `exec`. Its processes live in their own session and PID
+//!   namespace, so signals go to each process its cgroup lists as well;
+//!   its death by the memory limit becomes the `memory` verdict, and
+//!   bubblewrap's exit code 128 + N is told as the signal N it stands for.
 //! * The bot's CPU time comes from the kernel's CPU clock of its process
 //!   (`clock_getcpuclockid`, Linux): user plus system time of all its threads,
 //!   to the nanosecond, not counting its children. Reading it is one system

@@ -208,6 +208,31 @@ async fn the_journal_and_the_other_bots_folder_cannot_be_read() {
     assert_failed(&scene.report("reader-b"));
 }
 
+/// A bot that works in the tournament's own folder sees it, but not the
+/// output folder or the other bots' folders inside it (hidden).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hidden_folders_inside_the_bots_own_folder_stay_hidden() {
+    if !sandbox_available() {
+        return;
+    }
+    let scene = Scene::new();
+    let hiding = Sandbox {
+        hidden: vec![scene.path("runs"), scene.path("bot-b")],
+        ..Sandbox::default()
+    };
+    let in_the_root = |name: &str, target: PathBuf| BotSpec {
+        name: name.to_owned(),
+        dir: Some(scene.root.path().to_owned()),
+        ..scene.spec("attack=read", &target.display().to_string(), Some(hiding.clone()))
+    };
+    let journal_reader = in_the_root("journal-reader", scene.path("runs/journal.jsonl"));
+    let secret_reader = in_the_root("secret-reader", scene.path("bot-b/secret.txt"));
+    let record = scene.play(&journal_reader, &secret_reader, false).await;
+    assert_normal(&record);
+    assert_failed(&scene.report("journal-reader"));
+    assert_failed(&scene.report("secret-reader"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_outside_tmp_can_be_written_and_tmp_is_bounded() {
     if !sandbox_available() {
