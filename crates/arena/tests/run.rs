@@ -6,6 +6,7 @@
 //! environment variable unique to the test, so that the test can look for
 //! leftover processes in `/proc` without confusing them with another test's.
 
+use std::io::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -629,7 +630,8 @@ fn sandbox_available() -> bool {
             !std::env::var("CI").is_ok_and(|ci| ci == "true"),
             "the sandbox tests need the sandbox in CI: {why}"
         );
-        eprintln!("skipped: the sandbox cannot run here: {why}");
+        // Past the test harness's capture, so that the skip shows in every run.
+        let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {why}");
     }
     available
 }

@@ -15,6 +15,7 @@
 
 mod common;
 
+use std::io::Write as _;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -35,7 +36,8 @@ fn sandbox_available() -> bool {
             panic!("the sandbox tests need the sandbox in CI: {error}")
         }
         Err(error) => {
-            eprintln!("skipped: the sandbox cannot run here: {error}");
+            // Past the test harness's capture, so that the skip shows in every run.
+            let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {error}");
             false
         }
     }
