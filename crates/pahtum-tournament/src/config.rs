@@ -846,6 +846,15 @@ mod tests {
         let bots = parse_text(&one).unwrap().tournament.bots;
         assert_eq!(bots[0].sandbox.as_ref().and_then(|sandbox| sandbox.memory_mb), Some(64));
         assert_eq!(bots[1].sandbox, None);
+        let all_but_one = MINIMAL
+            .replace("name = \"t\"", "name = \"t\"\nsandbox = true\nmax_processes = 9")
+            .replacen("[[bots]]\n", "[[bots]]\nsandbox = false\n", 1);
+        let bots = parse_text(&all_but_one).unwrap().tournament.bots;
+        assert_eq!(bots[0].sandbox, None);
+        assert_eq!(
+            bots[1].sandbox.as_ref().and_then(|sandbox| sandbox.max_processes),
+            Some(9)
+        );
     }
 
     #[test]
