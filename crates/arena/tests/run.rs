@@ -6,6 +6,7 @@
 //! environment variable unique to the test, so that the test can look for
 //! leftover processes in `/proc` without confusing them with another test's.
 
+use std::io::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -614,4 +615,66 @@ fn a_second_ctrl_c_quits_at_once_and_kills_the_bots() {
     );
     assert_eq!(status.code(), Some(130));
     wait_until("no bot is left", || fixture.leftovers().is_empty());
+}
+
+/// Whether the sandbox can run here; prints why not, and fails in CI.
+fn sandbox_available() -> bool {
+    let output = Command::new(ARENA)
+        .args(["check", "--sandbox", "first-free", "--move-time", "1s"])
+        .output()
+        .unwrap();
+    let available = output.status.success();
+    if !available {
+        let why = text(&output.stderr);
+        assert!(
+            !std::env::var("CI").is_ok_and(|ci| ci == "true"),
+            "the sandbox tests need the sandbox in CI: {why}"
+        );
+        // Past the test harness's capture, so that the skip shows in every run.
+        let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {why}");
+    }
+    available
+}
+
+#[test]
+fn a_sandboxed_tournament_plays_in_fair_mode_and_leaves_nothing() {
+    if !sandbox_available() {
+        return;
+    }
+    let bots = [("a", "builtin heuristic"), ("b", "py first-free")];
+    let fixture = Fixture::new(
+        "sandbox = true\nmemory_mb = 512\npause_idle = true\n[rules]\nblocks = [41]",
+        &bots,
+    );
+    assert_success(&fixture.run("out", &[]));
+    let records = fixture.records("out");
+    assert_eq!(records.len(), 2);
+    for record in &records {
+        assert_eq!(record["termination"]["reason"], "normal", "{record}");
+    }
+    assert_eq!(
+        fixture.header("out")["tournament"]["bots"][0]["sandbox"]["memory_mb"],
+        512
+    );
+    assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+}
+
+#[test]
+fn a_sandbox_that_cannot_run_is_refused_before_any_game() {
+    let fixture = Fixture::new(
+        "[rules]\nblocks = [41]",
+        &[("a", "builtin heuristic"), ("b", "builtin first-free")],
+    );
+    let output = fixture
+        .command("out", &["--sandbox"])
+        .env("PATH", fixture.out("no-bin"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("no bot was started") && stderr.contains("apt-get install bubblewrap"),
+        "{stderr}"
+    );
+    assert!(!fixture.out("out").join("journal.jsonl").exists());
 }

@@ -364,17 +364,21 @@ pub enum Reason {
     /// A bot did not answer `new_game` or `ping` within its bound (off the
     /// game clock).
     Stall,
+    /// A sandboxed bot used more memory than its limit (its processes were
+    /// killed by the kernel's out-of-memory killer in its cgroup).
+    Memory,
 }
 
 impl Reason {
     /// Every reason, the normal end first.
-    pub const ALL: [Reason; 6] = [
+    pub const ALL: [Reason; 7] = [
         Reason::Normal,
         Reason::Timeout,
         Reason::Disconnect,
         Reason::IllegalMove,
         Reason::ProtocolError,
         Reason::Stall,
+        Reason::Memory,
     ];
 
     /// The name used in JSON and tables.
@@ -386,6 +390,7 @@ impl Reason {
             Reason::IllegalMove => "illegal_move",
             Reason::ProtocolError => "protocol_error",
             Reason::Stall => "stall",
+            Reason::Memory => "memory",
         }
     }
 }

@@ -13,7 +13,8 @@
 //!   `pahtum-arena-ID` in the referee's cgroup. Writing `1` to `cgroup.kill`
 //!   kills every process in it at once, and nothing in it can leave without
 //!   the right to write to another cgroup. This is the base that the sandbox
-//!   (bubblewrap plus cgroup limits) will put its memory and process limits on.
+//!   (`crate::sandbox`, bubblewrap plus the cgroup limits of `crate::limits`)
+//!   puts its memory and process limits on.
 //! * **a marker in the environment**, always: `PAHTUM_ARENA_BOT=ID/N`, which
 //!   every descendant inherits unless it clears or replaces its environment.
 //!   A sweep reads `/proc/PID/environ` of every process and kills those with
@@ -46,6 +47,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::limits::LimitCgroups;
+use crate::sandbox::Sandbox;
 
 /// The environment variable that marks a bot's processes.
 pub const MARKER: &str = "PAHTUM_ARENA_BOT";
@@ -99,6 +103,16 @@ pub fn tracking() -> Tracking {
     }
 }
 
+/// The referee's cgroup v2 (`pahtum-arena-ID`), where it could be made.
+pub(crate) fn arena_cgroup() -> Option<&'static Path> {
+    arena().cgroup.as_deref()
+}
+
+/// The referee's id, unique on this machine: `PID-NANOS`.
+pub(crate) fn arena_id() -> &'static str {
+    &arena().id
+}
+
 /// Kills every process that any bot of this referee started, at once, by
 /// the referee's cgroup and marker (the registry's kill-all, for an
 /// immediate exit). Bots that are still held are killed too; their owners
@@ -122,7 +136,7 @@ impl Arena {
         } else {
             own_cgroup_dir().and_then(|parent| make_arena_cgroup(&parent, &id))
         };
-        let guard = start_guard(&id, cgroup.as_deref());
+        let guard = start_guard(&id, cgroup.as_deref(), &crate::limits::v1_arena_dirs(&id));
         Arena {
             id,
             cgroup,
@@ -142,7 +156,11 @@ impl Arena {
 pub(crate) struct Contained {
     /// The marker's value, `ID/N`.
     marker: String,
+    /// `N`, the bot's number in this referee.
+    serial: u64,
     cgroup: Option<PathBuf>,
+    /// The memory and process limits of a sandboxed bot.
+    limits: Option<LimitCgroups>,
 }
 
 impl Contained {
@@ -156,8 +174,27 @@ impl Contained {
         });
         Contained {
             marker: format!("{}/{serial}", arena.id),
+            serial,
             cgroup,
+            limits: None,
         }
+    }
+
+    /// A sandboxed bot's containment: [`new`](Self::new)'s, with the
+    /// sandbox's memory and process limits on its cgroups.
+    pub(crate) fn limited(sandbox: &Sandbox) -> std::io::Result<Contained> {
+        let mut contained = Contained::new();
+        contained.limits = Some(LimitCgroups::new(
+            sandbox,
+            contained.cgroup.as_deref(),
+            contained.serial,
+        )?);
+        Ok(contained)
+    }
+
+    /// The limit cgroups of a sandboxed bot.
+    pub(crate) fn limits(&self) -> Option<&LimitCgroups> {
+        self.limits.as_ref()
     }
 
     /// The environment variable to give the bot: `(MARKER, value)`.
@@ -181,6 +218,9 @@ impl Contained {
         if let Some(cgroup) = &self.cgroup {
             kill_cgroup(cgroup);
         }
+        if let Some(limits) = &self.limits {
+            limits.signal_all(libc::SIGKILL, SWEEP_ROUNDS);
+        }
         sweep(self.exact_marker().as_bytes());
     }
 
@@ -197,6 +237,9 @@ impl Contained {
             // A cgroup that is still busy is left to the guard, which removes
             // every bot cgroup when the referee ends.
             let _ = std::fs::remove_dir(&cgroup);
+        }
+        if let Some(limits) = &self.limits {
+            limits.remove();
         }
     }
 
@@ -258,12 +301,14 @@ fn is_populated(cgroup: &Path) -> bool {
 /// Forks the guard (see the module's docs); returns the write end of its
 /// pipe, or `None` if it could not be started (the referee then still kills
 /// its bots itself, but not after a SIGKILL).
-fn start_guard(id: &str, cgroup: Option<&Path>) -> Option<OwnedFd> {
+fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf]) -> Option<OwnedFd> {
     let marker = CString::new(format!("{MARKER}={id}/")).ok()?;
+    let c_path = |path: &Path| CString::new(path.as_os_str().as_bytes()).ok();
     let cgroup_path = match cgroup {
-        Some(path) => Some(CString::new(path.as_os_str().as_bytes()).ok()?),
+        Some(path) => Some(c_path(path)?),
         None => None,
     };
+    let limit_dirs: Vec<CString> = limit_dirs.iter().filter_map(|dir| c_path(dir)).collect();
     let mut ends = [0; 2];
     // SAFETY: pipe2 writes two file descriptors into the array it is given.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -275,13 +320,14 @@ fn start_guard(id: &str, cgroup: Option<&Path>) -> Option<OwnedFd> {
     // system calls on stack buffers and never returns.
     match unsafe { libc::fork() } {
         -1 => None,
-        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref()),
+        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref(), &limit_dirs),
         _ => Some(write_end),
     }
 }
 
-/// The guard's life: wait for the referee's end, then kill and clean up.
-fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
+/// The guard's life: wait for the referee's end, then kill and clean up
+/// (`limit_dirs`: the sandbox's cgroup v1 folders of the referee, made or not).
+fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[CString]) -> ! {
     // SAFETY: plain system calls on values owned by this process.
     unsafe {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE, libc::SIGQUIT] {
@@ -309,8 +355,8 @@ fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
             write_at(cgroup, c"cgroup.kill", b"1");
         }
         sweep(marker.to_bytes());
-        if let Some(cgroup) = cgroup {
-            remove_cgroups(cgroup);
+        for dir in cgroup.into_iter().chain(limit_dirs.iter().map(CString::as_c_str)) {
+            remove_cgroups(dir);
         }
         libc::_exit(0)
     }

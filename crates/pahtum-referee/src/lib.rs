@@ -43,7 +43,9 @@
 //! Internally, `process` owns the operating-system details (process groups,
 //! the death signal, signals, reaping, CPU time), [`contain`] finds and kills
 //! every process a bot started (a cgroup per bot, an environment marker, a
-//! guard process for the referee's own death), `lines` reads stdout with
+//! guard process for the referee's own death), [`sandbox`] runs an untrusted
+//! bot under bubblewrap with the resource limits of `limits` (cgroups,
+//! rlimits), `lines` reads stdout with
 //! bounded memory, `decode` turns its lines into messages, `stderr` drains
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
@@ -53,9 +55,11 @@ mod clock;
 pub mod contain;
 mod decode;
 mod game;
+mod limits;
 mod lines;
 mod process;
 mod request;
+pub mod sandbox;
 pub mod spec;
 mod stderr;
 mod turn;
@@ -66,6 +70,7 @@ pub use contain::{Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
+pub use sandbox::{Sandbox, SandboxError};
 pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, fischer, move_time};
 pub use turn::Choice;
 pub use verdict::Failure;

@@ -22,6 +22,12 @@
 //!   pipe is an error value, never a signal that kills the referee (Rust
 //!   ignores SIGPIPE).
 //! * Fair mode stops and continues the whole group (SIGSTOP, SIGCONT).
+//! * A sandboxed bot (`crate::sandbox`) is spawned as `bwrap ... -- BOT`, as
+//!   the sandbox's user, with its rlimits set and its limit cgroups entered
+//!   before `exec`. Its processes live in their own session and PID
+//!   namespace, so signals go to each process its cgroup lists as well;
+//!   its death by the memory limit becomes the `memory` verdict, and
+//!   bubblewrap's exit code 128 + N is told as the signal N it stands for.
 //! * The bot's CPU time comes from the kernel's CPU clock of its process
 //!   (`clock_getcpuclockid`, Linux): user plus system time of all its threads,
 //!   to the nanosecond, not counting its children. Reading it is one system
@@ -32,6 +38,7 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
+use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -46,6 +53,7 @@ use tokio::time::Instant;
 
 use crate::BotSpec;
 use crate::contain::{self, Contained};
+use crate::limits::LimitCgroups;
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
 use crate::verdict::{Asked, Failure};
@@ -54,6 +62,10 @@ use pahtum_protocol::{MAX_LINE_BYTES, Reason};
 /// How long the stderr drain may take to reach the end of the stream once the
 /// bot's group is dead (only a process that left the group can hold it open).
 const STDERR_FLUSH: Duration = Duration::from_millis(500);
+
+/// At most this many rounds of signals to a sandboxed bot's processes (a
+/// round signals those that appeared since the last).
+const SIGNAL_ROUNDS: usize = 8;
 
 /// How long a bot whose stdout or stdin closed may take to exit before the
 /// verdict is written without its exit status. A crashing process closes its
@@ -88,23 +100,36 @@ pub(crate) enum Silence {
 impl BotProcess {
     /// Launches `spec` with piped stdio, in its own process group.
     pub(crate) async fn spawn(spec: &BotSpec, log: Option<File>, stderr_cap: u64) -> io::Result<BotProcess> {
-        let mut command = Command::new(&spec.program);
+        let contained = match &spec.sandbox {
+            Some(sandbox) => Contained::limited(sandbox)?,
+            None => Contained::new(),
+        };
+        let mut command = match &spec.sandbox {
+            Some(sandbox) => sandbox.command(spec, contained.marker()),
+            None => {
+                let mut command = Command::new(&spec.program);
+                command
+                    .args(&spec.args)
+                    .envs(spec.env.iter().map(|(key, value)| (key, value)));
+                if let Some(dir) = &spec.dir {
+                    command.current_dir(dir);
+                }
+                let (key, value) = contained.marker();
+                command.env(key, value);
+                command
+            }
+        };
         command
-            .args(&spec.args)
-            .envs(spec.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        if let Some(dir) = &spec.dir {
-            command.current_dir(dir);
+        let mut cgroup_procs: Vec<_> = contained.procs_file().into_iter().collect();
+        if let Some(limits) = contained.limits() {
+            cgroup_procs.extend(limits.procs_files()?);
         }
-        let contained = Contained::new();
-        let (key, value) = contained.marker();
-        command.env(key, value);
-        let cgroup_procs = contained.procs_file();
-        if let Some(procs) = cgroup_procs.as_ref().map(AsRawFd::as_raw_fd) {
+        for procs in cgroup_procs.iter().map(AsRawFd::as_raw_fd) {
             // SAFETY: the closure makes one write(2) between fork and exec;
             // the descriptor stays open until the spawn has returned.
             unsafe {
@@ -129,7 +154,13 @@ impl BotProcess {
             stdin: Some(stdin),
             stdout: LineReader::new(stdout, MAX_LINE_BYTES),
             stderr: StderrDrain::start(stderr, log, stderr_cap),
-            cpu: CpuClock::of(pid),
+            // A sandboxed bot is bubblewrap's grandchild: the CPU clock of the
+            // spawned process would time bubblewrap, not the bot.
+            cpu: if spec.sandbox.is_some() {
+                None
+            } else {
+                CpuClock::of(pid)
+            },
             exit: None,
             paused: false,
             contained: Some(contained),
@@ -167,14 +198,18 @@ impl BotProcess {
         };
         self.exit = exit;
         let how = match exit {
-            Some(status) => format!("the bot {}", crate::verdict::describe_exit(status)),
+            Some(status) => format!(
+                "the bot {}",
+                crate::verdict::describe_exit(as_the_bot_ended(self.contained.as_ref(), status))
+            ),
             None if error.kind() == io::ErrorKind::BrokenPipe => "the bot closed its stdin".to_owned(),
             None => format!("writing to the bot failed ({error})"),
         };
-        Failure::new(
+        let failure = Failure::new(
             Reason::Disconnect,
             format!("{how} before the referee's request was written"),
-        )
+        );
+        blame_memory(self.contained.as_ref(), failure)
     }
 
     /// The next line before `deadline` (or the bot's exit, or the end of its
@@ -182,8 +217,13 @@ impl BotProcess {
     /// answer in messages.
     pub(crate) async fn receive(&mut self, deadline: Instant, what: &Asked) -> Result<(&[u8], Instant), Silence> {
         let BotProcess {
-            child, stdout, exit, ..
+            child,
+            stdout,
+            exit,
+            contained,
+            ..
         } = self;
+        let contained = contained.as_ref();
         let known_exit = *exit;
         let exited = async {
             match known_exit {
@@ -209,12 +249,13 @@ impl BotProcess {
                     };
                     *exit = status;
                     let failure = match status {
-                        Some(status) => Failure::exited(status, what),
+                        Some(status) => Failure::exited(as_the_bot_ended(contained, status), what),
                         None => Failure::new(
                             Reason::Disconnect,
                             format!("the bot closed its stdout while the referee waited for {what}"),
                         ),
                     };
+                    let failure = blame_memory(contained, failure);
                     Err(Silence::Failed(if partial.is_empty() { failure } else { failure.with_line(&partial) }))
                 }
                 Err(ReadError::Io(error)) => Err(Silence::Failed(Failure::new(
@@ -226,13 +267,16 @@ impl BotProcess {
                 let failure = match status {
                     Ok(status) => {
                         *exit = Some(status);
-                        Failure::exited(status, what)
+                        Failure::exited(as_the_bot_ended(contained, status), what)
                     }
                     Err(error) => Failure::new(Reason::Disconnect, format!("waiting for the bot failed: {error}")),
                 };
-                Err(Silence::Failed(failure))
+                Err(Silence::Failed(blame_memory(contained, failure)))
             }
-            status = exited => Err(Silence::Failed(Failure::exited(status, what))),
+            status = exited => Err(Silence::Failed(blame_memory(
+                contained,
+                Failure::exited(as_the_bot_ended(contained, status), what)
+            ))),
             () = tokio::time::sleep_until(deadline) => Err(Silence::Deadline),
         }
     }
@@ -310,11 +354,16 @@ impl BotProcess {
 
     /// Signals the bot's process group. After the leader is reaped, the group
     /// id cannot be taken by a new process while any member lives, so the
-    /// signal reaches the bot's leftovers or nobody.
+    /// signal reaches the bot's leftovers or nobody. A sandboxed bot's
+    /// processes are in a PID namespace and a session of their own: they are
+    /// signalled one by one, from the list of the bot's cgroup.
     fn signal(&self, signal: Signal) {
         if let Some(group) = self.group {
             // ESRCH (the group is empty) is the expected outcome once the bot is gone.
             let _ = kill_process_group(group, signal);
+            if let Some(limits) = self.contained.as_ref().and_then(Contained::limits) {
+                limits.signal_all(signal.as_raw(), SIGNAL_ROUNDS);
+            }
         }
     }
 }
@@ -330,6 +379,28 @@ impl Drop for BotProcess {
         if let Some(contained) = &self.contained {
             contained.kill_now();
         }
+    }
+}
+
+/// The memory verdict instead of `failure`, when the bot's processes were
+/// killed for its sandbox's memory limit.
+fn blame_memory(contained: Option<&Contained>, failure: Failure) -> Failure {
+    match contained
+        .and_then(Contained::limits)
+        .and_then(LimitCgroups::memory_exceeded)
+    {
+        Some(used) => Failure::memory(used, &failure),
+        None => failure,
+    }
+}
+
+/// How the bot itself ended, from the status of the spawned process: for a
+/// sandboxed bot that is bubblewrap, which exits with 128 + N when the bot
+/// was killed by signal N.
+fn as_the_bot_ended(contained: Option<&Contained>, status: ExitStatus) -> ExitStatus {
+    match status.code() {
+        Some(code @ 129..=192) if contained.and_then(Contained::limits).is_some() => ExitStatus::from_raw(code - 128),
+        _ => status,
     }
 }
 

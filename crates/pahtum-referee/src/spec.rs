@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::sandbox::Sandbox;
 use pahtum::{Cell, Color, Game, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 use pahtum_record::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
@@ -29,8 +30,11 @@ pub struct BotSpec {
     pub args: Vec<String>,
     /// The working directory; the referee's own when `None`.
     pub dir: Option<PathBuf>,
-    /// Added to the referee's environment.
+    /// Added to the referee's environment (to an empty one in a sandbox).
     pub env: Vec<(String, String)>,
+    /// Run the bot in this sandbox (`crate::sandbox`); `None`: with the
+    /// referee's rights.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// Why a command line cannot be split into a program and its arguments.
@@ -57,6 +61,7 @@ impl BotSpec {
             args: words,
             dir: None,
             env: Vec::new(),
+            sandbox: None,
         })
     }
 

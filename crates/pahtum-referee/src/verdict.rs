@@ -10,6 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use crate::limits::MemoryUse;
 use pahtum_protocol::{DecodeError, Reason, codec::shown};
 
 /// How a bot failed.
@@ -48,6 +49,22 @@ impl Failure {
             reason,
             detail: detail.into(),
             line: None,
+        }
+    }
+
+    /// The bot was killed for its sandbox's memory limit, as `crash` tells.
+    pub(crate) fn memory(used: MemoryUse, crash: &Failure) -> Failure {
+        let peak = used.peak.map_or_else(String::new, |bytes| {
+            format!(", and it used up to {:.1} MiB", bytes as f64 / f64::from(1 << 20))
+        });
+        Failure {
+            reason: Reason::Memory,
+            detail: format!(
+                "the bot's processes were killed by the kernel for using more than its memory limit of {} MiB{peak} \
+                 ({}); raise `memory_mb` in the tournament file if the bot needs more",
+                used.limit_mb, crash.detail
+            ),
+            line: crash.line.clone(),
         }
     }
 

@@ -170,6 +170,7 @@ fn starter(name: &str, program: &str, file: &str) -> BotSpec {
         args: vec![format!("{root}/bots/{file}")],
         dir: None,
         env: Vec::new(),
+        sandbox: None,
     }
 }
 

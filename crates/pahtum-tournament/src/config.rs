@@ -125,6 +125,27 @@ pub struct BotConfig {
     /// clock in every game it plays (its opponents keep theirs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<TimeControl>,
+    /// The bot's sandbox, if it runs in one (`sandbox = true` at the top of
+    /// the file or in its entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxConfig>,
+}
+
+/// A sandboxed bot's limits and extra paths as the file gives them; a limit
+/// the file leaves out is the referee's default
+/// (`pahtum_referee::Sandbox::default`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_processes: Option<u64>,
+    /// More paths it may read, relative to the file's folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ro_paths: Vec<String>,
+    /// Paths it may read and write, relative to the file's folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rw_paths: Vec<String>,
 }
 
 /// How a bot is started.
@@ -291,6 +312,9 @@ struct FileKeys {
     challenger: Option<String>,
     games_per_pair: Option<i64>,
     pause_idle: Option<bool>,
+    sandbox: Option<bool>,
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
     concurrency: Option<i64>,
     out: Option<PathBuf>,
     restart: Option<String>,
@@ -342,6 +366,21 @@ struct BotKeys {
     #[serde(default)]
     env: BTreeMap<String, String>,
     time: Option<TimeKeys>,
+    sandbox: Option<bool>,
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
+    #[serde(default)]
+    ro_paths: Vec<String>,
+    #[serde(default)]
+    rw_paths: Vec<String>,
+}
+
+/// The sandbox keys at the top of the file: the default of every bot.
+#[derive(Debug, Clone, Copy)]
+struct SandboxDefaults {
+    sandbox: bool,
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
 }
 
 /// One problem with one key, before the file's path is attached.
@@ -364,11 +403,27 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-tournament\"`"))?;
     check_name("name", &name)?;
+    let defaults = SandboxDefaults {
+        sandbox: file.sandbox.unwrap_or(false),
+        memory_mb: file.memory_mb,
+        max_processes: file.max_processes,
+    };
+    if !defaults.sandbox && (defaults.memory_mb.is_some() || defaults.max_processes.is_some()) {
+        return Err(key_error(
+            if defaults.memory_mb.is_some() {
+                "memory_mb"
+            } else {
+                "max_processes"
+            },
+            "a sandbox limit without the sandbox",
+            "add `sandbox = true` (limits hold only in the sandbox), or set it in the sandboxed bots' entries",
+        ));
+    }
     let bots = file
         .bots
         .into_iter()
         .enumerate()
-        .map(|(index, keys)| resolve_bot(index, keys))
+        .map(|(index, keys)| resolve_bot(index, keys, defaults))
         .collect::<Result<Vec<_>, _>>()?;
     check_bots(&bots)?;
     let format = resolve_format(file.format.as_deref(), file.challenger, &bots)?;
@@ -454,7 +509,7 @@ fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
     Ok(())
 }
 
-fn resolve_bot(index: usize, keys: BotKeys) -> Result<BotConfig, KeyError> {
+fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults) -> Result<BotConfig, KeyError> {
     let key = TournamentFile::bot_key(index);
     let name = keys.name.ok_or_else(|| {
         key_error(
@@ -506,12 +561,44 @@ fn resolve_bot(index: usize, keys: BotKeys) -> Result<BotConfig, KeyError> {
             problem: format!("bot {name}: {}", error.problem),
             ..error
         })?;
+    let sandbox_key = [
+        ("memory_mb", keys.memory_mb.is_some()),
+        ("max_processes", keys.max_processes.is_some()),
+        ("ro_paths", !keys.ro_paths.is_empty()),
+        ("rw_paths", !keys.rw_paths.is_empty()),
+    ]
+    .into_iter()
+    .find_map(|(key, given)| given.then_some(key));
+    let sandboxed = keys.sandbox.unwrap_or(defaults.sandbox);
+    if let (false, Some(sandbox_key)) = (sandboxed, sandbox_key) {
+        return Err(key_error(
+            format!("{key}.{sandbox_key}"),
+            format!("bot {name}: a sandbox setting for a bot that runs without the sandbox"),
+            "add `sandbox = true` to the bot (or at the top of the file)",
+        ));
+    }
+    let sandbox = sandboxed.then(|| SandboxConfig {
+        memory_mb: keys.memory_mb.or(defaults.memory_mb),
+        max_processes: keys.max_processes.or(defaults.max_processes),
+        ro_paths: keys.ro_paths,
+        rw_paths: keys.rw_paths,
+    });
+    if let Some(config) = &sandbox
+        && (config.memory_mb == Some(0) || config.max_processes == Some(0))
+    {
+        return Err(key_error(
+            format!("{key}.memory_mb"),
+            format!("bot {name}: a memory or process limit of 0"),
+            "give the MiB of memory (default 1024) and the processes and threads (default 256) the bot may use",
+        ));
+    }
     Ok(BotConfig {
         name,
         launch,
         dir: keys.dir,
         env: keys.env,
         time,
+        sandbox,
     })
 }
 
@@ -738,6 +825,36 @@ mod tests {
 
     fn error_of(text: &str) -> String {
         parse_text(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn sandbox_settings_need_the_sandbox() {
+        let error = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nmemory_mb = 100"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`memory_mb`") && error.contains("sandbox = true"),
+            "{error}"
+        );
+        let bot = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nrw_paths = [\"x\"]\n", 1);
+        let error = parse_text(&bot).unwrap_err().to_string();
+        assert!(
+            error.contains("bots[0].rw_paths") && error.contains("sandbox = true"),
+            "{error}"
+        );
+        let one = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nsandbox = true\nmemory_mb = 64\n", 1);
+        let bots = parse_text(&one).unwrap().tournament.bots;
+        assert_eq!(bots[0].sandbox.as_ref().and_then(|sandbox| sandbox.memory_mb), Some(64));
+        assert_eq!(bots[1].sandbox, None);
+        let all_but_one = MINIMAL
+            .replace("name = \"t\"", "name = \"t\"\nsandbox = true\nmax_processes = 9")
+            .replacen("[[bots]]\n", "[[bots]]\nsandbox = false\n", 1);
+        let bots = parse_text(&all_but_one).unwrap().tournament.bots;
+        assert_eq!(bots[0].sandbox, None);
+        assert_eq!(
+            bots[1].sandbox.as_ref().and_then(|sandbox| sandbox.max_processes),
+            Some(9)
+        );
     }
 
     #[test]

@@ -12,13 +12,17 @@
 //! program with a `/` is relative to that working directory; a program without
 //! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME [OPTIONS]`,
 //! where `ARENA` is the running arena executable.
+//!
+//! A sandboxed bot's extra paths are relative to the file's folder too, and
+//! its sandbox hides the output folder and the other bots' folders wherever
+//! they lie inside a folder it sees (its own, say the tournament's folder).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use pahtum_referee::BotSpec;
+use pahtum_referee::{BotSpec, Sandbox};
 
-use crate::config::{BotConfig, ConfigError, Launch, TournamentFile};
+use crate::config::{BotConfig, ConfigError, Launch, SandboxConfig, TournamentFile};
 
 /// How to start the bots of one tournament file.
 #[derive(Debug, Clone)]
@@ -27,14 +31,23 @@ pub struct Launcher {
     base_dir: PathBuf,
     /// The executable that runs built-in bots (`ARENA bot NAME`).
     arena: PathBuf,
+    /// What no sandboxed bot may see: the output folder and every bot's
+    /// working directory (a bot's own is taken out of it for that bot).
+    hidden: Vec<PathBuf>,
 }
 
 impl Launcher {
     pub fn new(file: &TournamentFile, arena: &Path) -> Launcher {
-        Launcher {
+        let mut launcher = Launcher {
             base_dir: file.base_dir.clone(),
             arena: arena.to_owned(),
-        }
+            hidden: Vec::new(),
+        };
+        let out = &file.settings.out;
+        launcher.hidden = std::iter::once(std::path::absolute(out).unwrap_or_else(|_| out.clone()))
+            .chain(file.tournament.bots.iter().map(|bot| launcher.working_dir(bot)))
+            .collect();
+        launcher
     }
 
     /// The bot's working directory.
@@ -65,8 +78,23 @@ impl Launcher {
             name: bot.name.clone(),
             program,
             args,
-            dir: Some(dir),
             env: bot.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            sandbox: bot.sandbox.as_ref().map(|config| self.sandbox(config, &dir)),
+            dir: Some(dir),
+        }
+    }
+
+    /// The sandbox of a bot that works in `own_dir`.
+    fn sandbox(&self, config: &SandboxConfig, own_dir: &Path) -> Sandbox {
+        let defaults = Sandbox::default();
+        let paths = |paths: &[String]| paths.iter().map(|path| self.base_dir.join(path)).collect();
+        Sandbox {
+            memory_mb: config.memory_mb.unwrap_or(defaults.memory_mb),
+            max_processes: config.max_processes.unwrap_or(defaults.max_processes),
+            ro_paths: paths(&config.ro_paths),
+            rw_paths: paths(&config.rw_paths),
+            hidden: self.hidden.iter().filter(|dir| *dir != own_dir).cloned().collect(),
+            ..defaults
         }
     }
 }
@@ -177,6 +205,41 @@ mod tests {
         assert_eq!(command.args, ["--fast"]);
         assert_eq!(command.dir.as_deref(), Some(dir.path().join("b").as_path()));
         assert_eq!(command.env, [("X".to_owned(), "1".to_owned())]);
+    }
+
+    /// `sandbox = true` at the top reaches every bot, with the file's limits
+    /// and paths; the output folder and the other bots' folders are hidden.
+    #[test]
+    fn sandboxed_bots_get_their_limits_paths_and_hidden_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("b")).unwrap();
+        let file = file_in(
+            dir.path(),
+            &format!(
+                "sandbox = true\nmemory_mb = 512\nout = \"runs\"\n{TWO}command = \"./run\"\ndir = \"b\"\n\
+                 max_processes = 8\nro_paths = [\"data\"]\nrw_paths = [\"scratch\"]\n"
+            ),
+        );
+        let launcher = Launcher::new(&file, Path::new("/usr/bin/arena"));
+        let builtin = launcher.spec(&file.tournament.bots[0]).sandbox.unwrap();
+        assert_eq!((builtin.memory_mb, builtin.max_processes), (512, 256));
+        assert!(builtin.hidden.contains(&dir.path().join("b")), "{:?}", builtin.hidden);
+        let command = launcher.spec(&file.tournament.bots[1]).sandbox.unwrap();
+        assert_eq!((command.memory_mb, command.max_processes), (512, 8));
+        assert_eq!(command.ro_paths, [dir.path().join("data")]);
+        assert_eq!(command.rw_paths, [dir.path().join("scratch")]);
+        assert!(!command.hidden.contains(&dir.path().join("b")), "its own folder");
+        assert!(
+            command.hidden.iter().any(|hidden| hidden.ends_with("runs")),
+            "{:?}",
+            command.hidden
+        );
+        let plain = file_in(
+            dir.path(),
+            TWO.replace("name = \"b\"\n", "name = \"b\"\ncommand = \"x\"\n")
+                .as_str(),
+        );
+        assert!(plain.tournament.bots.iter().all(|bot| bot.sandbox.is_none()));
     }
 
     #[test]

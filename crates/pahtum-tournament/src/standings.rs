@@ -119,7 +119,9 @@ impl Forfeits {
         match reason {
             Reason::Normal => {}
             Reason::Timeout => self.timeout += 1,
-            Reason::Disconnect => self.crash += 1,
+            // A bot killed for its memory is a crash in the tables; the
+            // record's reason and detail say which.
+            Reason::Disconnect | Reason::Memory => self.crash += 1,
             Reason::IllegalMove => self.illegal_move += 1,
             Reason::ProtocolError => self.protocol_error += 1,
             Reason::Stall => self.stall += 1,

@@ -32,7 +32,15 @@ pub struct Args {
     /// The limit per answer in the check's games (generous: this is not a speed test).
     #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5s")]
     move_time: Duration,
+    /// Check the bot inside the sandbox, as a tournament with `sandbox = true` runs it.
+    #[command(flatten)]
+    sandbox: super::SandboxFlag,
 }
+
+/// What to look at when a bot does not start in the sandbox.
+const SANDBOX_HINT: &str = "        In the sandbox the bot sees only the system's folders (/usr) and its own folder, read-only, \
+     with no network, and runs as `nobody` when arena runs as root: use the system's interpreter \
+     (/usr/bin/python3, not one under a home folder) or name more folders in `ro_paths`; see SECURITY.md.";
 
 /// One game of the check.
 struct Scenario {
@@ -42,9 +50,19 @@ struct Scenario {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let bot = crate::builtin::spec("bot", &args.command)?;
+    super::require_sandbox(args.sandbox.sandbox)?;
+    let bot = args.sandbox.apply(crate::builtin::spec("bot", &args.command)?);
     let opponent = crate::builtin::spec("first-free", "first-free")?;
     outln!("arena check: {}", args.command);
+    if let Some(sandbox) = &bot.sandbox {
+        outln!(
+            "In the sandbox: no network; it reads only the system and its own folder; /tmp of {} MiB; {} MiB of \
+             memory; {} processes and threads.",
+            sandbox.tmp_mb,
+            sandbox.memory_mb,
+            sandbox.max_processes
+        );
+    }
     let failures = super::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;
     if failures == 0 {
         outln!("The bot conforms to the protocol.");
@@ -115,6 +133,9 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
         Ok(bot) => bot,
         Err(error) => {
             fail("greeting", &super::explain(error).to_string());
+            if spec.sandbox.is_some() {
+                outln!("{SANDBOX_HINT}");
+            }
             return Ok(1);
         }
     };

@@ -47,6 +47,8 @@ pub struct Args {
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
+    #[command(flatten)]
+    sandbox: super::SandboxFlag,
     /// The seed of the random blocks [default: from the clock].
     #[arg(long)]
     seed: Option<u64>,
@@ -117,8 +119,9 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     }
     let (white_log, black_log) = (log("white"), log("black"));
     let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
-    let white = crate::builtin::spec(&white_name, &args.white)?;
-    let black = crate::builtin::spec(&black_name, &args.black)?;
+    super::require_sandbox(args.sandbox.sandbox)?;
+    let white = args.sandbox.apply(crate::builtin::spec(&white_name, &args.white)?);
+    let black = args.sandbox.apply(crate::builtin::spec(&black_name, &args.black)?);
     let (white, black) = tokio::join!(
         Bot::start(&white, &limits, white_log.as_deref()),
         Bot::start(&black, &limits, black_log.as_deref())

@@ -104,6 +104,8 @@ pub struct Args {
     /// Fix a bot's rating in the tables, e.g. first-free=0.
     #[arg(long, value_name = "NAME=ELO")]
     anchor: Option<AnchorSpec>,
+    #[command(flatten)]
+    sandbox: super::SandboxFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -111,6 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
+    super::require_sandbox(args.sandbox.sandbox)?;
     let tournament = tournament(&args)?;
     let names = tournament.bot_names();
     if let Some(anchor) = &args.anchor
@@ -149,7 +152,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let ending = if opened.plan.pending.iter().any(|game| progress.gate.allows(game)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
-            .map(|(name, command)| crate::builtin::spec(name, command))
+            .map(|(name, command)| crate::builtin::spec(name, command).map(|spec| args.sandbox.apply(spec)))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let bots = flow::Bots {
             specs,
@@ -255,6 +258,8 @@ fn bot_config(name: &str, command: &str, time: Option<TimeControl>) -> anyhow::R
         dir,
         env: BTreeMap::new(),
         time,
+        // The sandbox does not change a game's result: a match resumes with or without it.
+        sandbox: None,
     })
 }
 

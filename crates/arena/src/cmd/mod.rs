@@ -52,6 +52,36 @@ impl PieFlag {
     }
 }
 
+/// `--sandbox` of `arena game`, `match`, `run` and `check`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct SandboxFlag {
+    /// Run the bots in the sandbox (bubblewrap): no network, only the system and their own folder to read, a
+    /// private /tmp, 1 GiB of memory and 256 processes each; see SECURITY.md.
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
+impl SandboxFlag {
+    /// `spec`, in the default sandbox if the flag is given.
+    pub fn apply(self, spec: pahtum_referee::BotSpec) -> pahtum_referee::BotSpec {
+        pahtum_referee::BotSpec {
+            sandbox: self.sandbox.then(pahtum_referee::Sandbox::default).or(spec.sandbox),
+            ..spec
+        }
+    }
+}
+
+/// Refuses to go on, before any bot starts, when a sandbox is `wanted` and
+/// cannot run here: never a sandboxed bot run without its sandbox.
+pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
+    if wanted {
+        pahtum_referee::sandbox::check().context(
+            "a bot is to run in the sandbox (--sandbox or `sandbox = true`), which cannot run here; no bot was started",
+        )?;
+    }
+    Ok(())
+}
+
 /// `--concurrency`: games at once, 1 or more.
 pub fn parse_concurrency(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {

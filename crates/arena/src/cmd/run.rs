@@ -46,6 +46,9 @@ pub struct Args {
     /// Start new bot processes for every game instead of reusing them.
     #[arg(long)]
     pub restart_every_game: bool,
+    /// Run every bot in the sandbox, with the limits the file gives it (or the defaults).
+    #[command(flatten)]
+    pub sandbox: super::SandboxFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -63,9 +66,15 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     if args.restart_every_game {
         file.settings.restart = Restart::EveryGame;
     }
+    if args.sandbox.sandbox {
+        for bot in &mut file.tournament.bots {
+            bot.sandbox.get_or_insert_with(Default::default);
+        }
+    }
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
+    super::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
     if args.dry_run {
         return dry_run(&file);
     }

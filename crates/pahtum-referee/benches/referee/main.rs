@@ -234,6 +234,7 @@ fn fixture(mode: &str) -> BotSpec {
         args: vec![mode.to_owned()],
         dir: None,
         env: Vec::new(),
+        sandbox: None,
     }
 }
 

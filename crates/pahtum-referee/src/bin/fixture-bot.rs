@@ -37,6 +37,9 @@
 //! * `chatty`: conforming, but prints a line nobody asked for after each move.
 //! * `twice-at-the-end`: conforming, but answers the last move twice.
 //! * `burner`: conforming, while another thread burns CPU all the time.
+//! * `attack=NAME`: tries one attack of [`attacks`] (on the network, the
+//!   files, the other processes, the machine's resources) when a game
+//!   starts, reports the outcome on stderr, and then plays as `first-free`.
 //!
 //! The benchmark measures the referee with this bot, so the bot does as
 //! little as a bot can: it parses each request (only the fields it needs, into
@@ -54,6 +57,9 @@ use pahtum::{Bitboard, Cell};
 use pahtum_protocol::PROTOCOL_VERSION;
 use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
+
+#[path = "fixture-bot/attacks.rs"]
+mod attacks;
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "first-free".to_owned());
@@ -145,6 +151,10 @@ fn main() {
                         .expect("the fixture can fork");
                     record_pid_of(grandchild.id());
                     std::process::exit(0);
+                }
+                attack if attack.starts_with("attack=") => {
+                    attacks::run(&attack["attack=".len()..]);
+                    out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id));
                 }
                 _ => out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id)),
             },

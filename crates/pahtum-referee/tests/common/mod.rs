@@ -44,6 +44,7 @@ impl Fixtures {
                 "FIXTURE_PID_FILE".to_owned(),
                 self.path("pids").to_string_lossy().into_owned(),
             )],
+            sandbox: None,
         }
     }
 

@@ -407,6 +407,7 @@ fn verdict(reason: Reason) -> &'static str {
         Reason::IllegalMove => "an illegal move",
         Reason::ProtocolError => "broke the protocol",
         Reason::Stall => "stalled: no answer to new_game or ping",
+        Reason::Memory => "killed for using more memory than its sandbox allows",
     }
 }
 
