@@ -51,9 +51,11 @@
 mod bot;
 mod clock;
 pub mod contain;
+mod cputime;
 mod decode;
 mod game;
 mod lines;
+mod overload;
 mod process;
 mod request;
 pub mod spec;

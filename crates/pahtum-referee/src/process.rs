@@ -22,12 +22,9 @@
 //!   pipe is an error value, never a signal that kills the referee (Rust
 //!   ignores SIGPIPE).
 //! * Fair mode stops and continues the whole group (SIGSTOP, SIGCONT).
-//! * The bot's CPU time comes from the kernel's CPU clock of its process
-//!   (`clock_getcpuclockid`, Linux): user plus system time of all its threads,
-//!   to the nanosecond, not counting its children. Reading it is one system
-//!   call of about 0.1 µs, against about 1 µs (and a parse) for
-//!   `/proc/PID/stat`, whose clock ticks of 10 ms could not time a fast move
-//!   anyway; so it is read before and after every answer.
+//! * The bot's CPU time, of all its processes and threads, is measured by
+//!   `cputime` (its cgroup's `cpu.stat`, else its process tree), before and
+//!   after every answer and while a CPU-time clock runs.
 
 use std::fs::File;
 use std::io;
@@ -46,6 +43,7 @@ use tokio::time::Instant;
 
 use crate::BotSpec;
 use crate::contain::{self, Contained};
+use crate::cputime::CpuMeter;
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
 use crate::verdict::{Asked, Failure};
@@ -69,7 +67,7 @@ pub(crate) struct BotProcess {
     stdin: Option<ChildStdin>,
     stdout: LineReader<ChildStdout>,
     pub(crate) stderr: StderrDrain,
-    cpu: Option<CpuClock>,
+    cpu: Option<CpuMeter>,
     exit: Option<ExitStatus>,
     paused: bool,
     /// `None` once every process of the bot was killed.
@@ -129,7 +127,7 @@ impl BotProcess {
             stdin: Some(stdin),
             stdout: LineReader::new(stdout, MAX_LINE_BYTES),
             stderr: StderrDrain::start(stderr, log, stderr_cap),
-            cpu: CpuClock::of(pid),
+            cpu: CpuMeter::of(pid, contained.cgroup()),
             exit: None,
             paused: false,
             contained: Some(contained),
@@ -397,60 +395,4 @@ async fn spawn_from_the_spawner_thread(command: Command) -> io::Result<Child> {
     answer
         .await
         .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
-}
-
-/// The CPU clock of a process.
-#[derive(Debug)]
-struct CpuClock {
-    clock: libc::clockid_t,
-}
-
-impl CpuClock {
-    #[cfg(target_os = "linux")]
-    fn of(pid: u32) -> Option<CpuClock> {
-        let mut clock = 0;
-        // SAFETY: the call writes the clock id into the variable it is given.
-        let status = unsafe { libc::clock_getcpuclockid(pid as libc::pid_t, &mut clock) };
-        (status == 0).then_some(CpuClock { clock })
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn of(_pid: u32) -> Option<CpuClock> {
-        None
-    }
-
-    fn read(&self) -> Option<Duration> {
-        let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: the call writes the time into the struct it is given.
-        let status = unsafe { libc::clock_gettime(self.clock, &mut time) };
-        (status == 0).then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The process clock counts the work of this thread (and of any other).
-    #[test]
-    fn a_process_cpu_clock_counts_its_threads_work() {
-        let process = CpuClock::of(std::process::id()).unwrap();
-        let thread = CpuClock {
-            clock: libc::CLOCK_THREAD_CPUTIME_ID,
-        };
-        let (process_before, thread_before) = (process.read().unwrap(), thread.read().unwrap());
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        let mut x = 1u64;
-        while thread.read().unwrap() < thread_before + Duration::from_millis(5) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the thread's CPU clock does not advance"
-            );
-            for _ in 0..1000 {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
-        }
-        let thread_work = thread.read().unwrap() - thread_before;
-        assert!(process.read().unwrap() - process_before >= thread_work);
-    }
 }

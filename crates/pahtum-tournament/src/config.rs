@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pahtum::Cell;
-use pahtum_protocol::{Placement, TimeControl};
+use pahtum_protocol::{ClockKind, Placement, TimeControl};
 use pahtum_referee::{DEFAULT_MARGIN_MS, Limits};
 use serde::{Deserialize, Serialize};
 
@@ -313,13 +313,14 @@ struct RulesKeys {
     pie: Option<bool>,
 }
 
-#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TimeKeys {
     move_ms: Option<u64>,
     base_ms: Option<u64>,
     increment_ms: Option<u64>,
     margin_ms: Option<u64>,
+    clock: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -674,7 +675,20 @@ fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
         base_ms,
         increment_ms,
         margin_ms,
+        ref clock,
     } = *keys;
+    let clock = match clock.as_deref() {
+        None | Some("wall") => ClockKind::Wall,
+        Some("cpu") => ClockKind::Cpu,
+        Some(other) => {
+            return Err(key_error(
+                format!("{key}.clock"),
+                format!("\"{other}\" is not a kind of clock"),
+                "use \"wall\" (the default: wall time) or \"cpu\" (the CPU time of the bot's processes, \
+                 which does not depend on what else the machine runs)",
+            ));
+        }
+    };
     let increment_ms = increment_ms.unwrap_or(0);
     if base_ms.is_none() && increment_ms > 0 {
         return Err(key_error(
@@ -715,6 +729,7 @@ fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
         base_ms,
         increment_ms,
         margin_ms: margin_ms.unwrap_or(DEFAULT_MARGIN_MS),
+        clock,
     })
 }
 
@@ -839,6 +854,7 @@ mod tests {
             base_ms: Some(4000),
             increment_ms: 50,
             margin_ms: DEFAULT_MARGIN_MS,
+            clock: ClockKind::Wall,
         };
         assert_eq!(
             t.bots[0].time,

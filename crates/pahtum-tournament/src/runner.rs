@@ -246,6 +246,7 @@ fn could_not_start(bot: &str, seat: Seat, error: &StartError) -> (Reason, Forfei
         detail: format!("could not start for this game: {error}"),
         line,
         stderr_tail,
+        overloaded: false,
     };
     (reason, forfeit)
 }

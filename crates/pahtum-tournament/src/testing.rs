@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pahtum::{Outcome, Score, Seat};
-use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
+use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
 use pahtum_record::{Forfeit, GameRecord, Players, Termination};
 
 use crate::config::{self, Tournament};
@@ -52,6 +52,7 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
             base_ms: None,
             increment_ms: 0,
             margin_ms: 20,
+            clock: ClockKind::Wall,
         },
         time_by_seat: None,
         pause_idle: false,
@@ -106,6 +107,7 @@ pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameReco
             detail: "test".to_owned(),
             line: None,
             stderr_tail: Vec::new(),
+            overloaded: false,
         }),
         also: None,
     };
