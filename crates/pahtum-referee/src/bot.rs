@@ -319,7 +319,6 @@ impl Bot {
                     }
                 }
                 Err(Silence::Deadline) => {
-                    let noticed = Instant::now();
                     let used = cpu_since(&self.process);
                     return Err(match budget.kind {
                         ClockKind::Cpu => Failure::wall_cap(&asked, used, budget.wall_cap()),
@@ -327,8 +326,7 @@ impl Bot {
                             let failure = Failure::silent(silence, &asked, budget.limit, self.answered);
                             let evidence = overload::Evidence {
                                 cpu: used,
-                                wall: noticed.saturating_duration_since(sent),
-                                referee_late: noticed.saturating_duration_since(wall_deadline),
+                                wall: Instant::now().saturating_duration_since(sent),
                                 silent_pid: Some(self.process.pid()),
                             };
                             judged(failure, silence, evidence)
@@ -353,7 +351,6 @@ impl Bot {
                     let evidence = overload::Evidence {
                         cpu,
                         wall: elapsed,
-                        referee_late: Duration::ZERO,
                         silent_pid: None,
                     };
                     judged(failure, silence, evidence)

@@ -1,15 +1,17 @@
 //! Telling an overloaded machine from a slow bot, when a wall clock runs out.
 //!
 //! On a busy machine (a compile beside a tournament, too many games at once)
-//! a bot can lose on time without being slow: it waited for a CPU, or the
-//! referee did. A wall-clock timeout is called *under overload* when
+//! a bot can lose on time without being slow: it waited for a CPU. A
+//! wall-clock timeout is called *under overload* when the bot used less than
+//! half the wall time in CPU (`cputime`, all its processes) and, for a bot
+//! that has not answered, one of its processes was still waiting to run
+//! (state `R`) at the deadline: a bot that sleeps or blocks is slow by its own
+//! doing, not by the machine's.
 //!
-//! * the referee itself was not scheduled on time: it noticed the deadline
-//!   more than [`REFEREE_LATE`] after it passed; or
-//! * the bot used less than half the wall time in CPU (`cputime`, all its
-//!   processes) and, for a bot that has not answered, one of its processes was
-//!   still waiting to run (state `R`) at the deadline: a bot that sleeps or
-//!   blocks is slow by its own doing, not by the machine's.
+//! The referee's own lateness is not counted as evidence: when the referee
+//! wakes late at a deadline and finds no answer, the bot had even longer and
+//! still did not answer (and a bot that keeps every core busy delays the
+//! referee itself).
 //!
 //! A genuinely slow bot, one that burns CPU past its limit, is never called
 //! overloaded. A CPU-time clock (`clock = "cpu"`) needs none of this: what
@@ -19,10 +21,6 @@ use std::time::Duration;
 
 use crate::cputime;
 
-/// How late the referee may notice a deadline before it counts as not
-/// scheduled on time (a timer normally fires within a millisecond).
-pub(crate) const REFEREE_LATE: Duration = Duration::from_millis(20);
-
 /// What the referee saw at a wall-clock timeout.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Evidence {
@@ -30,8 +28,6 @@ pub(crate) struct Evidence {
     pub cpu: Option<Duration>,
     /// The wall time the answer took, or waited.
     pub wall: Duration,
-    /// How long after the deadline the referee noticed it.
-    pub referee_late: Duration,
     /// The bot's leader, to look for processes waiting to run; `None` for an
     /// answer that came (late): it no longer waits for anything.
     pub silent_pid: Option<u32>,
@@ -40,12 +36,6 @@ pub(crate) struct Evidence {
 /// Why the timeout happened under overload, in words; `None` when the bot
 /// was slow by itself (or the evidence is missing).
 pub(crate) fn judge(evidence: Evidence) -> Option<String> {
-    if evidence.referee_late > REFEREE_LATE {
-        return Some(format!(
-            "the referee itself ran {} late: the machine was overloaded",
-            ms_with_separators(evidence.referee_late)
-        ));
-    }
     let cpu = evidence.cpu?;
     let waited_for_cpu = evidence.silent_pid.is_none_or(cputime::tree_is_runnable);
     (cpu * 2 < evidence.wall && waited_for_cpu).then(|| {
@@ -75,11 +65,10 @@ fn ms_with_separators(duration: Duration) -> String {
 mod tests {
     use super::*;
 
-    fn evidence(cpu_ms: u64, wall_ms: u64, late_ms: u64) -> Evidence {
+    fn evidence(cpu_ms: u64, wall_ms: u64) -> Evidence {
         Evidence {
             cpu: Some(Duration::from_millis(cpu_ms)),
             wall: Duration::from_millis(wall_ms),
-            referee_late: Duration::from_millis(late_ms),
             silent_pid: None,
         }
     }

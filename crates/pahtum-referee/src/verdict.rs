@@ -177,13 +177,14 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
 
 /// `120 ms`, `1.5 ms`, `10 s`.
 pub(crate) fn millis(duration: Duration) -> String {
-    let ms = duration.as_secs_f64() * 1000.0;
-    if ms >= 10_000.0 && ms % 1000.0 == 0.0 {
-        format!("{} s", ms / 1000.0)
-    } else if ms.fract() == 0.0 {
-        format!("{ms} ms")
+    let micros = duration.as_micros();
+    let ms = micros / 1000;
+    if micros % 1000 != 0 {
+        format!("{:.3} ms", micros as f64 / 1000.0)
+    } else if ms >= 10_000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
     } else {
-        format!("{ms:.3} ms")
+        format!("{ms} ms")
     }
 }
 
