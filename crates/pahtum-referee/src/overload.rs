@@ -76,18 +76,14 @@ mod tests {
     #[test]
     fn a_starved_bot_is_overloaded_and_a_slow_one_is_not() {
         assert_eq!(
-            judge(evidence(12, 1064, 0)).as_deref(),
+            judge(evidence(12, 1064)).as_deref(),
             Some("the bot used 12 ms of CPU in 1,064 ms: the machine was overloaded")
         );
-        assert_eq!(judge(evidence(110, 120, 0)), None);
-        assert_eq!(
-            judge(evidence(110, 120, 45)).as_deref(),
-            Some("the referee itself ran 45 ms late: the machine was overloaded")
-        );
+        assert_eq!(judge(evidence(110, 120)), None);
         assert_eq!(
             judge(Evidence {
                 cpu: None,
-                ..evidence(0, 120, 0)
+                ..evidence(0, 120)
             }),
             None
         );
