@@ -15,6 +15,7 @@ use pahtum::Seat;
 use pahtum_record::GameRecord;
 
 use crate::events::{Event, Observer};
+use crate::standings::OVERLOAD_REMEDY;
 
 /// How often plain progress lines are printed at most.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -28,6 +29,8 @@ pub struct Progress {
     done: usize,
     /// Games finished by this run (not earlier runs), for the rate.
     played: usize,
+    /// Whether the warning about an overloaded machine was printed (once per run).
+    warned_of_overload: bool,
     started: Instant,
 }
 
@@ -73,6 +76,7 @@ impl Progress {
             total: 0,
             done: 0,
             played: 0,
+            warned_of_overload: false,
             started: Instant::now(),
         }
     }
@@ -185,6 +189,14 @@ impl Observer for Progress {
                 for note in forfeit_notes(record) {
                     self.note(&note);
                 }
+                let overloaded = record.termination.forfeits().any(|(_, forfeit)| forfeit.overloaded);
+                if overloaded && !self.warned_of_overload {
+                    self.warned_of_overload = true;
+                    self.note(&format!(
+                        "arena: warning: a bot lost on time while the machine was overloaded, so the wall clock \
+                         measured the machine, not the bot; {OVERLOAD_REMEDY}"
+                    ));
+                }
                 self.show(false);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
@@ -291,6 +303,26 @@ mod tests {
         );
         assert_eq!(lines[5], "arena: interrupted with 3 of 4 games done");
         assert_eq!(lines.len(), 6, "{text}");
+    }
+
+    #[test]
+    fn an_overloaded_machine_is_warned_of_once() {
+        let out = Shared::default();
+        let mut progress = Progress::lines(Box::new(out.clone()), Duration::from_secs(3600));
+        let mut starved = forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Timeout);
+        starved.termination.forfeit.as_mut().unwrap().overloaded = true;
+        progress.on(Event::Started {
+            tournament: "t",
+            total: 2,
+            done: &[],
+            concurrency: 2,
+        });
+        progress.on(Event::GameFinished { record: &starved });
+        progress.on(Event::GameFinished { record: &starved });
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let warnings: Vec<&str> = text.lines().filter(|line| line.contains("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{text}");
+        assert!(warnings[0].contains("lower --concurrency"), "{text}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use tabled::settings::object::{Columns, Rows};
 use tabled::settings::{Alignment, Style};
 
 use crate::schedule::ScheduledGame;
-use crate::standings::{BotStanding, Standings, Tally};
+use crate::standings::{BotStanding, Standings, Tally, overload_note};
 use crate::strength_render::{LOS_NOTE, elo, los_table, pairs_note, pairs_table, rating_note};
 
 /// The formats standings can be written in.
@@ -195,6 +195,9 @@ fn terminal(standings: &Standings) -> String {
     writeln!(out, "Standings after {} games", standings.games).unwrap();
     writeln!(out, "{}", build(standings_rows(standings), TableStyle::Terminal)).unwrap();
     writeln!(out, "{}", rating_note(&standings.strength)).unwrap();
+    if let Some(note) = overload_note(standings) {
+        writeln!(out, "{note}").unwrap();
+    }
     writeln!(
         out,
         "\nCrosstable (points of the row's bot against the column's / games)"
@@ -216,6 +219,9 @@ fn markdown(standings: &Standings) -> String {
     writeln!(out, "## Standings\n\nAfter {} games.\n", standings.games).unwrap();
     writeln!(out, "{}\n", build(standings_rows(standings), TableStyle::Markdown)).unwrap();
     writeln!(out, "{}\n", rating_note(&standings.strength)).unwrap();
+    if let Some(note) = overload_note(standings) {
+        writeln!(out, "{note}\n").unwrap();
+    }
     writeln!(
         out,
         "## Crosstable\n\nPoints of the row's bot against the column's, out of the games played.\n"
