@@ -163,7 +163,29 @@ pub struct RunSettings {
     pub out: PathBuf,
     pub restart: Restart,
     pub limits: LimitOverrides,
+    /// What a timeout under overload does (`on_overload`).
+    pub on_overload: OnOverload,
 }
+
+/// What a forfeit on time under overload (`pahtum_record::Forfeit::overloaded`) does.
+///
+/// The default is [`OnOverload::Count`]: the game is journaled like any
+/// other, marked, and counted in the standings' note. Replaying on a machine
+/// that is still overloaded mostly loses on time again and makes the run
+/// longer; the cure is a CPU-time clock, fewer games at once or `pause_idle`,
+/// which the warning and the note name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnOverload {
+    /// The forfeit stands (the behaviour before overload detection).
+    #[default]
+    Count,
+    /// The game is played again at once, up to [`OVERLOAD_REPLAYS`] times;
+    /// the discarded records are not journaled. The last try stands.
+    Replay,
+}
+
+/// How often one game is replayed after forfeits under overload, at most.
+pub const OVERLOAD_REPLAYS: u32 = 3;
 
 /// When bot processes are restarted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,6 +316,7 @@ struct FileKeys {
     concurrency: Option<i64>,
     out: Option<PathBuf>,
     restart: Option<String>,
+    on_overload: Option<String>,
     #[serde(default)]
     rules: RulesKeys,
     #[serde(default)]
@@ -417,11 +440,24 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         quit_grace_ms: file.limits.quit_grace_ms,
         stderr_cap_bytes: file.limits.stderr_cap_bytes,
     };
+    let on_overload = match file.on_overload.as_deref() {
+        None | Some("count") => OnOverload::Count,
+        Some("replay") => OnOverload::Replay,
+        Some(other) => {
+            return Err(key_error(
+                "on_overload",
+                format!("\"{other}\" is not a choice"),
+                "use \"count\" (a timeout under overload stands, marked) or \"replay\" (the game is played again, \
+                 up to 3 times)",
+            ));
+        }
+    };
     let settings = RunSettings {
         concurrency,
         out: file.out.unwrap_or_else(|| Path::new("runs").join(&name)),
         restart,
         limits,
+        on_overload,
     };
     Ok((tournament, settings))
 }
@@ -838,6 +874,31 @@ mod tests {
             error.contains("key `rules.layouts[0]`: cell a1 is listed twice"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_clock_kind_and_what_overload_does_are_read() {
+        let file = parse_text(MINIMAL).unwrap();
+        assert_eq!(file.tournament.time.clock, ClockKind::Wall);
+        assert_eq!(file.settings.on_overload, OnOverload::Count);
+        let text = MINIMAL.replace(
+            "command = \"python3 a.py\"",
+            "command = \"python3 a.py\"\n[bots.time]\nmove_ms = 100\nclock = \"wall\"",
+        );
+        let file = parse_text(&format!(
+            "on_overload = \"replay\"\n{text}\n[time]\nmove_ms = 100\nclock = \"cpu\"\n"
+        ))
+        .unwrap();
+        assert_eq!(file.tournament.time.clock, ClockKind::Cpu);
+        assert_eq!(file.tournament.bots[0].time.unwrap().clock, ClockKind::Wall);
+        assert_eq!(file.settings.on_overload, OnOverload::Replay);
+        let error = error_of(&format!("{MINIMAL}\n[time]\nclock = \"thread\"\n"));
+        assert!(
+            error.contains("key `time.clock`: \"thread\" is not a kind of clock; use \"wall\""),
+            "{error}"
+        );
+        let error = error_of(&format!("on_overload = \"ignore\"\n{MINIMAL}"));
+        assert!(error.contains("key `on_overload`"), "{error}");
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Pool {
     restart: Restart,
     /// Where the bots' stderr logs go (`NAME-N.log`, one per process), if anywhere.
     logs: Option<PathBuf>,
+    /// How often a game lost on time under overload is played again.
+    pub(crate) overload_replays: u32,
     state: Mutex<PoolState>,
 }
 
@@ -56,8 +58,16 @@ impl Pool {
             limits,
             restart,
             logs,
+            overload_replays: 0,
             state: Mutex::default(),
         }
+    }
+
+    /// A pool whose games lost on time under overload are played again, up
+    /// to `replays` times each ([`crate::config::OnOverload::Replay`]).
+    pub fn replaying_overloads(mut self, replays: u32) -> Pool {
+        self.overload_replays = replays;
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, PoolState> {

@@ -29,6 +29,8 @@ pub struct Progress {
     done: usize,
     /// Games finished by this run (not earlier runs), for the rate.
     played: usize,
+    /// Games played again after a timeout under overload, in this run.
+    replays: usize,
     /// Whether the warning about an overloaded machine was printed (once per run).
     warned_of_overload: bool,
     started: Instant,
@@ -77,6 +79,7 @@ impl Progress {
             done: 0,
             played: 0,
             warned_of_overload: false,
+            replays: 0,
             started: Instant::now(),
         }
     }
@@ -199,6 +202,10 @@ impl Observer for Progress {
                 }
                 self.show(false);
             }
+            Event::Replayed { record } => {
+                self.replays += 1;
+                self.note(&replay_note(record));
+            }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Interrupted { done, total } => {
                 self.show(true);
@@ -213,8 +220,12 @@ impl Observer for Progress {
                     bar.finish();
                 }
                 let elapsed = human(self.started.elapsed().as_secs_f64());
+                let replays = match self.replays {
+                    0 => String::new(),
+                    n => format!(", {n} replayed after a timeout under overload"),
+                };
                 self.note(&format!(
-                    "arena: all {total} games done ({} played in {elapsed})",
+                    "arena: all {total} games done ({} played in {elapsed}{replays})",
                     self.played
                 ));
             }
@@ -230,6 +241,21 @@ fn human(seconds: f64) -> String {
         60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
         _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
     }
+}
+
+/// The line for a game played again after a timeout under overload.
+pub fn replay_note(record: &GameRecord) -> String {
+    let (reason, forfeit) = record
+        .termination
+        .forfeits()
+        .find(|(_, forfeit)| forfeit.overloaded)
+        .or_else(|| record.termination.forfeits().next())
+        .expect("a replayed game was forfeited");
+    let detail = forfeit.detail.lines().next().unwrap_or_default();
+    format!(
+        "arena: game {}: {} forfeited ({reason}) under overload, so the game is played again: {detail}",
+        record.id, forfeit.bot
+    )
 }
 
 /// A line for each forfeit of a finished game, as the progress displays print them.

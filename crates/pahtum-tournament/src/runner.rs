@@ -58,6 +58,9 @@ pub struct Played {
     pub record: GameRecord,
     /// Bots whose process was restarted for this game after a failure.
     pub restarted: Vec<String>,
+    /// The records of earlier tries, discarded because a bot lost on time
+    /// under overload ([`crate::config::OnOverload::Replay`]); not journaled.
+    pub replayed: Vec<GameRecord>,
 }
 
 /// Plays one game for the runner: the [`Pool`] in a real run, a script in tests.
@@ -127,6 +130,9 @@ pub async fn run(
                 for bot in &played.restarted {
                     observer.on(Event::BotRestarted { bot });
                 }
+                for record in &played.replayed {
+                    observer.on(Event::Replayed { record });
+                }
                 observer.on(Event::GameFinished { record: &played.record });
             }
             () = &mut stop, if !stopping => {
@@ -178,8 +184,30 @@ pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
     .with_seat_times(tournament.time_of(&game.first), tournament.time_of(&game.second))
 }
 
-/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+/// Plays one game with processes from the pool, again while a bot loses it on time under overload and
+/// the pool replays such games (bounded).
 async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
+    let mut replayed = Vec::new();
+    let mut restarted = Vec::new();
+    loop {
+        let mut played = play_once(&game, &spec, &pool).await;
+        restarted.append(&mut played.restarted);
+        let overloaded = played
+            .record
+            .termination
+            .forfeits()
+            .any(|(_, forfeit)| forfeit.overloaded);
+        if !overloaded || replayed.len() >= pool.overload_replays as usize {
+            played.replayed = replayed;
+            played.restarted = restarted;
+            return played;
+        }
+        replayed.push(played.record);
+    }
+}
+
+/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played {
     let (first, second) = tokio::join!(pool.take(&game.first), pool.take(&game.second));
     let restarted = [&first, &second]
         .into_iter()
@@ -189,21 +217,25 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
         .collect();
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
-            let record = play_game(&spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
+            let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
             tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
             record
         }
-        (Err(first), Err(second)) => start_failure(&game, &spec, &[(Seat::First, &first), (Seat::Second, &second)]),
+        (Err(first), Err(second)) => start_failure(game, spec, &[(Seat::First, &first), (Seat::Second, &second)]),
         (Err(error), Ok(second)) => {
             pool.give_back(second.bot).await;
-            start_failure(&game, &spec, &[(Seat::First, &error)])
+            start_failure(game, spec, &[(Seat::First, &error)])
         }
         (Ok(first), Err(error)) => {
             pool.give_back(first.bot).await;
-            start_failure(&game, &spec, &[(Seat::Second, &error)])
+            start_failure(game, spec, &[(Seat::Second, &error)])
         }
     };
-    Played { record, restarted }
+    Played {
+        record,
+        restarted,
+        replayed: Vec::new(),
+    }
 }
 
 /// The record of a game lost before its first move by each bot in `failed`
@@ -319,6 +351,7 @@ mod tests {
                 Played {
                     record: won_by(&game, self.winner),
                     restarted: Vec::new(),
+                    replayed: Vec::new(),
                 }
             }
         }
@@ -341,6 +374,7 @@ mod tests {
                     format!("recorded {}", record.id)
                 }
                 Event::BotRestarted { bot } => format!("restarted {bot}"),
+                Event::Replayed { record } => format!("replayed {}", record.id),
                 Event::Interrupted { done, total } => format!("interrupted {done}/{total}"),
                 Event::Finished { total } => format!("finished {total}"),
             });

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use pahtum_referee::{BotSpec, Limits};
-use pahtum_tournament::config::{Restart, Tournament};
+use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, Tournament};
 use pahtum_tournament::events::Observer;
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::render::{Format, render};
@@ -55,6 +55,8 @@ pub struct Bots {
     pub restart: Restart,
     /// Games at once.
     pub concurrency: usize,
+    /// What a timeout under overload does.
+    pub on_overload: OnOverload,
 }
 
 /// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing
@@ -72,7 +74,11 @@ pub async fn play(
     }
     let logs = out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
-    let pool = Arc::new(Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)));
+    let replays = match bots.on_overload {
+        OnOverload::Count => 0,
+        OnOverload::Replay => OVERLOAD_REPLAYS,
+    };
+    let pool = Arc::new(Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)).replaying_overloads(replays));
     super::play_games(
         &opened.plan,
         bots.concurrency,

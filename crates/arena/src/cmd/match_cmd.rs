@@ -30,7 +30,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_referee::{Limits, TimeControl};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
-use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
+use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::progress::{self, PLAIN_EVERY};
 use pahtum_tournament::resume::ResumeError;
@@ -156,6 +156,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             limits: Limits::default(),
             restart: Restart::OnFailure,
             concurrency,
+            on_overload: OnOverload::default(),
         };
         progress.show(true);
         let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
@@ -354,6 +355,7 @@ impl Observer for MatchProgress {
                 self.show(decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
+            Event::Replayed { record } => self.note(&progress::replay_note(record)),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
         }
     }

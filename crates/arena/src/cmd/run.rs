@@ -82,6 +82,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         limits: file.settings.limits.limits(),
         restart: file.settings.restart,
         concurrency: file.settings.concurrency,
+        on_overload: file.settings.on_overload,
     };
     let locate = |bot: &str| {
         let index = file
