@@ -89,6 +89,17 @@ impl Bot {
     /// protocol's version within [`Limits::startup`]. Its stderr goes to
     /// `stderr_log` (appended, capped per game) if given.
     pub async fn start(spec: &BotSpec, limits: &Limits, stderr_log: Option<&Path>) -> Result<Bot, StartError> {
+        Bot::start_on(spec, limits, stderr_log, None).await
+    }
+
+    /// As [`Bot::start`], with the bot and everything it starts pinned to
+    /// `core` if given ([`crate::affinity`]).
+    pub async fn start_on(
+        spec: &BotSpec,
+        limits: &Limits,
+        stderr_log: Option<&Path>,
+        core: Option<usize>,
+    ) -> Result<Bot, StartError> {
         let log = match stderr_log {
             Some(path) => Some(
                 OpenOptions::new()
@@ -103,7 +114,7 @@ impl Bot {
             ),
             None => None,
         };
-        let process = BotProcess::spawn(spec, log, limits.stderr_cap)
+        let process = BotProcess::spawn(spec, log, limits.stderr_cap, core)
             .await
             .map_err(|source| StartError::Spawn {
                 bot: spec.name.clone(),

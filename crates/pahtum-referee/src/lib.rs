@@ -48,6 +48,7 @@
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
 
+pub mod affinity;
 mod bot;
 mod clock;
 pub mod contain;

@@ -84,8 +84,14 @@ pub(crate) enum Silence {
 }
 
 impl BotProcess {
-    /// Launches `spec` with piped stdio, in its own process group.
-    pub(crate) async fn spawn(spec: &BotSpec, log: Option<File>, stderr_cap: u64) -> io::Result<BotProcess> {
+    /// Launches `spec` with piped stdio, in its own process group, on `core`
+    /// only if given (`affinity`).
+    pub(crate) async fn spawn(
+        spec: &BotSpec,
+        log: Option<File>,
+        stderr_cap: u64,
+        core: Option<usize>,
+    ) -> io::Result<BotProcess> {
         let mut command = Command::new(&spec.program);
         command
             .args(&spec.args)
@@ -113,6 +119,9 @@ impl BotProcess {
             }
         }
         die_with_the_referee(&mut command);
+        if let Some(core) = core {
+            crate::affinity::pin(&mut command, core);
+        }
         let spawned = spawn_from_the_spawner_thread(command).await;
         drop(cgroup_procs);
         let mut child = spawned?;

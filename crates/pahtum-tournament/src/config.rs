@@ -165,6 +165,9 @@ pub struct RunSettings {
     pub limits: LimitOverrides,
     /// What a timeout under overload does (`on_overload`).
     pub on_overload: OnOverload,
+    /// Core pinning (`affinity`): each concurrent game's bots run on a core
+    /// of their own.
+    pub affinity: bool,
 }
 
 /// What a forfeit on time under overload (`pahtum_record::Forfeit::overloaded`) does.
@@ -317,6 +320,7 @@ struct FileKeys {
     out: Option<PathBuf>,
     restart: Option<String>,
     on_overload: Option<String>,
+    affinity: Option<bool>,
     #[serde(default)]
     rules: RulesKeys,
     #[serde(default)]
@@ -458,6 +462,7 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         restart,
         limits,
         on_overload,
+        affinity: file.affinity.unwrap_or(false),
     };
     Ok((tournament, settings))
 }
@@ -892,6 +897,13 @@ mod tests {
         assert_eq!(file.tournament.time.clock, ClockKind::Cpu);
         assert_eq!(file.tournament.bots[0].time.unwrap().clock, ClockKind::Wall);
         assert_eq!(file.settings.on_overload, OnOverload::Replay);
+        assert!(!file.settings.affinity);
+        assert!(
+            parse_text(&format!("affinity = true\n{MINIMAL}"))
+                .unwrap()
+                .settings
+                .affinity
+        );
         let error = error_of(&format!("{MINIMAL}\n[time]\nclock = \"thread\"\n"));
         assert!(
             error.contains("key `time.clock`: \"thread\" is not a kind of clock; use \"wall\""),

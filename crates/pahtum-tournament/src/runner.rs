@@ -208,7 +208,8 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
 
 /// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
 async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played {
-    let (first, second) = tokio::join!(pool.take(&game.first), pool.take(&game.second));
+    let slot = pool.slot();
+    let (first, second) = tokio::join!(pool.take(&game.first, &slot), pool.take(&game.second, &slot));
     let restarted = [&first, &second]
         .into_iter()
         .zip([&game.first, &game.second])
@@ -218,16 +219,16 @@ async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
             let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
-            tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
+            tokio::join!(pool.give_back(first.bot, &slot), pool.give_back(second.bot, &slot));
             record
         }
         (Err(first), Err(second)) => start_failure(game, spec, &[(Seat::First, &first), (Seat::Second, &second)]),
         (Err(error), Ok(second)) => {
-            pool.give_back(second.bot).await;
+            pool.give_back(second.bot, &slot).await;
             start_failure(game, spec, &[(Seat::First, &error)])
         }
         (Ok(first), Err(error)) => {
-            pool.give_back(first.bot).await;
+            pool.give_back(first.bot, &slot).await;
             start_failure(game, spec, &[(Seat::Second, &error)])
         }
     };

@@ -98,6 +98,10 @@ pub struct Args {
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
+    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
+    /// usable cores).
+    #[arg(long)]
+    affinity: bool,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     fresh: bool,
@@ -157,6 +161,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             restart: Restart::OnFailure,
             concurrency,
             on_overload: OnOverload::default(),
+            affinity: args.affinity,
         };
         progress.show(true);
         let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;

@@ -46,6 +46,10 @@ pub struct Args {
     /// Start new bot processes for every game instead of reusing them.
     #[arg(long)]
     pub restart_every_game: bool,
+    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
+    /// usable cores) [default: the file's `affinity`, else off].
+    #[arg(long)]
+    pub affinity: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -62,6 +66,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.restart_every_game {
         file.settings.restart = Restart::EveryGame;
+    }
+    if args.affinity {
+        file.settings.affinity = true;
     }
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
@@ -83,6 +90,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         restart: file.settings.restart,
         concurrency: file.settings.concurrency,
         on_overload: file.settings.on_overload,
+        affinity: file.settings.affinity,
     };
     let locate = |bot: &str| {
         let index = file
@@ -124,6 +132,9 @@ fn resume_command(args: &Args) -> String {
     }
     if args.restart_every_game {
         words.push("--restart-every-game".to_owned());
+    }
+    if args.affinity {
+        words.push("--affinity".to_owned());
     }
     words.join(" ")
 }
