@@ -9,7 +9,6 @@
 mod common;
 
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::Fixtures;
@@ -19,7 +18,7 @@ use pahtum_record::GameRecord;
 use pahtum_referee::{BotSpec, GameSpec, TimeControl, move_time, play_game};
 
 /// One load-sensitive test at a time.
-static LOAD: Mutex<()> = Mutex::new(());
+static LOAD: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Busy-looping processes, started by a test and killed when dropped.
 struct Hogs(Vec<Child>);
@@ -93,7 +92,7 @@ fn forfeit_detail(record: &GameRecord) -> &str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_that_burns_its_cpu_budget_passes_beside_cpu_hogs() {
-    let _turn = LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = LOAD.lock().await;
     let fixtures = Fixtures::new();
     let _hogs = Hogs::start(cores(), None);
     let started = Instant::now();
@@ -127,7 +126,7 @@ async fn a_bot_that_burns_its_cpu_budget_passes_beside_cpu_hogs() {
 
 #[tokio::test]
 async fn a_bot_that_sleeps_past_the_wall_cap_times_out() {
-    let _turn = LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = LOAD.lock().await;
     let fixtures = Fixtures::new();
     let started = Instant::now();
     let record = play(
@@ -148,7 +147,7 @@ async fn a_bot_that_sleeps_past_the_wall_cap_times_out() {
 
 #[tokio::test]
 async fn a_childs_thinking_is_charged_to_its_bot() {
-    let _turn = LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = LOAD.lock().await;
     let fixtures = Fixtures::new();
     let record = play(
         &fixtures,
@@ -164,7 +163,7 @@ async fn a_childs_thinking_is_charged_to_its_bot() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_starved_bots_wall_timeout_is_marked_as_overload() {
-    let _turn = LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = LOAD.lock().await;
     let fixtures = Fixtures::new();
     let _hogs = Hogs::start(4, Some("0"));
     let mut starved = fixtures.spec("burn=2000");
@@ -190,7 +189,7 @@ async fn a_starved_bots_wall_timeout_is_marked_as_overload() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_genuinely_slow_bot_is_not_called_overloaded() {
-    let _turn = LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = LOAD.lock().await;
     let fixtures = Fixtures::new();
     let record = play(&fixtures, fixtures.spec("slow"), move_time(Duration::from_millis(300))).await;
     assert_eq!(record.termination.reason, Reason::Timeout, "{record:#?}");

@@ -442,7 +442,7 @@ mod tests {
         let s = standings(&records, &names(&["a", "b"]), None).unwrap();
         let b = &s.bots[1];
         assert_eq!((b.forfeits.timeout, b.forfeits.overloaded), (2, 1));
-        let json = serde_json::to_value(&s.bots[0].forfeits).unwrap();
+        let json = serde_json::to_value(s.bots[0].forfeits).unwrap();
         assert!(json.get("overloaded").is_none(), "left out when 0: {json}");
         let note = overload_note(&s).unwrap();
         assert!(

@@ -424,10 +424,6 @@ fn echo(answer_bytes: usize) {
     }
 }
 
-/// Starts this fixture in `mode` as a helper, with its stdio on /dev/null
-/// (as a daemon has it), so that only containment can find it. It is not
-/// waited for: it is meant to outlive its parent.
-#[expect(clippy::zombie_processes, reason = "a helper is left running on purpose")]
 /// The burning threads of `slow`.
 const SLOW_THREADS: usize = 8;
 
@@ -461,6 +457,10 @@ fn burn_cpu(ms: &str) {
     }
 }
 
+/// Starts this fixture in `mode` as a helper, with its stdio on /dev/null
+/// (as a daemon has it), so that only containment can find it. It is not
+/// waited for: it is meant to outlive its parent.
+#[expect(clippy::zombie_processes, reason = "a helper is left running on purpose")]
 fn start_helper(mode: &str) {
     let me = std::env::current_exe().expect("the fixture knows its path");
     std::process::Command::new(me)
