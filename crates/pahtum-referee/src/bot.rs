@@ -80,7 +80,8 @@ pub(crate) struct Answer {
     /// The bot's CPU time over the same span, where measured.
     pub cpu: Option<Duration>,
     /// What the answer costs on its clock: `elapsed` on a wall clock, `cpu`
-    /// on a CPU-time clock.
+    /// on a CPU-time clock (`elapsed` where the system cannot tell the CPU
+    /// time: not Linux).
     pub cost: Duration,
 }
 
@@ -313,11 +314,12 @@ impl Bot {
                 .zip(process.cpu_time())
                 .map(|(before, after)| after.saturating_sub(before))
         };
+        // On a CPU-time clock, the CPU time used at the last look (none before the first).
+        let mut used = Duration::ZERO;
         let (line, read_at) = loop {
             let poll_at = match budget.kind {
                 ClockKind::Wall => wall_deadline,
                 ClockKind::Cpu => {
-                    let used = cpu_since(&self.process).unwrap_or_default();
                     wall_deadline.min(Instant::now() + cpu_poll_interval(budget.limit.saturating_sub(used)))
                 }
             };
@@ -325,7 +327,8 @@ impl Bot {
                 Ok(answer) => break answer,
                 Err(Silence::Failed(failure)) => return Err(failure),
                 Err(Silence::Deadline) if poll_at < wall_deadline => {
-                    if let Some(used) = cpu_since(&self.process).filter(|&used| used > budget.limit) {
+                    used = cpu_since(&self.process).unwrap_or_default();
+                    if used > budget.limit {
                         return Err(Failure::cpu_spent(&asked, used, budget.limit));
                     }
                 }
