@@ -41,7 +41,10 @@
 //! on the bot's clock).
 //!
 //! Internally, `process` owns the operating-system details (process groups,
-//! the death signal, signals, reaping, CPU time), [`contain`] finds and kills
+//! the death signal, signals, reaping), `cputime` measures the CPU time of a
+//! bot's whole process tree (for CPU-time clocks and the records), `overload`
+//! tells a starved bot's wall-clock timeout from a slow bot's, [`affinity`]
+//! pins a bot to a core, [`contain`] finds and kills
 //! every process a bot started (a cgroup per bot, an environment marker, a
 //! guard process for the referee's own death), `lines` reads stdout with
 //! bounded memory, `decode` turns its lines into messages, `stderr` drains
