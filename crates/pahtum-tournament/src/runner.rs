@@ -187,17 +187,23 @@ pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
 /// Plays one game with processes from the pool, again while a bot loses it on time under overload and
 /// the pool replays such games (bounded).
 async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
+    replaying(pool.overload_replays, || play_once(&game, &spec, &pool)).await
+}
+
+/// Plays a game with `play_once`, again while a bot loses it on time under overload, at most `replays`
+/// more times; the last try stands, the others are handed back as replayed.
+async fn replaying<F: Future<Output = Played>>(replays: u32, mut play_once: impl FnMut() -> F) -> Played {
     let mut replayed = Vec::new();
     let mut restarted = Vec::new();
     loop {
-        let mut played = play_once(&game, &spec, &pool).await;
+        let mut played = play_once().await;
         restarted.append(&mut played.restarted);
         let overloaded = played
             .record
             .termination
             .forfeits()
             .any(|(_, forfeit)| forfeit.overloaded);
-        if !overloaded || replayed.len() >= pool.overload_replays as usize {
+        if !overloaded || replayed.len() >= replays as usize {
             played.replayed = replayed;
             played.restarted = restarted;
             return played;
@@ -392,6 +398,50 @@ mod tests {
     fn recorded(journal: &Journal) -> Vec<String> {
         let records = journal::read(journal.path()).unwrap().records;
         records.into_iter().map(|record| record.id).collect()
+    }
+
+    /// A game lost on time under overload is played again up to the bound; the last try stands, the
+    /// others come back as replayed, with the restarts of every try.
+    #[tokio::test]
+    async fn overloaded_games_are_replayed_a_bounded_number_of_times() {
+        let try_of = |overloaded: bool| {
+            let mut record = crate::testing::forfeited(
+                crate::testing::record("000-00-a", "a", "b"),
+                Seat::First,
+                Reason::Timeout,
+            );
+            record.termination.forfeit.as_mut().unwrap().overloaded = overloaded;
+            Played {
+                record,
+                restarted: vec!["a".to_owned()],
+                replayed: Vec::new(),
+            }
+        };
+        let mut tries = 0;
+        let played = replaying(3, || {
+            tries += 1;
+            std::future::ready(try_of(tries < 3))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len(), played.restarted.len()), (3, 2, 3));
+        assert!(
+            !played.record.termination.forfeit.unwrap().overloaded,
+            "the last try stands"
+        );
+        let mut tries = 0;
+        let played = replaying(2, || {
+            tries += 1;
+            std::future::ready(try_of(true))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len()), (3, 2), "bounded");
+        let mut tries = 0;
+        let played = replaying(0, || {
+            tries += 1;
+            std::future::ready(try_of(true))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len()), (1, 0), "counted, not replayed");
     }
 
     #[tokio::test]
