@@ -17,9 +17,12 @@
 //!   `cstime`) and of every live descendant (found through
 //!   `/proc/PID/task/TID/children`: `utime + stime + cutime + cstime`). The
 //!   descendants' part has the kernel's clock-tick resolution (10 ms at the
-//!   usual 100 Hz), and a process that escaped the tree (a double fork whose
-//!   middle process exited) is not counted. A bot of one process (the usual
-//!   case) costs one `clock_gettime` and one read of its `stat`.
+//!   usual 100 Hz); a process that escaped the tree (a double fork whose
+//!   middle process exited) is not counted. The leader's `stat` and its main
+//!   thread's `children` are kept open and re-read with `pread`, so that a
+//!   single-threaded bot of one process costs one `clock_gettime` and two
+//!   `pread`s; a multi-threaded leader's threads are listed each time, to
+//!   find the children that any of them started.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -31,8 +34,14 @@ use std::time::Duration;
 pub(crate) enum CpuMeter {
     /// `cpu.stat` of the bot's cgroup, kept open.
     Cgroup(File),
-    /// The bot's process tree, by its leader's pid and CPU clock.
-    Tree { pid: u32, leader: CpuClock },
+    /// The bot's process tree: its leader's CPU clock, and its leader's
+    /// `stat` and main thread's `children`, kept open.
+    Tree {
+        pid: u32,
+        leader: CpuClock,
+        stat: File,
+        children: File,
+    },
 }
 
 impl CpuMeter {
@@ -43,16 +52,33 @@ impl CpuMeter {
         {
             return Some(CpuMeter::Cgroup(stat));
         }
-        CpuClock::of(pid).map(|leader| CpuMeter::Tree { pid, leader })
+        Some(CpuMeter::Tree {
+            pid,
+            leader: CpuClock::of(pid)?,
+            stat: File::open(format!("/proc/{pid}/stat")).ok()?,
+            children: File::open(format!("/proc/{pid}/task/{pid}/children")).ok()?,
+        })
     }
 
     /// The CPU time of all the bot's processes so far.
     pub(crate) fn read(&self) -> Option<Duration> {
         match self {
             CpuMeter::Cgroup(stat) => cgroup_usage(stat),
-            CpuMeter::Tree { pid, leader } => {
+            CpuMeter::Tree {
+                pid,
+                leader,
+                stat,
+                children,
+            } => {
                 let own = leader.read()?;
-                let ticks = tree_ticks(*pid);
+                let mut buf = [0u8; 4096];
+                let stat = parse_stat(read_text(stat, &mut buf)?)?;
+                let children = if stat.threads > 1 {
+                    children_of(*pid)
+                } else {
+                    pids(read_text(children, &mut buf)?)
+                };
+                let ticks = stat.reaped + children.into_iter().map(descendant_ticks).sum::<u64>();
                 Some(own + ticks_to_duration(ticks))
             }
         }
@@ -68,12 +94,16 @@ impl CpuMeter {
     }
 }
 
+/// The whole text of an open `/proc` or cgroup file, read again from its start into `buf`.
+fn read_text<'a>(file: &File, buf: &'a mut [u8]) -> Option<&'a str> {
+    let n = file.read_at(buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()
+}
+
 /// `usage_usec` of an open `cpu.stat`.
 fn cgroup_usage(stat: &File) -> Option<Duration> {
     let mut buf = [0u8; 512];
-    let n = stat.read_at(&mut buf, 0).ok()?;
-    let text = std::str::from_utf8(&buf[..n]).ok()?;
-    let usec = text
+    let usec = read_text(stat, &mut buf)?
         .lines()
         .find_map(|line| line.strip_prefix("usage_usec "))?
         .trim()
@@ -82,11 +112,11 @@ fn cgroup_usage(stat: &File) -> Option<Duration> {
     Some(Duration::from_micros(usec))
 }
 
-/// Clock ticks of the leader's reaped children and of every live descendant
-/// (their own time and their reaped children's).
-fn tree_ticks(leader: u32) -> u64 {
-    let mut total = process_stat(leader).map_or(0, |stat| stat.reaped);
-    let mut pending = children_of(leader);
+/// Clock ticks of the process `pid` and of every live descendant (their own
+/// time and their reaped children's).
+fn descendant_ticks(pid: u32) -> u64 {
+    let mut total = 0;
+    let mut pending = vec![pid];
     while let Some(pid) = pending.pop() {
         if let Some(stat) = process_stat(pid) {
             total += stat.own + stat.reaped;
@@ -101,7 +131,7 @@ fn tree_ticks(leader: u32) -> u64 {
 pub(crate) fn tree_is_runnable(leader: u32) -> bool {
     let mut pending = vec![leader];
     while let Some(pid) = pending.pop() {
-        if process_stat(pid).is_some_and(|stat| stat.state == "R") {
+        if process_stat(pid).is_some_and(|stat| stat.runnable) {
             return true;
         }
         pending.extend(children_of(pid));
@@ -111,23 +141,34 @@ pub(crate) fn tree_is_runnable(leader: u32) -> bool {
 
 /// What the referee reads in `/proc/PID/stat`.
 struct ProcessStat {
-    state: String,
+    /// State `R`: running or waiting to run.
+    runnable: bool,
     /// `utime + stime`, in clock ticks.
     own: u64,
     /// `cutime + cstime`: the children it waited for.
     reaped: u64,
+    threads: u64,
 }
 
 fn process_stat(pid: u32) -> Option<ProcessStat> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+fn parse_stat(stat: &str) -> Option<ProcessStat> {
     // The command name may hold spaces and parentheses: the fields start after the last `)`.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
     // After the name: state is field 3 of stat(5); utime, stime, cutime, cstime are 14 to 17.
-    let field = |number: usize| fields.get(number - 3)?.parse::<u64>().ok();
+    let runnable = fields.next()? == "R";
+    // Fields 14 to 20: utime, stime, cutime, cstime, priority, nice, num_threads.
+    let mut numbers = fields.skip(10).take(7).map(|field| field.parse::<i64>().ok());
+    let mut next = || numbers.next().flatten().map(i64::unsigned_abs);
+    let (utime, stime, cutime, cstime) = (next()?, next()?, next()?, next()?);
+    let (_priority, _nice, threads) = (next()?, next()?, next()?);
     Some(ProcessStat {
-        state: (*fields.first()?).to_owned(),
-        own: field(14)? + field(15)?,
-        reaped: field(16)? + field(17)?,
+        runnable,
+        own: utime + stime,
+        reaped: cutime + cstime,
+        threads,
     })
 }
 
@@ -139,13 +180,13 @@ fn children_of(pid: u32) -> Vec<u32> {
     tasks
         .flatten()
         .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
-        .flat_map(|children| {
-            children
-                .split_whitespace()
-                .filter_map(|child| child.parse().ok())
-                .collect::<Vec<u32>>()
-        })
+        .flat_map(|children| pids(&children))
         .collect()
+}
+
+/// The pids of a `children` file.
+fn pids(text: &str) -> Vec<u32> {
+    text.split_whitespace().filter_map(|pid| pid.parse().ok()).collect()
 }
 
 fn ticks_to_duration(ticks: u64) -> Duration {
@@ -220,7 +261,13 @@ mod tests {
     fn the_tree_meter_counts_a_childs_work() {
         let meter = CpuMeter::of(std::process::id(), None).unwrap();
         assert_eq!(meter.source(), "process tree");
-        let descendants = || ticks_to_duration(tree_ticks(std::process::id()));
+        // The meter counts this process's own threads through its clock, read
+        // after the meter: what remains is the descendants' part, or less.
+        let own = CpuClock::of(std::process::id()).unwrap();
+        let descendants = || {
+            let total = meter.read().unwrap();
+            total.saturating_sub(own.read().unwrap())
+        };
         let before = descendants();
         let mut child = std::process::Command::new("sh")
             .args(["-c", "i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done"])

@@ -161,6 +161,20 @@ async fn a_childs_thinking_is_charged_to_its_bot() {
     fixtures.assert_none_left();
 }
 
+/// Without a cgroup, the process tree is measured: the child is found through
+/// its parent's `children` and charged as it runs.
+#[tokio::test]
+async fn a_childs_thinking_is_charged_without_a_cgroup_too() {
+    let _turn = LOAD.lock().await;
+    let fixtures = Fixtures::new();
+    let env = [("PAHTUM_ARENA_NO_CGROUP", "1"), ("FIXTURE_CLOCK", "cpu")];
+    let (record, _) = fixtures.game_in_a_process_with_env("child-burn=300", "first-free", &env);
+    assert_eq!(record.termination.reason, Reason::Timeout, "{record:#?}");
+    let detail = forfeit_detail(&record);
+    assert!(detail.contains("of CPU time: the bot's processes used"), "{detail}");
+    fixtures.assert_none_left();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_starved_bots_wall_timeout_is_marked_as_overload() {
     let _turn = LOAD.lock().await;
