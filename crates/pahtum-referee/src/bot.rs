@@ -80,8 +80,7 @@ pub(crate) struct Answer {
     /// The bot's CPU time over the same span, where measured.
     pub cpu: Option<Duration>,
     /// What the answer costs on its clock: `elapsed` on a wall clock, `cpu`
-    /// on a CPU-time clock (`elapsed` where the system cannot tell the CPU
-    /// time: not Linux).
+    /// on a CPU-time clock.
     pub cost: Duration,
 }
 
@@ -303,6 +302,11 @@ impl Bot {
             self.check_nothing_unasked(format_args!("seen before {asked} was sent"))?;
         }
         let cpu_before = self.process.cpu_time();
+        // Where the system cannot tell the CPU time (not Linux), a CPU-time clock counts wall time.
+        let budget = match cpu_before {
+            Some(_) => budget,
+            None => Budget::wall(budget.limit),
+        };
         // The clock starts as the write starts: a bot woken by the write may
         // run (on this core) before the write call returns, and a bot that
         // does not read its stdin is charged for the wait.
@@ -356,7 +360,7 @@ impl Bot {
         let cpu = cpu_since(&self.process);
         let cost = match budget.kind {
             ClockKind::Wall => elapsed,
-            ClockKind::Cpu => cpu.unwrap_or(elapsed),
+            ClockKind::Cpu => cpu.unwrap_or(elapsed), // measured before, so measured now
         };
         if cost > budget.limit {
             let failure = match budget.kind {
