@@ -134,6 +134,7 @@ fn play(first: &mut Contender, second: &mut Contender, first_seat: Seat, layout:
         increment_ms: 0,
         move_ms: Some(move_ms),
         timeout_ms: move_ms,
+        kind: pahtum_protocol::ClockKind::Wall,
     };
     let mut slowest = Duration::ZERO;
     while let Some(seat) = game.seat_to_act() {

@@ -75,6 +75,7 @@ mod tests {
             increment_ms: 100,
             move_ms: None,
             timeout_ms: 10_000,
+            kind: pahtum_protocol::ClockKind::Wall,
         };
         // 10 s over 20 moves plus 80 ms of the increment, times 0.7, minus 3 ms.
         assert_eq!(PLAN.think_time(&clock, 20), Duration::from_millis(403));
@@ -95,6 +96,7 @@ mod tests {
             increment_ms: 0,
             move_ms: None,
             timeout_ms: u64::MAX,
+            kind: pahtum_protocol::ClockKind::Wall,
         };
         assert_eq!(PLAN.think_time(&clock, 20), Duration::from_millis(697));
     }

@@ -305,6 +305,7 @@ mod tests {
             increment_ms: 0,
             move_ms: Some(60_000),
             timeout_ms: 60_000,
+            kind: pahtum_protocol::ClockKind::Wall,
         }
     }
 

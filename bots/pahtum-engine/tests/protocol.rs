@@ -16,6 +16,7 @@ fn clock() -> Clock {
         increment_ms: 0,
         move_ms: Some(1000),
         timeout_ms: 1000,
+        kind: pahtum_protocol::ClockKind::Wall,
     }
 }
 
@@ -89,6 +90,7 @@ fn a_whole_game_over_the_protocol() {
             base_ms: None,
             increment_ms: 0,
             margin_ms: 20,
+            clock: pahtum_protocol::ClockKind::Wall,
         },
     };
     assert_eq!(

@@ -111,6 +111,7 @@ fn a_fischer_clock_is_never_overdrawn() {
             increment_ms: ms(increment),
             move_ms: None,
             timeout_ms: ms(remaining[me]),
+            kind: pahtum_protocol::ClockKind::Wall,
         };
         let (action, cpu) = answers.of(&mut players[me], &game, &clock);
         remaining[me] = remaining[me]

@@ -239,6 +239,7 @@ fn exercise(mut bot: Driven) {
         base_ms: None,
         increment_ms: 0,
         margin_ms: 20,
+        clock: pahtum_protocol::ClockKind::Wall,
     };
     let per_move_clock = Clock {
         remaining_ms: None,
@@ -246,6 +247,7 @@ fn exercise(mut bot: Driven) {
         increment_ms: 0,
         move_ms: Some(5000),
         timeout_ms: 5000,
+        kind: pahtum_protocol::ClockKind::Wall,
     };
     let fixed = |count, seed| Layout::Fixed {
         blocks: random_blocks(count, seed).expect("a valid count").cells().collect(),
@@ -273,6 +275,7 @@ fn exercise(mut bot: Driven) {
             base_ms: Some(60_000),
             increment_ms: 500,
             margin_ms: 20,
+            clock: pahtum_protocol::ClockKind::Wall,
         },
         clock: Clock {
             remaining_ms: Some(60_000),
@@ -280,6 +283,7 @@ fn exercise(mut bot: Driven) {
             increment_ms: 500,
             move_ms: None,
             timeout_ms: 60_000,
+            kind: pahtum_protocol::ClockKind::Wall,
         },
     };
     let game = play(&mut bot, &deciding, &mut rng);

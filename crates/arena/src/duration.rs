@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use pahtum_protocol::ClockKind;
 use pahtum_referee::TimeControl;
 use pahtum_tournament::config;
 
@@ -83,6 +84,22 @@ pub struct TimeFlags {
     /// The referee's tolerance beyond a limit before it calls a timeout.
     #[arg(long, value_name = "TIME", value_parser = parse_extra, default_value = "20ms")]
     margin: Duration,
+    /// What the limits measure: wall (wall time) or cpu (the CPU time of all the bot's processes, which
+    /// does not depend on what else the machine runs; the wall time is still capped at 3 times the limit
+    /// plus 1s), or one per bot, e.g. cpu,wall [default: wall].
+    #[arg(long, value_name = "KIND[,KIND]", value_delimiter = ',', value_parser = parse_clock_kind)]
+    clock_kind: Option<Vec<ClockKind>>,
+}
+
+/// Parses `wall` or `cpu`.
+pub fn parse_clock_kind(text: &str) -> Result<ClockKind, String> {
+    match text.trim() {
+        "wall" => Ok(ClockKind::Wall),
+        "cpu" => Ok(ClockKind::Cpu),
+        other => Err(format!(
+            "{other:?} is not a kind of clock: use wall (wall time) or cpu (the CPU time of the bot's processes)"
+        )),
+    }
 }
 
 /// One value for both bots, or one each: `[first bot's, second bot's]`.
@@ -104,16 +121,22 @@ impl TimeFlags {
         let ms = |duration: Duration| duration.as_millis() as u64;
         let limits = per_bot("move-time", self.move_time.as_deref()).map_err(anyhow::Error::msg)?;
         let clocks = per_bot("clock", self.clock.as_deref()).map_err(anyhow::Error::msg)?;
-        let control = |limit: Option<Duration>, clock: Option<(Duration, Duration)>| TimeControl {
-            move_ms: match (limit, clock) {
-                (None, None) => Some(config::DEFAULT_MOVE_MS),
-                (limit, _) => limit.map(ms),
-            },
-            base_ms: clock.map(|(base, _)| ms(base)),
-            increment_ms: clock.map_or(0, |(_, increment)| ms(increment)),
-            margin_ms: ms(self.margin),
-        };
-        Ok([control(limits[0], clocks[0]), control(limits[1], clocks[1])])
+        let kinds = per_bot("clock-kind", self.clock_kind.as_deref()).map_err(anyhow::Error::msg)?;
+        let control =
+            |limit: Option<Duration>, clock: Option<(Duration, Duration)>, kind: Option<ClockKind>| TimeControl {
+                move_ms: match (limit, clock) {
+                    (None, None) => Some(config::DEFAULT_MOVE_MS),
+                    (limit, _) => limit.map(ms),
+                },
+                base_ms: clock.map(|(base, _)| ms(base)),
+                increment_ms: clock.map_or(0, |(_, increment)| ms(increment)),
+                margin_ms: ms(self.margin),
+                clock: kind.unwrap_or_default(),
+            };
+        Ok([
+            control(limits[0], clocks[0], kinds[0]),
+            control(limits[1], clocks[1], kinds[1]),
+        ])
     }
 }
 
@@ -187,6 +210,13 @@ mod tests {
             (a.move_ms, a.base_ms, b.move_ms, b.base_ms),
             (Some(1000), Some(10_000), Some(2000), Some(10_000))
         );
+        let [a, b] = flags(&["--clock-kind", "cpu"]).unwrap();
+        assert_eq!((a.clock, b.clock), (ClockKind::Cpu, ClockKind::Cpu));
+        let [a, b] = flags(&["--clock-kind", "wall,cpu"]).unwrap();
+        assert_eq!((a.clock, b.clock), (ClockKind::Wall, ClockKind::Cpu));
+        assert_eq!(flags(&[]).unwrap()[0].clock, ClockKind::Wall);
+        let error = flags(&["--clock-kind", "thread"]).unwrap_err();
+        assert!(error.contains("use wall (wall time) or cpu"), "{error}");
         let error = flags(&["--move-time", "1s,2s,3s"]).unwrap_err();
         assert!(
             error.contains("--move-time: 3 values; give one for both bots, or two"),

@@ -298,3 +298,41 @@ fn block_counts_cycle_and_each_bot_has_its_own_time() {
     }
     assert_eq!(per_count, [(5, 4), (7, 4), (9, 4)].into_iter().collect(), "{journal}");
 }
+
+/// Core pinning gives each game at once a core of its own: more games at once than usable cores is
+/// refused before any game, with the numbers and what to do; `taskset` leaves the arena one core.
+#[test]
+fn pinning_more_games_than_cores_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = Command::new("taskset")
+        .args(["-c", "0", ARENA, "match", "heuristic", "first-free", "--games", "2"])
+        .args(["--concurrency", "2", "--affinity", "--out"])
+        .arg(&out)
+        .output()
+        .expect("taskset runs the arena");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("each of the 2 games at once a core of its own, but the arena may use only 1 core (0)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("lower --concurrency to 1"), "{stderr}");
+    assert!(!out.join("journal.jsonl").exists() || journal_games(&out) == 0);
+}
+
+/// A pinned match on one core plays every game: each game takes the one slot and gives it back, and the
+/// warm processes wait in that slot for the first game.
+#[test]
+fn a_pinned_match_plays_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = Command::new(ARENA)
+        .args(["match", "heuristic", "first-free", "--games", "4", "--concurrency", "1"])
+        .args(["--affinity", "--move-time", "1s", "--out"])
+        .arg(&out)
+        .output()
+        .expect("arena runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(journal_games(&out), 4);
+}

@@ -234,6 +234,39 @@ pub struct TimeControl {
     /// The referee's tolerance beyond the limit before it calls a timeout.
     #[serde(default)]
     pub margin_ms: u64,
+    /// What the limits measure: wall time (the default, left out of the
+    /// JSON, so that records and tournament hashes without it are unchanged)
+    /// or the CPU time of the bot's processes.
+    #[serde(default, skip_serializing_if = "ClockKind::is_wall")]
+    pub clock: ClockKind,
+}
+
+/// What a time control measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// Wall time on a monotonic clock, from the request's write to the answer's read.
+    #[default]
+    Wall,
+    /// The CPU time (user and system) of all the bot's processes and threads
+    /// over the same span, with a wall-time cap.
+    Cpu,
+}
+
+impl ClockKind {
+    /// True for the default, wall time (for `skip_serializing_if`).
+    pub fn is_wall(&self) -> bool {
+        *self == ClockKind::Wall
+    }
+
+    /// `"wall"` or `"cpu"`, as in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Wall => "wall",
+            ClockKind::Cpu => "cpu",
+        }
+    }
 }
 
 /// A request for a block, a stone or a pie decision, with the full state so
@@ -281,6 +314,9 @@ pub struct Clock {
     /// How long this answer may take: the smaller of the remaining time and the
     /// per-move limit (the margin is not included).
     pub timeout_ms: u64,
+    /// What the times measure (`time.clock` of `new_game`); left out for wall time.
+    #[serde(default, skip_serializing_if = "ClockKind::is_wall")]
+    pub kind: ClockKind,
 }
 
 impl Clock {
@@ -292,6 +328,7 @@ impl Clock {
             increment_ms: 0,
             move_ms: Some(ms),
             timeout_ms: ms,
+            kind: ClockKind::Wall,
         }
     }
 }

@@ -33,14 +33,27 @@ fn rules() -> impl Strategy<Value = Rules> {
 }
 
 fn time_control() -> impl Strategy<Value = TimeControl> {
-    (any::<Option<u64>>(), any::<Option<u64>>(), any::<u64>(), any::<u64>()).prop_map(
-        |(move_ms, base_ms, increment_ms, margin_ms)| TimeControl {
+    (
+        any::<Option<u64>>(),
+        any::<Option<u64>>(),
+        any::<u64>(),
+        any::<u64>(),
+        clock_kind(),
+    )
+        .prop_map(|(move_ms, base_ms, increment_ms, margin_ms, clock)| TimeControl {
             move_ms,
             base_ms,
             increment_ms,
             margin_ms,
-        },
-    )
+            clock,
+        })
+}
+
+fn clock_kind() -> impl Strategy<Value = pahtum_protocol::ClockKind> {
+    prop_oneof![
+        Just(pahtum_protocol::ClockKind::Wall),
+        Just(pahtum_protocol::ClockKind::Cpu)
+    ]
 }
 
 fn clock() -> impl Strategy<Value = Clock> {
@@ -50,14 +63,18 @@ fn clock() -> impl Strategy<Value = Clock> {
         any::<u64>(),
         any::<Option<u64>>(),
         any::<u64>(),
+        clock_kind(),
     )
-        .prop_map(|(remaining_ms, opponent_ms, increment_ms, move_ms, timeout_ms)| Clock {
-            remaining_ms,
-            opponent_ms,
-            increment_ms,
-            move_ms,
-            timeout_ms,
-        })
+        .prop_map(
+            |(remaining_ms, opponent_ms, increment_ms, move_ms, timeout_ms, kind)| Clock {
+                remaining_ms,
+                opponent_ms,
+                increment_ms,
+                move_ms,
+                timeout_ms,
+                kind,
+            },
+        )
 }
 
 fn request() -> impl Strategy<Value = Request> {
@@ -230,7 +247,7 @@ proptest! {
             (Layout::Fixed { blocks }, Placement::Fixed)
         };
         let rules = Rules { pie, blocks: count, placement };
-        let clock = Clock { remaining_ms: None, opponent_ms: None, increment_ms: 0, move_ms: Some(100), timeout_ms: 100 };
+        let clock = Clock { remaining_ms: None, opponent_ms: None, increment_ms: 0, move_ms: Some(100), timeout_ms: 100, kind: pahtum_protocol::ClockKind::Wall };
         let mut game = Game::new(&layout, pie).unwrap();
         for pick in picks {
             let Some(message) = ToBot::request(7, "g", rules, &game, clock) else { break };

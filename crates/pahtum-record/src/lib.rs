@@ -238,6 +238,11 @@ pub struct Forfeit {
     /// The last lines of the bot's stderr.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr_tail: Vec<String>,
+    /// A timeout on a wall clock while the machine was overloaded (the bot
+    /// used far less CPU than the wall time, or the referee itself ran
+    /// late): the detail says which. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overloaded: bool,
 }
 
 impl GameRecord {

@@ -62,6 +62,7 @@ fn forfeit(bot: &str, seat: Seat, color: Color) -> Forfeit {
         detail: "no answer within 1000 ms".into(),
         line: None,
         stderr_tail: Vec::new(),
+        overloaded: false,
     }
 }
 

@@ -15,10 +15,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pahtum_protocol::bot::Identity;
-use pahtum_protocol::{FromBot, NewGame, PROTOCOL_VERSION, Reason, ToBot};
+use pahtum_protocol::{ClockKind, FromBot, NewGame, PROTOCOL_VERSION, Reason, ToBot};
 use tokio::time::Instant;
 
+use crate::clock::Budget;
 use crate::decode::decode;
+use crate::overload;
 use crate::process::{BotProcess, Silence};
 use crate::verdict::{Asked, Failure};
 use crate::{BotSpec, Limits};
@@ -33,6 +35,9 @@ pub struct Bot {
     process: BotProcess,
     next_id: u64,
     reusable: bool,
+    /// Whether this process has answered any request (then a silence is not
+    /// a missing flush).
+    answered: bool,
     /// The request being sent, reused from request to request.
     line: Vec<u8>,
     /// The last answer line as the bot wrote it (the offending line of a
@@ -74,6 +79,9 @@ pub(crate) struct Answer {
     pub elapsed: Duration,
     /// The bot's CPU time over the same span, where measured.
     pub cpu: Option<Duration>,
+    /// What the answer costs on its clock: `elapsed` on a wall clock, `cpu`
+    /// on a CPU-time clock.
+    pub cost: Duration,
 }
 
 impl Bot {
@@ -81,6 +89,17 @@ impl Bot {
     /// protocol's version within [`Limits::startup`]. Its stderr goes to
     /// `stderr_log` (appended, capped per game) if given.
     pub async fn start(spec: &BotSpec, limits: &Limits, stderr_log: Option<&Path>) -> Result<Bot, StartError> {
+        Bot::start_on(spec, limits, stderr_log, None).await
+    }
+
+    /// As [`Bot::start`], with the bot and everything it starts pinned to
+    /// `core` if given ([`crate::affinity`]).
+    pub async fn start_on(
+        spec: &BotSpec,
+        limits: &Limits,
+        stderr_log: Option<&Path>,
+        core: Option<usize>,
+    ) -> Result<Bot, StartError> {
         let log = match stderr_log {
             Some(path) => Some(
                 OpenOptions::new()
@@ -95,7 +114,7 @@ impl Bot {
             ),
             None => None,
         };
-        let process = BotProcess::spawn(spec, log, limits.stderr_cap)
+        let process = BotProcess::spawn(spec, log, limits.stderr_cap, core)
             .await
             .map_err(|source| StartError::Spawn {
                 bot: spec.name.clone(),
@@ -113,6 +132,7 @@ impl Bot {
             process,
             next_id: 1,
             reusable: true,
+            answered: false,
             line: Vec::with_capacity(2048),
             answer: Vec::with_capacity(256),
         };
@@ -138,7 +158,9 @@ impl Bot {
             kind: "hello",
             id: None,
         };
-        let answer = self.exchange(asked, self.limits.startup, Reason::Stall).await?;
+        let answer = self
+            .exchange(asked, Budget::wall(self.limits.startup), Reason::Stall)
+            .await?;
         match answer.message {
             FromBot::Hello {
                 protocol: PROTOCOL_VERSION,
@@ -185,7 +207,10 @@ impl Bot {
             kind: "ping",
             id: Some(id),
         };
-        let result = match self.exchange(asked, self.limits.ping, Reason::Stall).await {
+        let result = match self
+            .exchange(asked, Budget::wall(self.limits.ping), Reason::Stall)
+            .await
+        {
             Ok(Answer {
                 message: FromBot::Pong { .. },
                 elapsed,
@@ -223,7 +248,9 @@ impl Bot {
             id: Some(new_game.id),
         };
         self.encode(&ToBot::NewGame(new_game));
-        let answer = self.exchange(asked, self.limits.ready, Reason::Stall).await?;
+        let answer = self
+            .exchange(asked, Budget::wall(self.limits.ready), Reason::Stall)
+            .await?;
         match answer.message {
             FromBot::Ready { .. } => Ok(()),
             other => Err(wrong_kind(asked, &other).with_line(&self.answer)),
@@ -268,37 +295,98 @@ impl Bot {
     }
 
     /// Sends the encoded line and awaits the answer to `asked` within
-    /// `limit`; silence is a failure for `silence` (timeout or stall).
-    pub(crate) async fn exchange(&mut self, asked: Asked, limit: Duration, silence: Reason) -> Result<Answer, Failure> {
+    /// `budget`; silence is a failure for `silence` (timeout or stall).
+    pub(crate) async fn exchange(&mut self, asked: Asked, budget: Budget, silence: Reason) -> Result<Answer, Failure> {
         // A bot may greet before it is greeted: only later output can be unasked.
         if asked.id.is_some() {
             self.check_nothing_unasked(format_args!("seen before {asked} was sent"))?;
         }
         let cpu_before = self.process.cpu_time();
+        // Where the system cannot tell the CPU time (not Linux), a CPU-time clock counts wall time.
+        let budget = match cpu_before {
+            Some(_) => budget,
+            None => Budget::wall(budget.limit),
+        };
         // The clock starts as the write starts: a bot woken by the write may
         // run (on this core) before the write call returns, and a bot that
         // does not read its stdin is charged for the wait.
         let sent = Instant::now();
-        self.process.send(&self.line, sent + limit).await?;
-        let (line, read_at) = match self.process.receive(sent + limit, &asked).await {
-            Ok(answer) => answer,
-            Err(Silence::Deadline) => return Err(Failure::silent(silence, &asked, limit)),
-            Err(Silence::Failed(failure)) => return Err(failure),
+        let wall_deadline = sent + budget.wall_cap();
+        self.process.send(&self.line, wall_deadline).await?;
+        let cpu_since = |process: &BotProcess| {
+            cpu_before
+                .zip(process.cpu_time())
+                .map(|(before, after)| after.saturating_sub(before))
         };
+        // On a CPU-time clock, the CPU time used at the last look (none before the first).
+        let mut used = Duration::ZERO;
+        let (line, read_at) = loop {
+            let poll_at = match budget.kind {
+                ClockKind::Wall => wall_deadline,
+                ClockKind::Cpu => {
+                    wall_deadline.min(Instant::now() + cpu_poll_interval(budget.limit.saturating_sub(used)))
+                }
+            };
+            match self.process.receive(poll_at, &asked).await {
+                Ok(answer) => break answer,
+                Err(Silence::Failed(failure)) => return Err(failure),
+                Err(Silence::Deadline) if poll_at < wall_deadline => {
+                    used = cpu_since(&self.process).unwrap_or_default();
+                    if used > budget.limit {
+                        return Err(Failure::cpu_spent(&asked, used, budget.limit));
+                    }
+                }
+                Err(Silence::Deadline) => {
+                    let used = cpu_since(&self.process);
+                    return Err(match budget.kind {
+                        ClockKind::Cpu => Failure::wall_cap(&asked, used, budget.wall_cap()),
+                        ClockKind::Wall => {
+                            let failure = Failure::silent(silence, &asked, budget.limit, self.answered);
+                            let evidence = overload::Evidence {
+                                cpu: used,
+                                wall: Instant::now().saturating_duration_since(sent),
+                                silent_pid: Some(self.process.pid()),
+                            };
+                            judged(failure, silence, evidence)
+                        }
+                    });
+                }
+            }
+        };
+        self.answered = true;
         self.answer.clear();
         self.answer.extend_from_slice(line);
         let elapsed = read_at.saturating_duration_since(sent);
-        if elapsed > limit {
-            return Err(Failure::late(silence, &asked, elapsed, limit).with_line(&self.answer));
+        let cpu = cpu_since(&self.process);
+        let cost = match budget.kind {
+            ClockKind::Wall => elapsed,
+            ClockKind::Cpu => cpu.unwrap_or(elapsed), // measured before, so measured now
+        };
+        if cost > budget.limit {
+            let failure = match budget.kind {
+                ClockKind::Wall => {
+                    let failure = Failure::late(silence, &asked, elapsed, budget.limit);
+                    let evidence = overload::Evidence {
+                        cpu,
+                        wall: elapsed,
+                        silent_pid: None,
+                    };
+                    judged(failure, silence, evidence)
+                }
+                ClockKind::Cpu => Failure::cpu_spent(&asked, cost, budget.limit),
+            };
+            return Err(failure.with_line(&self.answer));
         }
         let message = decode(&self.answer)?;
         if message.id() != asked.id {
             return Err(wrong_id(asked, &message).with_line(&self.answer));
         }
-        let cpu = cpu_before
-            .zip(self.process.cpu_time())
-            .map(|(before, after)| after.saturating_sub(before));
-        Ok(Answer { message, elapsed, cpu })
+        Ok(Answer {
+            message,
+            elapsed,
+            cpu,
+            cost,
+        })
     }
 
     /// A protocol error if the bot printed a line that answers no request
@@ -338,6 +426,27 @@ impl Bot {
 
     pub(crate) fn resume(&mut self) {
         self.process.resume();
+    }
+}
+
+/// How long to wait before looking at a CPU-time clock again, when `left`
+/// of CPU time remains: a bot that runs all the time reaches its limit no
+/// sooner than that (one with several threads may overshoot until the next
+/// look, which comes at most [`CPU_POLL_MAX`] later); at least
+/// [`CPU_POLL_MIN`], so that the referee never spins.
+fn cpu_poll_interval(left: Duration) -> Duration {
+    left.clamp(CPU_POLL_MIN, CPU_POLL_MAX)
+}
+
+const CPU_POLL_MIN: Duration = Duration::from_millis(1);
+const CPU_POLL_MAX: Duration = Duration::from_millis(100);
+
+/// `failure` (a wall-clock timeout), marked as under overload when the
+/// evidence says so; only timeouts on the game clock are judged.
+fn judged(failure: Failure, silence: Reason, evidence: overload::Evidence) -> Failure {
+    match overload::judge(evidence) {
+        Some(why) if silence == Reason::Timeout => failure.under_overload(&why),
+        _ => failure,
     }
 }
 

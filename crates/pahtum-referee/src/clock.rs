@@ -14,6 +14,12 @@
 //! the smaller of the two. The margin is the referee's tolerance on top: an
 //! answer is late when it took longer than its limit plus the margin.
 //!
+//! A CPU-time clock (`clock = "cpu"`) measures the same span in the CPU time
+//! of all the bot's processes (`cputime`), so that what else the machine runs
+//! does not change what a move costs. The referee still needs a wall-time
+//! bound to stop waiting for a bot that sleeps or blocks: the wall cap, three
+//! times the limit plus a second ([`Budget::wall_cap`]).
+//!
 //! Each seat has a time control of its own (a tournament may give a bot more
 //! or less time than its opponent), and everything about a seat's clock, its
 //! limits, increment and margin, comes from that seat's control; a request
@@ -23,7 +29,7 @@
 use std::time::Duration;
 
 use pahtum::Seat;
-use pahtum_protocol::{Clock, TimeControl};
+use pahtum_protocol::{Clock, ClockKind, TimeControl};
 
 use crate::spec::UNLIMITED_MOVE_MS;
 
@@ -61,6 +67,14 @@ impl Clocks {
         self.limit(seat) + Duration::from_millis(self.time[seat.index()].margin_ms)
     }
 
+    /// What the next answer of `seat` may cost, and on which clock.
+    pub(crate) fn budget(&self, seat: Seat) -> Budget {
+        Budget {
+            limit: self.limit_with_margin(seat),
+            kind: self.time[seat.index()].clock,
+        }
+    }
+
     /// The clock as the request to `seat` shows it: its own control and
     /// remaining time, and its opponent's remaining time.
     pub(crate) fn clock(&self, seat: Seat) -> Clock {
@@ -72,6 +86,7 @@ impl Clocks {
             increment_ms: own.increment_ms,
             move_ms: own.move_ms,
             timeout_ms: self.limit(seat).as_millis() as u64,
+            kind: own.clock,
         }
     }
 
@@ -80,6 +95,38 @@ impl Clocks {
         let increment = Duration::from_millis(self.time[seat.index()].increment_ms);
         if let Some(remaining) = &mut self.remaining[seat.index()] {
             *remaining = remaining.saturating_sub(elapsed) + increment;
+        }
+    }
+}
+
+/// What an answer may cost: its limit (margin included) on its clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Budget {
+    /// An answer that costs more is late.
+    pub limit: Duration,
+    pub kind: ClockKind,
+}
+
+/// The wall cap of a CPU-time clock: `WALL_CAP_FACTOR` times the limit plus `WALL_CAP_EXTRA`.
+const WALL_CAP_FACTOR: u32 = 3;
+const WALL_CAP_EXTRA: Duration = Duration::from_secs(1);
+
+impl Budget {
+    /// A limit in wall time (the handshake, `ready`, `pong`, and wall clocks).
+    pub(crate) fn wall(limit: Duration) -> Budget {
+        Budget {
+            limit,
+            kind: ClockKind::Wall,
+        }
+    }
+
+    /// How long the referee waits, in wall time, for the answer: the limit on
+    /// a wall clock; on a CPU-time clock three times the limit plus a second,
+    /// so that a bot that sleeps or blocks still times out.
+    pub(crate) fn wall_cap(&self) -> Duration {
+        match self.kind {
+            ClockKind::Wall => self.limit,
+            ClockKind::Cpu => self.limit.saturating_mul(WALL_CAP_FACTOR) + WALL_CAP_EXTRA,
         }
     }
 }
@@ -94,6 +141,7 @@ mod tests {
             base_ms,
             increment_ms,
             margin_ms: 20,
+            clock: ClockKind::Wall,
         }
     }
 
@@ -144,6 +192,7 @@ mod tests {
                 increment_ms: 50,
                 move_ms: Some(250),
                 timeout_ms: 250,
+                kind: ClockKind::Wall,
             }
         );
         assert_eq!(
@@ -154,8 +203,23 @@ mod tests {
                 increment_ms: 200,
                 move_ms: None,
                 timeout_ms: 15_200,
+                kind: ClockKind::Wall,
             }
         );
+    }
+
+    #[test]
+    fn a_cpu_clock_shows_its_kind_and_caps_the_wall_time() {
+        let cpu = TimeControl {
+            clock: ClockKind::Cpu,
+            ..time(Some(100), None, 0)
+        };
+        let clocks = Clocks::new(cpu, time(Some(100), None, 0));
+        let budget = clocks.budget(Seat::First);
+        assert_eq!(budget.limit, Duration::from_millis(120));
+        assert_eq!(budget.wall_cap(), Duration::from_millis(1360));
+        assert_eq!(clocks.clock(Seat::First).kind, ClockKind::Cpu);
+        assert_eq!(clocks.budget(Seat::Second).wall_cap(), Duration::from_millis(120));
     }
 
     /// The clocks are kept by seat: a game's pie swap (which gives the first

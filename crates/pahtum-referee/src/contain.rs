@@ -197,6 +197,11 @@ impl Contained {
         self.limits.as_ref()
     }
 
+    /// The bot's cgroup, if it has one (its CPU time is read there: `cputime`).
+    pub(crate) fn cgroup(&self) -> Option<&Path> {
+        self.cgroup.as_deref()
+    }
+
     /// The environment variable to give the bot: `(MARKER, value)`.
     pub(crate) fn marker(&self) -> (&'static str, &str) {
         (MARKER, &self.marker)

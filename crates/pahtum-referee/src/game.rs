@@ -30,8 +30,8 @@ pub enum GameEvent {
         seat: Seat,
         color: Color,
         action: Action,
-        /// The answer's wall time in milliseconds, unrounded (the record
-        /// keeps microseconds).
+        /// The answer's wall time in milliseconds, to the microsecond (as
+        /// the record keeps it).
         ms: f64,
         /// The board after the action.
         position: Position,
@@ -198,15 +198,13 @@ impl Play<'_> {
             if self.spec.pause_idle {
                 bot.resume();
             }
-            let answer = bot
-                .exchange(asked, clocks.limit_with_margin(seat), Reason::Timeout)
-                .await;
+            let answer = bot.exchange(asked, clocks.budget(seat), Reason::Timeout).await;
             // A verdict on the answer's content keeps the line as the bot wrote it.
             let played = answer.and_then(|answer| {
                 self.apply(asked, answer)
                     .map_err(|failure| failure.with_line(bot.last_answer()))
             });
-            let (action, timing, elapsed) = match played {
+            let (action, timing, cost) = match played {
                 Ok(played) => played,
                 Err(failure) => {
                     let (reason, forfeit) = forfeit_of(bot, seat, color, failure).await;
@@ -220,13 +218,13 @@ impl Play<'_> {
             if self.spec.pause_idle {
                 bot.pause();
             }
-            clocks.charge(seat, elapsed);
+            clocks.charge(seat, cost);
             request.played(action, color);
             observer(GameEvent::Played {
                 seat,
                 color,
                 action,
-                ms: elapsed.as_secs_f64() * 1000.0,
+                ms: timing.ms,
                 position: *self.game.position(),
             });
             self.record(action, seat, color, timing);
@@ -245,7 +243,7 @@ impl Play<'_> {
             cpu_ms: answer.cpu.map(|cpu| cpu.as_micros() as f64 / 1000.0),
             info,
         };
-        Ok((action, timing, answer.elapsed))
+        Ok((action, timing, answer.cost))
     }
 
     fn record(&mut self, action: Action, seat: Seat, color: Color, timing: Timing) {
@@ -300,6 +298,7 @@ pub(crate) async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure:
         detail: failure.detail,
         line: failure.line,
         stderr_tail,
+        overloaded: failure.overloaded,
     };
     (failure.reason, forfeit)
 }

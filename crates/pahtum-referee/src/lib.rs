@@ -41,7 +41,10 @@
 //! on the bot's clock).
 //!
 //! Internally, `process` owns the operating-system details (process groups,
-//! the death signal, signals, reaping, CPU time), [`contain`] finds and kills
+//! the death signal, signals, reaping), `cputime` measures the CPU time of a
+//! bot's whole process tree (for CPU-time clocks and the records), `overload`
+//! tells a starved bot's wall-clock timeout from a slow bot's, [`affinity`]
+//! pins a bot to a core, [`contain`] finds and kills
 //! every process a bot started (a cgroup per bot, an environment marker, a
 //! guard process for the referee's own death), [`sandbox`] runs an untrusted
 //! bot under bubblewrap with the resource limits of `limits` (cgroups,
@@ -50,13 +53,16 @@
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
 
+pub mod affinity;
 mod bot;
 mod clock;
 pub mod contain;
+mod cputime;
 mod decode;
 mod game;
 mod limits;
 mod lines;
+mod overload;
 mod process;
 mod request;
 pub mod sandbox;

@@ -28,12 +28,9 @@
 //!   namespace, so signals go to each process its cgroup lists as well;
 //!   its death by the memory limit becomes the `memory` verdict, and
 //!   bubblewrap's exit code 128 + N is told as the signal N it stands for.
-//! * The bot's CPU time comes from the kernel's CPU clock of its process
-//!   (`clock_getcpuclockid`, Linux): user plus system time of all its threads,
-//!   to the nanosecond, not counting its children. Reading it is one system
-//!   call of about 0.1 µs, against about 1 µs (and a parse) for
-//!   `/proc/PID/stat`, whose clock ticks of 10 ms could not time a fast move
-//!   anyway; so it is read before and after every answer.
+//! * The bot's CPU time, of all its processes and threads, is measured by
+//!   `cputime` (its cgroup's `cpu.stat`, else its process tree), before and
+//!   after every answer and while a CPU-time clock runs.
 
 use std::fs::File;
 use std::io;
@@ -53,6 +50,7 @@ use tokio::time::Instant;
 
 use crate::BotSpec;
 use crate::contain::{self, Contained};
+use crate::cputime::CpuMeter;
 use crate::limits::LimitCgroups;
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
@@ -81,7 +79,7 @@ pub(crate) struct BotProcess {
     stdin: Option<ChildStdin>,
     stdout: LineReader<ChildStdout>,
     pub(crate) stderr: StderrDrain,
-    cpu: Option<CpuClock>,
+    cpu: Option<CpuMeter>,
     exit: Option<ExitStatus>,
     paused: bool,
     /// `None` once every process of the bot was killed.
@@ -98,8 +96,14 @@ pub(crate) enum Silence {
 }
 
 impl BotProcess {
-    /// Launches `spec` with piped stdio, in its own process group.
-    pub(crate) async fn spawn(spec: &BotSpec, log: Option<File>, stderr_cap: u64) -> io::Result<BotProcess> {
+    /// Launches `spec` with piped stdio, in its own process group, on `core`
+    /// only if given (`affinity`).
+    pub(crate) async fn spawn(
+        spec: &BotSpec,
+        log: Option<File>,
+        stderr_cap: u64,
+        core: Option<usize>,
+    ) -> io::Result<BotProcess> {
         let contained = match &spec.sandbox {
             Some(sandbox) => Contained::limited(sandbox)?,
             None => Contained::new(),
@@ -140,6 +144,9 @@ impl BotProcess {
             }
         }
         die_with_the_referee(&mut command);
+        if let Some(core) = core {
+            crate::affinity::pin(&mut command, core);
+        }
         let spawned = spawn_from_the_spawner_thread(command).await;
         drop(cgroup_procs);
         let mut child = spawned?;
@@ -154,13 +161,7 @@ impl BotProcess {
             stdin: Some(stdin),
             stdout: LineReader::new(stdout, MAX_LINE_BYTES),
             stderr: StderrDrain::start(stderr, log, stderr_cap),
-            // A sandboxed bot is bubblewrap's grandchild: the CPU clock of the
-            // spawned process would time bubblewrap, not the bot.
-            cpu: if spec.sandbox.is_some() {
-                None
-            } else {
-                CpuClock::of(pid)
-            },
+            cpu: CpuMeter::of(pid, contained.cgroup()),
             exit: None,
             paused: false,
             contained: Some(contained),
@@ -468,60 +469,4 @@ async fn spawn_from_the_spawner_thread(command: Command) -> io::Result<Child> {
     answer
         .await
         .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
-}
-
-/// The CPU clock of a process.
-#[derive(Debug)]
-struct CpuClock {
-    clock: libc::clockid_t,
-}
-
-impl CpuClock {
-    #[cfg(target_os = "linux")]
-    fn of(pid: u32) -> Option<CpuClock> {
-        let mut clock = 0;
-        // SAFETY: the call writes the clock id into the variable it is given.
-        let status = unsafe { libc::clock_getcpuclockid(pid as libc::pid_t, &mut clock) };
-        (status == 0).then_some(CpuClock { clock })
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn of(_pid: u32) -> Option<CpuClock> {
-        None
-    }
-
-    fn read(&self) -> Option<Duration> {
-        let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: the call writes the time into the struct it is given.
-        let status = unsafe { libc::clock_gettime(self.clock, &mut time) };
-        (status == 0).then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The process clock counts the work of this thread (and of any other).
-    #[test]
-    fn a_process_cpu_clock_counts_its_threads_work() {
-        let process = CpuClock::of(std::process::id()).unwrap();
-        let thread = CpuClock {
-            clock: libc::CLOCK_THREAD_CPUTIME_ID,
-        };
-        let (process_before, thread_before) = (process.read().unwrap(), thread.read().unwrap());
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        let mut x = 1u64;
-        while thread.read().unwrap() < thread_before + Duration::from_millis(5) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the thread's CPU clock does not advance"
-            );
-            for _ in 0..1000 {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
-        }
-        let thread_work = thread.read().unwrap() - thread_before;
-        assert!(process.read().unwrap() - process_before >= thread_work);
-    }
 }

@@ -156,6 +156,7 @@ mod tests {
                 increment_ms: 0,
                 move_ms: None,
                 timeout_ms: 0,
+                kind: pahtum_protocol::ClockKind::Wall,
             },
         };
         let mut out = Vec::new();
@@ -169,6 +170,7 @@ mod tests {
                 increment_ms: 100,
                 move_ms: (step % 3 == 0).then_some(2000),
                 timeout_ms: 2000,
+                kind: pahtum_protocol::ClockKind::Wall,
             };
             let kind = kind_of(game.phase());
             line.write(kind, expected.id, color, &expected.clock, &mut out);

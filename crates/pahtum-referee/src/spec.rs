@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::sandbox::Sandbox;
 use pahtum::{Cell, Color, Game, Seat, SetupError};
-use pahtum_protocol::{Placement, Rules, TimeControl};
+use pahtum_protocol::{ClockKind, Placement, Rules, TimeControl};
 use pahtum_record::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// The referee's tolerance beyond a move's limit before it calls a timeout.
@@ -265,6 +265,7 @@ pub fn move_time(limit: Duration) -> TimeControl {
         base_ms: None,
         increment_ms: 0,
         margin_ms: DEFAULT_MARGIN_MS,
+        clock: ClockKind::Wall,
     }
 }
 
@@ -275,6 +276,7 @@ pub fn fischer(base: Duration, increment: Duration) -> TimeControl {
         base_ms: Some(base.as_millis() as u64),
         increment_ms: increment.as_millis() as u64,
         margin_ms: DEFAULT_MARGIN_MS,
+        clock: ClockKind::Wall,
     }
 }
 

@@ -9,10 +9,11 @@
 use std::time::Duration;
 
 use pahtum::{Action, Game};
-use pahtum_protocol::{Clock, GameOver, Info, NewGame, Reason, Rules, ToBot};
+use pahtum_protocol::{Clock, ClockKind, GameOver, Info, NewGame, Reason, Rules, ToBot};
 use pahtum_record::Forfeit;
 
 use crate::bot::Bot;
+use crate::clock::Budget;
 use crate::game::{action_of, forfeit_of, illegal_move};
 use crate::request;
 use crate::verdict::Asked;
@@ -69,6 +70,7 @@ impl Bot {
             increment_ms: 0,
             move_ms: Some(ms),
             timeout_ms: ms,
+            kind: ClockKind::Wall,
         };
         let message = ToBot::request(id, game_id, rules, game, clock).expect("the game is not over");
         self.encode(&message);
@@ -76,7 +78,10 @@ impl Bot {
             kind: request::kind_of(game.phase()),
             id: Some(id),
         };
-        let chosen = match self.exchange(asked, move_time + margin, Reason::Timeout).await {
+        let chosen = match self
+            .exchange(asked, Budget::wall(move_time + margin), Reason::Timeout)
+            .await
+        {
             Ok(answer) => action_of(asked, answer.message)
                 .and_then(|(action, info)| {
                     game.check(action)

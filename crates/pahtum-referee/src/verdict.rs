@@ -21,6 +21,9 @@ pub struct Failure {
     pub detail: String,
     /// The offending line, cut to a few hundred bytes.
     pub line: Option<String>,
+    /// A timeout on a wall clock while the machine was overloaded (`overload`):
+    /// the bot may not be at fault.
+    pub overloaded: bool,
 }
 
 /// What the referee asked, for messages: `the play_stone request 7`.
@@ -49,6 +52,7 @@ impl Failure {
             reason,
             detail: detail.into(),
             line: None,
+            overloaded: false,
         }
     }
 
@@ -65,6 +69,7 @@ impl Failure {
                 used.limit_mb, crash.detail
             ),
             line: crash.line.clone(),
+            overloaded: false,
         }
     }
 
@@ -73,12 +78,49 @@ impl Failure {
         self
     }
 
-    /// No answer to `what` within `limit`.
-    pub(crate) fn silent(reason: Reason, what: &Asked, limit: Duration) -> Failure {
+    /// No answer to `what` within `limit`. The flush hint is for a bot that
+    /// has never answered in this process (`answered_before` false): one that
+    /// answered before flushes.
+    pub(crate) fn silent(reason: Reason, what: &Asked, limit: Duration, answered_before: bool) -> Failure {
+        let hint = if answered_before {
+            String::new()
+        } else {
+            format!("; {FLUSH_HINT}")
+        };
+        Failure::new(reason, format!("no answer to {what} within {}{hint}", millis(limit)))
+    }
+
+    /// No answer to `what` within `limit` of CPU time: the bot's processes
+    /// used `used` (on a CPU-time clock).
+    pub(crate) fn cpu_spent(what: &Asked, used: Duration, limit: Duration) -> Failure {
         Failure::new(
-            reason,
-            format!("no answer to {what} within {}; {FLUSH_HINT}", millis(limit)),
+            Reason::Timeout,
+            format!(
+                "no answer to {what} within {} of CPU time: the bot's processes used {}",
+                millis(limit),
+                millis(used)
+            ),
         )
+    }
+
+    /// No answer to `what` within the wall cap `cap` of a CPU-time clock.
+    pub(crate) fn wall_cap(what: &Asked, used: Option<Duration>, cap: Duration) -> Failure {
+        let used = used.map_or(String::new(), |used| format!(", using {} of CPU", millis(used)));
+        Failure::new(
+            Reason::Timeout,
+            format!(
+                "no answer to {what} within {} of wall time{used}: a CPU-time clock still caps the wall time \
+                 (3 times the limit plus 1 s), so a bot that sleeps or waits times out",
+                millis(cap)
+            ),
+        )
+    }
+
+    /// Marks a timeout as one under overload, with `why` in words.
+    pub(crate) fn under_overload(mut self, why: &str) -> Failure {
+        self.detail = format!("{}; {why}", self.detail);
+        self.overloaded = true;
+        self
     }
 
     /// An answer to `what`, but too late.
@@ -153,13 +195,14 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
 
 /// `120 ms`, `1.5 ms`, `10 s`.
 pub(crate) fn millis(duration: Duration) -> String {
-    let ms = duration.as_secs_f64() * 1000.0;
-    if ms >= 10_000.0 && ms % 1000.0 == 0.0 {
-        format!("{} s", ms / 1000.0)
-    } else if ms.fract() == 0.0 {
-        format!("{ms} ms")
+    let micros = duration.as_micros();
+    let ms = micros / 1000;
+    if micros % 1000 != 0 {
+        format!("{:.3} ms", micros as f64 / 1000.0)
+    } else if ms >= 10_000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
     } else {
-        format!("{ms:.3} ms")
+        format!("{ms} ms")
     }
 }
 

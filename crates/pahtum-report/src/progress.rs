@@ -15,6 +15,7 @@ use pahtum::Seat;
 use pahtum_record::GameRecord;
 
 use pahtum_tournament::events::{Event, Observer};
+use pahtum_tournament::standings::OVERLOAD_REMEDY;
 
 /// How often plain progress lines are printed at most.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -28,6 +29,10 @@ pub struct Progress {
     done: usize,
     /// Games finished by this run (not earlier runs), for the rate.
     played: usize,
+    /// Games played again after a timeout under overload, in this run.
+    replays: usize,
+    /// Whether the warning about an overloaded machine was printed (once per run).
+    warned_of_overload: bool,
     started: Instant,
 }
 
@@ -73,6 +78,8 @@ impl Progress {
             total: 0,
             done: 0,
             played: 0,
+            warned_of_overload: false,
+            replays: 0,
             started: Instant::now(),
         }
     }
@@ -187,7 +194,19 @@ impl Observer for Progress {
                 for note in forfeit_notes(record) {
                     self.note(&note);
                 }
+                let overloaded = record.termination.forfeits().any(|(_, forfeit)| forfeit.overloaded);
+                if overloaded && !self.warned_of_overload {
+                    self.warned_of_overload = true;
+                    self.note(&format!(
+                        "arena: warning: a bot lost on time while the machine was overloaded, so the wall clock \
+                         measured the machine, not the bot; {OVERLOAD_REMEDY}"
+                    ));
+                }
                 self.show(false);
+            }
+            Event::Replayed { record } => {
+                self.replays += 1;
+                self.note(&replay_note(record));
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Interrupted { done, total } => {
@@ -203,8 +222,12 @@ impl Observer for Progress {
                     bar.finish();
                 }
                 let elapsed = human(self.started.elapsed().as_secs_f64());
+                let replays = match self.replays {
+                    0 => String::new(),
+                    n => format!(", {n} replayed after a timeout under overload"),
+                };
                 self.note(&format!(
-                    "arena: all {total} games done ({} played in {elapsed})",
+                    "arena: all {total} games done ({} played in {elapsed}{replays})",
                     self.played
                 ));
             }
@@ -230,6 +253,21 @@ fn human(seconds: f64) -> String {
         60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
         _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
     }
+}
+
+/// The line for a game played again after a timeout under overload.
+pub fn replay_note(record: &GameRecord) -> String {
+    let (reason, forfeit) = record
+        .termination
+        .forfeits()
+        .find(|(_, forfeit)| forfeit.overloaded)
+        .or_else(|| record.termination.forfeits().next())
+        .expect("a replayed game was forfeited");
+    let detail = forfeit.detail.lines().next().unwrap_or_default();
+    format!(
+        "arena: game {}: {} forfeited ({reason}) under overload, so the game is played again: {detail}",
+        record.id, forfeit.bot
+    )
 }
 
 /// A line for each forfeit of a finished game, as the progress displays print them.
@@ -311,6 +349,26 @@ mod tests {
         assert_eq!(rate_text(1.0), "1.0 games/s");
         assert_eq!(rate_text(0.5), "2 s per game");
         assert_eq!(rate_text(1.0 / 185.0), "3 min 5 s per game");
+    }
+
+    #[test]
+    fn an_overloaded_machine_is_warned_of_once() {
+        let out = Shared::default();
+        let mut progress = Progress::lines(Box::new(out.clone()), Duration::from_secs(3600));
+        let mut starved = forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Timeout);
+        starved.termination.forfeit.as_mut().unwrap().overloaded = true;
+        progress.on(Event::Started {
+            tournament: "t",
+            total: 2,
+            done: &[],
+            concurrency: 2,
+        });
+        progress.on(Event::GameFinished { record: &starved });
+        progress.on(Event::GameFinished { record: &starved });
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let warnings: Vec<&str> = text.lines().filter(|line| line.contains("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{text}");
+        assert!(warnings[0].contains("lower --concurrency"), "{text}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use pahtum_protocol::Placement;
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::standings::{BotStanding, Standings, Tally};
+use pahtum_tournament::standings::{BotStanding, Standings, Tally, overload_note};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -184,7 +184,10 @@ fn sections(standings: &Standings, style: TableStyle) -> Vec<Section> {
             title: "Standings",
             terminal_title: Some(format!("Standings after {} games", standings.games)),
             lead: Some(format!("After {} games.", standings.games)),
-            body: vec![build(standings_rows(standings), style), rating_note(strength)],
+            body: [build(standings_rows(standings), style), rating_note(strength)]
+                .into_iter()
+                .chain(overload_note(standings))
+                .collect(),
         },
         Section {
             title: "Crosstable",

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pahtum::Cell;
-use pahtum_protocol::{Placement, TimeControl};
+use pahtum_protocol::{ClockKind, Placement, TimeControl};
 use pahtum_referee::{DEFAULT_MARGIN_MS, Limits};
 use serde::{Deserialize, Serialize};
 
@@ -184,7 +184,32 @@ pub struct RunSettings {
     pub out: PathBuf,
     pub restart: Restart,
     pub limits: LimitOverrides,
+    /// What a timeout under overload does (`on_overload`).
+    pub on_overload: OnOverload,
+    /// Core pinning (`affinity`): each concurrent game's bots run on a core
+    /// of their own.
+    pub affinity: bool,
 }
+
+/// What a forfeit on time under overload (`pahtum_record::Forfeit::overloaded`) does.
+///
+/// The default is [`OnOverload::Count`]: the game is journaled like any
+/// other, marked, and counted in the standings' note. Replaying on a machine
+/// that is still overloaded mostly loses on time again and makes the run
+/// longer; the cure is a CPU-time clock, fewer games at once or `pause_idle`,
+/// which the warning and the note name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnOverload {
+    /// The forfeit stands (the behaviour before overload detection).
+    #[default]
+    Count,
+    /// The game is played again at once, up to [`OVERLOAD_REPLAYS`] times;
+    /// the discarded records are not journaled. The last try stands.
+    Replay,
+}
+
+/// How often one game is replayed after forfeits under overload, at most.
+pub const OVERLOAD_REPLAYS: u32 = 3;
 
 /// When bot processes are restarted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,6 +343,8 @@ struct FileKeys {
     concurrency: Option<i64>,
     out: Option<PathBuf>,
     restart: Option<String>,
+    on_overload: Option<String>,
+    affinity: Option<bool>,
     #[serde(default)]
     rules: RulesKeys,
     #[serde(default)]
@@ -337,13 +364,14 @@ struct RulesKeys {
     pie: Option<bool>,
 }
 
-#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TimeKeys {
     move_ms: Option<u64>,
     base_ms: Option<u64>,
     increment_ms: Option<u64>,
     margin_ms: Option<u64>,
+    clock: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -471,11 +499,25 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         quit_grace_ms: file.limits.quit_grace_ms,
         stderr_cap_bytes: file.limits.stderr_cap_bytes,
     };
+    let on_overload = match file.on_overload.as_deref() {
+        None | Some("count") => OnOverload::Count,
+        Some("replay") => OnOverload::Replay,
+        Some(other) => {
+            return Err(key_error(
+                "on_overload",
+                format!("\"{other}\" is not a choice"),
+                "use \"count\" (a timeout under overload stands, marked) or \"replay\" (the game is played again, \
+                 up to 3 times)",
+            ));
+        }
+    };
     let settings = RunSettings {
         concurrency,
         out: file.out.unwrap_or_else(|| Path::new("runs").join(&name)),
         restart,
         limits,
+        on_overload,
+        affinity: file.affinity.unwrap_or(false),
     };
     Ok((tournament, settings))
 }
@@ -761,7 +803,20 @@ fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
         base_ms,
         increment_ms,
         margin_ms,
+        ref clock,
     } = *keys;
+    let clock = match clock.as_deref() {
+        None | Some("wall") => ClockKind::Wall,
+        Some("cpu") => ClockKind::Cpu,
+        Some(other) => {
+            return Err(key_error(
+                format!("{key}.clock"),
+                format!("\"{other}\" is not a kind of clock"),
+                "use \"wall\" (the default: wall time) or \"cpu\" (the CPU time of the bot's processes, \
+                 which does not depend on what else the machine runs)",
+            ));
+        }
+    };
     let increment_ms = increment_ms.unwrap_or(0);
     if base_ms.is_none() && increment_ms > 0 {
         return Err(key_error(
@@ -802,6 +857,7 @@ fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
         base_ms,
         increment_ms,
         margin_ms: margin_ms.unwrap_or(DEFAULT_MARGIN_MS),
+        clock,
     })
 }
 
@@ -943,6 +999,38 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_kind_and_what_overload_does_are_read() {
+        let file = parse_text(MINIMAL).unwrap();
+        assert_eq!(file.tournament.time.clock, ClockKind::Wall);
+        assert_eq!(file.settings.on_overload, OnOverload::Count);
+        let text = MINIMAL.replace(
+            "command = \"python3 a.py\"",
+            "command = \"python3 a.py\"\n[bots.time]\nmove_ms = 100\nclock = \"wall\"",
+        );
+        let file = parse_text(&format!(
+            "on_overload = \"replay\"\n{text}\n[time]\nmove_ms = 100\nclock = \"cpu\"\n"
+        ))
+        .unwrap();
+        assert_eq!(file.tournament.time.clock, ClockKind::Cpu);
+        assert_eq!(file.tournament.bots[0].time.unwrap().clock, ClockKind::Wall);
+        assert_eq!(file.settings.on_overload, OnOverload::Replay);
+        assert!(!file.settings.affinity);
+        assert!(
+            parse_text(&format!("affinity = true\n{MINIMAL}"))
+                .unwrap()
+                .settings
+                .affinity
+        );
+        let error = error_of(&format!("{MINIMAL}\n[time]\nclock = \"thread\"\n"));
+        assert!(
+            error.contains("key `time.clock`: \"thread\" is not a kind of clock; use \"wall\""),
+            "{error}"
+        );
+        let error = error_of(&format!("on_overload = \"ignore\"\n{MINIMAL}"));
+        assert!(error.contains("key `on_overload`"), "{error}");
+    }
+
+    #[test]
     fn a_bot_may_have_its_own_time_control() {
         let text = MINIMAL.replace(
             "command = \"python3 a.py\"",
@@ -956,6 +1044,7 @@ mod tests {
             base_ms: Some(4000),
             increment_ms: 50,
             margin_ms: DEFAULT_MARGIN_MS,
+            clock: ClockKind::Wall,
         };
         assert_eq!(
             t.bots[0].time,

@@ -25,6 +25,9 @@ pub enum Event<'a> {
     },
     /// A game ended and its record is in the journal.
     GameFinished { record: &'a GameRecord },
+    /// A game was lost on time under overload and played again
+    /// ([`crate::config::OnOverload::Replay`]): this record of it is not journaled.
+    Replayed { record: &'a GameRecord },
     /// A process of `bot` failed, and a new one was started in its place.
     BotRestarted { bot: &'a str },
     /// Ctrl-C: no new games start; the running ones are ended and not recorded.

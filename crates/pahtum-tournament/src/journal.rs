@@ -539,4 +539,18 @@ mod tests {
         own_time.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
         assert_ne!(tournament_hash(&own_time), tournament_hash(&t));
     }
+
+    /// A wall clock (the default) stays out of the JSON, so that journals
+    /// written before CPU-time clocks existed resume; a CPU clock changes the hash.
+    #[test]
+    fn a_wall_clock_stays_out_of_the_hash() {
+        let t = tournament();
+        assert_eq!(t.time.clock, pahtum_protocol::ClockKind::Wall);
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(!json.contains("clock"), "{json}");
+        let mut cpu = t.clone();
+        cpu.time.clock = pahtum_protocol::ClockKind::Cpu;
+        assert!(serde_json::to_string(&cpu).unwrap().contains(r#""clock":"cpu""#));
+        assert_ne!(tournament_hash(&cpu), tournament_hash(&t));
+    }
 }

@@ -58,6 +58,9 @@ pub struct Played {
     pub record: GameRecord,
     /// Bots whose process was restarted for this game after a failure.
     pub restarted: Vec<String>,
+    /// The records of earlier tries, discarded because a bot lost on time
+    /// under overload ([`crate::config::OnOverload::Replay`]); not journaled.
+    pub replayed: Vec<GameRecord>,
 }
 
 /// Plays one game for the runner: the [`Pool`] in a real run, a script in tests.
@@ -127,6 +130,9 @@ pub async fn run(
                 for bot in &played.restarted {
                     observer.on(Event::BotRestarted { bot });
                 }
+                for record in &played.replayed {
+                    observer.on(Event::Replayed { record });
+                }
                 observer.on(Event::GameFinished { record: &played.record });
             }
             () = &mut stop, if !stopping => {
@@ -178,9 +184,38 @@ pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
     .with_seat_times(tournament.time_of(&game.first), tournament.time_of(&game.second))
 }
 
-/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+/// Plays one game with processes from the pool, again while a bot loses it on time under overload and
+/// the pool replays such games (bounded).
 async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
-    let (first, second) = tokio::join!(pool.take(&game.first), pool.take(&game.second));
+    replaying(pool.overload_replays, || play_once(&game, &spec, &pool)).await
+}
+
+/// Plays a game with `play_once`, again while a bot loses it on time under overload, at most `replays`
+/// more times; the last try stands, the others are handed back as replayed.
+async fn replaying<F: Future<Output = Played>>(replays: u32, mut play_once: impl FnMut() -> F) -> Played {
+    let mut replayed = Vec::new();
+    let mut restarted = Vec::new();
+    loop {
+        let mut played = play_once().await;
+        restarted.append(&mut played.restarted);
+        let overloaded = played
+            .record
+            .termination
+            .forfeits()
+            .any(|(_, forfeit)| forfeit.overloaded);
+        if !overloaded || replayed.len() >= replays as usize {
+            played.replayed = replayed;
+            played.restarted = restarted;
+            return played;
+        }
+        replayed.push(played.record);
+    }
+}
+
+/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played {
+    let slot = pool.slot();
+    let (first, second) = tokio::join!(pool.take(&game.first, &slot), pool.take(&game.second, &slot));
     let restarted = [&first, &second]
         .into_iter()
         .zip([&game.first, &game.second])
@@ -189,21 +224,25 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
         .collect();
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
-            let record = play_game(&spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
-            tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
+            let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
+            tokio::join!(pool.give_back(first.bot, &slot), pool.give_back(second.bot, &slot));
             record
         }
-        (Err(first), Err(second)) => start_failure(&game, &spec, &[(Seat::First, &first), (Seat::Second, &second)]),
+        (Err(first), Err(second)) => start_failure(game, spec, &[(Seat::First, &first), (Seat::Second, &second)]),
         (Err(error), Ok(second)) => {
-            pool.give_back(second.bot).await;
-            start_failure(&game, &spec, &[(Seat::First, &error)])
+            pool.give_back(second.bot, &slot).await;
+            start_failure(game, spec, &[(Seat::First, &error)])
         }
         (Ok(first), Err(error)) => {
-            pool.give_back(first.bot).await;
-            start_failure(&game, &spec, &[(Seat::Second, &error)])
+            pool.give_back(first.bot, &slot).await;
+            start_failure(game, spec, &[(Seat::Second, &error)])
         }
     };
-    Played { record, restarted }
+    Played {
+        record,
+        restarted,
+        replayed: Vec::new(),
+    }
 }
 
 /// The record of a game lost before its first move by each bot in `failed`
@@ -246,6 +285,7 @@ fn could_not_start(bot: &str, seat: Seat, error: &StartError) -> (Reason, Forfei
         detail: format!("could not start for this game: {error}"),
         line,
         stderr_tail,
+        overloaded: false,
     };
     (reason, forfeit)
 }
@@ -318,6 +358,7 @@ mod tests {
                 Played {
                     record: won_by(&game, self.winner),
                     restarted: Vec::new(),
+                    replayed: Vec::new(),
                 }
             }
         }
@@ -340,6 +381,7 @@ mod tests {
                     format!("recorded {}", record.id)
                 }
                 Event::BotRestarted { bot } => format!("restarted {bot}"),
+                Event::Replayed { record } => format!("replayed {}", record.id),
                 Event::Interrupted { done, total } => format!("interrupted {done}/{total}"),
                 Event::Finished { total } => format!("finished {total}"),
             });
@@ -356,6 +398,50 @@ mod tests {
     fn recorded(journal: &Journal) -> Vec<String> {
         let records = journal::read(journal.path()).unwrap().records;
         records.into_iter().map(|record| record.id).collect()
+    }
+
+    /// A game lost on time under overload is played again up to the bound; the last try stands, the
+    /// others come back as replayed, with the restarts of every try.
+    #[tokio::test]
+    async fn overloaded_games_are_replayed_a_bounded_number_of_times() {
+        let try_of = |overloaded: bool| {
+            let mut record = crate::testing::forfeited(
+                crate::testing::record("000-00-a", "a", "b"),
+                Seat::First,
+                Reason::Timeout,
+            );
+            record.termination.forfeit.as_mut().unwrap().overloaded = overloaded;
+            Played {
+                record,
+                restarted: vec!["a".to_owned()],
+                replayed: Vec::new(),
+            }
+        };
+        let mut tries = 0;
+        let played = replaying(3, || {
+            tries += 1;
+            std::future::ready(try_of(tries < 3))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len(), played.restarted.len()), (3, 2, 3));
+        assert!(
+            !played.record.termination.forfeit.unwrap().overloaded,
+            "the last try stands"
+        );
+        let mut tries = 0;
+        let played = replaying(2, || {
+            tries += 1;
+            std::future::ready(try_of(true))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len()), (3, 2), "bounded");
+        let mut tries = 0;
+        let played = replaying(0, || {
+            tries += 1;
+            std::future::ready(try_of(true))
+        })
+        .await;
+        assert_eq!((tries, played.replayed.len()), (1, 0), "counted, not replayed");
     }
 
     #[tokio::test]

@@ -27,6 +27,7 @@
 //!       "pahtum_for": 48.3,            // average Pah Tum points of the bot's colour, over
 //!       "pahtum_against": 21.0,        //   games ended normally; null without one
 //!       "forfeits": { "timeout": 0, "crash": 0, "illegal_move": 0, "protocol_error": 0, "stall": 0 },
+//!                                      // and "overloaded": N, of the timeouts, when N > 0
 //!       "rating": { "elo": 210.4, "lower": 150.2, "upper": 281.0,   // the 95% interval; null without a fit
 //!                   "los_next": 0.97 } } ],  // P(stronger than the bot on the next row); null for the last row
 //!                                            //   or when that bot is not rated
@@ -112,6 +113,32 @@ pub struct Forfeits {
     pub illegal_move: u32,
     pub protocol_error: u32,
     pub stall: u32,
+    /// Of the timeouts, those on a wall clock while the machine was
+    /// overloaded (the record's `overloaded`); left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub overloaded: u32,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
+}
+
+/// What to do about forfeits under overload: the remedy the progress and
+/// the standings' note give.
+pub const OVERLOAD_REMEDY: &str = "lower --concurrency (or `concurrency`), use `clock = \"cpu\"` in [time] \
+                                   (--clock-kind cpu), or `pause_idle = true`";
+
+/// A note on the timeouts under overload, if there were any: the results
+/// they decided measure the machine, not the bots.
+pub fn overload_note(standings: &Standings) -> Option<String> {
+    let overloaded: u32 = standings.bots.iter().map(|bot| bot.forfeits.overloaded).sum();
+    (overloaded > 0).then(|| {
+        let games = if overloaded == 1 { "game was" } else { "games were" };
+        format!(
+            "{overloaded} {games} lost on time while the machine was overloaded (the bot used under half \
+             the wall time in CPU): those results measure the machine, not the bots; {OVERLOAD_REMEDY}."
+        )
+    })
 }
 
 impl Forfeits {
@@ -222,7 +249,9 @@ pub fn standings(
             }
         }
         for (reason, forfeit) in record.termination.forfeits() {
-            sums[seats[forfeit.seat.index()]].forfeits.count(reason);
+            let forfeits = &mut sums[seats[forfeit.seat.index()]].forfeits;
+            forfeits.count(reason);
+            forfeits.overloaded += u32::from(forfeit.overloaded);
         }
         first_move.add(record);
     }
@@ -388,13 +417,36 @@ mod tests {
                 crash: 1,
                 illegal_move: 1,
                 protocol_error: 1,
-                stall: 1
+                stall: 1,
+                overloaded: 0,
             }
         );
         assert_eq!(b.forfeits.total(), 5);
         assert_eq!(b.losses, 5);
         assert_eq!(s.bots[0].forfeits.total(), 0);
         assert_eq!(b.pahtum_for, None, "forfeited boards are not averaged");
+        assert_eq!(overload_note(&s), None);
+    }
+
+    #[test]
+    fn timeouts_under_overload_are_counted_and_noted() {
+        let mut starved = forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::Timeout);
+        starved.termination.forfeit.as_mut().unwrap().overloaded = true;
+        let records = [
+            starved,
+            forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Timeout),
+        ];
+        let s = standings(&records, &names(&["a", "b"]), None).unwrap();
+        let b = &s.bots[1];
+        assert_eq!((b.forfeits.timeout, b.forfeits.overloaded), (2, 1));
+        let json = serde_json::to_value(s.bots[0].forfeits).unwrap();
+        assert!(json.get("overloaded").is_none(), "left out when 0: {json}");
+        let note = overload_note(&s).unwrap();
+        assert!(
+            note.starts_with("1 game was lost on time while the machine was overloaded"),
+            "{note}"
+        );
+        assert!(note.contains("clock = \"cpu\""), "{note}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use pahtum::{Bitboard, Cell, Color, Outcome, Score, Seat};
-use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
+use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
 use pahtum_record::{Forfeit, GameRecord, MoveRecord, Players, Termination, Timing};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,6 +57,7 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
             base_ms: None,
             increment_ms: 0,
             margin_ms: 20,
+            clock: ClockKind::Wall,
         },
         time_by_seat: None,
         pause_idle: false,
@@ -111,6 +112,7 @@ pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameReco
             detail: "test".to_owned(),
             line: None,
             stderr_tail: Vec::new(),
+            overloaded: false,
         }),
         also: None,
     };

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use pahtum_referee::{BotSpec, Limits};
 use pahtum_report::render::{Format, render};
-use pahtum_tournament::config::{Restart, Tournament};
+use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, Tournament};
 use pahtum_tournament::events::Observer;
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
@@ -53,6 +53,10 @@ pub struct Bots {
     pub restart: Restart,
     /// Games at once.
     pub concurrency: usize,
+    /// What a timeout under overload does.
+    pub on_overload: OnOverload,
+    /// Core pinning: each concurrent game's bots on a core of their own.
+    pub affinity: bool,
 }
 
 /// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing
@@ -68,9 +72,22 @@ pub async fn play(
     if opened.plan.pending.is_empty() {
         return Ok(Ending::Finished);
     }
+    let cores = if bots.affinity {
+        Some(cores_for(bots.concurrency)?)
+    } else {
+        None
+    };
     let logs = out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
-    let pool = Arc::new(Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)));
+    let replays = match bots.on_overload {
+        OnOverload::Count => 0,
+        OnOverload::Replay => OVERLOAD_REPLAYS,
+    };
+    let mut pool = Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)).replaying_overloads(replays);
+    if let Some(cores) = cores {
+        pool = pool.pinned(cores);
+    }
+    let pool = Arc::new(pool);
     super::play_games(
         &opened.plan,
         bots.concurrency,
@@ -80,6 +97,23 @@ pub async fn play(
         locate,
     )
     .await
+}
+
+/// The first `concurrency` cores this process may use, one per concurrent game (core pinning), or why
+/// there are not enough.
+fn cores_for(concurrency: usize) -> anyhow::Result<Vec<usize>> {
+    let usable = pahtum_referee::affinity::usable_cores().context("cannot read which cores the arena may use")?;
+    if concurrency > usable.len() {
+        bail!(
+            "core pinning (--affinity, `affinity = true`) gives each of the {concurrency} games at once a core of its \
+             own, but the arena may use only {} core{} ({}); lower --concurrency to {} or leave pinning off",
+            usable.len(),
+            if usable.len() == 1 { "" } else { "s" },
+            usable.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            usable.len()
+        );
+    }
+    Ok(usable[..concurrency].to_vec())
 }
 
 /// Prints `lead` and the standings on stdout and where the journal and the `written` files are on

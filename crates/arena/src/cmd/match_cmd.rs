@@ -31,7 +31,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_referee::{Limits, TimeControl};
 use pahtum_report::progress::{self, PLAIN_EVERY};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
-use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
+use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
@@ -98,6 +98,10 @@ pub struct Args {
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
+    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
+    /// usable cores).
+    #[arg(long)]
+    affinity: bool,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     fresh: bool,
@@ -159,6 +163,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             limits: Limits::default(),
             restart: Restart::OnFailure,
             concurrency,
+            on_overload: OnOverload::default(),
+            affinity: args.affinity,
         };
         progress.show(true);
         let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
@@ -359,6 +365,7 @@ impl Observer for MatchProgress {
                 self.show(decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
+            Event::Replayed { record } => self.note(&progress::replay_note(record)),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
         }
     }

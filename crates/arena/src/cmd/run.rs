@@ -49,6 +49,10 @@ pub struct Args {
     /// Run every bot in the sandbox, with the limits the file gives it (or the defaults).
     #[command(flatten)]
     pub sandbox: super::SandboxFlag,
+    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
+    /// usable cores) [default: the file's `affinity`, else off].
+    #[arg(long)]
+    pub affinity: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -71,6 +75,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             bot.sandbox.get_or_insert_with(Default::default);
         }
     }
+    if args.affinity {
+        file.settings.affinity = true;
+    }
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
@@ -91,6 +98,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         limits: file.settings.limits.limits(),
         restart: file.settings.restart,
         concurrency: file.settings.concurrency,
+        on_overload: file.settings.on_overload,
+        affinity: file.settings.affinity,
     };
     let locate = |bot: &str| {
         let index = file
@@ -132,6 +141,9 @@ fn resume_command(args: &Args) -> String {
     }
     if args.restart_every_game {
         words.push("--restart-every-game".to_owned());
+    }
+    if args.affinity {
+        words.push("--affinity".to_owned());
     }
     words.join(" ")
 }

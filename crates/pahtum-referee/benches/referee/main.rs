@@ -29,7 +29,9 @@
 //! Sizes come from the environment: `BENCH_GAMES` (default 1000),
 //! `BENCH_PINGS` (20000), `BENCH_TIMING_MOVES` (2000; 0 skips part 3),
 //! `BENCH_TIMING_LANES` (games played at once in part 3, default 4),
-//! `BENCH_TIMING_MARGIN_MS` (the referee's margin in part 3, default 0).
+//! `BENCH_TIMING_MARGIN_MS` (the referee's margin in part 3, default 0);
+//! `BENCH_CLOCK=cpu` plays part 2 on CPU-time clocks (the referee's cost of
+//! CPU accounting is the difference from a run without it).
 //! The run prints its CPU placement and the load average: pin it to one core
 //! (`taskset -c 0`) to compare like with like, since a pipe round trip across
 //! cores costs ten times more than on one core.
@@ -42,8 +44,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use pahtum::{Cell, Game};
-use pahtum_protocol::{Clock, FromBot, Placement, Reason, Rules, ToBot, encode};
-use pahtum_referee::{Bot, BotSpec, GameEvent, GameSpec, Limits, move_time, play_game};
+use pahtum_protocol::{Clock, ClockKind, FromBot, Placement, Reason, Rules, ToBot, encode};
+use pahtum_referee::{Bot, BotSpec, GameEvent, GameSpec, Limits, TimeControl, move_time, play_game};
 
 mod timing;
 
@@ -285,6 +287,10 @@ struct RefereeRun {
 /// Plays `games` games between two instant bots.
 async fn referee_games(games: usize) -> RefereeRun {
     let limits = Limits::default();
+    let clock = match std::env::var("BENCH_CLOCK").as_deref() {
+        Ok("cpu") => ClockKind::Cpu,
+        _ => ClockKind::Wall,
+    };
     let mut first = Bot::start(&fixture("first-free"), &limits, None).await.expect("starts");
     let mut second = Bot::start(&fixture("first-free"), &limits, None).await.expect("starts");
     let specs: Vec<GameSpec> = (0..games)
@@ -294,7 +300,10 @@ async fn referee_games(games: usize) -> RefereeRun {
                 7,
                 game as u64,
                 true,
-                move_time(Duration::from_secs(1)),
+                TimeControl {
+                    clock,
+                    ..move_time(Duration::from_secs(1))
+                },
             )
             .expect("a valid layout")
         })

@@ -40,6 +40,15 @@
 //! * `attack=NAME`: tries one attack of [`attacks`] (on the network, the
 //!   files, the other processes, the machine's resources) when a game
 //!   starts, reports the outcome on stderr, and then plays as `first-free`.
+//! * `burn=MS`: conforming, but burns MS milliseconds of its own CPU time
+//!   before each answer to a move (a bot that uses its CPU budget).
+//! * `child-burn=MS`: conforming, but before each answer to a move runs a
+//!   child process (`spin=MS`) that burns MS milliseconds of CPU, and waits
+//!   for it (a bot whose child does the thinking).
+//! * `slow`: conforming until a move, which it never answers, while
+//!   [`SLOW_THREADS`] threads burn CPU all the time (a genuinely slow bot,
+//!   with enough threads to get more than half a core on a busy machine).
+//! * `spin=MS`: not a bot: burns MS milliseconds of CPU and exits.
 //!
 //! The benchmark measures the referee with this bot, so the bot does as
 //! little as a bot can: it parses each request (only the fields it needs, into
@@ -66,6 +75,9 @@ fn main() {
     record_pid();
     if let Some(bytes) = mode.strip_prefix("echo=") {
         return echo(bytes.parse().expect("echo=N"));
+    }
+    if let Some(ms) = mode.strip_prefix("spin=") {
+        return burn_cpu(ms);
     }
     match mode.as_str() {
         "silent" => return io::stdin().lock().lines().map_while(Result::ok).for_each(drop),
@@ -95,14 +107,8 @@ fn main() {
                 }
             });
         }
-        "burner" => {
-            std::thread::spawn(|| {
-                let mut x = 0u64;
-                loop {
-                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-                }
-            });
-        }
+        "burner" => burn_on_threads(1),
+        "slow" => burn_on_threads(SLOW_THREADS),
         _ => {}
     }
     let mut delayed = mode
@@ -297,8 +303,19 @@ impl<'de> Deserialize<'de> for Cells {
 const EXTRA: &str = r#","info":{"comment":"mine"},"extra":[1]"#;
 
 fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out) {
+    if let Some(ms) = mode.strip_prefix("burn=") {
+        burn_cpu(ms);
+    }
+    if let Some(ms) = mode.strip_prefix("child-burn=") {
+        let me = std::env::current_exe().expect("the fixture knows its path");
+        let status = std::process::Command::new(me)
+            .arg(format!("spin={ms}"))
+            .status()
+            .expect("the fixture can fork");
+        assert!(status.success(), "the spinning child failed: {status}");
+    }
     match mode {
-        "hang" => sleep_forever(),
+        "hang" | "slow" => sleep_forever(),
         "crash" if moves > 2 => std::process::abort(),
         "segfault" if moves > 2 => {
             // SAFETY: restoring the default action (Rust's handler would
@@ -414,6 +431,39 @@ fn echo(answer_bytes: usize) {
     while stdin.read_line(&mut line).is_ok_and(|n| n > 0) {
         out.raw(answer.as_bytes());
         line.clear();
+    }
+}
+
+/// The burning threads of `slow`.
+const SLOW_THREADS: usize = 8;
+
+/// Starts `count` threads that burn CPU until the process ends.
+fn burn_on_threads(count: usize) {
+    for _ in 0..count {
+        std::thread::spawn(|| {
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        });
+    }
+}
+
+/// Burns `ms` (a number of milliseconds) of this process's CPU time.
+fn burn_cpu(ms: &str) {
+    let amount = Duration::from_millis(ms.parse().expect("MS, a number of milliseconds"));
+    let cpu_time = || {
+        let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: the call writes the time into the struct it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut time) };
+        Duration::new(time.tv_sec as u64, time.tv_nsec as u32)
+    };
+    let end = cpu_time() + amount;
+    let mut x = 1u64;
+    while cpu_time() < end {
+        for _ in 0..1000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
     }
 }
 

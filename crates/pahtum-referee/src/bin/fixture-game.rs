@@ -4,14 +4,16 @@
 //! and one peak).
 //!
 //! `fixture-game FIRST SECOND`: the modes of the two `fixture-bot`s (which
-//! must be in the same directory), on a random layout, 100 ms per move. At
+//! must be in the same directory), on a random layout, 100 ms per move (of
+//! CPU time with `FIXTURE_CLOCK=cpu`, else of wall time). At
 //! the end it writes its own CPU time (not its bots') to stderr, for
 //! measurements such as the referee's cost of a bot's stderr flood.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, move_time, play_game};
+use pahtum_protocol::ClockKind;
+use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, TimeControl, move_time, play_game};
 
 fn main() -> ExitCode {
     let modes: Vec<String> = std::env::args().skip(1).collect();
@@ -31,8 +33,15 @@ fn main() -> ExitCode {
         let mut second = Bot::start(&fixture(second), &limits, None)
             .await
             .expect("the second bot starts");
-        let spec = GameSpec::random("fixture-game", 7, 11, false, move_time(Duration::from_millis(100)))
-            .expect("a valid layout");
+        let clock = match std::env::var("FIXTURE_CLOCK").as_deref() {
+            Ok("cpu") => ClockKind::Cpu,
+            _ => ClockKind::Wall,
+        };
+        let time = TimeControl {
+            clock,
+            ..move_time(Duration::from_millis(100))
+        };
+        let spec = GameSpec::random("fixture-game", 7, 11, false, time).expect("a valid layout");
         let record = play_game(&spec, &mut first, &mut second, &mut |_| {}).await;
         first.shutdown().await;
         second.shutdown().await;

@@ -262,6 +262,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
                 detail: failure.detail,
                 line: failure.line,
                 stderr_tail: Vec::new(),
+                overloaded: false,
             };
             Termination {
                 reason: failure.reason,
@@ -408,6 +409,7 @@ fn forfeit(table: &Table<'_>, reason: Reason, detail: String) -> Termination {
         detail,
         line: None,
         stderr_tail: Vec::new(),
+        overloaded: false,
     };
     Termination {
         reason,
