@@ -9,8 +9,13 @@
 //!
 //! A crash in the middle of a write leaves a *torn* last line: no newline at
 //! its end, and not a valid record. Reading drops exactly that line (and
-//! [`Journal::open`] truncates it away before appending); anything else that
-//! does not parse is damage and an error.
+//! [`Journal::open`] truncates it away before appending). Blank lines (empty
+//! or only whitespace, a trailing one too) are harmless and skipped, since
+//! editors and `echo >>` leave them. Anything else is a record, and every
+//! reader checks every record as it reads it ([`crate::audit`]: the rules
+//! replay it, and the schedule of the header's tournament must have it): a
+//! line that does not parse or does not pass is an error naming the line and
+//! the fault, and [`verify`] lists every such line at once.
 //!
 //! A [`Journal`] holds an exclusive lock (`flock`) on its file for as long as
 //! it lives, so that two arenas never append to the same journal: the second
@@ -28,10 +33,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use pahtum_record::GameRecord;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::audit::{Audit, Fault};
 use crate::config::Tournament;
 
 /// The value of the header's `journal` key for this format.
@@ -106,28 +111,81 @@ pub enum JournalError {
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
     Format { path: PathBuf, found: String },
     #[error(
-        "line {line} of the journal {} is not a game record ({source}); \
-         only a torn last line is dropped, so the journal is damaged: repair or remove that line",
-        path.display()
+        "line {line} of the journal {} is damaged or was edited, so no result of it is trusted; \
+         repair or remove that line (`arena verify {}` lists every such line)",
+        path.display(), path.display()
     )]
-    BadRecord {
+    Fault {
         path: PathBuf,
         line: usize,
         #[source]
-        source: serde_json::Error,
+        source: Fault,
     },
 }
 
-/// Reads a journal without changing it.
+/// Reads a journal without changing it, checking every record ([`crate::audit`]).
 pub fn read(path: &Path) -> Result<Contents, JournalError> {
-    parse::<GameRecord>(path, &read_bytes(path)?)
+    read_checked(path, Moves::Keep)
 }
 
-/// Reads a journal's records without their moves (`moves` empty, `swap_move`
-/// `None`): all that standings need, several times faster than [`read`] on a
-/// long journal, since the moves are most of a record's bytes.
+/// Reads a journal as [`read`] does, checking every record with its moves,
+/// but keeps the records without them (`moves` empty, `swap_move` `None`):
+/// all that standings need, in a fraction of the memory.
 pub fn read_results(path: &Path) -> Result<Contents, JournalError> {
-    parse::<WithoutMoves>(path, &read_bytes(path)?)
+    read_checked(path, Moves::Drop)
+}
+
+/// Whether [`read_checked`] keeps the records' moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Moves {
+    Keep,
+    Drop,
+}
+
+/// A faulty line of a journal.
+#[derive(Debug)]
+pub struct LineFault {
+    /// Its number, from 1 (the header).
+    pub line: usize,
+    pub fault: Fault,
+}
+
+/// Every fault of a journal, as [`verify`] found them.
+#[derive(Debug)]
+pub struct Verified {
+    pub header: Header,
+    /// The records that passed every check.
+    pub good: usize,
+    /// The faulty lines, in file order.
+    pub faults: Vec<LineFault>,
+    /// Whether a torn last line was dropped (not a fault).
+    pub torn: bool,
+}
+
+/// Checks every line of a journal and lists every fault, instead of stopping
+/// at the first as [`read`] does. Fails only when there is no header to check
+/// the records against.
+pub fn verify(path: &Path) -> Result<Verified, JournalError> {
+    let bytes = read_bytes(path)?;
+    let mut scan = Scan::new(path, &bytes)?;
+    let mut verified = Verified {
+        header: scan.header.clone(),
+        good: 0,
+        faults: scan.header_fault().into_iter().collect(),
+        torn: false,
+    };
+    while let Some(entry) = scan.next() {
+        match entry.record {
+            None => {}
+            Some(Ok(_)) => verified.good += 1,
+            Some(Err(Fault::NotARecord(_))) if !entry.terminated => verified.torn = true,
+            Some(Err(fault)) => verified.faults.push(LineFault {
+                line: entry.number,
+                fault,
+            }),
+        }
+    }
+    Ok(verified)
 }
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
@@ -138,105 +196,117 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
     })
 }
 
-/// A [`GameRecord`] as read without its moves; unknown keys, `moves` among them, are skipped.
-#[derive(Deserialize)]
-struct WithoutMoves {
-    id: String,
-    #[serde(default)]
-    layout: Option<String>,
-    #[serde(default)]
-    seed: Option<u64>,
-    rules: pahtum_protocol::Rules,
-    time: pahtum_protocol::TimeControl,
-    #[serde(default)]
-    time_by_seat: Option<pahtum_record::SeatTimes>,
-    #[serde(default)]
-    pause_idle: bool,
-    players: pahtum_record::Players,
-    white: String,
-    black: String,
-    blocks: Vec<pahtum::Cell>,
-    swap: Option<bool>,
-    score: pahtum::Score,
-    result: pahtum::Outcome,
-    termination: pahtum_record::Termination,
-    started_unix_ms: u64,
-    ended_unix_ms: u64,
-}
-
-impl From<WithoutMoves> for GameRecord {
-    fn from(r: WithoutMoves) -> GameRecord {
-        GameRecord {
-            id: r.id,
-            layout: r.layout,
-            seed: r.seed,
-            rules: r.rules,
-            time: r.time,
-            time_by_seat: r.time_by_seat,
-            pause_idle: r.pause_idle,
-            players: r.players,
-            white: r.white,
-            black: r.black,
-            blocks: r.blocks,
-            moves: Vec::new(),
-            swap: r.swap,
-            swap_move: None,
-            score: r.score,
-            result: r.result,
-            termination: r.termination,
-            started_unix_ms: r.started_unix_ms,
-            ended_unix_ms: r.ended_unix_ms,
-        }
-    }
-}
-
-/// Parses the bytes of the journal at `path` (named in errors), each record as an `R`.
-fn parse<R>(path: &Path, bytes: &[u8]) -> Result<Contents, JournalError>
-where
-    R: DeserializeOwned + Into<GameRecord>,
-{
-    let mut lines = Lines { bytes, offset: 0 };
-    let header_line = lines
-        .next()
-        .filter(|line| line.terminated)
-        .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
-    let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
+/// Reads the journal at `path`, stopping at its first fault.
+fn read_checked(path: &Path, moves: Moves) -> Result<Contents, JournalError> {
+    let bytes = read_bytes(path)?;
+    let mut scan = Scan::new(path, &bytes)?;
+    let fault = |line, source| JournalError::Fault {
         path: path.to_owned(),
+        line,
         source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
-        });
+    };
+    if let Some(header_fault) = scan.header_fault() {
+        return Err(fault(header_fault.line, header_fault.fault));
     }
     let mut contents = Contents {
-        header,
+        header: scan.header.clone(),
         records: Vec::new(),
-        valid_len: lines.offset as u64,
+        valid_len: scan.lines.offset as u64,
         torn: false,
         unterminated: false,
     };
-    let mut number = 1;
-    while let Some(line) = lines.next() {
-        number += 1;
-        match serde_json::from_slice::<R>(line.text) {
-            Ok(record) => {
-                contents.records.push(record.into());
-                contents.valid_len = lines.offset as u64;
-                contents.unterminated = !line.terminated;
+    while let Some(entry) = scan.next() {
+        match entry.record {
+            Some(Ok(mut record)) => {
+                if moves == Moves::Drop {
+                    record.moves = Vec::new();
+                    record.swap_move = None;
+                }
+                contents.records.push(record);
             }
-            Err(_) if !line.terminated => contents.torn = true,
-            Err(source) => {
-                return Err(JournalError::BadRecord {
-                    path: path.to_owned(),
-                    line: number,
-                    source,
-                });
+            Some(Err(Fault::NotARecord(_))) if !entry.terminated => {
+                contents.torn = true;
+                continue;
             }
+            Some(Err(source)) => return Err(fault(entry.number, source)),
+            None => {}
         }
+        contents.valid_len = entry.end as u64;
+        contents.unterminated = !entry.terminated;
     }
     Ok(contents)
+}
+
+/// The lines of a journal after its header, each read as a record and checked.
+struct Scan<'a> {
+    header: Header,
+    lines: Lines<'a>,
+    number: usize,
+    audit: Audit,
+}
+
+/// One line of a [`Scan`].
+struct Entry {
+    number: usize,
+    terminated: bool,
+    /// The offset just past the line (and its newline).
+    end: usize,
+    /// The checked record; `None` for a blank line.
+    record: Option<Result<GameRecord, Fault>>,
+}
+
+impl<'a> Scan<'a> {
+    /// Reads the header of the journal `bytes` (of `path`, named in errors).
+    fn new(path: &Path, bytes: &'a [u8]) -> Result<Scan<'a>, JournalError> {
+        let mut lines = Lines { bytes, offset: 0 };
+        let header_line = lines
+            .next()
+            .filter(|line| line.terminated)
+            .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
+        let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
+            path: path.to_owned(),
+            source,
+        })?;
+        if header.journal != FORMAT {
+            return Err(JournalError::Format {
+                path: path.to_owned(),
+                found: header.journal,
+            });
+        }
+        Ok(Scan {
+            audit: Audit::new(&header.tournament),
+            header,
+            lines,
+            number: 1,
+        })
+    }
+
+    /// The header's fault: a hash that is not its tournament's.
+    fn header_fault(&self) -> Option<LineFault> {
+        (self.header.hash != tournament_hash(&self.header.tournament)).then(|| LineFault {
+            line: 1,
+            fault: Fault::HeaderEdited {
+                hash: self.header.hash.clone(),
+            },
+        })
+    }
+
+    fn next(&mut self) -> Option<Entry> {
+        let line = self.lines.next()?;
+        self.number += 1;
+        let blank = line.text.iter().all(u8::is_ascii_whitespace);
+        let record = (!blank).then(|| {
+            let record: GameRecord = serde_json::from_slice(line.text).map_err(Fault::NotARecord)?;
+            self.audit.check(self.number, &record)?;
+            Ok(record)
+        });
+        Some(Entry {
+            number: self.number,
+            terminated: line.terminated,
+            end: self.lines.offset,
+            record,
+        })
+    }
 }
 
 /// Lines of a byte buffer, each with whether it ended with a newline.
@@ -381,15 +451,16 @@ pub fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{record, tournament};
+    use crate::testing::{played, tournament};
+
+    /// The ids of the test tournament's games, in schedule order.
+    const GAMES: [&str; 6] = ["000-00-a", "000-00-b", "001-00-a", "001-00-b", "002-00-a", "002-00-b"];
 
     fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         let mut journal = Journal::create(&path, &tournament()).unwrap();
-        let records: Vec<GameRecord> = (0..records)
-            .map(|i| record(&format!("000-{i:02}-a"), "a", "b"))
-            .collect();
+        let records: Vec<GameRecord> = GAMES[..records].iter().map(|id| played(id)).collect();
         for r in &records {
             journal.append(r).unwrap();
         }
@@ -412,20 +483,17 @@ mod tests {
     #[test]
     fn results_are_the_records_without_their_moves() {
         let (_dir, path, records) = journal_with(2);
-        let mut with_moves = records.clone();
-        with_moves[0].moves.push(pahtum_record::MoveRecord {
-            kind: pahtum_record::MoveKind::Stone,
-            color: pahtum::Color::White,
-            cell: "d4".parse().unwrap(),
-            timing: Default::default(),
-        });
-        std::fs::remove_file(&path).unwrap();
-        let mut journal = Journal::create(&path, &tournament()).unwrap();
-        for r in &with_moves {
-            journal.append(r).unwrap();
-        }
-        assert_eq!(read(&path).unwrap().records, with_moves);
-        assert_eq!(read_results(&path).unwrap().records, records);
+        assert!(records.iter().all(|r| !r.moves.is_empty() && r.swap_move.is_some()));
+        let without_moves: Vec<GameRecord> = records
+            .iter()
+            .map(|r| GameRecord {
+                moves: Vec::new(),
+                swap_move: None,
+                ..r.clone()
+            })
+            .collect();
+        assert_eq!(read(&path).unwrap().records, records);
+        assert_eq!(read_results(&path).unwrap().records, without_moves);
     }
 
     #[test]
@@ -443,7 +511,7 @@ mod tests {
 
         let (mut journal, _) = Journal::open(&path).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), full_len);
-        let extra = record("000-09-a", "a", "b");
+        let extra = played(GAMES[5]);
         journal.append(&extra).unwrap();
         let contents = read(&path).unwrap();
         assert_eq!(contents.records.len(), 3);
@@ -458,7 +526,7 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
         let (mut journal, contents) = Journal::open(&path).unwrap();
         assert_eq!(contents.records, records);
-        journal.append(&record("000-09-a", "a", "b")).unwrap();
+        journal.append(&played(GAMES[5])).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 3);
     }
 

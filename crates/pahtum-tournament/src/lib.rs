@@ -8,6 +8,7 @@
 //! happens as [`events`]; [`progress`] shows them on a terminal or as plain
 //! lines.
 
+pub mod audit;
 pub mod config;
 pub mod events;
 pub mod journal;

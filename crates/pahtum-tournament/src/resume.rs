@@ -233,7 +233,7 @@ fn unix_secs() -> u64 {
 mod tests {
     use super::*;
     use crate::config::Format;
-    use crate::testing::{record, tournament};
+    use crate::testing::{played, record, tournament};
 
     #[test]
     fn a_new_folder_plans_every_game_and_a_resume_only_the_missing_ones() {
@@ -246,7 +246,7 @@ mod tests {
         let first = &opened.plan.pending[0];
         opened
             .journal
-            .append(&record(&first.id, &first.first, &first.second))
+            .append(&played(&first.id))
             .unwrap();
         drop(opened);
 

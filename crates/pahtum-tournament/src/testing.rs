@@ -2,11 +2,13 @@
 
 use std::path::Path;
 
-use pahtum::{Outcome, Score, Seat};
+use pahtum::{Action, Outcome, Score, Seat};
 use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
-use pahtum_record::{Forfeit, GameRecord, Players, Termination};
+use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
 
 use crate::config::{self, Tournament};
+use crate::runner::game_spec;
+use crate::schedule::schedule;
 
 /// A round-robin of bots `a`, `b` and `c`.
 pub fn tournament() -> Tournament {
@@ -94,4 +96,41 @@ pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameReco
         also: None,
     };
     record
+}
+
+/// Game `id` of [`tournament`]'s schedule as the runner would record it, played to the end by two bots
+/// that take the first free cell and keep the colours: a record that passes the journal's audit.
+pub fn played(id: &str) -> GameRecord {
+    let tournament = tournament();
+    let game = schedule(&tournament)
+        .into_iter()
+        .find(|game| game.id == id)
+        .unwrap_or_else(|| panic!("{id} is not a game of the test tournament"));
+    let spec = game_spec(&game, &tournament);
+    let mut board = spec.initial_game();
+    let mut moves = Vec::new();
+    while let Some(color) = board.color_to_act() {
+        let action = match board.legal_moves()[0] {
+            Action::Pie(_) => Action::Pie(false),
+            action => action,
+        };
+        board.play(action).expect("a legal move");
+        let (kind, cell) = match action {
+            Action::Block(cell) => (MoveKind::Block, cell),
+            Action::Stone(cell) => (MoveKind::Stone, cell),
+            Action::Pie(_) => continue,
+        };
+        moves.push(MoveRecord {
+            kind,
+            color,
+            cell,
+            timing: Timing::default(),
+        });
+    }
+    let players = Players {
+        first: game.first,
+        second: game.second,
+    };
+    let swap_move = board.swapped().map(|_| Timing::default());
+    spec.record(players, &board, moves, swap_move, Termination::normal(), 0)
 }
