@@ -18,7 +18,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success (a game that a bot forfeits was still played successfully)
   1  a failure of the referee, a bot that could not be started, or bad usage
-  2  `arena check` found the bot non-conforming
+  2  `arena check` found the bot non-conforming, or `arena verify` a faulty journal line
   130  interrupted by Ctrl-C (run the same command again to resume)";
 
 /// Referee and tournament runner for bots that play Pah Tum.
@@ -60,6 +60,8 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Check every record of a tournament journal and list every fault.
+    Verify => verify,
 }
 
 fn main() -> ExitCode {

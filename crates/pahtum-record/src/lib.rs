@@ -113,7 +113,11 @@ pub enum MoveKind {
 }
 
 /// One block or stone.
+///
+/// Read through [`MoveFields`] rather than with `flatten`, which buffers every
+/// key and value: a journal holds millions of moves, and every reader checks them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "MoveFields")]
 pub struct MoveRecord {
     #[serde(default, skip_serializing_if = "is_stone")]
     pub kind: MoveKind,
@@ -121,6 +125,35 @@ pub struct MoveRecord {
     pub cell: Cell,
     #[serde(flatten)]
     pub timing: Timing,
+}
+
+/// A [`MoveRecord`] as written: its keys and its timing's, side by side.
+#[derive(Deserialize)]
+struct MoveFields {
+    #[serde(default)]
+    kind: MoveKind,
+    color: Color,
+    cell: Cell,
+    ms: f64,
+    #[serde(default)]
+    cpu_ms: Option<f64>,
+    #[serde(default)]
+    info: Option<Info>,
+}
+
+impl From<MoveFields> for MoveRecord {
+    fn from(fields: MoveFields) -> MoveRecord {
+        MoveRecord {
+            kind: fields.kind,
+            color: fields.color,
+            cell: fields.cell,
+            timing: Timing {
+                ms: fields.ms,
+                cpu_ms: fields.cpu_ms,
+                info: fields.info,
+            },
+        }
+    }
 }
 
 fn is_stone(kind: &MoveKind) -> bool {

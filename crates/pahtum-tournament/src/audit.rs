@@ -89,8 +89,9 @@ impl Audit {
         }
     }
 
-    /// Checks `record`, read from line `line`, as the module documentation says.
-    pub fn check(&mut self, line: usize, record: &GameRecord) -> Result<(), Fault> {
+    /// Checks `record` alone: everything the module documentation lists but
+    /// a second record of one game, which [`Audit::check_first`] sees.
+    pub fn check(&self, record: &GameRecord) -> Result<(), Fault> {
         let id = &record.id;
         for bot in [&record.players.first, &record.players.second] {
             if !self.bots.contains(bot) {
@@ -105,19 +106,27 @@ impl Audit {
             .schedule
             .get(id)
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
-        if let Some(&first_line) = self.seen.get(id) {
-            return Err(Fault::Duplicate {
-                id: id.clone(),
-                first_line,
-            });
-        }
         as_scheduled(record, game, spec)?;
         record.replay().map_err(|source| Fault::DoesNotReplay {
             id: id.clone(),
             source,
         })?;
-        self.seen.insert(id.clone(), line);
         Ok(())
+    }
+
+    /// Checks that the record of game `id` on line `line`, read in file order
+    /// and sound by [`Audit::check`], is the first of its game.
+    pub fn check_first(&mut self, line: usize, id: &str) -> Result<(), Fault> {
+        match self.seen.get(id) {
+            Some(&first_line) => Err(Fault::Duplicate {
+                id: id.to_owned(),
+                first_line,
+            }),
+            None => {
+                self.seen.insert(id.to_owned(), line);
+                Ok(())
+            }
+        }
     }
 }
 
