@@ -17,8 +17,9 @@ use clap::{Parser, Subcommand};
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success (a game that a bot forfeits was still played successfully)
-  1  a failure of the referee, a bot that could not be started, or bad usage
-  2  `arena check` found the bot non-conforming, or `arena verify` a faulty journal line
+  1  a failure of the referee, a bot whose program could not be started, or bad usage
+  2  `arena check` found the bot non-conforming (a failed greeting included),
+     or `arena verify` a faulty journal line
   130  interrupted by Ctrl-C (run the same command again to resume)";
 
 /// Referee and tournament runner for bots that play Pah Tum.
