@@ -110,6 +110,19 @@ pub fn open(out: &Path, tournament: &Tournament, existing: Existing) -> Result<O
     })
 }
 
+/// What [`open`] would find in `out` for `tournament`, without creating,
+/// locking or changing anything (for a dry run): `None` when there is no
+/// journal yet, else the plan of resuming it, or why it cannot be resumed.
+pub fn preview(out: &Path, tournament: &Tournament) -> Result<Option<Plan>, ResumeError> {
+    let path = out.join(JOURNAL);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let contents = journal::read(&path)?;
+    check_unchanged(&contents.header, tournament, &path)?;
+    plan(tournament, contents.records, &path).map(Some)
+}
+
 /// The plan for `records` of `tournament`, checking that each is a distinct game of its schedule.
 pub fn plan(tournament: &Tournament, records: Vec<GameRecord>, path: &Path) -> Result<Plan, ResumeError> {
     let schedule = schedule(tournament);
@@ -289,6 +302,22 @@ mod tests {
             journal::read(&dir.path().join(JOURNAL)).unwrap().header.tournament,
             changed
         );
+    }
+
+    #[test]
+    fn a_preview_says_what_a_resume_would_do_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        assert!(preview(dir.path(), &t).unwrap().is_none(), "no journal yet");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was created");
+        let mut opened = open(dir.path(), &t, Existing::Resume).unwrap();
+        opened.journal.append(&played("000-00-a")).unwrap();
+        let plan = preview(dir.path(), &t).unwrap().expect("a journal to resume");
+        assert_eq!((plan.done.len(), plan.pending.len()), (1, plan.schedule.len() - 1));
+        let changed = Tournament { seed: 99, ..t.clone() };
+        let error = preview(dir.path(), &changed).unwrap_err().to_string();
+        assert!(error.contains("seed: 3 -> 99") && error.contains("--fresh"), "{error}");
+        drop(opened);
     }
 
     #[test]

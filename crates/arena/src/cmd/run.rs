@@ -20,7 +20,7 @@ use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
 use pahtum_tournament::render::{Format, render, schedule_table};
-use pahtum_tournament::resume::{Existing, open};
+use pahtum_tournament::resume::{self, Existing, open};
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::{report, schedule};
 
@@ -153,6 +153,18 @@ fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
         file.settings.concurrency,
         file.settings.out.display()
     );
+    let journal = file.settings.out.join(resume::JOURNAL);
+    match resume::preview(&file.settings.out, &file.tournament)
+        .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
+    {
+        None => println!("No journal yet in {}: a run starts one.", file.settings.out.display()),
+        Some(plan) => println!(
+            "The journal {} can be resumed with this file: {} games done, {} to play.",
+            journal.display(),
+            plan.done.len(),
+            plan.pending.len()
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
