@@ -633,6 +633,22 @@ mod tests {
         assert_ne!(tournament_hash(&other), tournament_hash(&t));
     }
 
+    /// The hash is part of the journal format: a journal written by an older
+    /// arena must keep its hash, or it could not be resumed. These are the
+    /// hashes of the test tournament as written before this test existed,
+    /// without and with the keys that are left out when unused.
+    #[test]
+    fn the_hash_of_a_tournament_is_pinned() {
+        let t = tournament();
+        assert_eq!(tournament_hash(&t), "sha256:c9beddc68838a536c8560570a5389a197bfcfdc1042826830c29802ff7ef6c8d");
+        let mut used = Tournament {
+            pause_idle: true,
+            ..t.clone()
+        };
+        used.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        assert_eq!(tournament_hash(&used), "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b");
+    }
+
     /// Journals written before fair mode and per-bot time existed must resume:
     /// a tournament that uses neither serializes (and hashes) as it did then.
     #[test]
