@@ -27,16 +27,23 @@ fn arena(args: &[&str]) -> Output {
 /// Whether `c` would act on a terminal rather than show: a control other than
 /// the newline, or a bidi formatting character.
 fn acts_on_a_terminal(c: char) -> bool {
-    (c.is_control() && c != '\n') || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Asserts that neither stream of `output` holds a raw attack, and that
 /// stdout and stderr together show `shown` (the bot's text, escaped) `times` times at least.
 fn assert_escaped(what: &str, output: &Output, times: usize) {
     let text = String::from_utf8(output.stdout.clone()).unwrap() + &String::from_utf8(output.stderr.clone()).unwrap();
-    assert!(!text.chars().any(acts_on_a_terminal), "{what}: raw control text in {text:?}");
+    assert!(
+        !text.chars().any(acts_on_a_terminal),
+        "{what}: raw control text in {text:?}"
+    );
     let shown = "\\x1b[2J\\x1b]0;pwned\\x07";
-    assert!(text.matches(shown).count() >= times, "{what}: the bot's text is not shown escaped: {text}");
+    assert!(
+        text.matches(shown).count() >= times,
+        "{what}: the bot's text is not shown escaped: {text}"
+    );
     assert!(text.contains("\\rgone\\u{202e}desrever\\u{9b}31m"), "{what}: {text}");
 }
 
@@ -81,7 +88,14 @@ fn start_up_errors_of_run_and_match_are_escaped() {
     assert_escaped("arena run", &output, 2);
 
     let output = Command::new(ARENA)
-        .args(["match", &fixture_bot("hostile-hello"), "first-free", "--games", "2", "--out"])
+        .args([
+            "match",
+            &fixture_bot("hostile-hello"),
+            "first-free",
+            "--games",
+            "2",
+            "--out",
+        ])
         .arg(dir.path().join("match"))
         .output()
         .unwrap();

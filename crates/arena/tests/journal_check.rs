@@ -102,7 +102,9 @@ const TAMPERS: &[Tamper] = &[
         })
     }),
     ("a changed score", 5, "does not replay", |lines| {
-        edited(lines, 5, |r| r["score"]["white"] = json!(r["score"]["white"].as_u64().unwrap() + 3))
+        edited(lines, 5, |r| {
+            r["score"]["white"] = json!(r["score"]["white"].as_u64().unwrap() + 3)
+        })
     }),
     ("swapped players", 6, "the players (by seat)", |lines| {
         edited(lines, 6, |r| {
@@ -119,19 +121,27 @@ const TAMPERS: &[Tamper] = &[
             r["blocks"][0] = moved;
         })
     }),
-    ("a bot that is not in the tournament", 8, "\"mallory\", which is not in the tournament", |lines| {
-        edited(lines, 8, |r| {
-            for key in ["white", "black"] {
-                if r[key] == r["players"]["first"] {
-                    r[key] = json!("mallory");
+    (
+        "a bot that is not in the tournament",
+        8,
+        "\"mallory\", which is not in the tournament",
+        |lines| {
+            edited(lines, 8, |r| {
+                for key in ["white", "black"] {
+                    if r[key] == r["players"]["first"] {
+                        r[key] = json!("mallory");
+                    }
                 }
-            }
-            r["players"]["first"] = json!("mallory");
-        })
-    }),
-    ("a game that is not in the schedule", 9, "not in the tournament's schedule", |lines| {
-        edited(lines, 9, |r| r["id"] = json!("999-00-a"))
-    }),
+                r["players"]["first"] = json!("mallory");
+            })
+        },
+    ),
+    (
+        "a game that is not in the schedule",
+        9,
+        "not in the tournament's schedule",
+        |lines| edited(lines, 9, |r| r["id"] = json!("999-00-a")),
+    ),
     ("a bad line in the middle", 10, "not a game record", |lines| {
         let mut lines = lines.to_vec();
         lines[9] = "{\"id\": \"garbage".to_owned();
@@ -176,7 +186,11 @@ fn every_tampered_journal_is_refused_with_its_line_and_its_fault() {
     played.write(&tampered);
     let output = played.run();
     assert_eq!(output.status.code(), Some(1));
-    assert!(text(&output.stderr).contains("line 3 of the journal"), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("line 3 of the journal"),
+        "{}",
+        text(&output.stderr)
+    );
     assert_eq!(played.lines(), tampered, "the journal is unchanged");
 }
 

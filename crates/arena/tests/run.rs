@@ -460,7 +460,10 @@ fn a_dry_run_says_whether_the_journal_can_be_resumed_with_the_file() {
     let output = fixture.run("out", &["--dry-run"]);
     assert_success(&output);
     let stdout = text(&output.stdout);
-    assert!(stdout.contains("can be resumed with this file: 2 games done, 0 to play"), "{stdout}");
+    assert!(
+        stdout.contains("can be resumed with this file: 2 games done, 0 to play"),
+        "{stdout}"
+    );
     fixture.write("seed = 2", &bots);
     let output = fixture.run("out", &["--dry-run"]);
     assert_eq!(output.status.code(), Some(1));

@@ -107,10 +107,9 @@ impl Audit {
             .get(id)
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
         as_scheduled(record, game, spec)?;
-        record.replay().map_err(|source| Fault::DoesNotReplay {
-            id: id.clone(),
-            source,
-        })?;
+        record
+            .replay()
+            .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
         Ok(())
     }
 
@@ -151,7 +150,12 @@ fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> R
         }
     }
     same(id, "the time control", &record.time, &spec.time)?;
-    same(id, "the time controls by seat", &record.time_by_seat, &spec.time_by_seat)?;
+    same(
+        id,
+        "the time controls by seat",
+        &record.time_by_seat,
+        &spec.time_by_seat,
+    )?;
     same(id, "pause_idle", &record.pause_idle, &spec.pause_idle)
 }
 

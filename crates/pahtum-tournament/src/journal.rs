@@ -268,7 +268,11 @@ fn scan(path: &Path, bytes: &[u8], moves: Moves) -> Result<Scanned, JournalError
     });
     let mut audit = Audit::new(&header.tournament);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let pieces = pieces(bytes, header_end, threads.min((bytes.len() - header_end) / PIECE_BYTES).max(1));
+    let pieces = pieces(
+        bytes,
+        header_end,
+        threads.min((bytes.len() - header_end) / PIECE_BYTES).max(1),
+    );
     let shared = &audit;
     let read: Vec<Vec<Entry>> = std::thread::scope(|scope| {
         let readers: Vec<_> = pieces
@@ -640,13 +644,19 @@ mod tests {
     #[test]
     fn the_hash_of_a_tournament_is_pinned() {
         let t = tournament();
-        assert_eq!(tournament_hash(&t), "sha256:c9beddc68838a536c8560570a5389a197bfcfdc1042826830c29802ff7ef6c8d");
+        assert_eq!(
+            tournament_hash(&t),
+            "sha256:c9beddc68838a536c8560570a5389a197bfcfdc1042826830c29802ff7ef6c8d"
+        );
         let mut used = Tournament {
             pause_idle: true,
             ..t.clone()
         };
         used.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
-        assert_eq!(tournament_hash(&used), "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b");
+        assert_eq!(
+            tournament_hash(&used),
+            "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b"
+        );
     }
 
     /// Journals written before fair mode and per-bot time existed must resume:

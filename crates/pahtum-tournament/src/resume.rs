@@ -257,10 +257,7 @@ mod tests {
         let total = opened.plan.schedule.len();
         assert_eq!(opened.plan.pending.len(), total);
         let first = &opened.plan.pending[0];
-        opened
-            .journal
-            .append(&played(&first.id))
-            .unwrap();
+        opened.journal.append(&played(&first.id)).unwrap();
         drop(opened);
 
         let opened = open(&out, &t, Existing::Resume).unwrap();

@@ -139,7 +139,10 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
     ));
     let mut failures = 0;
     match bot.ping().await {
-        Ok(round_trip) => ok(&format!("ping answered in {}", millis(round_trip.as_secs_f64() * 1000.0))),
+        Ok(round_trip) => ok(&format!(
+            "ping answered in {}",
+            millis(round_trip.as_secs_f64() * 1000.0)
+        )),
         Err(failure) => {
             failures += 1;
             fail("ping", &Evidence::of_failure(&failure, &[]).render(""));
@@ -245,7 +248,11 @@ fn answer_times(record: &GameRecord, seat: Seat) -> impl Iterator<Item = f64> + 
         };
         (m.color == color).then_some(m.timing.ms)
     });
-    let pie = record.swap_move.as_ref().filter(|_| seat == Seat::Second).map(|timing| timing.ms);
+    let pie = record
+        .swap_move
+        .as_ref()
+        .filter(|_| seat == Seat::Second)
+        .map(|timing| timing.ms);
     moves.chain(pie)
 }
 

@@ -381,7 +381,8 @@ fn sleep_forever() -> ! {
 /// Text that attacks a terminal printing it raw: it clears the screen, sets
 /// the window title, plants an OSC 8 link, returns the carriage to overwrite
 /// the line, reverses text with a bidi override, and uses a C1 control.
-const HOSTILE: &str = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\rgone\u{202e}desrever\u{9b}31m";
+const HOSTILE: &str =
+    "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\rgone\u{202e}desrever\u{9b}31m";
 
 /// The `hostile-*` bots: [`HOSTILE`] on stderr, in the greeting (as the
 /// name and version, or as the whole line) and as the answer to a move.
