@@ -4,7 +4,8 @@
 //! ([`schedule`]); the [`runner`] plays the missing ones with bot processes
 //! from a [`pool`] and appends each record to an append-only [`journal`], the
 //! only source of truth: [`resume`], [`standings`] and every table
-//! ([`render`], [`report`]) are derived from it. The runner reports what
+//! ([`render`], [`report`]) are derived from it, and every record read from it
+//! is checked first ([`audit`]). The runner reports what
 //! happens as [`events`]; [`progress`] shows them on a terminal or as plain
 //! lines.
 
