@@ -51,7 +51,8 @@ pub enum Fault {
         recorded: String,
         scheduled: String,
     },
-    #[error("game {id:?} does not replay by the rules")]
+    /// The source says what the rules refuse.
+    #[error("game {id:?}")]
     DoesNotReplay {
         id: String,
         #[source]

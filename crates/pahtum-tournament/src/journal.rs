@@ -615,6 +615,91 @@ mod tests {
     }
 
     #[test]
+    fn pieces_are_runs_of_whole_lines_that_cover_the_body() {
+        let bytes = b"header\nline one\n\nline three is longer\nfour\nfive, torn";
+        let start = 7;
+        for count in 1..=8 {
+            let pieces = pieces(bytes, start, count);
+            assert_eq!(pieces.len(), count);
+            assert_eq!(pieces[0].0, start);
+            assert_eq!(pieces[count - 1].1, bytes.len());
+            for (piece, next) in pieces.iter().zip(&pieces[1..]) {
+                assert_eq!(piece.1, next.0, "{pieces:?}");
+                assert!(piece.0 <= piece.1, "{pieces:?}");
+                let ends_a_line = piece.1 == bytes.len() || bytes[piece.1 - 1] == b'\n';
+                assert!(piece.1 == piece.0 || ends_a_line, "{count}: {pieces:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_and_every_fault_is_listed() {
+        let (_dir, path, records) = journal_with(3);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "");
+        lines.insert(3, " \t ");
+        std::fs::write(&path, lines.join("\n") + "\n\n").unwrap();
+        assert_eq!(read(&path).unwrap().records, records);
+
+        let second = lines[4].to_owned();
+        lines.insert(4, "not json");
+        lines.push(&second);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let error = read(&path).unwrap_err();
+        assert!(matches!(error, JournalError::Fault { line: 5, .. }), "{error}");
+        let verified = verify(&path).unwrap();
+        let faults: Vec<(usize, String)> = verified
+            .faults
+            .iter()
+            .map(|fault| (fault.line, fault.fault.to_string()))
+            .collect();
+        assert_eq!(
+            faults,
+            [
+                (5, "not a game record".to_owned()),
+                (8, "game \"000-00-b\" was already recorded on line 6".to_owned())
+            ]
+        );
+        assert_eq!(verified.good, 3);
+    }
+
+    /// A journal of more than a piece: its lines keep their numbers, and a
+    /// game recorded in two pieces is seen twice (when the machine has two
+    /// processors or more, so that the journal is read in pieces).
+    #[test]
+    fn a_journal_read_in_pieces_keeps_its_line_numbers() {
+        let (_dir, path, records) = journal_with(2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let blanks = 2 * PIECE_BYTES / 128 + 1;
+        let blank = " ".repeat(127);
+        let mut long: Vec<&str> = vec![lines[0], lines[1]];
+        long.extend(std::iter::repeat_n(blank.as_str(), blanks));
+        long.extend([lines[2], "not json", lines[1]]);
+        std::fs::write(&path, long.join("\n") + "\n").unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() as usize > 2 * PIECE_BYTES);
+        let faults: Vec<(usize, String)> = verify(&path)
+            .unwrap()
+            .faults
+            .iter()
+            .map(|fault| (fault.line, fault.fault.to_string()))
+            .collect();
+        let after = blanks + 3;
+        assert_eq!(
+            faults,
+            [
+                (after + 1, "not a game record".to_owned()),
+                (after + 2, "game \"000-00-a\" was already recorded on line 2".to_owned())
+            ]
+        );
+        let mut sound = long;
+        sound.truncate(sound.len() - 2);
+        std::fs::write(&path, sound.join("\n") + "\n").unwrap();
+        assert_eq!(read(&path).unwrap().records, records);
+    }
+
+    #[test]
     fn a_missing_or_foreign_header_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
