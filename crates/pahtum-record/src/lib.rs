@@ -156,6 +156,27 @@ impl From<MoveFields> for MoveRecord {
     }
 }
 
+impl MoveRecord {
+    /// The move without its timing.
+    pub fn bare(&self) -> BareMove {
+        BareMove {
+            kind: self.kind,
+            color: self.color,
+            cell: self.cell,
+        }
+    }
+}
+
+/// A move without its timing: all that a replay needs. Read from a
+/// [`MoveRecord`]'s JSON, it skips the timing's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct BareMove {
+    #[serde(default)]
+    pub kind: MoveKind,
+    pub color: Color,
+    pub cell: Cell,
+}
+
 fn is_stone(kind: &MoveKind) -> bool {
     *kind == MoveKind::Stone
 }
@@ -271,6 +292,12 @@ impl GameRecord {
     /// the end gives (the board's, a win for the opponent of a bot that
     /// forfeited, a draw for a double forfeit).
     pub fn replay(&self) -> Result<Game, ReplayError> {
+        self.replay_moves(self.moves.iter().map(MoveRecord::bare))
+    }
+
+    /// Replays and checks the record as [`GameRecord::replay`] does, with
+    /// `moves` for its own: for a reader that kept only the bare moves.
+    pub fn replay_moves(&self, moves: impl IntoIterator<Item = BareMove>) -> Result<Game, ReplayError> {
         let fail = |message: String| Err(ReplayError(message));
         let given: Bitboard = self.blocks.iter().copied().collect();
         if self.rules.placement != Placement::Players
@@ -288,7 +315,7 @@ impl GameRecord {
             .start(&self.blocks)
             .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
         let mut decided = false;
-        for (index, record) in self.moves.iter().enumerate() {
+        for (index, record) in moves.into_iter().enumerate() {
             decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
                 return fail(format!("move {index} ({}) is by the wrong colour", record.cell));

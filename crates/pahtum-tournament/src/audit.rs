@@ -13,7 +13,7 @@
 //! * its players (by seat), layout key, seed, rules, blocks (unless the
 //!   players placed them) and time controls are the ones the schedule gives
 //!   that game (the runner's [`game_spec`]);
-//! * it replays by the rules ([`GameRecord::replay`]): legal moves by the
+//! * it replays by the rules ([`GameRecord::replay_moves`]): legal moves by the
 //!   colour to act, the pie decision where the game reached it, the score the
 //!   board's and the result the one its end gives.
 //!
@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
-use pahtum_record::{GameRecord, ReplayError};
+use pahtum_record::{BareMove, GameRecord, ReplayError};
 use pahtum_referee::GameSpec;
 use serde::Serialize;
 
@@ -92,7 +92,8 @@ impl Audit {
 
     /// Checks `record` alone: everything the module documentation lists but
     /// a second record of one game, which [`Audit::check_first`] sees.
-    pub fn check(&self, record: &GameRecord) -> Result<(), Fault> {
+    /// `moves` are the record's (a reader may have kept them apart).
+    pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
         let id = &record.id;
         for bot in [&record.players.first, &record.players.second] {
             if !self.bots.contains(bot) {
@@ -109,7 +110,7 @@ impl Audit {
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
         as_scheduled(record, game, spec)?;
         record
-            .replay()
+            .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
         Ok(())
     }

@@ -32,7 +32,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use pahtum_record::GameRecord;
+use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -130,7 +130,8 @@ pub fn read(path: &Path) -> Result<Contents, JournalError> {
 
 /// Reads a journal as [`read`] does, checking every record with its moves,
 /// but keeps the records without them (`moves` empty, `swap_move` `None`):
-/// all that standings need, in a fraction of the memory.
+/// all that standings need, in a fraction of the memory, and faster, since
+/// the moves' timings (most of a record's bytes) are skipped.
 pub fn read_results(path: &Path) -> Result<Contents, JournalError> {
     read_checked(path, Moves::Drop)
 }
@@ -337,26 +338,93 @@ fn pieces(bytes: &[u8], start: usize, count: usize) -> Vec<(usize, usize)> {
     pieces
 }
 
+/// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.
+#[derive(Deserialize)]
+struct WithoutMoves {
+    id: String,
+    #[serde(default)]
+    layout: Option<String>,
+    #[serde(default)]
+    seed: Option<u64>,
+    rules: pahtum_protocol::Rules,
+    time: pahtum_protocol::TimeControl,
+    #[serde(default)]
+    time_by_seat: Option<pahtum_record::SeatTimes>,
+    #[serde(default)]
+    pause_idle: bool,
+    players: pahtum_record::Players,
+    white: String,
+    black: String,
+    blocks: Vec<pahtum::Cell>,
+    moves: Vec<BareMove>,
+    swap: Option<bool>,
+    score: pahtum::Score,
+    result: pahtum::Outcome,
+    termination: pahtum_record::Termination,
+    started_unix_ms: u64,
+    ended_unix_ms: u64,
+}
+
+impl WithoutMoves {
+    /// The record without its moves, and its bare moves.
+    fn split(self) -> (GameRecord, Vec<BareMove>) {
+        let r = self;
+        let record = GameRecord {
+            id: r.id,
+            layout: r.layout,
+            seed: r.seed,
+            rules: r.rules,
+            time: r.time,
+            time_by_seat: r.time_by_seat,
+            pause_idle: r.pause_idle,
+            players: r.players,
+            white: r.white,
+            black: r.black,
+            blocks: r.blocks,
+            moves: Vec::new(),
+            swap: r.swap,
+            swap_move: None,
+            score: r.score,
+            result: r.result,
+            termination: r.termination,
+            started_unix_ms: r.started_unix_ms,
+            ended_unix_ms: r.ended_unix_ms,
+        };
+        (record, r.moves)
+    }
+}
+
+/// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it.
+fn read_record(text: &[u8], audit: &Audit, moves: Moves) -> Result<GameRecord, Fault> {
+    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+        match std::str::from_utf8(text) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(text),
+        }
+        .map_err(Fault::NotARecord)
+    }
+    match moves {
+        Moves::Keep => {
+            let record: GameRecord = parse(text)?;
+            audit.check(&record, record.moves.iter().map(MoveRecord::bare))?;
+            Ok(record)
+        }
+        Moves::Drop => {
+            let (record, moves) = parse::<WithoutMoves>(text)?.split();
+            audit.check(&record, moves)?;
+            Ok(record)
+        }
+    }
+}
+
 /// The lines of `bytes` from `start`, each read and checked alone (numbered later).
 fn read_piece(bytes: &[u8], start: usize, audit: &Audit, moves: Moves) -> Vec<Entry> {
     let mut lines = Lines { bytes, offset: start };
     let mut entries = Vec::new();
     while let Some(line) = lines.next() {
         let blank = line.text.iter().all(u8::is_ascii_whitespace);
-        let record = (!blank).then(|| {
-            // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
-            let mut record: GameRecord = match std::str::from_utf8(line.text) {
-                Ok(text) => serde_json::from_str(text),
-                Err(_) => serde_json::from_slice(line.text),
-            }
-            .map_err(Fault::NotARecord)?;
-            audit.check(&record)?;
-            if moves == Moves::Drop {
-                record.moves = Vec::new();
-                record.swap_move = None;
-            }
-            Ok(record)
-        });
+        let record = (!blank).then(|| read_record(line.text, audit, moves));
         entries.push(Entry {
             number: 0,
             terminated: line.terminated,
