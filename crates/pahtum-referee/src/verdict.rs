@@ -42,7 +42,7 @@ impl fmt::Display for Asked {
 const FLUSH_HINT: &str = "did the bot flush stdout after the line? (Python: print(..., flush=True); \
                           C: fflush(stdout); C++: std::cout << std::endl or std::flush; \
                           Java: System.out.flush(); Go: w.Flush() on a bufio.Writer, or write to os.Stdout directly; \
-                          Perl: $| = 1; Ruby: $stdout.sync = true; Node.js: console.log flushes)";
+                          Perl: $| = 1; Ruby: $stdout.sync = true)";
 
 impl Failure {
     pub(crate) fn new(reason: Reason, detail: impl Into<String>) -> Failure {
