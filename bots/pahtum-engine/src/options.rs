@@ -160,6 +160,14 @@ mod tests {
         text.split_whitespace().map(str::to_owned).collect()
     }
 
+    /// clap's own consistency checks of the definitions (names, defaults, conflicts), which it makes only
+    /// in debug builds and only for the arguments a parse meets.
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
     #[test]
     fn levels_set_caps_and_the_exact_endgame() {
         let top = Options::default();

@@ -1,6 +1,6 @@
 //! Durations on the command line: `100ms`, `2s`, `1.5s`, `1m`, Fischer
 //! clocks as `BASE+INCREMENT` (`10s+100ms`), and the time-control flags
-//! built from them.
+//! built from them, one control for both bots or one each.
 
 use std::time::Duration;
 
@@ -65,31 +65,55 @@ pub fn parse_clock(text: &str) -> Result<(Duration, Duration), String> {
 }
 
 /// The time-control flags shared by `arena game` and `arena match`.
-#[derive(Debug, Clone, Copy, clap::Args)]
+///
+/// `--move-time` and `--clock` take one value for both bots, or two separated by a comma, the first
+/// bot's then the second's (`arena game`: `--white`'s then `--black`'s; `arena match`: A's then B's),
+/// in the order of `--names`, as a tournament file gives a bot a `[bots.time]` of its own. The referee's
+/// tolerance (`--margin`) is the same for both.
+#[derive(Debug, Clone, clap::Args)]
 pub struct TimeFlags {
-    /// A limit per answer, e.g. 100ms or 2s [default: 1s without --clock].
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
-    move_time: Option<Duration>,
-    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms (with --move-time, the smaller limit applies).
-    #[arg(long, value_name = "CLOCK", value_parser = parse_clock)]
-    clock: Option<(Duration, Duration)>,
+    /// A limit per answer, e.g. 100ms or 2s, or one per bot, the first bot's then the second's, e.g.
+    /// 100ms,400ms [default: 1s without --clock].
+    #[arg(long, value_name = "TIME[,TIME]", value_delimiter = ',', value_parser = parse_duration)]
+    move_time: Option<Vec<Duration>>,
+    /// A Fischer clock BASE+INCREMENT, e.g. 10s+100ms, or one per bot, the first bot's then the second's,
+    /// e.g. 10s+100ms,5s+100ms (with --move-time, the smaller limit applies).
+    #[arg(long, value_name = "CLOCK[,CLOCK]", value_delimiter = ',', value_parser = parse_clock)]
+    clock: Option<Vec<(Duration, Duration)>>,
     /// The referee's tolerance beyond a limit before it calls a timeout.
     #[arg(long, value_name = "TIME", value_parser = parse_extra, default_value = "20ms")]
     margin: Duration,
 }
 
+/// One value for both bots, or one each: `[first bot's, second bot's]`.
+fn per_bot<T: Copy>(flag: &str, values: Option<&[T]>) -> Result<[Option<T>; 2], String> {
+    match values {
+        None => Ok([None, None]),
+        Some(&[both]) => Ok([Some(both); 2]),
+        Some(&[first, second]) => Ok([Some(first), Some(second)]),
+        Some(values) => Err(format!(
+            "--{flag}: {} values; give one for both bots, or two (the first bot's, then the second's)",
+            values.len()
+        )),
+    }
+}
+
 impl TimeFlags {
-    pub fn time_control(&self) -> TimeControl {
+    /// The time control of each bot: `[first, second]`.
+    pub fn time_controls(&self) -> anyhow::Result<[TimeControl; 2]> {
         let ms = |duration: Duration| duration.as_millis() as u64;
-        TimeControl {
-            move_ms: match (self.move_time, self.clock) {
+        let limits = per_bot("move-time", self.move_time.as_deref()).map_err(anyhow::Error::msg)?;
+        let clocks = per_bot("clock", self.clock.as_deref()).map_err(anyhow::Error::msg)?;
+        let control = |limit: Option<Duration>, clock: Option<(Duration, Duration)>| TimeControl {
+            move_ms: match (limit, clock) {
                 (None, None) => Some(config::DEFAULT_MOVE_MS),
                 (limit, _) => limit.map(ms),
             },
-            base_ms: self.clock.map(|(base, _)| ms(base)),
-            increment_ms: self.clock.map_or(0, |(_, increment)| ms(increment)),
+            base_ms: clock.map(|(base, _)| ms(base)),
+            increment_ms: clock.map_or(0, |(_, increment)| ms(increment)),
             margin_ms: ms(self.margin),
-        }
+        };
+        Ok([control(limits[0], clocks[0]), control(limits[1], clocks[1])])
     }
 }
 
@@ -131,5 +155,42 @@ mod tests {
         assert!(parse_extra("0.2ms").is_err());
         assert_eq!(parse_clock("1s+0ms"), Ok((Duration::from_secs(1), Duration::ZERO)));
         assert!(parse_clock("0s+1ms").is_err());
+    }
+
+    fn flags(args: &[&str]) -> Result<[TimeControl; 2], String> {
+        #[derive(Debug, clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            time: TimeFlags,
+        }
+        let cli = <Cli as clap::Parser>::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+            .map_err(|error| error.to_string())?;
+        cli.time.time_controls().map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn one_time_control_for_both_bots_or_one_each() {
+        let [a, b] = flags(&[]).unwrap();
+        assert_eq!((a, a.move_ms, a.margin_ms), (b, Some(config::DEFAULT_MOVE_MS), 20));
+        let [a, b] = flags(&["--move-time", "100ms"]).unwrap();
+        assert_eq!((a, a.move_ms), (b, Some(100)));
+        let [a, b] = flags(&["--move-time", "100ms,400ms", "--margin", "5ms"]).unwrap();
+        assert_eq!(
+            (a.move_ms, b.move_ms, a.margin_ms, b.margin_ms),
+            (Some(100), Some(400), 5, 5)
+        );
+        let [a, b] = flags(&["--clock", "10s+100ms,5s"]).unwrap();
+        assert_eq!((a.move_ms, a.base_ms, a.increment_ms), (None, Some(10_000), 100));
+        assert_eq!((b.move_ms, b.base_ms, b.increment_ms), (None, Some(5_000), 0));
+        let [a, b] = flags(&["--clock", "10s", "--move-time", "1s,2s"]).unwrap();
+        assert_eq!(
+            (a.move_ms, a.base_ms, b.move_ms, b.base_ms),
+            (Some(1000), Some(10_000), Some(2000), Some(10_000))
+        );
+        let error = flags(&["--move-time", "1s,2s,3s"]).unwrap_err();
+        assert!(
+            error.contains("--move-time: 3 values; give one for both bots, or two"),
+            "{error}"
+        );
     }
 }

@@ -8,23 +8,17 @@
 mod builtin;
 mod cmd;
 mod duration;
+mod exit;
 mod names;
+mod output;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  success (a game that a bot forfeits was still played successfully)
-  1  a failure of the referee, a bot whose program could not be started, or bad usage
-  2  `arena check` found the bot non-conforming (a failed greeting included),
-     or `arena verify` a faulty journal line
-  130  interrupted by Ctrl-C (run the same command again to resume)";
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Referee and tournament runner for bots that play Pah Tum.
 #[derive(Debug, Parser)]
-#[command(name = "arena", version, after_help = EXIT_CODES)]
+#[command(name = "arena", version, after_help = exit::help())]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -63,6 +57,17 @@ subcommands! {
     Standings => standings,
     /// Check every record of a tournament journal and list every fault.
     Verify => verify,
+    /// Play a game against a bot at the terminal.
+    Play => play,
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    Completions => completions,
+    /// Print the manual page, or write a page for every command into a folder.
+    Man => man,
+}
+
+/// The command line's definition, for the completion scripts and the manual pages.
+fn command() -> clap::Command {
+    Cli::command()
 }
 
 fn main() -> ExitCode {
@@ -71,7 +76,7 @@ fn main() -> ExitCode {
         Err(error) => {
             let _ = error.print();
             return if error.use_stderr() {
-                ExitCode::from(1)
+                ExitCode::from(exit::FAILURE)
             } else {
                 ExitCode::SUCCESS
             };
@@ -81,7 +86,17 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("arena: error: {error:#}");
-            ExitCode::from(1)
+            ExitCode::from(exit::FAILURE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of the definitions (names, defaults, conflicts), which it makes only
+    /// in debug builds and only for the arguments a parse meets.
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::command().debug_assert();
     }
 }

@@ -1,14 +1,52 @@
-//! Default bot names from bot commands, shared by `arena game` and `arena match`.
+//! The bots' names in `arena game` and `arena match`: `--names`, or defaults from the bot commands.
 //!
 //! A name labels a bot in records and tables, so it must be short and plain (a command string like
 //! `python3 bots/python-random/bot.py` is neither) and the two bots of a game must differ even when
-//! they run the same command.
+//! they run the same command. "Plain" is the tournament files' rule, [`config::is_plain_name`]: one
+//! rule for both.
 
 use std::path::Path;
 
+use anyhow::bail;
+use pahtum_tournament::config;
+
+/// `--names NAME_A,NAME_B`.
+#[derive(Debug, clap::Args)]
+pub struct NamesFlag {
+    /// The bots' names in the records and tables [default: from the commands].
+    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',')]
+    names: Option<Vec<String>>,
+}
+
+impl NamesFlag {
+    /// The names given, else the defaults of `commands` (`suffixes` tell apart two bots of one name).
+    pub fn names(&self, commands: [&str; 2], suffixes: [&str; 2]) -> anyhow::Result<[String; 2]> {
+        let names = match self.names.as_deref() {
+            Some([a, b]) => [a.clone(), b.clone()],
+            Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
+            None => return Ok(default_names(commands, suffixes)),
+        };
+        for name in &names {
+            if !config::is_plain_name(name) {
+                bail!(
+                    "the bot name {name:?} is not plain: give --names with {} each",
+                    config::PLAIN_NAME_RULE
+                );
+            }
+        }
+        if names[0] == names[1] {
+            bail!(
+                "both bots are named {:?}: give them different names with --names",
+                names[0]
+            );
+        }
+        Ok(names)
+    }
+}
+
 /// Names for two bot commands: each a built-in's name, else the program's file name (its folder's for a
 /// generic one like `bot.py`); when the two are the same, `-` and the matching suffix are added to each.
-pub fn default_names(commands: [&str; 2], suffixes: [&str; 2]) -> [String; 2] {
+fn default_names(commands: [&str; 2], suffixes: [&str; 2]) -> [String; 2] {
     let names = commands.map(default_name);
     if names[0] == names[1] {
         let [a, b] = names;
@@ -19,7 +57,7 @@ pub fn default_names(commands: [&str; 2], suffixes: [&str; 2]) -> [String; 2] {
 }
 
 /// The name of one bot command.
-fn default_name(command: &str) -> String {
+pub fn default_name(command: &str) -> String {
     let words = shlex::split(command).unwrap_or_default();
     let program = words
         .iter()
@@ -43,14 +81,8 @@ fn default_name(command: &str) -> String {
     };
     let plain: String = name
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
+        .map(|c| if config::is_plain_char(c) { c } else { '-' })
+        .take(config::MAX_NAME_LEN)
         .collect();
     let plain = plain.trim_start_matches('.');
     if plain.is_empty() {
@@ -87,5 +119,24 @@ mod tests {
         );
         assert_eq!(default_name("./my bot"), "my");
         assert_eq!(default_name("'weird name!.py'"), "weird-name-");
+    }
+
+    /// Whatever the command, the default name is plain by the tournament files' rule.
+    #[test]
+    fn default_names_are_plain() {
+        let long = format!("python3 {}.py", "x".repeat(100));
+        for command in [
+            "",
+            "'.hidden'",
+            "'..'",
+            "./é",
+            long.as_str(),
+            "a\tb",
+            "'/'",
+            "heuristic",
+        ] {
+            let name = default_name(command);
+            assert!(config::is_plain_name(&name), "{command:?} gave {name:?}");
+        }
     }
 }

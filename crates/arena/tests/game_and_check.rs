@@ -84,7 +84,8 @@ fn bad_usage_exits_with_1() {
 }
 
 /// The bots of a referee killed with SIGKILL die with it (the parent-death
-/// signal), although nothing could clean up.
+/// signal, and the containment guard, which then exits too), although the
+/// referee could not clean up.
 #[test]
 fn bots_die_when_the_referee_is_killed() {
     let mut referee = arena()
@@ -93,13 +94,14 @@ fn bots_die_when_the_referee_is_killed() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let bots = wait_for(|| {
+    // The two bots and the guard.
+    let processes = wait_for(|| {
         let children = children_of(referee.id());
-        (children.len() == 2).then_some(children)
+        (children.len() == 3).then_some(children)
     });
     referee.kill().unwrap();
     referee.wait().unwrap();
-    wait_for(|| bots.iter().all(|&pid| !is_running(pid)).then_some(()));
+    wait_for(|| processes.iter().all(|&pid| !is_running(pid)).then_some(()));
 }
 
 /// Asks `probe` about the state of processes until it gives a value, every

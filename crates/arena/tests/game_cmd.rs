@@ -2,13 +2,18 @@
 
 use std::process::Command;
 
+use pahtum::Seat;
 use pahtum_record::GameRecord;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 fn game(flags: &[&str]) -> GameRecord {
+    game_timed("2s", flags)
+}
+
+fn game_timed(move_time: &str, flags: &[&str]) -> GameRecord {
     let output = Command::new(ARENA)
-        .args(["game", "--seed", "3", "--move-time", "2s", "--json"])
+        .args(["game", "--seed", "3", "--move-time", move_time, "--json"])
         .args(flags)
         .output()
         .expect("arena runs");
@@ -39,4 +44,33 @@ fn names_are_short_and_no_pie_turns_the_pie_rule_off() {
     );
     assert!(!record.rules.pie);
     assert_eq!(record.swap, None);
+}
+
+/// `--names` as in `arena match`, and a time control for each bot (`--white`'s, then `--black`'s).
+#[test]
+fn names_and_a_time_control_per_bot() {
+    let record = game_timed(
+        "1s,3s",
+        &["--white", "first-free", "--black", "heuristic", "--names", "ff,heur"],
+    );
+    assert_eq!(
+        (record.players.first.as_str(), record.players.second.as_str()),
+        ("ff", "heur")
+    );
+    assert_eq!(record.time_of(Seat::First).move_ms, Some(1000));
+    assert_eq!(record.time_of(Seat::Second).move_ms, Some(3000));
+    let refused = Command::new(ARENA)
+        .args([
+            "game",
+            "--white",
+            "first-free",
+            "--black",
+            "first-free",
+            "--names",
+            "a,a",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("both bots are named \"a\""));
 }

@@ -197,7 +197,7 @@ fn bad_flags_say_what_to_do() {
     let output = arena_match(dir.path(), &["--games", "3"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        text(&output.stderr).contains("--games 3: use an even number"),
+        text(&output.stderr).contains("'3' for '--games <N>': use an even number"),
         "{}",
         text(&output.stderr)
     );
@@ -263,4 +263,41 @@ fn a_command_bot_resumes_only_from_the_folder_it_was_started_in() {
         stderr.contains("bots[1].dir") && stderr.contains("elsewhere"),
         "{stderr}"
     );
+}
+
+/// The block counts are taken in turn, a layout pair each, so that the games are balanced over them; and
+/// each bot plays by its own time control, in either seat.
+#[test]
+fn block_counts_cycle_and_each_bot_has_its_own_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let output = Command::new(ARENA)
+        .args(["match", "heuristic", "first-free", "--games", "12", "--blocks", "5,7,9"])
+        .args(["--move-time", "1s,2s", "--concurrency", "2"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let lines: Vec<Value> = journal
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let mut per_count = std::collections::BTreeMap::new();
+    for record in &lines[1..] {
+        *per_count
+            .entry(record["rules"]["blocks"].as_u64().unwrap())
+            .or_insert(0) += 1;
+        let heuristic_seat = if record["players"]["first"] == "heuristic" {
+            "first"
+        } else {
+            "second"
+        };
+        let other_seat = if heuristic_seat == "first" { "second" } else { "first" };
+        let seats = &record["time_by_seat"];
+        assert_eq!(seats[heuristic_seat]["move_ms"], 1000, "{record}");
+        assert_eq!(seats[other_seat]["move_ms"], 2000, "{record}");
+    }
+    assert_eq!(per_count, [(5, 4), (7, 4), (9, 4)].into_iter().collect(), "{journal}");
 }

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::{FromBot, ToBot};
 
-/// The longest line a bot may print, newline excluded.
+/// The longest line a bot may print, its newline (and a `\r` before it) excluded.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// How much of an offending line an error message shows.
@@ -26,7 +26,7 @@ pub enum DecodeError {
     },
     #[error("not a JSON object with a string \"type\": {line}")]
     NoType { line: String },
-    #[error("invalid {kind:?} message ({source}): {line}")]
+    #[error("invalid {kind:?} message: {line}")]
     Invalid {
         kind: String,
         line: String,
@@ -110,7 +110,10 @@ mod tests {
         );
         assert!(err.to_string().contains("h9"), "{err}");
         let err = decode_from_bot(r#"{"type":"bestmove","id":1}"#).unwrap_err();
-        assert!(err.to_string().contains("unknown variant"), "{err}");
+        // The cause is the error's source, not repeated in its message.
+        let cause = std::error::Error::source(&err).expect("the JSON error").to_string();
+        assert!(cause.contains("unknown variant"), "{cause}");
+        assert!(!err.to_string().contains("unknown variant"), "{err}");
     }
 
     #[test]

@@ -409,11 +409,17 @@ impl GameRecord {
     }
 }
 
-/// The Unix time now in milliseconds, as records keep it (0 if the clock is before 1970).
-pub fn unix_ms() -> u64 {
+/// The time since the Unix epoch now (zero if the clock is before 1970): the one reading of the wall
+/// clock, for records, file names and seeds alike.
+pub fn since_the_epoch() -> std::time::Duration {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+/// The Unix time now in milliseconds, as records keep it (0 if the clock is before 1970).
+pub fn unix_ms() -> u64 {
+    since_the_epoch().as_millis() as u64
 }
 
 /// A record that does not replay.

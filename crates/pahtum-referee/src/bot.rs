@@ -35,6 +35,9 @@ pub struct Bot {
     reusable: bool,
     /// The request being sent, reused from request to request.
     line: Vec<u8>,
+    /// The last answer line as the bot wrote it (the offending line of a
+    /// verdict on its content), reused from answer to answer.
+    answer: Vec<u8>,
 }
 
 /// Why a bot could not be started.
@@ -111,6 +114,7 @@ impl Bot {
             next_id: 1,
             reusable: true,
             line: Vec::with_capacity(2048),
+            answer: Vec::with_capacity(256),
         };
         match bot.greet().await {
             Ok(identity) => {
@@ -146,7 +150,7 @@ impl Bot {
                 Reason::ProtocolError,
                 format!("the bot speaks protocol version {protocol}; this referee speaks version {PROTOCOL_VERSION}"),
             )),
-            other => Err(wrong_kind(asked, &other)),
+            other => Err(wrong_kind(asked, &other).with_line(&self.answer)),
         }
     }
 
@@ -187,7 +191,7 @@ impl Bot {
                 elapsed,
                 ..
             }) => Ok(elapsed),
-            Ok(answer) => Err(wrong_kind(asked, &answer.message)),
+            Ok(answer) => Err(wrong_kind(asked, &answer.message).with_line(&self.answer)),
             Err(failure) => Err(failure),
         };
         if result.is_err() {
@@ -222,7 +226,7 @@ impl Bot {
         let answer = self.exchange(asked, self.limits.ready, Reason::Stall).await?;
         match answer.message {
             FromBot::Ready { .. } => Ok(()),
-            other => Err(wrong_kind(asked, &other)),
+            other => Err(wrong_kind(asked, &other).with_line(&self.answer)),
         }
     }
 
@@ -267,12 +271,8 @@ impl Bot {
     /// `limit`; silence is a failure for `silence` (timeout or stall).
     pub(crate) async fn exchange(&mut self, asked: Asked, limit: Duration, silence: Reason) -> Result<Answer, Failure> {
         // A bot may greet before it is greeted: only later output can be unasked.
-        if let Some(output) = asked.id.and_then(|_| self.process.unsolicited()) {
-            let detail = format!(
-                "printed output that answers no request (seen before {asked} was sent); \
-                 print exactly one line per request on stdout, and debug output on stderr"
-            );
-            return Err(Failure::new(Reason::ProtocolError, detail).with_line(&output));
+        if asked.id.is_some() {
+            self.check_nothing_unasked(format_args!("seen before {asked} was sent"))?;
         }
         let cpu_before = self.process.cpu_time();
         // The clock starts as the write starts: a bot woken by the write may
@@ -285,18 +285,41 @@ impl Bot {
             Err(Silence::Deadline) => return Err(Failure::silent(silence, &asked, limit)),
             Err(Silence::Failed(failure)) => return Err(failure),
         };
+        self.answer.clear();
+        self.answer.extend_from_slice(line);
         let elapsed = read_at.saturating_duration_since(sent);
         if elapsed > limit {
-            return Err(Failure::late(silence, &asked, elapsed, limit).with_line(line));
+            return Err(Failure::late(silence, &asked, elapsed, limit).with_line(&self.answer));
         }
-        let message = decode(line)?;
+        let message = decode(&self.answer)?;
         if message.id() != asked.id {
-            return Err(wrong_id(asked, &message));
+            return Err(wrong_id(asked, &message).with_line(&self.answer));
         }
         let cpu = cpu_before
             .zip(self.process.cpu_time())
             .map(|(before, after)| after.saturating_sub(before));
         Ok(Answer { message, elapsed, cpu })
+    }
+
+    /// A protocol error if the bot printed a line that answers no request
+    /// (`when` says when it was seen); reads without waiting.
+    pub(crate) fn check_nothing_unasked(&mut self, when: std::fmt::Arguments) -> Result<(), Failure> {
+        match self.process.unsolicited() {
+            None => Ok(()),
+            Some(output) => Err(Failure::new(
+                Reason::ProtocolError,
+                format!(
+                    "printed output that answers no request ({when}); \
+                     print exactly one line per request on stdout, and debug output on stderr"
+                ),
+            )
+            .with_line(&output)),
+        }
+    }
+
+    /// The last answer line, as the bot wrote it.
+    pub(crate) fn last_answer(&self) -> &[u8] {
+        &self.answer
     }
 
     /// Kills the bot after a failure; returns the tail of its stderr.
@@ -318,6 +341,7 @@ impl Bot {
     }
 }
 
+/// An answer with the wrong id; the caller adds the line.
 fn wrong_id(asked: Asked, message: &FromBot) -> Failure {
     let detail = match (message.id(), asked.id) {
         (Some(id), Some(expected)) if id < expected => format!(
@@ -328,15 +352,15 @@ fn wrong_id(asked: Asked, message: &FromBot) -> Failure {
         (None, _) => format!("answered {asked} with a {} message", message.kind()),
         (Some(id), None) => format!("answered {asked} with a {} message (id {id})", message.kind()),
     };
-    Failure::new(Reason::ProtocolError, detail).with_line(pahtum_protocol::encode(message).trim_end().as_bytes())
+    Failure::new(Reason::ProtocolError, detail)
 }
 
+/// An answer of the wrong kind; the caller adds the line.
 pub(crate) fn wrong_kind(asked: Asked, message: &FromBot) -> Failure {
     Failure::new(
         Reason::ProtocolError,
         format!("answered {asked} with a {} message", message.kind()),
     )
-    .with_line(pahtum_protocol::encode(message).trim_end().as_bytes())
 }
 
 #[cfg(test)]

@@ -131,4 +131,125 @@ mod tests {
         let taken: Vec<&str> = lines.iter().copied().filter(fast).collect();
         assert_eq!(taken, lines[..6]);
     }
+
+    mod generated {
+        use proptest::prelude::*;
+        use proptest::strategy::ValueTree;
+
+        use super::*;
+
+        /// One of `values`, or nothing (the field is left out).
+        fn field(values: &[&'static str]) -> impl Strategy<Value = Option<String>> + use<> {
+            let values: Vec<String> = values.iter().map(|value| (*value).to_owned()).collect();
+            proptest::option::of(proptest::sample::select(values))
+        }
+
+        /// `value` most of the time, else something wrong or nothing.
+        fn mostly(
+            value: impl Strategy<Value = String>,
+            wrong: &[&'static str],
+        ) -> impl Strategy<Value = Option<String>> {
+            prop_oneof![4 => value.prop_map(Some), 1 => field(wrong)]
+        }
+
+        /// A `"key":value` member, or nothing.
+        fn member(
+            key: &'static str,
+            value: impl Strategy<Value = Option<String>>,
+        ) -> impl Strategy<Value = Option<String>> {
+            value.prop_map(move |value| value.map(|value| format!("\"{key}\":{value}")))
+        }
+
+        /// Answer-like lines: the fields of the three answers with right and wrong values, JSON escapes,
+        /// unknown fields, any order, a repeated field, and something after the object.
+        fn line() -> impl Strategy<Value = String> {
+            let kind = mostly(
+                proptest::sample::select(vec![r#""stone""#, r#""block""#, r#""pie""#]).prop_map(str::to_owned),
+                &[
+                    r#""pong""#,
+                    r#""ready""#,
+                    r#""hello""#,
+                    r#""bestmove""#,
+                    r#""st\u006fne""#,
+                    r#""Stone""#,
+                    "7",
+                    "null",
+                ],
+            );
+            let id = mostly(
+                any::<u64>().prop_map(|id| id.to_string()),
+                &["-7", "7.5", "7e0", r#""7""#, "18446744073709551616", "null"],
+            );
+            let cell = mostly(
+                ("[a-g]", 1..=7u8).prop_map(|(column, row)| format!("\"{column}{row}\"")),
+                &[r#""h9""#, r#""D4""#, r#""d\u0034""#, r#""""#, r#""a0""#, "4", "null"],
+            );
+            let swap = mostly(
+                any::<bool>().prop_map(|swap| swap.to_string()),
+                &[r#""true""#, "1", "null"],
+            );
+            let info = field(&[
+                "null",
+                r#"{"eval":-1.5,"depth":3,"pv":["d4","e5"],"comment":"\u00e9\n"}"#,
+                r#"{"depth":"deep"}"#,
+                "3",
+                "{}",
+            ]);
+            let extra = field(&[r#"[1,{"x":null}]"#, r#""\u00e9""#, "{}"]);
+            let members = (
+                member("type", kind),
+                member("id", id),
+                member("cell", cell),
+                member("swap", swap),
+                member("info", info),
+                member("extra", extra),
+            );
+            let repeated = proptest::option::weighted(0.05, member("id", Just(Some("8".to_owned()))));
+            let after = prop_oneof![
+                8 => Just(""),
+                1 => proptest::sample::select(vec![" ", "\t", " trailing", "}", ",", "{}"]),
+            ];
+            (members, repeated, after)
+                .prop_flat_map(|((kind, id, cell, swap, info, extra), repeated, after)| {
+                    let fields: Vec<String> = [kind, id, cell, swap, info, extra, repeated.flatten()]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    (Just(fields).prop_shuffle(), Just(after))
+                })
+                .prop_map(|(fields, after)| format!("{{{}}}{after}", fields.join(",")))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2048))]
+
+            /// Whatever the line, the fast path gives the protocol's own result.
+            #[test]
+            fn the_fast_path_decodes_as_the_protocol(line in line()) {
+                prop_assert_eq!(decode(line.as_bytes()).ok(), decode_from_bot(&line).ok(), "{}", line);
+            }
+        }
+
+        /// The generator reaches both paths: lines the fast path takes, and lines it leaves.
+        #[test]
+        fn the_generated_lines_reach_both_paths() {
+            let mut runner = proptest::test_runner::TestRunner::deterministic();
+            let strategy = line();
+            let (mut taken, mut left, mut valid) = (0, 0, 0);
+            for _ in 0..2000 {
+                let line = strategy.new_tree(&mut runner).unwrap().current();
+                let fast = serde_json::from_str(&line).ok().and_then(MoveAnswer::message).is_some();
+                if fast {
+                    taken += 1
+                } else {
+                    left += 1
+                }
+                valid += usize::from(decode_from_bot(&line).is_ok());
+            }
+            assert!(
+                taken > 100 && left > 100 && valid > taken,
+                "{taken} taken, {left} left, {valid} valid"
+            );
+        }
+    }
 }

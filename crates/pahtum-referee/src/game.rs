@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use pahtum::{Action, Cell, Color, Game, IllegalAction, Outcome, Position, Seat};
+use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms};
 
@@ -68,7 +68,13 @@ pub async fn play_game(
                 moves: &mut moves,
                 swap_move: &mut swap_move,
             };
-            play.moves_until_the_end(&mut bots, observer).await
+            let termination = play.moves_until_the_end(&mut bots, observer).await;
+            if termination.reason == Reason::Normal {
+                let colors = [Seat::First, Seat::Second].map(|seat| game.color_of(seat));
+                nothing_after_the_last_move(&mut bots, colors).await
+            } else {
+                termination
+            }
         }
     };
     let score = game.score();
@@ -147,6 +153,27 @@ async fn forfeits_before_the_start(bots: &mut [&mut Bot; 2], failures: Vec<(Seat
     }
 }
 
+/// The end of a game whose board is full: a bot that printed a line after
+/// the last move (a second answer to the last request, say), before
+/// `game_over`, forfeits with a protocol error, as it would have at any
+/// earlier move; the game is over only once `game_over` is sent. Otherwise
+/// the board decides.
+/// `colors`: each seat's colour at the end, by seat.
+async fn nothing_after_the_last_move(bots: &mut [&mut Bot; 2], colors: [Color; 2]) -> Termination {
+    for seat in [Seat::First, Seat::Second] {
+        let bot = &mut *bots[seat.index()];
+        if let Err(failure) = bot.check_nothing_unasked(format_args!("seen after the last move, before game_over")) {
+            let (reason, forfeit) = forfeit_of(bot, seat, colors[seat.index()], failure).await;
+            return Termination {
+                reason,
+                forfeit: Some(forfeit),
+                also: None,
+            };
+        }
+    }
+    Termination::normal()
+}
+
 /// The state of a game in play.
 struct Play<'a> {
     spec: &'a GameSpec,
@@ -174,7 +201,11 @@ impl Play<'_> {
             let answer = bot
                 .exchange(asked, clocks.limit_with_margin(seat), Reason::Timeout)
                 .await;
-            let played = answer.and_then(|answer| self.apply(asked, answer));
+            // A verdict on the answer's content keeps the line as the bot wrote it.
+            let played = answer.and_then(|answer| {
+                self.apply(asked, answer)
+                    .map_err(|failure| failure.with_line(bot.last_answer()))
+            });
             let (action, timing, elapsed) = match played {
                 Ok(played) => played,
                 Err(failure) => {
@@ -236,7 +267,7 @@ impl Play<'_> {
 }
 
 /// The action an answer plays.
-fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
+pub(crate) fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
     match message {
         FromBot::Block { cell, info, .. } => Ok((Action::Block(cell), info)),
         FromBot::Stone { cell, info, .. } => Ok((Action::Stone(cell), info)),
@@ -245,36 +276,21 @@ fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), F
     }
 }
 
-fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {
+pub(crate) fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {
     let hint = match illegal {
         IllegalAction::WrongPhase { .. } => {
             "answer place_block with a block, play_stone with a stone and pie_decision with a pie message"
         }
         _ => "choose a free cell: one that is in none of the request's blocks, white and black",
     };
-    let line = match action {
-        Action::Block(cell) => answer_line("block", asked, "cell", &cell_json(cell)),
-        Action::Stone(cell) => answer_line("stone", asked, "cell", &cell_json(cell)),
-        Action::Pie(swap) => answer_line("pie", asked, "swap", &swap.to_string()),
-    };
     Failure::new(
         Reason::IllegalMove,
         format!("answered {asked} with {action}: {illegal}; {hint}"),
     )
-    .with_line(line.as_bytes())
-}
-
-fn cell_json(cell: Cell) -> String {
-    format!("\"{cell}\"")
-}
-
-/// The gist of the offending answer, for the record.
-fn answer_line(kind: &str, asked: Asked, key: &str, value: &str) -> String {
-    format!(r#"{{"type":"{kind}","id":{},"{key}":{value}}}"#, asked.id.unwrap_or(0))
 }
 
 /// The forfeit of the bot in `seat`, and its reason: the bot is killed and its stderr tail kept.
-async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> (Reason, Forfeit) {
+pub(crate) async fn forfeit_of(bot: &mut Bot, seat: Seat, color: Color, failure: Failure) -> (Reason, Forfeit) {
     let stderr_tail = bot.fail().await;
     let forfeit = Forfeit {
         bot: bot.name().to_owned(),

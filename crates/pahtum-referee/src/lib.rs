@@ -28,7 +28,9 @@
 //!   clock ([`Limits`]) and one game's setup ([`GameSpec`]);
 //! * [`Bot`]: a greeted bot process, reused from game to game;
 //! * [`play_game`]: one game, returning its [`GameRecord`](pahtum_record::GameRecord);
-//! * [`Failure`]: what a bot did wrong, for records and `arena check`.
+//! * [`Failure`]: what a bot did wrong, for records and `arena check`;
+//! * [`Bot::choose`]: one request at a time, for a caller that runs the game
+//!   itself (`arena play`, a person against a bot).
 //!
 //! Play games in tasks spawned on a multi-thread runtime (a tournament), or
 //! on a current-thread runtime (one game), not in a multi-thread runtime's
@@ -39,13 +41,16 @@
 //! on the bot's clock).
 //!
 //! Internally, `process` owns the operating-system details (process groups,
-//! the death signal, signals, reaping, CPU time), `lines` reads stdout with
+//! the death signal, signals, reaping, CPU time), [`contain`] finds and kills
+//! every process a bot started (a cgroup per bot, an environment marker, a
+//! guard process for the referee's own death), `lines` reads stdout with
 //! bounded memory, `decode` turns its lines into messages, `stderr` drains
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
 
 mod bot;
 mod clock;
+pub mod contain;
 mod decode;
 mod game;
 mod lines;
@@ -53,11 +58,14 @@ mod process;
 mod request;
 pub mod spec;
 mod stderr;
+mod turn;
 mod verdict;
 
 pub use bot::{Bot, StartError};
+pub use contain::{Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
 pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, fischer, move_time};
+pub use turn::Choice;
 pub use verdict::Failure;

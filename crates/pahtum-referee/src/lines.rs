@@ -1,7 +1,8 @@
 //! A bounded, cancel-safe line reader: the one persistent reader of a bot's
 //! stdout.
 //!
-//! The buffer has a fixed size (the longest legal line plus its newline), so
+//! The buffer has a fixed size (the longest legal line plus an optional `\r`
+//! and its newline: the `\r` does not count toward the limit), so
 //! the referee's memory stays bounded however many bytes a bot prints without
 //! a newline: a line that outgrows it is an error at once, without waiting for
 //! the rest. Bytes after a line stay in the buffer for the next call, so that
@@ -51,7 +52,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn new(inner: R, limit: usize) -> Self {
         LineReader {
             inner,
-            buf: vec![0; limit + 1].into_boxed_slice(),
+            buf: vec![0; limit + 2].into_boxed_slice(),
             start: 0,
             scanned: 0,
             end: 0,
@@ -70,6 +71,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.start = newline + 1;
                 self.scanned = self.start;
                 let line = trim_cr(&self.buf[line_start..newline]);
+                if line.len() > self.limit {
+                    let head = line[..line.len().min(HEAD_BYTES)].to_vec();
+                    return Err(ReadError::TooLong { head });
+                }
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -77,7 +82,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 return Ok((&self.buf[start..start + len], self.read_at));
             }
             self.scanned = self.end;
-            if self.end - self.start > self.limit {
+            // Without its newline, a line may hold the limit and a `\r`.
+            let pending = &self.buf[self.start..self.end];
+            if pending.len() > self.limit + 1 || (pending.len() == self.limit + 1 && pending.last() != Some(&b'\r')) {
                 let head = self.buf[self.start..self.end.min(self.start + HEAD_BYTES)].to_vec();
                 self.start = self.end;
                 return Err(ReadError::TooLong { head });
@@ -163,6 +170,23 @@ mod tests {
         let (got, end) = lines(b"12345678\n123456789", 8).await;
         assert_eq!(got, ["12345678"]);
         assert!(matches!(end, ReadError::TooLong { .. }));
+    }
+
+    #[tokio::test]
+    async fn a_cr_before_the_newline_does_not_count_toward_the_limit() {
+        let (got, end) = lines(b"12345678\r\n1234567\r\n123456789\r\n", 8).await;
+        assert_eq!(got, ["12345678", "1234567"]);
+        assert!(matches!(end, ReadError::TooLong { .. }));
+        let (_, end) = lines(b"123456789\n", 8).await;
+        assert!(
+            matches!(end, ReadError::TooLong { .. }),
+            "nine bytes and a newline, read at once"
+        );
+        let (_, end) = lines(b"12345678\rx", 8).await;
+        assert!(
+            matches!(end, ReadError::TooLong { .. }),
+            "a \r that does not end the line counts"
+        );
     }
 
     #[tokio::test]

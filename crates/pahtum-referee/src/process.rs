@@ -2,13 +2,19 @@
 //! details.
 //!
 //! * Each bot runs in its own process group, so that signals reach whatever
-//!   it forked, and ending a bot kills the whole group.
+//!   it forked, and ending a bot kills the whole group; and in its own
+//!   containment (`contain`: a cgroup where possible, and an environment
+//!   marker), so that ending it also kills what left the group (`setsid`, a
+//!   double fork), and a guard process kills it all if the referee dies.
 //! * On Linux each bot gets `PR_SET_PDEATHSIG = SIGKILL`, so it dies with the
 //!   referee, even if the referee is killed with SIGKILL. Linux ties that
 //!   signal to the *thread* that forked, so every bot is forked by one
 //!   dedicated spawner thread that lives as long as the referee; after the
 //!   `prctl` the child checks that its parent is still the referee (it may
 //!   have died between the fork and the `prctl`) and fails otherwise.
+//! * A bot whose stdout ends is given a moment to exit
+//!   ([`EXIT_AFTER_EOF`]) before the verdict is written, so that a crash is
+//!   reported with its exit code or signal, not as a closed stdout.
 //! * Reading stdout is bounded ([`LineReader`]); stderr is drained by a task
 //!   ([`StderrDrain`]); every wait on a bot races its output, its exit and a
 //!   deadline in one `select!`, so that a dead bot is noticed at once and a
@@ -25,6 +31,7 @@
 
 use std::fs::File;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::process::{ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -38,6 +45,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::BotSpec;
+use crate::contain::{self, Contained};
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
 use crate::verdict::{Asked, Failure};
@@ -46,6 +54,11 @@ use pahtum_protocol::{MAX_LINE_BYTES, Reason};
 /// How long the stderr drain may take to reach the end of the stream once the
 /// bot's group is dead (only a process that left the group can hold it open).
 const STDERR_FLUSH: Duration = Duration::from_millis(500);
+
+/// How long a bot whose stdout or stdin closed may take to exit before the
+/// verdict is written without its exit status. A crashing process closes its
+/// pipes a moment before it can be reaped.
+const EXIT_AFTER_EOF: Duration = Duration::from_secs(1);
 
 /// A running bot process and its pipes.
 #[derive(Debug)]
@@ -59,6 +72,8 @@ pub(crate) struct BotProcess {
     cpu: Option<CpuClock>,
     exit: Option<ExitStatus>,
     paused: bool,
+    /// `None` once every process of the bot was killed.
+    contained: Option<Contained>,
 }
 
 /// Why no line came.
@@ -85,8 +100,24 @@ impl BotProcess {
         if let Some(dir) = &spec.dir {
             command.current_dir(dir);
         }
+        let contained = Contained::new();
+        let (key, value) = contained.marker();
+        command.env(key, value);
+        let cgroup_procs = contained.procs_file();
+        if let Some(procs) = cgroup_procs.as_ref().map(AsRawFd::as_raw_fd) {
+            // SAFETY: the closure makes one write(2) between fork and exec;
+            // the descriptor stays open until the spawn has returned.
+            unsafe {
+                command.pre_exec(move || {
+                    contain::enter_cgroup(procs);
+                    Ok(())
+                });
+            }
+        }
         die_with_the_referee(&mut command);
-        let mut child = spawn_from_the_spawner_thread(command).await?;
+        let spawned = spawn_from_the_spawner_thread(command).await;
+        drop(cgroup_procs);
+        let mut child = spawned?;
         let pid = child.id().expect("a child that was just spawned has a pid");
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -101,6 +132,7 @@ impl BotProcess {
             cpu: CpuClock::of(pid),
             exit: None,
             paused: false,
+            contained: Some(contained),
             child,
         })
     }
@@ -118,7 +150,7 @@ impl BotProcess {
             biased;
             written = stdin.write_all(line) => match written {
                 Ok(()) => Ok(()),
-                Err(error) => Err(self.write_failed(error)),
+                Err(error) => Err(self.write_failed(error).await),
             },
             () = tokio::time::sleep_until(deadline) => Err(Failure::new(
                 Reason::Disconnect,
@@ -128,9 +160,12 @@ impl BotProcess {
         }
     }
 
-    fn write_failed(&mut self, error: io::Error) -> Failure {
-        let exit = self.child.try_wait().ok().flatten();
-        self.exit = self.exit.or(exit);
+    async fn write_failed(&mut self, error: io::Error) -> Failure {
+        let exit = match self.exit {
+            Some(status) => Some(status),
+            None => exit_soon(&mut self.child).await,
+        };
+        self.exit = exit;
         let how = match exit {
             Some(status) => format!("the bot {}", crate::verdict::describe_exit(status)),
             None if error.kind() == io::ErrorKind::BrokenPipe => "the bot closed its stdin".to_owned(),
@@ -168,16 +203,18 @@ impl BotProcess {
                     .with_line(&head),
                 )),
                 Err(ReadError::Eof { partial }) => {
-                    let status = child.try_wait().ok().flatten();
-                    *exit = exit.or(status);
-                    let how = match status {
-                        Some(status) => crate::verdict::describe_exit(status),
-                        None => "closed its stdout".to_owned(),
+                    let status = match known_exit {
+                        Some(status) => Some(status),
+                        None => exit_soon(child).await,
                     };
-                    let failure = Failure::new(
-                        Reason::Disconnect,
-                        format!("the bot {how} while the referee waited for {what}"),
-                    );
+                    *exit = status;
+                    let failure = match status {
+                        Some(status) => Failure::exited(status, what),
+                        None => Failure::new(
+                            Reason::Disconnect,
+                            format!("the bot closed its stdout while the referee waited for {what}"),
+                        ),
+                    };
                     Err(Silence::Failed(if partial.is_empty() { failure } else { failure.with_line(&partial) }))
                 }
                 Err(ReadError::Io(error)) => Err(Silence::Failed(Failure::new(
@@ -229,8 +266,14 @@ impl BotProcess {
     /// SIGKILL to the group, reap, and collect the rest of stderr. The group
     /// is signalled once: afterwards its id is forgotten, because once the
     /// group is empty the system may give the id to an unrelated process.
+    /// Every other process the bot started is killed too, wherever it went
+    /// (`contain`).
     pub(crate) async fn kill(&mut self) {
         self.signal(Signal::KILL);
+        if let Some(mut contained) = self.contained.take() {
+            // A sweep of /proc: blocking system calls, off the runtime's threads.
+            let _ = tokio::task::spawn_blocking(move || contained.kill_and_remove()).await;
+        }
         if self.exit.is_none() {
             self.exit = self.child.wait().await.ok();
         }
@@ -278,12 +321,21 @@ impl BotProcess {
 
 impl Drop for BotProcess {
     /// A bot that was neither shut down nor killed (a panic, a cancelled
-    /// task) is killed with its group; tokio reaps it in the background.
+    /// task) is killed with its group and every process it started; tokio
+    /// reaps it in the background.
     fn drop(&mut self) {
         if self.exit.is_none() {
             self.signal(Signal::KILL);
         }
+        if let Some(contained) = &self.contained {
+            contained.kill_now();
+        }
     }
+}
+
+/// The exit status of `child` if it exits within [`EXIT_AFTER_EOF`].
+async fn exit_soon(child: &mut Child) -> Option<ExitStatus> {
+    tokio::time::timeout(EXIT_AFTER_EOF, child.wait()).await.ok()?.ok()
 }
 
 /// Sets the child to die with the referee (Linux).

@@ -204,6 +204,29 @@ mod tests {
         );
     }
 
+    /// `Reason::name` is the name in the JSON (records, `end` messages), and `Reason::ALL` holds every
+    /// variant once, in order. The variants are serde's own list (the one it gives when a name is
+    /// unknown), so a variant added to the enum but not to `ALL` fails here.
+    #[test]
+    fn every_reason_is_listed_once_under_its_serialized_name() {
+        let unknown = serde_json::from_str::<Reason>(r#""no such reason""#)
+            .unwrap_err()
+            .to_string();
+        let expected = unknown
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("serde lists the variants: {unknown}"));
+        let serde_names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let names: Vec<&str> = Reason::ALL.iter().map(|reason| reason.name()).collect();
+        assert_eq!(names, serde_names);
+        for reason in Reason::ALL {
+            let json = serde_json::to_value(reason).unwrap();
+            assert_eq!(json, serde_json::Value::from(reason.name()), "{reason:?}");
+            assert_eq!(serde_json::from_value::<Reason>(json).unwrap(), reason);
+            assert_eq!(reason.to_string(), reason.name());
+        }
+    }
+
     #[test]
     fn durations_read_well() {
         assert_eq!(millis(Duration::from_millis(120)), "120 ms");

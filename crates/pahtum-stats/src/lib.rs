@@ -3,8 +3,9 @@
 //! Tournaments in the arena play every block layout twice with the seats
 //! swapped ("a layout pair"). This crate turns such results into numbers a
 //! person can trust, with no I/O, no async and no global state: plain
-//! functions over data, so the referee, the tournament runner and the
-//! report writer all compute exactly the same thing.
+//! functions over data, so that every user of them (today
+//! pahtum-tournament's standings and the SPRT gate of `arena match`)
+//! computes exactly the same thing from the same games.
 //!
 //! * [`ratings`] fits every bot jointly (like BayesElo or Ordo, unlike
 //!   cutechess-cli and fastchess, which score each bot against one

@@ -79,15 +79,22 @@ pub enum Format {
 pub struct RulesConfig {
     pub pie: bool,
     pub blocks: BlockSource,
+    /// The block counts are used in turn, layout round `r` taking `counts[r % counts.len()]`, so that the
+    /// games are balanced over the counts (`arena match --blocks`); otherwise each round draws its count
+    /// from its digest (tournament files; see [`crate::schedule`]). Left out of the JSON when off, so that
+    /// a tournament that draws keeps the hash it had before this existed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cycle_counts: bool,
 }
 
 /// Where the blocks of each layout come from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "placement", rename_all = "snake_case")]
 pub enum BlockSource {
-    /// Drawn by the referee from the layout's seed; the count is drawn from `counts`.
+    /// Drawn by the referee from the layout's seed; the count is drawn from `counts` (or cycles through
+    /// them: [`RulesConfig::cycle_counts`]).
     Random { counts: Vec<usize> },
-    /// Placed by the players; the count is drawn from `counts`.
+    /// Placed by the players; the count is drawn from `counts` (or cycles through them).
     Players { counts: Vec<usize> },
     /// Given in the file; layout round `r` uses `layouts[r % layouts.len()]`.
     Fixed { layouts: Vec<Vec<Cell>> },
@@ -418,12 +425,22 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
     Ok((tournament, settings))
 }
 
+/// The longest plain name, in characters.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// [`is_plain_name`] in words.
+pub const PLAIN_NAME_RULE: &str = "1 to 64 letters, digits, '-', '_' or '.', not starting with '.'";
+
+/// Whether `c` may be in a plain name: an ASCII letter or digit, '-', '_' or '.'.
+pub fn is_plain_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
 /// Whether `name` can name a tournament or a bot: names become file names
-/// (the output folder, the bots' logs), so they must be plain: 1 to 64
-/// letters, digits, '-', '_' or '.', not starting with '.'.
+/// (the output folder, the bots' logs), so they must be plain:
+/// [`PLAIN_NAME_RULE`].
 pub fn is_plain_name(name: &str) -> bool {
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    !name.is_empty() && name.len() <= 64 && name.chars().all(plain) && !name.starts_with('.')
+    !name.is_empty() && name.len() <= MAX_NAME_LEN && name.chars().all(is_plain_char) && !name.starts_with('.')
 }
 
 fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
@@ -431,7 +448,7 @@ fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
         return Err(key_error(
             key,
             format!("{name:?} is not a plain name"),
-            "use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'",
+            format!("use {PLAIN_NAME_RULE}"),
         ));
     }
     Ok(())
@@ -619,7 +636,11 @@ fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
             ));
         }
     };
-    Ok(RulesConfig { pie, blocks })
+    Ok(RulesConfig {
+        pie,
+        blocks,
+        cycle_counts: false,
+    })
 }
 
 fn resolve_layouts(layouts: Option<&[Vec<String>]>) -> Result<Vec<Vec<Cell>>, KeyError> {

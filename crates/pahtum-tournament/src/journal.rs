@@ -102,7 +102,7 @@ pub enum JournalError {
     Locked { path: PathBuf },
     #[error("the journal {} is empty or its first line was torn; start afresh", path.display())]
     NoHeader { path: PathBuf },
-    #[error("the first line of {} is not a journal header ({source}); is this a pahtum-arena journal?", path.display())]
+    #[error("{} is not a pahtum-arena journal: its first line is not a journal header", path.display())]
     BadHeader {
         path: PathBuf,
         #[source]
@@ -111,8 +111,9 @@ pub enum JournalError {
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
     Format { path: PathBuf, found: String },
     #[error(
-        "line {line} of the journal {} is damaged or was edited, so no result of it is trusted; \
-         repair or remove that line (`arena verify {}` lists every such line)",
+        "line {line} of the journal {} is damaged or was edited, so none of its results is trusted \
+         (only a torn last line is dropped; repair or remove that line, and `arena verify {}` lists every \
+         such line)",
         path.display(), path.display()
     )]
     Fault {
@@ -554,6 +555,16 @@ impl Journal {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+impl Journal {
+    /// A journal on Linux's `/dev/full`: every append fails as on a full disk (for the runner's tests).
+    pub(crate) fn on_a_full_disk() -> Journal {
+        let path = PathBuf::from("/dev/full");
+        let file = OpenOptions::new().append(true).open(&path).expect("/dev/full opens");
+        Journal { path, file }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod report;
 pub mod resume;
 pub mod runner;
 pub mod schedule;
+pub mod sprt_gate;
 pub mod standings;
 pub mod strength;
 pub mod strength_render;

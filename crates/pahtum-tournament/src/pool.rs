@@ -9,72 +9,18 @@
 //! it was killed by the referee, and the bot's next game starts a new one.
 //! With [`Restart::EveryGame`] every game gets fresh processes.
 //!
-//! The pool also keeps the process group of every live process, so that an
-//! immediate exit (a second Ctrl-C) can kill them all: [`Pool::kill_all`].
+//! An immediate exit (a second Ctrl-C) kills every process of every bot,
+//! idle, playing or being started, through the referee's registry
+//! ([`Pool::kill_all`]): the pool keeps no process ids of its own.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pahtum_referee::{Bot, BotSpec, Limits, StartError};
-use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::task::JoinSet;
 
 use crate::config::Restart;
-
-/// A greeted bot process on loan from the pool; its group is tracked while it lives.
-#[derive(Debug)]
-pub struct PooledBot {
-    /// `None` only while it is being shut down.
-    bot: Option<Bot>,
-    groups: Groups,
-}
-
-impl PooledBot {
-    pub fn bot(&mut self) -> &mut Bot {
-        self.bot
-            .as_mut()
-            .expect("a pooled bot holds its bot until it is shut down")
-    }
-
-    async fn shutdown(mut self) {
-        if let Some(bot) = self.bot.take() {
-            let pid = bot.pid();
-            bot.shutdown().await;
-            self.groups.forget(pid);
-        }
-    }
-}
-
-impl Drop for PooledBot {
-    /// The [`Bot`]'s own drop kills its group; forget it here so that a
-    /// recycled pid is never killed later.
-    fn drop(&mut self) {
-        if let Some(bot) = self.bot.take() {
-            let pid = bot.pid();
-            drop(bot);
-            self.groups.forget(pid);
-        }
-    }
-}
-
-/// The process groups of the live bots.
-#[derive(Debug, Clone, Default)]
-struct Groups(Arc<Mutex<HashSet<u32>>>);
-
-impl Groups {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u32>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn remember(&self, pid: u32) {
-        self.lock().insert(pid);
-    }
-
-    fn forget(&self, pid: u32) {
-        self.lock().remove(&pid);
-    }
-}
 
 /// Idle processes per bot, and how to start more.
 #[derive(Debug)]
@@ -85,7 +31,6 @@ pub struct Pool {
     /// Where the bots' stderr logs go (`NAME-N.log`, one per process), if anywhere.
     logs: Option<PathBuf>,
     state: Mutex<PoolState>,
-    groups: Groups,
 }
 
 #[derive(Debug, Default)]
@@ -100,7 +45,7 @@ struct PoolState {
 /// A process taken from the pool, and whether it replaces a failed one.
 #[derive(Debug)]
 pub struct Taken {
-    pub bot: PooledBot,
+    pub bot: Bot,
     pub restarted: bool,
 }
 
@@ -112,7 +57,6 @@ impl Pool {
             restart,
             logs,
             state: Mutex::default(),
-            groups: Groups::default(),
         }
     }
 
@@ -150,32 +94,21 @@ impl Pool {
                     .specs
                     .get(name)
                     .unwrap_or_else(|| panic!("bot {name} is not in the pool"));
-                let bot = Bot::start(spec, &self.limits, log.as_deref()).await?;
-                self.groups.remember(bot.pid());
-                bot
+                Bot::start(spec, &self.limits, log.as_deref()).await?
             }
         };
-        Ok(Taken {
-            bot: PooledBot {
-                bot: Some(bot),
-                groups: self.groups.clone(),
-            },
-            restarted,
-        })
+        Ok(Taken { bot, restarted })
     }
 
     /// Returns a process after its game: kept if it is reusable (and the pool reuses processes), else ended.
-    pub async fn give_back(&self, mut pooled: PooledBot) {
-        let bot = pooled.bot();
+    pub async fn give_back(&self, bot: Bot) {
         let name = bot.name().to_owned();
         if !bot.is_reusable() {
             *self.state().failed.entry(name).or_default() += 1;
-            pooled.shutdown().await;
+            bot.shutdown().await;
         } else if self.restart == Restart::EveryGame {
-            pooled.shutdown().await;
+            bot.shutdown().await;
         } else {
-            // Still live: its group stays remembered while it idles.
-            let bot = pooled.bot.take().expect("the bot is held until given back");
             self.state().idle.entry(name).or_default().push(bot);
         }
     }
@@ -207,23 +140,16 @@ impl Pool {
         let idle: Vec<Bot> = self.state().idle.drain().flat_map(|(_, bots)| bots).collect();
         let mut ends = JoinSet::new();
         for bot in idle {
-            let groups = self.groups.clone();
-            ends.spawn(async move {
-                let pid = bot.pid();
-                bot.shutdown().await;
-                groups.forget(pid);
-            });
+            ends.spawn(bot.shutdown());
         }
         while ends.join_next().await.is_some() {}
     }
 
-    /// Kills the process group of every live bot at once (for an immediate exit).
+    /// Kills every process of every bot at once, the pool's and any other
+    /// (for an immediate exit): the referee's registry
+    /// ([`pahtum_referee::kill_every_bot`]), which signals no process group
+    /// and so can never reach a recycled id.
     pub fn kill_all(&self) {
-        for &pid in self.groups.lock().iter() {
-            if let Some(group) = Pid::from_raw(pid as i32) {
-                // The group may be gone already; nothing else to do then.
-                let _ = kill_process_group(group, Signal::KILL);
-            }
-        }
+        pahtum_referee::kill_every_bot();
     }
 }

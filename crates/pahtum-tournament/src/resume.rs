@@ -218,7 +218,7 @@ fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
     };
     let held = std::fs::File::open(path).map_err(move_error)?;
     journal::lock(&held, path)?;
-    let secs = unix_secs();
+    let secs = pahtum_record::since_the_epoch().as_secs();
     for number in 0.. {
         let aside = match number {
             0 => out.join(format!("journal-replaced-{secs}.jsonl")),
@@ -234,12 +234,6 @@ fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
         }
     }
     unreachable!("some name is free")
-}
-
-fn unix_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 #[cfg(test)]

@@ -15,6 +15,12 @@
 //! more games are left to start, the running ones finish and are recorded, and
 //! the run ends as [`Ending::Declined`] (how an SPRT ends a match early).
 //!
+//! The runner does not play games itself: an [`Executor`] does. The [`Pool`]
+//! is the executor of real runs (two bot processes per game); tests give the
+//! runner a scripted executor, so that its stop, decline, append-failure and
+//! SPRT paths are tested without processes or sleeps, as hyperfine tests its
+//! scheduler.
+//!
 //! A bot that cannot start for a game forfeits that game: its record says
 //! why, with the reason the referee gave ([`StartError`]). When neither bot
 //! can start, both forfeit (a draw).
@@ -47,18 +53,32 @@ pub enum Ending {
 }
 
 /// What one game's task hands back.
-struct Played {
-    record: GameRecord,
+#[derive(Debug)]
+pub struct Played {
+    pub record: GameRecord,
     /// Bots whose process was restarted for this game after a failure.
-    restarted: Vec<String>,
+    pub restarted: Vec<String>,
 }
 
-/// Plays `plan.pending`, `concurrency` games at once, until done or `stop` completes.
+/// Plays one game for the runner: the [`Pool`] in a real run, a script in tests.
+pub trait Executor: Send + Sync + 'static {
+    /// Plays `game` as `spec` says; a game that cannot be played is still a record (a forfeit), never an
+    /// error. The runner drops the future to cancel the game (Ctrl-C), so it must end its bots on drop.
+    fn play(self: Arc<Self>, game: ScheduledGame, spec: GameSpec) -> impl Future<Output = Played> + Send;
+}
+
+impl Executor for Pool {
+    fn play(self: Arc<Self>, game: ScheduledGame, spec: GameSpec) -> impl Future<Output = Played> + Send {
+        play(game, spec, self)
+    }
+}
+
+/// Plays `plan.pending` with `executor`, `concurrency` games at once, until done or `stop` completes.
 pub async fn run(
     plan: &Plan,
     concurrency: usize,
     journal: &mut Journal,
-    pool: &Arc<Pool>,
+    executor: &Arc<impl Executor>,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
 ) -> Result<Ending, JournalError> {
@@ -86,7 +106,7 @@ pub async fn run(
                 second: &game.second,
             });
             let spec = game_spec(game, &plan.tournament);
-            running.spawn(play(game.clone(), spec, Arc::clone(pool)));
+            running.spawn(Arc::clone(executor).play(game.clone(), spec));
         }
         if running.is_empty() {
             break;
@@ -169,7 +189,7 @@ async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
         .collect();
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
-            let record = play_game(&spec, first.bot.bot(), second.bot.bot(), &mut |_| {}).await;
+            let record = play_game(&spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
             tokio::join!(pool.give_back(first.bot), pool.give_back(second.bot));
             record
         }
@@ -232,12 +252,234 @@ fn could_not_start(bot: &str, seat: Seat, error: &StartError) -> (Reason, Forfei
 
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeMap, HashSet};
     use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::sync::Notify;
 
     use super::*;
     use crate::config;
     use crate::events::Event;
+    use crate::journal;
+    use crate::resume::plan;
     use crate::schedule::schedule;
+    use crate::sprt_gate::SprtGate;
+    use crate::testing::{head_to_head, tournament, won_by};
+
+    /// An executor without processes: every game is won by `winner` at once, except the games of
+    /// `hanging` (by schedule index), which never end; it counts the games dropped before their end.
+    struct Scripted {
+        winner: &'static str,
+        hanging: HashSet<usize>,
+        cancelled: Arc<AtomicUsize>,
+    }
+
+    impl Scripted {
+        fn new(winner: &'static str, hanging: impl IntoIterator<Item = usize>) -> Arc<Scripted> {
+            Arc::new(Scripted {
+                winner,
+                hanging: hanging.into_iter().collect(),
+                cancelled: Arc::default(),
+            })
+        }
+
+        fn cancelled(&self) -> usize {
+            self.cancelled.load(Ordering::SeqCst)
+        }
+    }
+
+    /// Counts a game as cancelled when its future is dropped before the game ended.
+    struct Unfinished(Option<Arc<AtomicUsize>>);
+
+    impl Unfinished {
+        fn finished(&mut self) {
+            self.0 = None;
+        }
+    }
+
+    impl Drop for Unfinished {
+        fn drop(&mut self) {
+            if let Some(cancelled) = self.0.take() {
+                cancelled.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    impl Executor for Scripted {
+        fn play(self: Arc<Self>, game: ScheduledGame, _spec: GameSpec) -> impl Future<Output = Played> + Send {
+            // Made before the future is first polled: a game aborted before it ran counts too.
+            let mut unfinished = Unfinished(Some(Arc::clone(&self.cancelled)));
+            async move {
+                if self.hanging.contains(&game.index) {
+                    std::future::pending::<()>().await;
+                }
+                unfinished.finished();
+                Played {
+                    record: won_by(&game, self.winner),
+                    restarted: Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// Writes down the events, and wakes `finished` at each game recorded.
+    #[derive(Default)]
+    struct Recorder {
+        events: Vec<String>,
+        finished: Arc<Notify>,
+    }
+
+    impl Observer for Recorder {
+        fn on(&mut self, event: Event<'_>) {
+            self.events.push(match event {
+                Event::Started { total, .. } => format!("started {total}"),
+                Event::GameStarted { id, .. } => format!("game {id}"),
+                Event::GameFinished { record } => {
+                    self.finished.notify_one();
+                    format!("recorded {}", record.id)
+                }
+                Event::BotRestarted { bot } => format!("restarted {bot}"),
+                Event::Interrupted { done, total } => format!("interrupted {done}/{total}"),
+                Event::Finished { total } => format!("finished {total}"),
+            });
+        }
+    }
+
+    /// A new journal of `tournament` in `dir`, and the plan of all its games.
+    fn start(dir: &Path, tournament: &Tournament) -> (Journal, Plan) {
+        let path = dir.join("journal.jsonl");
+        let journal = Journal::create(&path, tournament).unwrap();
+        (journal, plan(tournament, Vec::new(), &path).unwrap())
+    }
+
+    fn recorded(journal: &Journal) -> Vec<String> {
+        let records = journal::read(journal.path()).unwrap().records;
+        records.into_iter().map(|record| record.id).collect()
+    }
+
+    #[tokio::test]
+    async fn every_game_is_recorded_and_the_run_finishes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, plan) = start(dir.path(), &tournament());
+        let executor = Scripted::new("a", []);
+        let mut observer = Recorder::default();
+        let ending = run(&plan, 3, &mut journal, &executor, &mut observer, std::future::pending()).await;
+        assert_eq!(ending.unwrap(), Ending::Finished);
+        let mut ids = recorded(&journal);
+        ids.sort();
+        let mut scheduled: Vec<String> = plan.schedule.iter().map(|game| game.id.clone()).collect();
+        scheduled.sort();
+        assert_eq!(ids, scheduled);
+        assert_eq!(
+            observer.events.first().unwrap(),
+            &format!("started {}", scheduled.len())
+        );
+        assert_eq!(
+            observer.events.last().unwrap(),
+            &format!("finished {}", scheduled.len())
+        );
+    }
+
+    /// Stop (Ctrl-C) after the first record: the running games are cancelled, not recorded, and no new game
+    /// starts.
+    #[tokio::test]
+    async fn a_stop_cancels_the_running_games_and_records_none_of_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, plan) = start(dir.path(), &tournament());
+        let executor = Scripted::new("a", 1..plan.schedule.len());
+        let mut observer = Recorder::default();
+        let finished = Arc::clone(&observer.finished);
+        let stop = async move { finished.notified().await };
+        let ending = run(&plan, 3, &mut journal, &executor, &mut observer, stop).await;
+        assert_eq!(ending.unwrap(), Ending::Interrupted);
+        let first = &plan.schedule[0].id;
+        assert_eq!(recorded(&journal), std::slice::from_ref(first));
+        let started = observer
+            .events
+            .iter()
+            .filter(|event| event.starts_with("game "))
+            .count();
+        assert_eq!(
+            executor.cancelled(),
+            started - 1,
+            "every started game but the first was cancelled"
+        );
+        assert!((3..=4).contains(&started), "{:?}", observer.events);
+        let total = plan.schedule.len();
+        assert_eq!(observer.events.last().unwrap(), &format!("interrupted 1/{total}"));
+    }
+
+    /// A journal that cannot be written ends the run with the error, and the running games are cancelled.
+    #[tokio::test]
+    async fn a_failed_append_ends_the_run_and_cancels_the_running_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, plan) = start(dir.path(), &tournament());
+        let mut journal = Journal::on_a_full_disk();
+        let executor = Scripted::new("a", 1..plan.schedule.len());
+        let mut observer = Recorder::default();
+        let ending = run(&plan, 2, &mut journal, &executor, &mut observer, std::future::pending()).await;
+        let error = ending.unwrap_err();
+        assert!(
+            matches!(
+                error,
+                JournalError::Io {
+                    action: "append to",
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert_eq!(executor.cancelled(), 1, "the other running game");
+        assert!(!observer.events.iter().any(|event| event.starts_with("recorded")));
+    }
+
+    /// Declined games are not played; every game started is, and the run ends as declined.
+    #[tokio::test]
+    async fn declined_games_are_not_played_and_the_run_ends_declined() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, plan) = start(dir.path(), &tournament());
+        let declined = plan.schedule[2].layout.clone();
+        let executor = Scripted::new("a", []);
+        let mut observer = DeclinesLayout(&declined);
+        let ending = run(&plan, 2, &mut journal, &executor, &mut observer, std::future::pending());
+        assert_eq!(ending.await.unwrap(), Ending::Declined);
+        let expected: HashSet<String> = plan
+            .schedule
+            .iter()
+            .filter(|game| game.layout != declined)
+            .map(|game| game.id.clone())
+            .collect();
+        assert_eq!(recorded(&journal).into_iter().collect::<HashSet<_>>(), expected);
+    }
+
+    /// An SPRT decided early: the match ends declined, with whole layout pairs only, and far fewer games
+    /// than planned; at any concurrency.
+    #[tokio::test]
+    async fn an_sprt_stops_a_match_with_whole_layout_pairs() {
+        for concurrency in [1, 2, 3, 8] {
+            let dir = tempfile::tempdir().unwrap();
+            let (mut journal, plan) = start(dir.path(), &head_to_head(200));
+            let executor = Scripted::new("a", []);
+            let mut gate = SprtGate::new("a", "b", Some("0,10".parse().unwrap()));
+            let ending = run(
+                &plan,
+                concurrency,
+                &mut journal,
+                &executor,
+                &mut gate,
+                std::future::pending(),
+            );
+            assert_eq!(ending.await.unwrap(), Ending::Declined, "concurrency {concurrency}");
+            let ids = recorded(&journal);
+            assert!(ids.len() < 100, "{} games at concurrency {concurrency}", ids.len());
+            let mut per_layout: BTreeMap<&str, usize> = BTreeMap::new();
+            for id in &ids {
+                *per_layout.entry(&id[..id.len() - 2]).or_default() += 1;
+            }
+            assert!(per_layout.values().all(|&games| games == 2), "{per_layout:?}");
+        }
+    }
 
     /// Declines the games of one layout.
     struct DeclinesLayout<'a>(&'a str);

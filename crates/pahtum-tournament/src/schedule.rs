@@ -3,8 +3,7 @@
 //! [`schedule`] is a plain function of the [`Tournament`]: the same file gives
 //! the same games, with the same ids, seeds and blocks, on every machine, at
 //! every concurrency, however many games are already done. That is what lets a
-//! run resume from its journal, and what will let a schedule be cut into shards
-//! by index (`games[k]` for `k % shards == shard`) that merge into one result.
+//! run resume from its journal: the games missing from it are found by id.
 //!
 //! # Pairs, layout rounds and ids
 //!
@@ -30,6 +29,9 @@
 //! * the round's seed is the first 8 bytes of `d`, little-endian;
 //! * with `placement = "random"` or `"players"`, the block count is
 //!   `counts[k % counts.len()]`, `k` the next 8 bytes of `d`, little-endian;
+//!   or, when the counts cycle ([`RulesConfig::cycle_counts`](crate::config::RulesConfig::cycle_counts),
+//!   as `arena match` asks), `counts[r % counts.len()]`, so that the rounds
+//!   are balanced over the counts;
 //! * with `"random"`, the blocks are `pahtum::setup::random_blocks(count, seed)`
 //!   and the games carry the seed; with `"players"` the players place them;
 //! * with `"fixed"`, round `r` plays `layouts[r % layouts.len()]`.
@@ -122,7 +124,13 @@ fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
         .finalize();
     let word = |i: usize| u64::from_le_bytes(digest[8 * i..8 * i + 8].try_into().expect("8 bytes"));
     let seed = word(0);
-    let pick = |counts: &[usize]| counts[(word(1) % counts.len() as u64) as usize];
+    let pick = |counts: &[usize]| {
+        if tournament.rules.cycle_counts {
+            counts[round % counts.len()]
+        } else {
+            counts[(word(1) % counts.len() as u64) as usize]
+        }
+    };
     match &tournament.rules.blocks {
         BlockSource::Random { counts } => {
             let count = pick(counts);
@@ -159,7 +167,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::config;
+    use crate::config::{self, RulesConfig};
 
     fn tournament(extra: &str, bots: usize) -> Tournament {
         let mut text = format!("name = \"t\"\nseed = 7\n{extra}\n");
@@ -232,6 +240,44 @@ mod tests {
         assert_eq!(cells.join(" "), "b1 b2 e2 d3 b4 d4 f4 g4 b5 e5 f6 g6 e7");
         let other = Tournament { seed: 8, ..t.clone() };
         assert_ne!(schedule(&other)[0].seed, schedule(&t)[0].seed);
+    }
+
+    /// Cycling counts: every count in turn, so that 2k rounds over k counts play each count twice; the
+    /// seeds are the drawn schedule's.
+    #[test]
+    fn cycling_counts_are_balanced() {
+        let drawn = tournament("games_per_pair = 16\n[rules]\nblocks = [5, 7, 9, 11]", 2);
+        let mut cycling = drawn.clone();
+        cycling.rules.cycle_counts = true;
+        let counts: Vec<usize> = schedule(&cycling)
+            .iter()
+            .step_by(2)
+            .map(|game| game.rules.blocks)
+            .collect();
+        assert_eq!(counts, [5, 7, 9, 11, 5, 7, 9, 11]);
+        let drawn_counts: Vec<usize> = schedule(&drawn)
+            .iter()
+            .step_by(2)
+            .map(|game| game.rules.blocks)
+            .collect();
+        assert_ne!(drawn_counts, counts, "drawn, as before");
+        for (a, b) in schedule(&cycling).iter().zip(schedule(&drawn)) {
+            assert_eq!(a.seed, b.seed);
+            assert_eq!(a.blocks.len(), a.rules.blocks);
+        }
+        let placed = tournament(
+            "games_per_pair = 6\n[rules]\nplacement = \"players\"\nblocks = [3, 5, 7]",
+            2,
+        );
+        let placed = Tournament {
+            rules: RulesConfig {
+                cycle_counts: true,
+                ..placed.rules
+            },
+            ..placed
+        };
+        let counts: Vec<usize> = schedule(&placed).iter().map(|game| game.rules.blocks).collect();
+        assert_eq!(counts, [3, 3, 5, 5, 7, 7]);
     }
 
     #[test]

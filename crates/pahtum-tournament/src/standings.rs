@@ -2,7 +2,7 @@
 //!
 //! [`standings`] reads nothing but its arguments, so the same records give the
 //! same standings wherever they come from (a finished run, an interrupted one,
-//! a resumed one, or merged shards). Rendering is apart, in [`crate::render`].
+//! or a resumed one). Rendering is apart, in [`crate::render`].
 //! The standings carry the bots' strength too ([`crate::strength`]): each row's
 //! Elo with its 95% interval and its LOS over the next row, and the whole
 //! [`Strength`] (ratings, LOS matrix, pair table) beside the tables.

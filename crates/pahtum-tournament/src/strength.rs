@@ -2,7 +2,7 @@
 //!
 //! [`strength`] is a plain function of the journal's records, like
 //! [`crate::standings`], so the same records give the same numbers from a
-//! finished run, an interrupted one or merged shards. The statistics are
+//! finished run, an interrupted one or a resumed one. The statistics are
 //! pahtum-stats'; this module only decides which games go in and names things.
 //!
 //! # Ratings

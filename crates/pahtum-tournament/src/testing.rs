@@ -8,7 +8,7 @@ use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Terminat
 
 use crate::config::{self, Tournament};
 use crate::runner::game_spec;
-use crate::schedule::schedule;
+use crate::schedule::{ScheduledGame, schedule};
 
 /// A round-robin of bots `a`, `b` and `c`.
 pub fn tournament() -> Tournament {
@@ -26,6 +26,15 @@ pub fn tournament() -> Tournament {
         command = "python3 c.py"
     "#;
     config::parse(Path::new("t.toml"), text).unwrap().tournament
+}
+
+/// A match of `a` against `b`, `games` games (an even number).
+pub fn head_to_head(games: u32) -> Tournament {
+    let text = format!(
+        "name = \"m\"\ngames_per_pair = {games}\n[[bots]]\nname = \"a\"\nbuiltin = \"heuristic\"\n\
+         [[bots]]\nname = \"b\"\nbuiltin = \"first-free\"\n"
+    );
+    config::parse(Path::new("m.toml"), &text).unwrap().tournament
 }
 
 /// A normal game between `first` and `second`, no pie swap, White winning 10 to 3.
@@ -63,6 +72,12 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
         started_unix_ms: 0,
         ended_unix_ms: 1,
     }
+}
+
+/// The record of `game` won by `winner` (one of its bots) 10 to 3, whatever its seat.
+pub fn won_by(game: &ScheduledGame, winner: &str) -> GameRecord {
+    let won = record(&game.id, &game.first, &game.second);
+    if game.first == winner { won } else { scored(won, 3, 10) }
 }
 
 /// `record` with the given score, the result following it.

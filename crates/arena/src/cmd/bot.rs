@@ -5,6 +5,10 @@ use std::process::ExitCode;
 
 /// Run a built-in bot on stdin and stdout.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena bot heuristic
+  arena bot engine -- --level 4 --seed 1
+  arena bot engine -- --help")]
 pub struct Args {
     /// The built-in bot: heuristic, engine or first-free.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::builtin::NAMES))]

@@ -27,9 +27,13 @@ use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, StartError, fischer, move_t
 
 use super::forfeit::Evidence;
 use crate::duration::parse_duration;
+use crate::output::outln;
 
 /// Check that a bot speaks the protocol correctly.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena check \"python3 my_bot.py\"
+  arena check \"./target/release/my-bot --quiet\" --move-time 1s")]
 pub struct Args {
     /// The bot: a command ("python3 bot.py") or a built-in name.
     #[arg(value_name = "CMD")]
@@ -46,23 +50,20 @@ struct Scenario {
     spec: GameSpec,
 }
 
-/// The exit code of a bot that does not conform.
-const NON_CONFORMING: u8 = 2;
-
 /// The built-in bot the checked bot plays against.
 const OPPONENT: &str = "first-free";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bot = crate::builtin::spec("bot", &args.command)?;
     let opponent = crate::builtin::spec(OPPONENT, OPPONENT)?;
-    println!("arena check: {}", escape(&args.command));
+    outln!("arena check: {}", escape(&args.command));
     let failures = super::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;
     if failures == 0 {
-        println!("The bot conforms to the protocol.");
+        outln!("The bot conforms to the protocol.");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("The bot does not conform: {failures} check(s) failed (see above).");
-        Ok(ExitCode::from(NON_CONFORMING))
+        outln!("The bot does not conform: {failures} check(s) failed (see above).");
+        Ok(ExitCode::from(crate::exit::NOT_CONFORMING))
     }
 }
 
@@ -221,7 +222,7 @@ fn report_times(times: &mut [f64]) {
         return;
     }
     times.sort_by(f64::total_cmp);
-    println!(
+    outln!(
         "Answer times of the bot: median {}, maximum {} ({} answers); \
          a time control should allow well over the maximum",
         millis(times[times.len() / 2]),
@@ -291,12 +292,12 @@ fn verdict(record: &GameRecord, seat: Seat) -> Result<String, String> {
 }
 
 fn ok(what: &str) {
-    println!("  ok    {what}");
+    outln!("  ok    {what}");
 }
 
 fn fail(what: &str, problem: &str) {
-    println!("  FAIL  {what}");
+    outln!("  FAIL  {what}");
     for line in problem.lines() {
-        println!("        {line}");
+        outln!("        {line}");
     }
 }

@@ -12,9 +12,15 @@ use pahtum_referee::{Bot, GameSpec, Limits, play_game};
 
 use super::forfeit::Evidence;
 use crate::duration::TimeFlags;
+use crate::names::NamesFlag;
+use crate::output::{out, outln};
 
 /// Play one game between two bots.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena game --white heuristic --black \"python3 bots/python-random/bot.py\"
+  arena game --white engine --black heuristic --clock 10s+100ms --seed 7 --out game.json
+  arena game --white \"engine --level 3\" --black heuristic --placed-blocks 5 --no-pie --json")]
 pub struct Args {
     /// The bot that starts as White: a command ("python3 bots/python-random/bot.py") or a built-in name.
     #[arg(long, value_name = "CMD")]
@@ -23,11 +29,19 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     black: String,
     /// Random blocks, drawn from the seed (an odd number).
-    #[arg(long, value_name = "N", default_value_t = 7, conflicts_with = "placed_blocks")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 7,
+        value_parser = super::parse_block_count,
+        conflicts_with = "placed_blocks"
+    )]
     blocks: usize,
     /// The players place N blocks instead, Black first and last.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_block_count)]
     placed_blocks: Option<usize>,
+    #[command(flatten)]
+    names: NamesFlag,
     #[command(flatten)]
     pie: super::PieFlag,
     #[command(flatten)]
@@ -62,9 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = summary(&record)?;
     if args.json {
         eprint!("{summary}");
-        println!("{}", serde_json::to_string_pretty(&record)?);
+        outln!("{}", serde_json::to_string_pretty(&record)?);
     } else {
-        print!("{summary}");
+        out!("{summary}");
     }
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(&record)? + "\n";
@@ -74,24 +88,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
-    let time = args.time.time_control();
+    let [time, black_time] = args.time.time_controls()?;
     let spec = match args.placed_blocks {
         Some(count) => GameSpec::placed("game", count, args.pie.pie(), time)?,
         None => {
-            let seed = args.seed.unwrap_or_else(seed_from_the_clock);
+            let seed = args
+                .seed
+                .unwrap_or_else(|| pahtum_record::since_the_epoch().as_nanos() as u64);
             GameSpec::random("game", args.blocks, seed, args.pie.pie(), time)?
         }
     };
     Ok(GameSpec {
         pause_idle: args.pause_idle,
         ..spec
-    })
-}
-
-fn seed_from_the_clock() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos() as u64)
+    }
+    .with_seat_times(time, black_time))
 }
 
 async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
@@ -101,7 +112,7 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let (white_log, black_log) = (log("white"), log("black"));
-    let [white_name, black_name] = crate::names::default_names([&args.white, &args.black], ["white", "black"]);
+    let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
     let white = crate::builtin::spec(&white_name, &args.white)?;
     let black = crate::builtin::spec(&black_name, &args.black)?;
     let (white, black) = tokio::join!(

@@ -9,44 +9,47 @@
 //! With `--sprt elo0,elo1[,alpha,beta]`, a sequential probability ratio test
 //! runs on the pentanomial results of the layout pairs (H0: A is at most `elo0`
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
-//! crosses a bound, no new layout pair starts (the runner asks before each game:
-//! [`Observer::may_start`]); the games already running finish and count, and so
-//! does the second game of a layout pair already begun.
+//! crosses a bound, no new layout pair starts; the games already running finish
+//! and count, and so does the second game of a layout pair already begun. That
+//! rule is pahtum-tournament's [`SprtGate`]; this module holds the flags, the
+//! call and the output (the rest of the flow is [`flow`]'s, shared with `arena run`).
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
-//! redrawn on a terminal, a line every few seconds otherwise. At the end the
+//! redrawn by indicatif on a terminal, a line every few seconds otherwise. At the end the
 //! folder holds the journal, the standings with the ratings and the pair table
 //! (as after `arena run`) and `match.json` (the games planned and played and the
 //! SPRT's verdict); stdout shows the verdict and the standings.
 
-use std::collections::{BTreeMap, HashSet};
-use std::io::{IsTerminal, Write};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pahtum_record::GameRecord;
-use pahtum_referee::Limits;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pahtum_referee::{Limits, TimeControl};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
 use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{self, PLAIN_EVERY};
-use pahtum_tournament::render::{Format, render};
-use pahtum_tournament::report;
-use pahtum_tournament::resume::{Existing, ResumeError, open};
+use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::strength::{AnchorSpec, PairStrength, PairTally};
+use pahtum_tournament::sprt_gate::SprtGate;
+use pahtum_tournament::strength::{AnchorSpec, PairStrength};
 use serde::Serialize;
 
+use super::flow;
 use crate::duration::TimeFlags;
+use crate::names::NamesFlag;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena match engine heuristic --games 100
+  arena match \"engine --level 5\" \"engine --level 4\" --games 2000 --sprt 0,20 --names l5,l4
+  arena match \"python3 new/bot.py\" \"python3 old/bot.py\" --games 400 --move-time 50ms --pause-idle")]
 pub struct Args {
     /// The first bot: a command ("python3 bots/python-random/bot.py") or a built-in name.
     #[arg(value_name = "A")]
@@ -55,7 +58,7 @@ pub struct Args {
     #[arg(value_name = "B")]
     b: String,
     /// Games to play: an even number, as each layout is played twice with the seats swapped.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_games)]
     games: u32,
     /// Stop as soon as a sequential probability ratio test decides between H0 "A is at most ELO0 stronger
     /// than B" and H1 "at least ELO1"; ALPHA and BETA (the two error risks) default to 0.05.
@@ -64,20 +67,23 @@ pub struct Args {
     /// The output folder, for the journal and the tables [default: runs/A-vs-B].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The bots' names in the tables [default: from the commands].
-    #[arg(long, value_name = "NAME_A,NAME_B", value_delimiter = ',')]
-    names: Option<Vec<String>>,
-    /// Random blocks per layout: a count, or counts that the layouts cycle through (e.g. 5,7,9).
+    #[command(flatten)]
+    names: NamesFlag,
+    /// Random blocks per layout: a count, or counts that the layouts take in turn (e.g. 5,7,9: the first
+    /// layout pair has 5 blocks, the second 7, the third 9, the fourth 5 again), so that the games are
+    /// balanced over the counts.
     #[arg(
         long,
         value_name = "N[,N...]",
         value_delimiter = ',',
+        value_parser = super::parse_block_count,
         default_value = "5,7,9,11,13",
         conflicts_with = "placed_blocks"
     )]
     blocks: Vec<usize>,
-    /// The players place N blocks instead (a count, or counts to cycle through), Black first and last.
-    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    /// The players place N blocks instead (a count, or counts the layouts take in turn), Black first and
+    /// last.
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = super::parse_block_count)]
     placed_blocks: Option<Vec<usize>>,
     #[command(flatten)]
     pie: super::PieFlag,
@@ -90,7 +96,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Games played at once [default: the number of cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
@@ -120,17 +126,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("runs").join(&tournament.name));
-    let concurrency = match args.concurrency {
-        Some(0) => bail!("--concurrency 0: use 1 or more games at once"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let existing = if args.fresh {
-        Existing::StartAfresh
-    } else {
-        Existing::Resume
-    };
-    let mut opened = match open(&out, &tournament, existing) {
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut opened = match flow::open_journal(&out, &tournament, args.fresh) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
@@ -143,109 +142,81 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         ),
         opened => opened?,
     };
-    if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
-    }
 
-    let mut progress = MatchProgress::new(&names, args.sprt, opened.plan.schedule.len());
-    for record in &opened.plan.done {
-        progress.count_done(record);
-    }
-    let ending = if opened.plan.pending.is_empty() {
-        Ending::Finished
-    } else if !opened.plan.pending.iter().any(|game| progress.allows(game)) {
-        Ending::Declined
-    } else {
-        let logs = out.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
+    let mut gate = SprtGate::new(&names[0], &names[1], args.sprt);
+    gate.count_done(&opened.plan.done);
+    let mut progress = MatchProgress::new(gate, opened.plan.schedule.len());
+    let ending = if opened.plan.pending.iter().any(|game| progress.gate.allows(game)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
             .map(|(name, command)| crate::builtin::spec(name, command))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let pool = Arc::new(Pool::new(specs, Limits::default(), Restart::OnFailure, Some(logs)));
-        progress.show(true);
-        let ending = super::play_games(
-            &opened.plan,
+        let bots = flow::Bots {
+            specs,
+            limits: Limits::default(),
+            restart: Restart::OnFailure,
             concurrency,
-            &mut opened.journal,
-            pool,
-            &mut progress,
-            |_| String::new(),
-        )
-        .await;
+        };
+        progress.show(true);
+        let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
         progress.finish();
         ending?
+    } else if opened.plan.pending.is_empty() {
+        Ending::Finished
+    } else {
+        Ending::Declined
     };
 
-    let journal_path = opened.journal.path().to_owned();
-    let standings = report::standings_of_journal(&journal_path, args.anchor.as_ref())?;
+    let journal = opened.journal.path();
+    let (standings, mut written) = flow::write_tables(&out, journal, args.anchor.as_ref())?;
     let planned = opened.plan.schedule.len();
-    let mut written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let report_path = out.join("match.json");
-    std::fs::write(&report_path, match_json(&progress, standings.games, planned))
+    std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
     let summary = summary(
-        &progress,
+        &progress.gate,
         &opened.plan.tournament.rules,
         standings.games,
         planned,
         ending,
     );
-    print!("{summary}\n{}", render(&standings, Format::Table));
-    let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!(
-        "arena: journal {}; tables {}",
-        journal_path.display(),
-        written.join(", ")
-    );
-    match ending {
-        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
-        Ending::Interrupted => {
-            eprintln!("arena: interrupted; run the same command again to resume");
-            Ok(ExitCode::from(super::INTERRUPTED))
-        }
+    let resume = "run the same command again to resume";
+    Ok(flow::report(
+        &format!("{summary}\n"),
+        &standings,
+        journal,
+        &written,
+        ending,
+        resume,
+    ))
+}
+
+/// `--games`: an even number from 2 up.
+fn parse_games(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(games) if games >= 2 && games % 2 == 0 => Ok(games),
+        _ => Err("use an even number from 2 up, as each layout is played twice with the seats swapped".to_owned()),
     }
 }
 
 /// The two-bot tournament the flags describe.
 fn tournament(args: &Args) -> anyhow::Result<Tournament> {
-    if args.games < 2 || args.games % 2 != 0 {
-        bail!(
-            "--games {}: use an even number from 2 up, as each layout is played twice with the seats swapped",
-            args.games
-        );
-    }
-    let names = match &args.names {
-        Some(names) if names.len() == 2 => names.clone(),
-        Some(names) => bail!("--names {}: give two names, NAME_A,NAME_B", names.join(",")),
-        None => crate::names::default_names([&args.a, &args.b], ["1", "2"]).to_vec(),
-    };
-    for name in &names {
-        if !config::is_plain_name(name) {
-            bail!(
-                "the bot name {name:?} is not plain: give --names with 1 to 64 letters, digits, '-', '_' or '.' each"
-            );
-        }
-    }
-    if names[0] == names[1] {
-        bail!(
-            "both bots are named {:?}: give them different names with --names",
-            names[0]
-        );
-    }
+    let names = args.names.names([&args.a, &args.b], ["1", "2"])?;
+    let times = args.time.time_controls()?;
+    // Each bot's own time control only when they differ, so that a match with one keeps its journal's hash.
+    let own_times = times.map(|time| (times[0] != times[1]).then_some(time));
     let counts = args.placed_blocks.as_ref().unwrap_or(&args.blocks);
-    if let Some(bad) = counts.iter().find(|&&count| pahtum::setup::check_count(count).is_err()) {
-        bail!("{bad} blocks: use odd counts from 1 to 47, so that both colours get as many stones");
-    }
+    // With one count, cycling and drawing are the same schedule: left off, a match keeps the journal
+    // hash it had before the counts cycled, and resumes.
+    let cycle_counts = counts.len() > 1;
     let blocks = match &args.placed_blocks {
         Some(counts) => BlockSource::Players { counts: counts.clone() },
         None => BlockSource::Random { counts: counts.clone() },
     };
-    let bots = [(&names[0], &args.a), (&names[1], &args.b)]
+    let bots = [(&names[0], &args.a, own_times[0]), (&names[1], &args.b, own_times[1])]
         .into_iter()
-        .map(|(name, command)| bot_config(name, command))
+        .map(|(name, command, time)| bot_config(name, command, time))
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Tournament {
         name: format!("{}-vs-{}", names[0], names[1]),
@@ -255,8 +226,9 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         rules: RulesConfig {
             pie: args.pie.pie(),
             blocks,
+            cycle_counts,
         },
-        time: args.time.time_control(),
+        time: times[0],
         pause_idle: args.pause_idle,
         bots,
     })
@@ -265,7 +237,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
 /// The journal header's description of a bot (how it starts decides whether a match resumes). A
 /// command runs in the working directory, which is part of it: the same relative command run from
 /// another folder may be another program, so it must not resume the match.
-fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
+fn bot_config(name: &str, command: &str, time: Option<TimeControl>) -> anyhow::Result<BotConfig> {
     let command = command.trim();
     let (launch, dir) = if crate::builtin::NAMES.contains(&command) {
         (Launch::Builtin(command.to_owned()), None)
@@ -282,71 +254,40 @@ fn bot_config(name: &str, command: &str) -> anyhow::Result<BotConfig> {
         launch,
         dir,
         env: BTreeMap::new(),
-        time: None,
+        time,
     })
 }
 
-/// The match's score, Elo and SPRT as games finish, shown on stderr.
+/// The match's score, Elo and SPRT as games finish, shown on stderr around the [`SprtGate`].
 #[derive(Debug)]
 struct MatchProgress {
-    tally: PairTally,
-    sprt: Option<Sprt>,
+    gate: SprtGate,
     total: usize,
-    /// Layouts with one game started or done: their second game may still start after the test decides.
-    half_played: HashSet<String>,
-    /// The test has decided (it stays so even if the pairs completed afterwards move the LLR back).
-    decided: bool,
-    terminal: bool,
-    /// When the last plain line was printed, and what it said.
-    last_line: Option<(Instant, String)>,
+    line: StatusLine,
+}
+
+/// One line redrawn by indicatif on a terminal ([`flow::live_status`]); plain lines otherwise, one when
+/// forced or every few seconds, never the same twice in a row.
+#[derive(Debug)]
+enum StatusLine {
+    Live(ProgressBar),
+    Plain { last: Option<(Instant, String)> },
 }
 
 impl MatchProgress {
-    fn new(names: &[String], sprt: Option<Sprt>, total: usize) -> MatchProgress {
-        MatchProgress {
-            tally: PairTally::new(&names[0], &names[1]),
-            sprt,
-            total,
-            half_played: HashSet::new(),
-            decided: false,
-            terminal: std::io::stderr().is_terminal(),
-            last_line: None,
-        }
-    }
-
-    /// Counts a game of the journal from an earlier run.
-    fn count_done(&mut self, record: &GameRecord) {
-        self.add(record);
-        if let Some(layout) = &record.layout {
-            self.toggle_half_played(layout);
-        }
-    }
-
-    fn add(&mut self, record: &GameRecord) {
-        self.tally.add(record);
-        self.decided |= self
-            .outcome()
-            .is_some_and(|outcome| outcome.status != SprtStatus::Continue);
-    }
-
-    fn toggle_half_played(&mut self, layout: &str) {
-        if !self.half_played.remove(layout) {
-            self.half_played.insert(layout.to_owned());
-        }
-    }
-
-    fn outcome(&self) -> Option<SprtOutcome> {
-        self.sprt.map(|sprt| sprt.test(&self.tally.pentanomial()))
-    }
-
-    /// Whether `game` may start: any game until the test decides, then only the second game of a layout
-    /// pair whose first game is recorded or running.
-    fn allows(&self, game: &ScheduledGame) -> bool {
-        !self.decided || self.half_played.contains(&game.layout)
+    fn new(gate: SprtGate, total: usize) -> MatchProgress {
+        let line = if flow::live_status() {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("arena: {msg}").expect("the template is valid"));
+            StatusLine::Live(bar)
+        } else {
+            StatusLine::Plain { last: None }
+        };
+        MatchProgress { gate, total, line }
     }
 
     fn status(&self) -> String {
-        let pair = self.tally.summary();
+        let pair = self.gate.tally().summary();
         let mut line = format!(
             "{}/{} games: {} {}-{} {}",
             pair.games,
@@ -360,7 +301,7 @@ impl MatchProgress {
             Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
             None => line.push_str(", Elo -"),
         }
-        if let Some(outcome) = self.outcome() {
+        if let Some(outcome) = self.gate.outcome() {
             line.push_str(&format!(", {}", llr_text(&outcome)));
         }
         line
@@ -369,34 +310,35 @@ impl MatchProgress {
     /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
     fn show(&mut self, force: bool) {
         let status = self.status();
-        let mut stderr = std::io::stderr().lock();
-        // Progress is best effort: a closed stderr must not stop the match.
-        if self.terminal {
-            let _ = write!(stderr, "\r\x1b[Karena: {status}");
-        } else {
-            let due = self
-                .last_line
-                .as_ref()
-                .is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
-            let repeated = self.last_line.as_ref().is_some_and(|(_, line)| *line == status);
-            if (force || due) && !repeated {
-                let _ = writeln!(stderr, "arena: {status}");
-                self.last_line = Some((Instant::now(), status));
+        match &mut self.line {
+            StatusLine::Live(bar) => bar.set_message(status),
+            StatusLine::Plain { last } => {
+                let due = last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
+                let repeated = last.as_ref().is_some_and(|(_, line)| *line == status);
+                if (force || due) && !repeated {
+                    eprintln!("arena: {status}");
+                    *last = Some((Instant::now(), status));
+                }
             }
         }
     }
 
+    /// A line of its own, above the status line.
     fn note(&self, text: &str) {
-        let clear = if self.terminal { "\r\x1b[K" } else { "" };
-        eprintln!("{clear}{text}");
+        match &self.line {
+            StatusLine::Live(bar) => bar.println(text),
+            StatusLine::Plain { .. } => eprintln!("{text}"),
+        }
     }
 
-    /// The last line, kept on the terminal.
+    /// The last status, kept on the terminal as a line of its own.
     fn finish(&mut self) {
-        if self.terminal {
-            eprintln!();
-        } else {
-            self.show(true);
+        match &self.line {
+            StatusLine::Live(bar) => {
+                bar.finish_and_clear();
+                eprintln!("arena: {}", self.status());
+            }
+            StatusLine::Plain { .. } => self.show(true),
         }
     }
 }
@@ -405,25 +347,19 @@ impl Observer for MatchProgress {
     fn on(&mut self, event: Event<'_>) {
         match event {
             Event::GameFinished { record } => {
-                let was_decided = self.decided;
-                self.add(record);
+                let decided = self.gate.count(record);
                 for note in progress::forfeit_notes(record) {
                     self.note(&note);
                 }
-                self.show(self.decided && !was_decided);
+                self.show(decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
         }
     }
 
-    /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
     fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        let allowed = self.allows(game);
-        if allowed {
-            self.toggle_half_played(&game.layout);
-        }
-        allowed
+        self.gate.may_start(game)
     }
 }
 
@@ -444,8 +380,8 @@ fn rules_text(rules: &RulesConfig) -> String {
 }
 
 /// The result in words, for stdout.
-fn summary(progress: &MatchProgress, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
-    let pair: PairStrength = progress.tally.summary();
+fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
+    let pair: PairStrength = gate.tally().summary();
     let score = if played > 0 {
         100.0 * pair.points / played as f64
     } else {
@@ -459,7 +395,7 @@ fn summary(progress: &MatchProgress, rules: &RulesConfig, played: usize, planned
         pair.first,
         pair.points
     );
-    if let (Some(sprt), Some(outcome)) = (progress.sprt, progress.outcome()) {
+    if let (Some(sprt), Some(outcome)) = (gate.sprt(), gate.outcome()) {
         let verdict = match outcome.status {
             SprtStatus::AcceptH1 => format!(
                 "H1 accepted: {} is at least {} Elo stronger than {}",
@@ -505,16 +441,16 @@ struct SprtReport {
     outcome: SprtOutcome,
 }
 
-fn match_json(progress: &MatchProgress, played: usize, planned: usize) -> String {
-    let pair = progress.tally.summary();
+fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
+    let pair = gate.tally().summary();
     let report = MatchReport {
         schema: "pahtum-arena/match/1",
         bots: [pair.first, pair.second],
         games_planned: planned,
         games_played: played,
-        sprt: progress
-            .sprt
-            .zip(progress.outcome())
+        sprt: gate
+            .sprt()
+            .zip(gate.outcome())
             .map(|(test, outcome)| SprtReport { test, outcome }),
     };
     let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");

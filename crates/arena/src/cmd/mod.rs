@@ -2,14 +2,21 @@
 
 pub mod bot;
 pub mod check;
+pub mod completions;
+mod flow;
 pub mod forfeit;
 pub mod game;
+pub mod man;
 pub mod match_cmd;
+pub mod play;
 pub mod run;
 pub mod standings;
 pub mod verify;
 
+use std::io::Write;
+use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context, bail};
 use pahtum_referee::StartError;
@@ -21,8 +28,15 @@ use pahtum_tournament::runner::{self, Ending};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 
-/// The exit code of an interrupted run (as for SIGINT).
-pub const INTERRUPTED: u8 = 130;
+/// The exit code of a run stopped by a signal: 128 plus the signal's number,
+/// as shells report a process killed by it (SIGINT 130, SIGHUP 129, SIGTERM
+/// 143); set by the first stop signal.
+static STOPPED_BY: AtomicU8 = AtomicU8::new(crate::exit::INTERRUPTED);
+
+/// The exit code of a run that a signal stopped (see [`STOPPED_BY`]).
+pub fn interrupted() -> ExitCode {
+    ExitCode::from(STOPPED_BY.load(Ordering::Relaxed))
+}
 
 /// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
 #[derive(Debug, clap::Args)]
@@ -36,6 +50,25 @@ impl PieFlag {
     pub fn pie(&self) -> bool {
         !self.no_pie
     }
+}
+
+/// `--concurrency`: games at once, 1 or more.
+pub fn parse_concurrency(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use 1 or more games at once".to_owned()),
+    }
+}
+
+/// A block count: odd, from 1 to 47.
+pub fn parse_block_count(text: &str) -> Result<usize, String> {
+    let count: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of blocks: use an odd count from 1 to 47"))?;
+    pahtum::setup::check_count(count)
+        .map_err(|_| format!("{count} blocks: use odd counts from 1 to 47, so that both colours get as many stones"))?;
+    Ok(count)
 }
 
 /// The runtime of the subcommands that run bots: multi-threaded, as in a
@@ -56,7 +89,8 @@ pub fn explain(error: StartError) -> anyhow::Error {
 /// and `arena match`): first starts one process of every bot that still has
 /// games, so that a bot that cannot start is an error now (each error led by
 /// `locate` of the bot's name), not a forfeit in every game; then runs them
-/// with Ctrl-C handled ([`handle_ctrl_c`]), and shuts the pool down.
+/// with Ctrl-C, SIGTERM and SIGHUP handled ([`handle_stop_signals`]), and
+/// shuts the pool down.
 pub async fn play_games(
     plan: &Plan,
     concurrency: usize,
@@ -84,7 +118,7 @@ pub async fn play_games(
         bail!(message)
     }
     let stop = Arc::new(Notify::new());
-    let signals = tokio::spawn(handle_ctrl_c(Arc::clone(&stop), Arc::clone(&pool)));
+    let signals = tokio::spawn(handle_stop_signals(Arc::clone(&stop), Arc::clone(&pool)));
     let ending = runner::run(plan, concurrency, journal, &pool, observer, async move {
         stop.notified().await
     })
@@ -105,21 +139,42 @@ pub fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// First Ctrl-C: stop (the runner ends the games). Second: kill every bot and exit now.
+/// First Ctrl-C, SIGTERM or SIGHUP: stop (the runner ends the games, the
+/// pool ends the bots, the journal keeps every finished game), and exit with
+/// [`interrupted`]'s code. A second one of any of them: kill every process of
+/// every bot and exit now.
 ///
-/// One signal stream for both, so that a second Ctrl-C that comes quickly is not lost.
-async fn handle_ctrl_c(stop: Arc<Notify>, pool: Arc<Pool>) {
-    let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
+/// One stream per signal, installed at once, so that a second signal that
+/// comes quickly is not lost. Messages are written without panicking: after
+/// a SIGHUP the terminal may be gone.
+async fn handle_stop_signals(stop: Arc<Notify>, pool: Arc<Pool>) {
+    let (Ok(mut interrupts), Ok(mut terminations), Ok(mut hangups)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
         return;
     };
-    interrupts.recv().await;
-    eprintln!(
-        "\narena: stopping: no new games; the running ones are ended and will be replayed on resume \
+    let mut next = async || {
+        tokio::select! {
+            _ = interrupts.recv() => ("Ctrl-C", crate::exit::INTERRUPTED),
+            _ = terminations.recv() => ("SIGTERM", crate::exit::TERMINATED),
+            _ = hangups.recv() => ("SIGHUP", crate::exit::HANGUP),
+        }
+    };
+    let (name, code) = next().await;
+    STOPPED_BY.store(code, Ordering::Relaxed);
+    let _ = writeln!(
+        std::io::stderr(),
+        "\narena: stopping ({name}): no new games; the running ones are ended and will be replayed on resume \
          (Ctrl-C again to quit at once)"
     );
     stop.notify_one();
-    interrupts.recv().await;
+    next().await;
     pool.kill_all();
-    eprintln!("arena: quit at once; the journal keeps every finished game");
-    std::process::exit(i32::from(INTERRUPTED));
+    let _ = writeln!(
+        std::io::stderr(),
+        "arena: quit at once; the journal keeps every finished game"
+    );
+    std::process::exit(i32::from(code));
 }

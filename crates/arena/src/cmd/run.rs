@@ -9,23 +9,25 @@
 //! so far and the command that resumes; a second kills every bot's process
 //! group and exits at once.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use crate::output::outln;
+use anyhow::Context;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::progress::{PLAIN_EVERY, Progress};
-use pahtum_tournament::render::{Format, render, schedule_table};
-use pahtum_tournament::resume::{self, Existing, open};
-use pahtum_tournament::runner::Ending;
-use pahtum_tournament::{report, schedule};
+use pahtum_tournament::render::schedule_table;
+use pahtum_tournament::{resume, schedule};
+
+use super::flow;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena run tournaments/quickstart.toml
+  arena run tournaments/quickstart.toml --dry-run
+  arena run my.toml --out runs/my-2 --concurrency 4     (again after Ctrl-C: resumes)")]
 pub struct Args {
     /// The tournament file (TOML; see tournaments/reference.toml).
     pub file: PathBuf,
@@ -33,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once [default: the file's `concurrency`, else the number of cores].
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     pub concurrency: Option<usize>,
     /// Print the schedule without playing.
     #[arg(long)]
@@ -56,9 +58,6 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         file.settings.out = out.clone();
     }
     if let Some(concurrency) = args.concurrency {
-        if concurrency == 0 {
-            bail!("--concurrency 0: use 1 or more games at once");
-        }
         file.settings.concurrency = concurrency;
     }
     if args.restart_every_game {
@@ -72,82 +71,39 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    let existing = if args.fresh {
-        Existing::StartAfresh
+    let mut opened = flow::open_journal(&out, &file.tournament, args.fresh)?;
+    let mut progress = if flow::live_status() {
+        Progress::bar()
     } else {
-        Existing::Resume
+        Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
-    let mut opened = open(&out, &file.tournament, existing)?;
-    if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
-    }
-    if opened.repaired_torn_line {
-        eprintln!(
-            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
-        );
-    }
-
-    let ending = if opened.plan.pending.is_empty() {
-        Ending::Finished
-    } else {
-        let logs = out.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
-        let specs = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();
-        let pool = Arc::new(Pool::new(
-            specs,
-            file.settings.limits.limits(),
-            file.settings.restart,
-            Some(logs),
-        ));
-        let mut progress = if std::io::stderr().is_terminal() {
-            Progress::bar()
-        } else {
-            Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
-        };
-        let locate = |bot: &str| {
-            let index = file
-                .tournament
-                .bots
-                .iter()
-                .position(|b| b.name == bot)
-                .unwrap_or_default();
-            format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
-        };
-        super::play_games(
-            &opened.plan,
-            file.settings.concurrency,
-            &mut opened.journal,
-            pool,
-            &mut progress,
-            locate,
-        )
-        .await?
+    let bots = flow::Bots {
+        specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
+        limits: file.settings.limits.limits(),
+        restart: file.settings.restart,
+        concurrency: file.settings.concurrency,
     };
-
-    let standings = report::standings_of_journal(opened.journal.path(), None)?;
-    let written = report::write_standings(&out, &standings)
-        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
-    print!("{}", render(&standings, Format::Table));
-    let names: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!(
-        "arena: journal {}; standings {}",
-        opened.journal.path().display(),
-        names.join(", ")
-    );
-    match ending {
-        // A tournament's progress observer never declines a game.
-        Ending::Finished | Ending::Declined => Ok(ExitCode::SUCCESS),
-        Ending::Interrupted => {
-            eprintln!("arena: interrupted; to resume, run: {}", resume_command(&args));
-            Ok(ExitCode::from(super::INTERRUPTED))
-        }
-    }
+    let locate = |bot: &str| {
+        let index = file
+            .tournament
+            .bots
+            .iter()
+            .position(|b| b.name == bot)
+            .unwrap_or_default();
+        format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
+    };
+    let ending = flow::play(&mut opened, &out, bots, &mut progress, locate).await?;
+    let journal = opened.journal.path();
+    let (standings, written) = flow::write_tables(&out, journal, None)?;
+    let resume = format!("to resume, run: {}", resume_command(&args));
+    // A tournament's progress observer never declines a game.
+    Ok(flow::report("", &standings, journal, &written, ending, &resume))
 }
 
 fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
     let games = schedule::schedule(&file.tournament);
-    println!("{}", schedule_table(&games));
-    println!(
+    outln!("{}", schedule_table(&games));
+    outln!(
         "{} games, {} at once, into {}; nothing was played (--dry-run)",
         games.len(),
         file.settings.concurrency,
@@ -157,8 +113,8 @@ fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
     match resume::preview(&file.settings.out, &file.tournament)
         .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
     {
-        None => println!("No journal yet in {}: a run starts one.", file.settings.out.display()),
-        Some(plan) => println!(
+        None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
+        Some(plan) => outln!(
             "The journal {} can be resumed with this file: {} games done, {} to play.",
             journal.display(),
             plan.done.len(),

@@ -11,19 +11,27 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
+
+use crate::output::out;
 use pahtum_tournament::render::{Format, render};
 use pahtum_tournament::report;
 use pahtum_tournament::strength::AnchorSpec;
 
 /// Print the standings of a tournament journal.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena standings runs/quickstart/journal.jsonl
+  arena standings runs/quickstart/journal.jsonl --format markdown > standings.md
+  arena standings runs/heuristic-vs-first-free/journal.jsonl --anchor first-free=0")]
 pub struct Args {
     /// The journal (journal.jsonl in a run's output folder).
     pub journal: PathBuf,
-    /// table, markdown, csv or json (the JSON schema is documented in pahtum-tournament's standings module).
+    /// The format (the JSON schema is documented in pahtum-tournament's standings module).
     #[arg(long, default_value = "table")]
-    pub format: Format,
+    pub format: FormatArg,
     /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].
     #[arg(long, value_name = "NAME=ELO")]
     pub anchor: Option<AnchorSpec>,
@@ -31,6 +39,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let standings = report::standings_of_journal(&args.journal, args.anchor.as_ref())?;
-    print!("{}", render(&standings, args.format));
+    out!("{}", render(&standings, args.format.0));
     Ok(ExitCode::SUCCESS)
+}
+
+/// A [`Format`] as a clap value, so that the help and the completions list the formats.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatArg(Format);
+
+static FORMATS: LazyLock<Vec<FormatArg>> = LazyLock::new(|| Format::ALL.map(FormatArg).to_vec());
+
+impl clap::ValueEnum for FormatArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FORMATS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
 }

@@ -14,8 +14,7 @@ use std::process::ExitCode;
 use pahtum_protocol::untrusted::escape;
 use pahtum_tournament::journal;
 
-/// The exit code when the journal has a faulty line.
-pub const FAULTY: u8 = 2;
+use crate::output::outln;
 
 /// Check every record of a journal and list every fault.
 #[derive(Debug, clap::Args)]
@@ -27,22 +26,22 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let verified = journal::verify(&args.journal)?;
     for fault in &verified.faults {
-        println!("line {}: {}", fault.line, escape(&super::chain(&fault.fault)));
+        outln!("line {}: {}", fault.line, escape(&super::chain(&fault.fault)));
     }
     let path = args.journal.display();
     if verified.torn {
-        println!("the last line is torn (a write cut short by a crash): it is dropped, as on resume");
+        outln!("the last line is torn (a write cut short by a crash): it is dropped, as on resume");
     }
     let good = verified.good;
     if verified.faults.is_empty() {
-        println!("{path}: all {good} records are sound");
+        outln!("{path}: all {good} records are sound");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
+        outln!(
             "{path}: {} faulty line(s), {good} sound record(s); repair or remove the faulty lines \
              before the standings or a resume can use this journal",
             verified.faults.len()
         );
-        Ok(ExitCode::from(FAULTY))
+        Ok(ExitCode::from(crate::exit::NOT_CONFORMING))
     }
 }

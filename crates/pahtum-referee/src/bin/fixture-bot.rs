@@ -13,7 +13,14 @@
 //! * `silent`: never greets.
 //! * `hang`: greets and gets ready, never answers a move.
 //! * `exit-at-start`: greets, then exits when the game starts.
-//! * `crash`: answers two moves, then aborts.
+//! * `crash`: answers two moves, then aborts (SIGABRT).
+//! * `segfault`: answers two moves, then dies of SIGSEGV.
+//! * `exit-mid-game`: answers two moves, then exits with code 3.
+//! * `setsid-helper`: conforming, but when greeted starts a helper that
+//!   calls `setsid` (leaving the bot's session and process group) and sleeps.
+//! * `orphan-helper`: conforming, but when greeted starts a helper by a double
+//!   fork: the middle process starts a sleeper and exits, so the sleeper is
+//!   an orphan, no longer the bot's descendant.
 //! * `non-json`: answers a move with a line that is not JSON.
 //! * `huge-line`: answers a move with 100 MB without a newline.
 //! * `stderr-flood`: conforming, while another thread floods stderr.
@@ -24,7 +31,11 @@
 //! * `ignore-term`: conforming, but ignores SIGTERM and `quit`.
 //! * `wrong-id`, `stale-id`: answers moves with the next or the previous id.
 //! * `occupied`, `blocked`, `off-board`: plays a stone there.
+//!
+//! `wrong-id`, `stale-id`, `occupied` and `blocked` add `info` and an unknown
+//! field to their faulty answers ([`EXTRA`]).
 //! * `chatty`: conforming, but prints a line nobody asked for after each move.
+//! * `twice-at-the-end`: conforming, but answers the last move twice.
 //! * `burner`: conforming, while another thread burns CPU all the time.
 //! * `hostile-text`, `hostile-hello`: write terminal attacks ([`HOSTILE`])
 //!   to stderr, into the `hello` name and version, and as the answer to the
@@ -60,6 +71,15 @@ fn main() {
     match mode.as_str() {
         "silent" => return io::stdin().lock().lines().map_while(Result::ok).for_each(drop),
         "sleeper" => sleep_forever(),
+        "setsid-sleeper" => {
+            // SAFETY: setsid has no preconditions.
+            unsafe { libc::setsid() };
+            sleep_forever();
+        }
+        "orphan-maker" => {
+            start_helper("sleeper");
+            return;
+        }
         "no-read" => {
             Out::new().hello();
             sleep_forever();
@@ -111,6 +131,15 @@ fn main() {
                 unsafe { libc::close(0) };
                 out.hello();
                 sleep_forever();
+            }
+            "hello" if mode == "setsid-helper" => {
+                start_helper("setsid-sleeper");
+                out.hello();
+            }
+            "hello" if mode == "orphan-helper" => {
+                // The middle process exits at once; its zombie is reaped with the bot.
+                start_helper("orphan-maker");
+                out.hello();
             }
             "hello" => out.hello(),
             "new_game" => match mode.as_str() {
@@ -224,6 +253,11 @@ struct Message<'a> {
 }
 
 impl Message<'_> {
+    /// How many cells are free.
+    fn free_cells(&self) -> u32 {
+        (!(self.blocks.0 | self.white.0 | self.black.0)).cells().count() as u32
+    }
+
     /// The first free cell of the board, `a1` first.
     fn first_free(&self) -> Cell {
         let taken = self.blocks.0 | self.white.0 | self.black.0;
@@ -255,10 +289,23 @@ impl<'de> Deserialize<'de> for Cells {
     }
 }
 
+/// The fields after the cell of the answers whose verdict keeps the line:
+/// the record must hold them as the bot wrote them.
+const EXTRA: &str = r#","info":{"comment":"mine"},"extra":[1]"#;
+
 fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out) {
     match mode {
         "hang" => sleep_forever(),
         "crash" if moves > 2 => std::process::abort(),
+        "segfault" if moves > 2 => {
+            // SAFETY: restoring the default action (Rust's handler would
+            // return from a raised signal), then raising it.
+            unsafe {
+                libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                libc::raise(libc::SIGSEGV);
+            }
+        }
+        "exit-mid-game" if moves > 2 => std::process::exit(3),
         "non-json" => return out.raw(b"e4 please\n"),
         "huge-line" => {
             let chunk = vec![b'x'; 1 << 16];
@@ -273,17 +320,27 @@ fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out)
                 request.id
             ));
         }
-        "wrong-id" => return out.answer(request.kind, request.id + 1, request.first_free(), ""),
-        "stale-id" => return out.answer(request.kind, request.id - 1, request.first_free(), ""),
+        "wrong-id" => return out.answer(request.kind, request.id + 1, request.first_free(), EXTRA),
+        "stale-id" => return out.answer(request.kind, request.id - 1, request.first_free(), EXTRA),
         "occupied" => {
             if let Some(cell) = (request.white.0 | request.black.0).cells().next() {
-                return out.answer(request.kind, request.id, cell, "");
+                return out.answer(request.kind, request.id, cell, EXTRA);
             }
         }
         "blocked" => {
             if let Some(cell) = request.blocks.0.cells().next() {
-                return out.answer(request.kind, request.id, cell, "");
+                return out.answer(request.kind, request.id, cell, EXTRA);
             }
+        }
+        "twice-at-the-end" if request.free_cells() == 1 => {
+            // Both in one write, so that the referee surely has the second
+            // when it looks, right after the last move.
+            let answer = format!(
+                "{{\"type\":\"stone\",\"id\":{},\"cell\":\"{}\"}}\n",
+                request.id,
+                request.first_free()
+            );
+            return out.raw(answer.repeat(2).as_bytes());
         }
         _ => {}
     }
@@ -355,6 +412,21 @@ fn echo(answer_bytes: usize) {
         out.raw(answer.as_bytes());
         line.clear();
     }
+}
+
+/// Starts this fixture in `mode` as a helper, with its stdio on /dev/null
+/// (as a daemon has it), so that only containment can find it. It is not
+/// waited for: it is meant to outlive its parent.
+#[expect(clippy::zombie_processes, reason = "a helper is left running on purpose")]
+fn start_helper(mode: &str) {
+    let me = std::env::current_exe().expect("the fixture knows its path");
+    std::process::Command::new(me)
+        .arg(mode)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the fixture can fork");
 }
 
 fn record_pid() {

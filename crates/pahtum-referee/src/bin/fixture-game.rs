@@ -4,7 +4,9 @@
 //! and one peak).
 //!
 //! `fixture-game FIRST SECOND`: the modes of the two `fixture-bot`s (which
-//! must be in the same directory), on a random layout, 100 ms per move.
+//! must be in the same directory), on a random layout, 100 ms per move. At
+//! the end it writes its own CPU time (not its bots') to stderr, for
+//! measurements such as the referee's cost of a bot's stderr flood.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         record
     });
     println!("{}", serde_json::to_string(&record).expect("a record serializes"));
+    report_own_cpu();
     ExitCode::SUCCESS
 }
 
@@ -51,4 +54,22 @@ fn fixture(mode: &str) -> BotSpec {
         dir: None,
         env: Vec::new(),
     }
+}
+
+/// Writes this process's own CPU time (its threads, not its children) and
+/// wall time since it started to stderr.
+fn report_own_cpu() {
+    // SAFETY: an all-zero rusage is a valid value; getrusage fills it.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let ms = |time: libc::timeval| time.tv_sec as f64 * 1000.0 + time.tv_usec as f64 / 1000.0;
+    eprintln!(
+        "fixture-game: referee cpu {:.1} ms (user {:.1}, system {:.1})",
+        ms(usage.ru_utime) + ms(usage.ru_stime),
+        ms(usage.ru_utime),
+        ms(usage.ru_stime)
+    );
 }

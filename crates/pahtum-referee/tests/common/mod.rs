@@ -58,11 +58,18 @@ impl Fixtures {
     /// and the peak resident memory of that process in KiB (by the kernel's
     /// accounting at its exit, which also takes the peaks of the bots it
     /// reaped: small processes).
-    #[expect(clippy::zombie_processes, reason = "reaped by `wait4`, which std does not offer")]
     pub fn game_in_a_process(&self, first: &str, second: &str) -> (GameRecord, u64) {
+        self.game_in_a_process_with_env(first, second, &[])
+    }
+
+    /// [`game_in_a_process`](Self::game_in_a_process) with more environment
+    /// variables for the referee process.
+    #[expect(clippy::zombie_processes, reason = "reaped by `wait4`, which std does not offer")]
+    pub fn game_in_a_process_with_env(&self, first: &str, second: &str, env: &[(&str, &str)]) -> (GameRecord, u64) {
         let mut referee = Command::new(env!("CARGO_BIN_EXE_fixture-game"))
             .args([first, second])
             .env("FIXTURE_PID_FILE", self.path("pids"))
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
             .expect("fixture-game starts");

@@ -1,0 +1,119 @@
+//! The flow that `arena run` and `arena match` share.
+//!
+//! Both play a tournament into a journal in an output folder: open (or resume)
+//! the journal, play the missing games with a pool of bot processes, write the
+//! tables beside the journal, print them, and exit with the code of how the run
+//! ended. Only what comes before (a file, or the flags) and the status display
+//! differ; the rest is here once.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use pahtum_referee::{BotSpec, Limits};
+use pahtum_tournament::config::{Restart, Tournament};
+use pahtum_tournament::events::Observer;
+use pahtum_tournament::pool::Pool;
+use pahtum_tournament::render::{Format, render};
+use pahtum_tournament::report;
+use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
+use pahtum_tournament::runner::Ending;
+use pahtum_tournament::standings::Standings;
+use pahtum_tournament::strength::AnchorSpec;
+
+use crate::output::out;
+
+/// Whether the status is one line redrawn in place: on a terminal that can do it (not `TERM=dumb`, where
+/// indicatif would draw nothing), else plain lines every few seconds.
+pub fn live_status() -> bool {
+    std::io::stderr().is_terminal() && std::env::var("TERM").is_ok_and(|term| term != "dumb")
+}
+
+/// Opens the journal of `tournament` in `out`, resuming it unless `fresh` (then an old one is moved
+/// aside), and says on stderr what was done to an old journal.
+pub fn open_journal(out: &Path, tournament: &Tournament, fresh: bool) -> Result<Opened, ResumeError> {
+    let existing = if fresh { Existing::StartAfresh } else { Existing::Resume };
+    let opened = open(out, tournament, existing)?;
+    if let Some(aside) = &opened.moved_aside {
+        eprintln!("arena: the previous journal is kept as {}", aside.display());
+    }
+    if opened.repaired_torn_line {
+        eprintln!(
+            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
+        );
+    }
+    Ok(opened)
+}
+
+/// The bots of a run, and how they play.
+#[derive(Debug)]
+pub struct Bots {
+    pub specs: Vec<BotSpec>,
+    pub limits: Limits,
+    pub restart: Restart,
+    /// Games at once.
+    pub concurrency: usize,
+}
+
+/// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing
+/// them to `observer` ([`super::play_games`]: a bot that cannot start is an error led by `locate` of its
+/// name). With nothing pending, no bot starts.
+pub async fn play(
+    opened: &mut Opened,
+    out: &Path,
+    bots: Bots,
+    observer: &mut dyn Observer,
+    locate: impl Fn(&str) -> String,
+) -> anyhow::Result<Ending> {
+    if opened.plan.pending.is_empty() {
+        return Ok(Ending::Finished);
+    }
+    let logs = out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create the log folder {}", logs.display()))?;
+    let pool = Arc::new(Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)));
+    super::play_games(
+        &opened.plan,
+        bots.concurrency,
+        &mut opened.journal,
+        pool,
+        observer,
+        locate,
+    )
+    .await
+}
+
+/// The standings of `journal`, written into `out` beside it, and the files written.
+pub fn write_tables(
+    out: &Path,
+    journal: &Path,
+    anchor: Option<&AnchorSpec>,
+) -> anyhow::Result<(Standings, Vec<PathBuf>)> {
+    let standings = report::standings_of_journal(journal, anchor)?;
+    let written = report::write_standings(out, &standings)
+        .with_context(|| format!("cannot write the standings into {}", out.display()))?;
+    Ok((standings, written))
+}
+
+/// Prints `lead` and the standings on stdout and where the journal and the `written` files are on
+/// stderr; the exit code of `ending`, saying `resume` (how to resume) when interrupted.
+pub fn report(
+    lead: &str,
+    standings: &Standings,
+    journal: &Path,
+    written: &[PathBuf],
+    ending: Ending,
+    resume: &str,
+) -> ExitCode {
+    out!("{lead}{}", render(standings, Format::Table));
+    let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
+    eprintln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
+    match ending {
+        Ending::Finished | Ending::Declined => ExitCode::SUCCESS,
+        Ending::Interrupted => {
+            eprintln!("arena: interrupted; {resume}");
+            super::interrupted()
+        }
+    }
+}

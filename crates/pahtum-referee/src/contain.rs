@@ -1,0 +1,544 @@
+//! Containment: every process a bot starts is known, and dies at the end of
+//! the bot's life and, at the latest, with the referee, whatever it did to its
+//! session or process group and however the referee ends (SIGKILL included).
+//!
+//! A process group is not enough: a grandchild that calls `setsid`, or a
+//! double fork whose middle process exits, leaves the group, and the death
+//! signal (`PR_SET_PDEATHSIG`) reaches only the bot itself. So each bot's
+//! processes are tracked by two marks that they inherit and cannot shed by
+//! forking or by `setsid`:
+//!
+//! * **a cgroup v2 per bot**, where the machine lets the referee create one
+//!   below its own (root, or a delegated subtree): `ARENA/bot-N` under
+//!   `pahtum-arena-ID` in the referee's cgroup. Writing `1` to `cgroup.kill`
+//!   kills every process in it at once, and nothing in it can leave without
+//!   the right to write to another cgroup. This is the base that the sandbox
+//!   (bubblewrap plus cgroup limits) will put its memory and process limits on.
+//! * **a marker in the environment**, always: `PAHTUM_ARENA_BOT=ID/N`, which
+//!   every descendant inherits unless it clears or replaces its environment.
+//!   A sweep reads `/proc/PID/environ` of every process and kills those with
+//!   the marker, round after round until a round finds none. This works on any
+//!   Linux without privileges, and it is the whole mechanism where cgroups are
+//!   not writable (or `PAHTUM_ARENA_NO_CGROUP` is set).
+//!
+//! Ending a bot kills its cgroup, then sweeps its marker, then removes its
+//! cgroup once it is empty. [`kill_every_bot`] does the same for all bots of
+//! the referee at once (the registry's kill-all, for an immediate exit).
+//!
+//! For the referee's own death, a **guard** process is forked once, before
+//! the first bot: it holds the read end of a pipe whose write end only the
+//! referee holds (close-on-exec, so no bot inherits it). When the referee
+//! exits, however it exits, the kernel closes that end, the guard's read
+//! returns end-of-file, and the guard kills the referee's cgroup, sweeps the
+//! referee's marker, removes the cgroups and exits. The guard ignores the
+//! terminal's signals and lives in its own process group, so that Ctrl-C
+//! reaches the referee (which ends its bots itself) and not the guard.
+//!
+//! The guard is forked without `exec` from a multi-threaded process, so the
+//! code it runs (and the sweep, which the referee shares with it) makes only
+//! async-signal-safe system calls on stack buffers: no allocation, no lock,
+//! no panic. `SECURITY.md` says what this catches and what it does not.
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The environment variable that marks a bot's processes.
+pub const MARKER: &str = "PAHTUM_ARENA_BOT";
+
+/// Set (to anything but the empty string) to track bots by the marker alone,
+/// even where a cgroup could be created.
+pub const NO_CGROUP: &str = "PAHTUM_ARENA_NO_CGROUP";
+
+/// How long ending a bot waits for its cgroup to empty before leaving the
+/// cgroup's removal to the guard.
+const EMPTY_WAIT: Duration = Duration::from_secs(2);
+
+/// At most this many sweeps per kill: a process forked between a sweep's
+/// reading and its killing is found by the next one.
+const SWEEP_ROUNDS: usize = 50;
+
+/// How the processes of the referee's bots are tracked on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracking {
+    /// A cgroup v2 per bot (with `cgroup.kill`), and the marker.
+    Cgroup,
+    /// The environment marker alone.
+    Marker,
+}
+
+/// The referee's containment: its id, its cgroup (if any), its guard.
+#[derive(Debug)]
+struct Arena {
+    /// Unique among referees on this machine: `PID-NANOS`.
+    id: String,
+    /// `pahtum-arena-ID` in the referee's cgroup, if it could be made.
+    cgroup: Option<PathBuf>,
+    next_bot: AtomicU64,
+    /// The write end of the guard's pipe: held, never written, closed by the
+    /// kernel when the referee exits.
+    _guard: Option<OwnedFd>,
+}
+
+fn arena() -> &'static Arena {
+    static ARENA: OnceLock<Arena> = OnceLock::new();
+    ARENA.get_or_init(Arena::set_up)
+}
+
+/// How this referee tracks its bots' processes (sets the containment up on
+/// first use).
+pub fn tracking() -> Tracking {
+    if arena().cgroup.is_some() {
+        Tracking::Cgroup
+    } else {
+        Tracking::Marker
+    }
+}
+
+/// Kills every process that any bot of this referee started, at once, by
+/// the referee's cgroup and marker (the registry's kill-all, for an
+/// immediate exit). Bots that are still held are killed too; their owners
+/// reap them as usual.
+pub fn kill_every_bot() {
+    let arena = arena();
+    if let Some(cgroup) = &arena.cgroup {
+        kill_cgroup(cgroup);
+    }
+    sweep(arena.marker_prefix().as_bytes());
+}
+
+impl Arena {
+    fn set_up() -> Arena {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        let id = format!("{}-{nanos}", std::process::id());
+        let cgroup = if std::env::var_os(NO_CGROUP).is_some_and(|value| !value.is_empty()) {
+            None
+        } else {
+            own_cgroup_dir().and_then(|parent| make_arena_cgroup(&parent, &id))
+        };
+        let guard = start_guard(&id, cgroup.as_deref());
+        Arena {
+            id,
+            cgroup,
+            next_bot: AtomicU64::new(1),
+            _guard: guard,
+        }
+    }
+
+    /// `PAHTUM_ARENA_BOT=ID/`: the start of every marker of this referee.
+    fn marker_prefix(&self) -> String {
+        format!("{MARKER}={}/", self.id)
+    }
+}
+
+/// The processes of one bot: its marker and its cgroup.
+#[derive(Debug)]
+pub(crate) struct Contained {
+    /// The marker's value, `ID/N`.
+    marker: String,
+    cgroup: Option<PathBuf>,
+}
+
+impl Contained {
+    /// A new bot's containment: its cgroup is made here, where possible.
+    pub(crate) fn new() -> Contained {
+        let arena = arena();
+        let serial = arena.next_bot.fetch_add(1, Ordering::Relaxed);
+        let cgroup = arena.cgroup.as_ref().and_then(|dir| {
+            let bot = dir.join(format!("bot-{serial}"));
+            std::fs::create_dir(&bot).ok().map(|()| bot)
+        });
+        Contained {
+            marker: format!("{}/{serial}", arena.id),
+            cgroup,
+        }
+    }
+
+    /// The environment variable to give the bot: `(MARKER, value)`.
+    pub(crate) fn marker(&self) -> (&'static str, &str) {
+        (MARKER, &self.marker)
+    }
+
+    /// The bot's `cgroup.procs`, opened close-on-exec, for the child to write
+    /// `0` into (itself) before `exec`; `None` without a cgroup.
+    pub(crate) fn procs_file(&self) -> Option<OwnedFd> {
+        let path = self.cgroup.as_ref()?.join("cgroup.procs");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .ok()
+            .map(OwnedFd::from)
+    }
+
+    /// Kills every process of the bot now, without waiting (for `Drop`).
+    pub(crate) fn kill_now(&self) {
+        if let Some(cgroup) = &self.cgroup {
+            kill_cgroup(cgroup);
+        }
+        sweep(self.exact_marker().as_bytes());
+    }
+
+    /// Kills every process of the bot, waits (bounded) until its cgroup is
+    /// empty, and removes the cgroup. Blocking: a few system calls per
+    /// process of the machine.
+    pub(crate) fn kill_and_remove(&mut self) {
+        self.kill_now();
+        if let Some(cgroup) = self.cgroup.take() {
+            let deadline = Instant::now() + EMPTY_WAIT;
+            while is_populated(&cgroup) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            // A cgroup that is still busy is left to the guard, which removes
+            // every bot cgroup when the referee ends.
+            let _ = std::fs::remove_dir(&cgroup);
+        }
+    }
+
+    /// `PAHTUM_ARENA_BOT=ID/N` and the NUL that ends an environment entry.
+    fn exact_marker(&self) -> String {
+        format!("{MARKER}={}\0", self.marker)
+    }
+}
+
+/// Writes this process into the cgroup whose `cgroup.procs` is `procs`. Runs
+/// in the child between `fork` and `exec`: one system call. A failure is
+/// ignored: the marker still tracks the bot.
+pub(crate) fn enter_cgroup(procs: libc::c_int) {
+    // SAFETY: write(2) on a file descriptor with a static buffer.
+    unsafe { libc::write(procs, b"0".as_ptr().cast(), 1) };
+}
+
+/// The cgroup v2 directory of this process, from `/proc/self/mountinfo` and
+/// `/proc/self/cgroup`.
+fn own_cgroup_dir() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        (fs.split_whitespace().next()? == "cgroup2").then(|| mount.split_whitespace().nth(4).map(PathBuf::from))?
+    })?;
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let own = cgroups.lines().find_map(|line| line.strip_prefix("0::"))?;
+    Some(mount.join(own.trim_start_matches('/')))
+}
+
+/// Makes `pahtum-arena-ID` in `parent` if this process may create cgroups
+/// there and move processes into them, and the kernel has `cgroup.kill`.
+fn make_arena_cgroup(parent: &Path, id: &str) -> Option<PathBuf> {
+    let dir = parent.join(format!("pahtum-arena-{id}"));
+    std::fs::create_dir(&dir).ok()?;
+    let movable = std::fs::OpenOptions::new()
+        .write(true)
+        .open(parent.join("cgroup.procs"))
+        .is_ok();
+    if movable && dir.join("cgroup.kill").exists() {
+        Some(dir)
+    } else {
+        let _ = std::fs::remove_dir(&dir);
+        None
+    }
+}
+
+fn kill_cgroup(cgroup: &Path) {
+    // The cgroup may be gone already (removed after an earlier kill).
+    let _ = std::fs::write(cgroup.join("cgroup.kill"), b"1");
+}
+
+fn is_populated(cgroup: &Path) -> bool {
+    std::fs::read_to_string(cgroup.join("cgroup.events"))
+        .map(|events| events.lines().any(|line| line == "populated 1"))
+        .unwrap_or(false)
+}
+
+/// Forks the guard (see the module's docs); returns the write end of its
+/// pipe, or `None` if it could not be started (the referee then still kills
+/// its bots itself, but not after a SIGKILL).
+fn start_guard(id: &str, cgroup: Option<&Path>) -> Option<OwnedFd> {
+    let marker = CString::new(format!("{MARKER}={id}/")).ok()?;
+    let cgroup_path = match cgroup {
+        Some(path) => Some(CString::new(path.as_os_str().as_bytes()).ok()?),
+        None => None,
+    };
+    let mut ends = [0; 2];
+    // SAFETY: pipe2 writes two file descriptors into the array it is given.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    // SAFETY: both descriptors are fresh and owned here.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    // SAFETY: the child runs only `guard`, which makes async-signal-safe
+    // system calls on stack buffers and never returns.
+    match unsafe { libc::fork() } {
+        -1 => None,
+        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref()),
+        _ => Some(write_end),
+    }
+}
+
+/// The guard's life: wait for the referee's end, then kill and clean up.
+fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>) -> ! {
+    // SAFETY: plain system calls on values owned by this process.
+    unsafe {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE, libc::SIGQUIT] {
+            libc::signal(signal, libc::SIG_IGN);
+        }
+        libc::setpgid(0, 0);
+        // Hold no directory busy (a mount the arena ran in).
+        libc::chdir(c"/".as_ptr());
+        // Keep only the pipe (as fd 0): the guard must not hold the referee's
+        // other files and pipes open.
+        libc::dup2(pipe, 0);
+        if libc::syscall(libc::SYS_close_range, 1u32, u32::MAX, 0u32) != 0 {
+            for fd in 1..1024 {
+                libc::close(fd);
+            }
+        }
+        let mut byte = 0u8;
+        loop {
+            let n = libc::read(0, (&raw mut byte).cast(), 1);
+            if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                break;
+            }
+        }
+        if let Some(cgroup) = cgroup {
+            write_at(cgroup, c"cgroup.kill", b"1");
+        }
+        sweep(marker.to_bytes());
+        if let Some(cgroup) = cgroup {
+            remove_cgroups(cgroup);
+        }
+        libc::_exit(0)
+    }
+}
+
+/// Writes `bytes` to the file `name` in the directory `dir` (raw, for the guard).
+fn write_at(dir: &CStr, name: &CStr, bytes: &[u8]) {
+    // SAFETY: plain system calls on NUL-terminated paths and a borrowed buffer.
+    unsafe {
+        let dir_fd = libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        if dir_fd < 0 {
+            return;
+        }
+        let fd = libc::openat(dir_fd, name.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd >= 0 {
+            libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+            libc::close(fd);
+        }
+        libc::close(dir_fd);
+    }
+}
+
+/// Removes the bot cgroups in the referee's cgroup `dir` and `dir` itself,
+/// once the kill has emptied them (waiting up to two seconds; raw, for the
+/// guard).
+fn remove_cgroups(dir: &CStr) {
+    // SAFETY: plain system calls on a NUL-terminated path and stack values.
+    unsafe {
+        let dir_fd = libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        if dir_fd < 0 {
+            return;
+        }
+        for _ in 0..2000 {
+            let mut removed_all = true;
+            for_each_entry(dir_fd, &mut |name| {
+                if name.to_bytes().starts_with(b"bot-")
+                    && libc::unlinkat(dir_fd, name.as_ptr(), libc::AT_REMOVEDIR) != 0
+                {
+                    removed_all = false;
+                }
+            });
+            if removed_all && libc::rmdir(dir.as_ptr()) == 0 {
+                break;
+            }
+            let pause = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 1_000_000,
+            };
+            libc::nanosleep(&pause, std::ptr::null_mut());
+        }
+        libc::close(dir_fd);
+    }
+}
+
+/// Kills every process (but this one) whose environment has an entry that
+/// starts with `needle`, round after round until a round finds none (a
+/// needle that ends with the entry's NUL matches one value exactly).
+/// Raw system calls on stack buffers only: the guard runs it after `fork`.
+fn sweep(needle: &[u8]) {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    for _ in 0..SWEEP_ROUNDS {
+        let mut found = false;
+        // SAFETY: plain system calls on a static path.
+        let proc_fd = unsafe { libc::open(c"/proc".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+        if proc_fd < 0 {
+            return;
+        }
+        for_each_entry(proc_fd, &mut |name| {
+            let Some(pid) = parse_pid(name.to_bytes()) else { return };
+            if pid != me && environ_has(proc_fd, name, needle) {
+                // SAFETY: kill(2) of a process id.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                found = true;
+            }
+        });
+        // SAFETY: closing the descriptor opened above.
+        unsafe { libc::close(proc_fd) };
+        if !found {
+            return;
+        }
+    }
+}
+
+/// Whether `/proc/NAME/environ` has an entry that starts with `needle`,
+/// read in chunks (an environment can be large, and a marker can be last).
+fn environ_has(proc_fd: libc::c_int, name: &CStr, needle: &[u8]) -> bool {
+    let mut path = [0u8; 40];
+    let name = name.to_bytes();
+    let suffix = b"/environ\0";
+    if name.len() + suffix.len() > path.len() {
+        return false;
+    }
+    path[..name.len()].copy_from_slice(name);
+    path[name.len()..name.len() + suffix.len()].copy_from_slice(suffix);
+    // SAFETY: the path is NUL-terminated; the buffer outlives the reads.
+    unsafe {
+        let fd = libc::openat(proc_fd, path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let mut buf = [0u8; 4096];
+        // The bytes kept from the previous chunk: a match may straddle two.
+        let keep = needle.len() + 1;
+        let mut filled = 0;
+        let mut at_start = true;
+        let mut found = false;
+        loop {
+            let n = libc::read(fd, buf[filled..].as_mut_ptr().cast(), buf.len() - filled);
+            if n <= 0 {
+                break;
+            }
+            filled += n as usize;
+            if has_entry(&buf[..filled], needle, at_start) {
+                found = true;
+                break;
+            }
+            let kept = filled.min(keep);
+            buf.copy_within(filled - kept..filled, 0);
+            at_start &= kept == filled;
+            filled = kept;
+        }
+        libc::close(fd);
+        found
+    }
+}
+
+/// Whether an entry of the NUL-separated `environ` starts with `needle`;
+/// `at_start`: `environ[0]` begins the environment.
+fn has_entry(environ: &[u8], needle: &[u8], at_start: bool) -> bool {
+    environ
+        .windows(needle.len())
+        .enumerate()
+        .any(|(at, window)| window == needle && if at == 0 { at_start } else { environ[at - 1] == 0 })
+}
+
+fn parse_pid(name: &[u8]) -> Option<libc::pid_t> {
+    if name.is_empty() || name.len() > 9 || !name.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        name.iter()
+            .fold(0, |pid, digit| pid * 10 + libc::pid_t::from(digit - b'0')),
+    )
+}
+
+/// Calls `each` with the name of every entry of the directory `dir_fd`
+/// (raw `getdents64`, for the guard).
+fn for_each_entry(dir_fd: libc::c_int, each: &mut dyn FnMut(&CStr)) {
+    /// `struct linux_dirent64`'s header: inode, offset, record length, type.
+    const NAME_AT: usize = 8 + 8 + 2 + 1;
+    #[repr(C, align(8))]
+    struct Buffer([u8; 8192]);
+    let mut buffer = Buffer([0; 8192]);
+    // SAFETY: rewinding a directory descriptor.
+    unsafe { libc::lseek(dir_fd, 0, libc::SEEK_SET) };
+    loop {
+        // SAFETY: getdents64 fills the buffer it is given, up to its length.
+        let n = unsafe { libc::syscall(libc::SYS_getdents64, dir_fd, buffer.0.as_mut_ptr(), buffer.0.len()) };
+        if n <= 0 {
+            return;
+        }
+        let entries = &buffer.0[..n as usize];
+        let mut at = 0;
+        while at + NAME_AT < entries.len() {
+            let length = usize::from(u16::from_ne_bytes([entries[at + 16], entries[at + 17]]));
+            if length == 0 || at + length > entries.len() {
+                return;
+            }
+            if let Ok(name) = CStr::from_bytes_until_nul(&entries[at + NAME_AT..at + length]) {
+                each(name);
+            }
+            at += length;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_match_only_from_their_start() {
+        let needle = b"PAHTUM_ARENA_BOT=1-2/3\0";
+        assert!(has_entry(b"PAHTUM_ARENA_BOT=1-2/3\0", needle, true));
+        assert!(!has_entry(b"PAHTUM_ARENA_BOT=1-2/3\0", needle, false));
+        assert!(has_entry(b"A=b\0PAHTUM_ARENA_BOT=1-2/3\0C=d\0", needle, false));
+        assert!(!has_entry(b"A=b\0PAHTUM_ARENA_BOT=1-2/33\0", needle, true));
+        assert!(!has_entry(b"XPAHTUM_ARENA_BOT=1-2/3\0", needle, true));
+    }
+
+    #[test]
+    fn pids_are_the_numeric_names() {
+        assert_eq!(parse_pid(b"1234"), Some(1234));
+        assert_eq!(parse_pid(b"self"), None);
+        assert_eq!(parse_pid(b""), None);
+    }
+
+    /// A process that the referee did not start, but which carries a bot's
+    /// marker (here: after `setsid`, in a session of its own), is found and
+    /// killed by the sweep of that marker, and only by it.
+    #[test]
+    fn the_sweep_kills_exactly_the_marked_processes() {
+        let spawn = |value: &str| {
+            let mut command = std::process::Command::new("sleep");
+            command.arg("60").env(MARKER, value);
+            // SAFETY: setsid is async-signal-safe.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                    libc::setsid();
+                    Ok(())
+                })
+            };
+            command.spawn().expect("sleep starts")
+        };
+        let mut marked = spawn("test-sweep/1");
+        let mut other = spawn("test-sweep/10");
+        sweep(format!("{MARKER}=test-sweep/1\0").as_bytes());
+        let status = marked.wait().expect("the marked process is reaped");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(libc::SIGKILL)
+        );
+        assert!(
+            other.try_wait().expect("try_wait").is_none(),
+            "an unmarked process was killed"
+        );
+        other.kill().unwrap();
+        other.wait().unwrap();
+    }
+}

@@ -1,0 +1,202 @@
+//! The gate of a head-to-head match: which games may still start while a sequential test runs.
+//!
+//! `arena match --sprt` runs a sequential probability ratio test on the
+//! pentanomial results of the layout pairs. Once its log-likelihood ratio
+//! crosses a bound the test has decided, and more games would only cost time;
+//! but a layout pair cut in half would leave a game whose luck (the layout, the
+//! first move) is not cancelled by its seat-swapped partner. So after the
+//! decision no new layout pair starts, and the second game of a pair already
+//! begun (recorded or running) still does. The decision stands even if the pairs
+//! completed afterwards move the ratio back inside the bounds: a test that
+//! could un-decide would not be sequential.
+//!
+//! This is tournament logic, not display: [`SprtGate`] is an [`Observer`] that
+//! counts the games as the runner reports them and answers
+//! [`Observer::may_start`]; the command line wraps it with its status line.
+
+use std::collections::HashSet;
+
+use pahtum_record::GameRecord;
+use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
+
+use crate::events::{Event, Observer};
+use crate::schedule::ScheduledGame;
+use crate::strength::PairTally;
+
+/// The score of a two-bot match, its optional SPRT, and the layout pairs begun.
+#[derive(Debug)]
+pub struct SprtGate {
+    tally: PairTally,
+    sprt: Option<Sprt>,
+    /// Layouts with one game started or done: their second game may still start after the test decides.
+    half_played: HashSet<String>,
+    /// The test has decided (it stays so, see the module docs).
+    decided: bool,
+}
+
+impl SprtGate {
+    /// A gate for a match between `first` and `second`; without `sprt`, every game may start.
+    pub fn new(first: &str, second: &str, sprt: Option<Sprt>) -> SprtGate {
+        SprtGate {
+            tally: PairTally::new(first, second),
+            sprt,
+            half_played: HashSet::new(),
+            decided: false,
+        }
+    }
+
+    /// Counts the games of the journal from earlier runs (before the runner starts).
+    pub fn count_done<'a>(&mut self, records: impl IntoIterator<Item = &'a GameRecord>) {
+        for record in records {
+            self.count(record);
+            if let Some(layout) = &record.layout {
+                self.toggle_half_played(layout);
+            }
+        }
+    }
+
+    /// Counts a game that just finished; true when it is the one that made the test decide.
+    pub fn count(&mut self, record: &GameRecord) -> bool {
+        let was_decided = self.decided;
+        self.tally.add(record);
+        self.decided |= self
+            .outcome()
+            .is_some_and(|outcome| outcome.status != SprtStatus::Continue);
+        self.decided && !was_decided
+    }
+
+    fn toggle_half_played(&mut self, layout: &str) {
+        if !self.half_played.remove(layout) {
+            self.half_played.insert(layout.to_owned());
+        }
+    }
+
+    /// Whether `game` may start: any game until the test decides, then only the second game of a layout
+    /// pair whose first game is recorded or running.
+    pub fn allows(&self, game: &ScheduledGame) -> bool {
+        !self.decided || self.half_played.contains(&game.layout)
+    }
+
+    /// The test's state now, if there is a test.
+    pub fn outcome(&self) -> Option<SprtOutcome> {
+        self.sprt.map(|sprt| sprt.test(&self.tally.pentanomial()))
+    }
+
+    /// The test, if there is one.
+    pub fn sprt(&self) -> Option<Sprt> {
+        self.sprt
+    }
+
+    /// The match's score so far.
+    pub fn tally(&self) -> &PairTally {
+        &self.tally
+    }
+}
+
+impl Observer for SprtGate {
+    fn on(&mut self, event: Event<'_>) {
+        if let Event::GameFinished { record } = event {
+            self.count(record);
+        }
+    }
+
+    /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
+    fn may_start(&mut self, game: &ScheduledGame) -> bool {
+        let allowed = self.allows(game);
+        if allowed {
+            self.toggle_half_played(&game.layout);
+        }
+        allowed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::schedule;
+    use crate::testing::{head_to_head, won_by};
+
+    fn games() -> Vec<ScheduledGame> {
+        schedule(&head_to_head(40))
+    }
+
+    fn a_wins(game: &ScheduledGame) -> GameRecord {
+        won_by(game, "a")
+    }
+
+    fn test() -> Option<Sprt> {
+        Some("0,10".parse().unwrap())
+    }
+
+    #[test]
+    fn without_a_test_every_game_may_start() {
+        let mut gate = SprtGate::new("a", "b", None);
+        for game in games() {
+            assert!(gate.may_start(&game));
+            assert!(!gate.count(&a_wins(&game)));
+        }
+        assert_eq!(gate.outcome(), None);
+    }
+
+    /// The games `a` must win, in schedule order, for the test to decide.
+    fn games_to_decide(games: &[ScheduledGame]) -> usize {
+        let mut gate = SprtGate::new("a", "b", test());
+        let decided_at = games
+            .iter()
+            .position(|game| gate.may_start(game) && gate.count(&a_wins(game)))
+            .expect("a wins every game: the test decides");
+        assert_eq!(gate.outcome().unwrap().status, SprtStatus::AcceptH1);
+        decided_at + 1
+    }
+
+    /// Game by game: the test decides with a completed pair, and then no new pair starts.
+    #[test]
+    fn after_the_decision_no_new_pair_starts() {
+        let games = games();
+        let n = games_to_decide(&games);
+        assert_eq!(n % 2, 0, "a decision comes with a completed pair");
+        let mut gate = SprtGate::new("a", "b", test());
+        for game in &games[..n] {
+            assert!(gate.may_start(game));
+            gate.count(&a_wins(game));
+        }
+        assert!(games[n..].iter().all(|game| !gate.allows(game)));
+    }
+
+    /// Several games at once: the first game of a pair is running when the test decides; its partner
+    /// still starts, no later game does, and the pair's results (won by `b`) do not undo the decision.
+    #[test]
+    fn a_pair_begun_is_finished_and_the_decision_stands() {
+        let games = games();
+        let n = games_to_decide(&games);
+        let mut gate = SprtGate::new("a", "b", test());
+        for game in &games[..=n] {
+            assert!(gate.may_start(game));
+        }
+        for game in &games[..n] {
+            gate.count(&a_wins(game));
+        }
+        let (running, partner, next) = (&games[n], &games[n + 1], &games[n + 2]);
+        assert!(gate.may_start(partner) && !gate.allows(next));
+        for game in [running, partner] {
+            assert!(!gate.count(&won_by(game, "b")));
+        }
+        assert!(!gate.allows(next), "the decision stands");
+    }
+
+    /// A resumed match: the journal's games count, and a layout with one game recorded is half played, so
+    /// its second game is played even though the test has decided.
+    #[test]
+    fn the_journal_of_an_earlier_run_counts() {
+        let games = games();
+        let n = games_to_decide(&games);
+        // The journal: the games that decided, and the first game of the next pair.
+        let played: Vec<GameRecord> = games[..=n].iter().map(a_wins).collect();
+        let mut resumed = SprtGate::new("a", "b", test());
+        resumed.count_done(&played);
+        assert_eq!(resumed.outcome().unwrap().status, SprtStatus::AcceptH1);
+        assert_eq!(resumed.tally().summary().games as usize, n + 1);
+        assert!(resumed.allows(&games[n + 1]), "the second game of the half-played pair");
+        assert!(!resumed.allows(&games[n + 2]));
+    }
+}
