@@ -6,6 +6,8 @@ use pahtum::{Action, Outcome, Score, Seat};
 use pahtum_protocol::{Placement, Reason, Rules, TimeControl};
 use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
 
+use pahtum_referee::GameSpec;
+
 use crate::config::{self, Tournament};
 use crate::runner::game_spec;
 use crate::schedule::{ScheduledGame, schedule};
@@ -74,10 +76,32 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
     }
 }
 
-/// The record of `game` won by `winner` (one of its bots) 10 to 3, whatever its seat.
-pub fn won_by(game: &ScheduledGame, winner: &str) -> GameRecord {
-    let won = record(&game.id, &game.first, &game.second);
-    if game.first == winner { won } else { scored(won, 3, 10) }
+/// The record of `game`, played by `spec`, won by `winner` (one of its bots): its opponent ran out of time
+/// before its first move, so that the record passes the journal's audit.
+pub fn won_by(game: &ScheduledGame, spec: &GameSpec, winner: &str) -> GameRecord {
+    let players = Players {
+        first: game.first.clone(),
+        second: game.second.clone(),
+    };
+    let board = spec.initial_game();
+    let loser = if game.first == winner {
+        Seat::Second
+    } else {
+        Seat::First
+    };
+    let termination = Termination {
+        reason: Reason::Timeout,
+        forfeit: Some(Forfeit {
+            bot: players.of(loser).to_owned(),
+            seat: loser,
+            color: board.color_of(loser),
+            detail: "test".to_owned(),
+            line: None,
+            stderr_tail: Vec::new(),
+        }),
+        also: None,
+    };
+    spec.record(players, &board, Vec::new(), None, termination, 0)
 }
 
 /// `record` with the given score, the result following it.
