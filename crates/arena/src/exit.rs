@@ -7,9 +7,10 @@
 
 /// Success; a game that a bot forfeited was still played successfully.
 pub const SUCCESS: u8 = 0;
-/// A failure of the referee, a bot that could not be started, or bad usage.
+/// A failure of the referee, a bot whose program could not be started, or bad usage.
 pub const FAILURE: u8 = 1;
-/// `arena check` found the bot non-conforming.
+/// `arena check` found the bot non-conforming (a failed greeting included),
+/// or `arena verify` a faulty journal line.
 pub const NOT_CONFORMING: u8 = 2;
 /// Stopped by SIGHUP (the terminal went away); the same command resumes.
 pub const HANGUP: u8 = 129;
@@ -26,9 +27,12 @@ pub const CODES: &[(u8, &str)] = &[
     ),
     (
         FAILURE,
-        "a failure of the referee, a bot that could not be started, or bad usage",
+        "a failure of the referee, a bot whose program could not be started, or bad usage",
     ),
-    (NOT_CONFORMING, "`arena check` found the bot non-conforming"),
+    (
+        NOT_CONFORMING,
+        "`arena check` found the bot non-conforming, or `arena verify` a faulty journal line",
+    ),
     (HANGUP, "stopped by SIGHUP (run the same command again to resume)"),
     (
         INTERRUPTED,

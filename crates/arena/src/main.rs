@@ -55,6 +55,8 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Check every record of a tournament journal and list every fault.
+    Verify => verify,
     /// Play a game against a bot at the terminal.
     Play => play,
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).

@@ -34,6 +34,34 @@ fn check_passes_a_conforming_bot() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains("conforms") && !text.contains("FAIL"), "{text}");
+    // Each game says the opponent, the bot's colour after the pie decision and whose points are whose.
+    assert!(
+        text.contains("a game as White, pie rule on (the opponent decides): ")
+            && text.contains(" moves against first-free; first-free ")
+            && text.contains(" the colours, so the bot played ")
+            && text.contains("; the bot "),
+        "{text}"
+    );
+    assert!(text.contains("Answer times of the bot: median "), "{text}");
+}
+
+#[test]
+fn check_reports_a_failure_of_every_game_once_with_its_count() {
+    let bot = r#"sh -c 'read l; echo "{\"type\":\"hello\",\"protocol\":1,\"name\":\"x\"}"; while read l; do echo nonsense; done'"#;
+    let output = arena().args(["check", bot]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert_eq!(text.matches("FAIL").count(), 2, "the ping and one game: {text}");
+    assert!(text.contains("the same failure in 7 more game(s): "), "{text}");
+    assert!(text.contains("9 check(s) failed"), "{text}");
+}
+
+#[test]
+fn check_of_a_bot_that_cannot_start_exits_with_1_and_says_why() {
+    let output = arena().args(["check", "./no-such-bot"]).output().unwrap();
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{error}");
+    assert!(error.contains("No such file or directory"), "{error}");
 }
 
 #[test]

@@ -137,16 +137,19 @@ fn an_sprt_stops_the_match_as_soon_as_it_decides() {
     let (begun, skipped) = (format!("000-{:02}", rounds + 1), format!("000-{rounds:02}"));
     let journal_path = out.join("journal.jsonl");
     let journal = std::fs::read_to_string(&journal_path).unwrap();
-    // The journal is in the order the games ended, so look the first game up.
-    let mut first_game: Value = journal
+    // A true record of that game (a journal is checked when read): the same match played further, without the
+    // SPRT, in a folder of its own. Its journal is in the order the games ended, so look the game up.
+    let further = dir.path().join("further");
+    let further_games = (2 * (rounds + 2)).to_string();
+    let output = arena_match(&further, &["--games", &further_games]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let begun_game = std::fs::read_to_string(further.join("journal.jsonl"))
+        .unwrap()
         .lines()
-        .skip(1)
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .find(|record| record["id"] == "000-00-a")
-        .unwrap();
-    first_game["id"] = Value::from(format!("{begun}-a"));
-    first_game["layout"] = Value::from(begun.as_str());
-    std::fs::write(&journal_path, format!("{journal}{first_game}\n")).unwrap();
+        .find(|line| serde_json::from_str::<Value>(line).unwrap()["id"] == format!("{begun}-a"))
+        .unwrap()
+        .to_owned();
+    std::fs::write(&journal_path, format!("{journal}{begun_game}\n")).unwrap();
     let resumed = arena_match(&out, &["--games", "400", "--sprt", "0,50"]);
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
     let ids: Vec<String> = std::fs::read_to_string(&journal_path)

@@ -449,7 +449,30 @@ fn a_dry_run_prints_the_schedule_and_plays_nothing() {
     let stdout = text(&output.stdout);
     assert!(stdout.contains("000-00-a") && stdout.contains("000-00-b"), "{stdout}");
     assert!(stdout.contains("2 games"), "{stdout}");
+    assert!(stdout.contains("No journal yet in "), "{stdout}");
     assert!(!fixture.out("out").exists());
+}
+
+#[test]
+fn a_dry_run_says_whether_the_journal_can_be_resumed_with_the_file() {
+    let bots = [("a", "builtin first-free"), ("b", "builtin first-free")];
+    let fixture = Fixture::new("seed = 1", &bots);
+    assert_success(&fixture.run("out", &[]));
+    let output = fixture.run("out", &["--dry-run"]);
+    assert_success(&output);
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("can be resumed with this file: 2 games done, 0 to play"),
+        "{stdout}"
+    );
+    fixture.write("seed = 2", &bots);
+    let output = fixture.run("out", &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("cannot be resumed with this file") && stderr.contains("seed: 1 -> 2"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -148,6 +148,34 @@ pub struct MoveRecord {
     pub timing: Timing,
 }
 
+impl MoveRecord {
+    /// The move without its timing.
+    pub fn bare(&self) -> BareMove {
+        BareMove {
+            kind: self.kind,
+            seat: self.seat,
+            color: self.color,
+            cell: self.cell,
+        }
+    }
+}
+
+/// A move without its timing: all that a replay needs. Read from a
+/// [`MoveRecord`]'s JSON, it skips the timing's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct BareMove {
+    /// A stone or a block.
+    #[serde(default)]
+    pub kind: MoveKind,
+    /// The seat that made the move, where the record names it.
+    #[serde(default)]
+    pub seat: Option<Seat>,
+    /// The colour that acted.
+    pub color: Color,
+    /// Where the stone or block went.
+    pub cell: Cell,
+}
+
 fn is_stone(kind: &MoveKind) -> bool {
     *kind == MoveKind::Stone
 }
@@ -268,13 +296,18 @@ impl GameRecord {
         self.moves[index].seat.unwrap_or_else(|| self.seat_by_color(index))
     }
 
-    /// The seat that held the colour of move `index` when it was made: the
-    /// first seat is White up to the pie decision, which follows the first
-    /// stone, and after it the seat that the decision gave White.
+    /// The seat that held the colour of move `index` when it was made.
     fn seat_by_color(&self, index: usize) -> Seat {
         let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
-        let swapped = self.swap == Some(true) && first_stone.is_some_and(|first| index > first);
-        match (self.moves[index].color, swapped) {
+        self.seat_holding(self.moves[index].color, first_stone.is_some_and(|first| index > first))
+    }
+
+    /// The seat that holds `color`: the first seat is White up to the pie
+    /// decision, which follows the first stone, and after it (once
+    /// `after_the_first_stone`) the seat that the decision gave White.
+    fn seat_holding(&self, color: Color, after_the_first_stone: bool) -> Seat {
+        let swapped = self.swap == Some(true) && after_the_first_stone;
+        match (color, swapped) {
             (Color::White, false) | (Color::Black, true) => Seat::First,
             _ => Seat::Second,
         }
@@ -297,6 +330,12 @@ impl GameRecord {
     /// the end gives (the board's, a win for the opponent of a bot that
     /// forfeited, a draw for a double forfeit).
     pub fn replay(&self) -> Result<Game, ReplayError> {
+        self.replay_moves(self.moves.iter().map(MoveRecord::bare))
+    }
+
+    /// Replays and checks the record as [`GameRecord::replay`] does, with
+    /// `moves` for its own: for a reader that kept only the bare moves.
+    pub fn replay_moves(&self, moves: impl IntoIterator<Item = BareMove>) -> Result<Game, ReplayError> {
         let fail = |message: String| Err(ReplayError(message));
         let given: Bitboard = self.blocks.iter().copied().collect();
         if self.rules.placement != Placement::Players
@@ -314,14 +353,19 @@ impl GameRecord {
             .start(&self.blocks)
             .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
         let mut decided = false;
-        for (index, record) in self.moves.iter().enumerate() {
+        let mut after_the_first_stone = false;
+        for (index, record) in moves.into_iter().enumerate() {
             decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
                 return fail(format!("move {index} ({}) is by the wrong colour", record.cell));
             }
-            if record.seat.is_some_and(|seat| seat != self.seat_by_color(index)) {
+            if record
+                .seat
+                .is_some_and(|seat| seat != self.seat_holding(record.color, after_the_first_stone))
+            {
                 return fail(format!("move {index} ({}) names the wrong seat", record.cell));
             }
+            after_the_first_stone |= record.kind == MoveKind::Stone;
             let action = match record.kind {
                 MoveKind::Block => Action::Block(record.cell),
                 MoveKind::Stone => Action::Stone(record.cell),

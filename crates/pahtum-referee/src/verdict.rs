@@ -44,7 +44,9 @@ impl fmt::Display for Asked {
 
 /// The reminder for a bot that seems silent: the most common beginner bug.
 const FLUSH_HINT: &str = "did the bot flush stdout after the line? (Python: print(..., flush=True); \
-                          C: fflush(stdout); Java: System.out.flush())";
+                          C: fflush(stdout); C++: std::cout << std::endl or std::flush; \
+                          Java: System.out.flush(); Go: w.Flush() on a bufio.Writer, or write to os.Stdout directly; \
+                          Perl: $| = 1; Ruby: $stdout.sync = true)";
 
 impl Failure {
     pub(crate) fn new(reason: Reason, detail: impl Into<String>) -> Failure {
@@ -153,7 +155,10 @@ impl Failure {
                                             write debug output to stderr"
                 .to_owned(),
             DecodeError::NoType { .. } => "printed a JSON line without a string \"type\"".to_owned(),
-            DecodeError::Invalid { kind, source, .. } => format!("printed an invalid {kind:?} message: {source}"),
+            DecodeError::Invalid { kind, source, .. } => match type_fix(line) {
+                Some(fix) => format!("printed an invalid {kind:?} message: {fix}"),
+                None => format!("printed an invalid {kind:?} message: {source}"),
+            },
         };
         Failure::new(Reason::ProtocolError, detail).with_line(line.as_bytes())
     }
@@ -166,6 +171,27 @@ impl fmt::Display for Failure {
             write!(f, "\n  the line: {line}")?;
         }
         Ok(())
+    }
+}
+
+/// The fix, in plain words, for a message with a field of the wrong type
+/// (the JSON library's words name the type, not the field); `None` when no
+/// field of the protocol has the wrong type.
+fn type_fix(line: &str) -> Option<&'static str> {
+    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+    let wrong = |field: &str, right: fn(&serde_json::Value) -> bool| message.get(field).is_some_and(|v| !right(v));
+    if wrong("id", serde_json::Value::is_u64) {
+        Some("write the id as a number, as the request wrote it (7, not \"7\")")
+    } else if wrong("swap", serde_json::Value::is_boolean) {
+        Some("use true or false for swap (not 1 or 0, nor a string)")
+    } else if wrong("cell", serde_json::Value::is_string) {
+        Some("write the cell as a string, such as \"d4\"")
+    } else if wrong("protocol", serde_json::Value::is_u64) {
+        Some("write the protocol version as a number (1, not \"1\")")
+    } else if wrong("name", serde_json::Value::is_string) {
+        Some("write the name as a string")
+    } else {
+        None
     }
 }
 
@@ -209,6 +235,25 @@ pub(crate) fn millis(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_explained_in_plain_words() {
+        let detail = |line: &str| {
+            let error = pahtum_protocol::codec::decode_from_bot(line).unwrap_err();
+            Failure::undecodable(line, &error).detail
+        };
+        assert_eq!(
+            detail(r#"{"type":"stone","id":"7","cell":"d4"}"#),
+            "printed an invalid \"stone\" message: write the id as a number, as the request wrote it (7, not \"7\")"
+        );
+        assert_eq!(
+            detail(r#"{"type":"pie","id":3,"swap":1}"#),
+            "printed an invalid \"pie\" message: use true or false for swap (not 1 or 0, nor a string)"
+        );
+        assert!(detail(r#"{"type":"stone","id":3,"cell":44}"#).ends_with("write the cell as a string, such as \"d4\""));
+        // Other mistakes keep the JSON library's words.
+        assert!(detail(r#"{"type":"stone","id":3,"cell":"h9"}"#).contains("h9"));
+    }
 
     #[test]
     fn exits_are_described() {

@@ -64,7 +64,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 mod tests {
     use pahtum_tournament::journal::Journal;
     use pahtum_tournament::report::standings_of_journal;
-    use pahtum_tournament::testing::{record, tournament};
+    use pahtum_tournament::testing::{played, tournament};
 
     use super::*;
 
@@ -73,7 +73,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         let mut journal = Journal::create(&path, &tournament()).unwrap();
-        journal.append(&record("000-00-a", "a", "b")).unwrap();
+        journal.append(&played("000-00-a")).unwrap();
         let standings = standings_of_journal(&path, None).unwrap();
         let written = write_standings(dir.path(), &standings).unwrap();
         let names: Vec<_> = written

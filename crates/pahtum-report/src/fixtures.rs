@@ -40,3 +40,27 @@ pub fn played(id: &str, first: &str, second: &str) -> GameRecord {
     played.replay().expect("the fixture replays");
     played
 }
+
+/// Game `id` of the test tournament's schedule, played to the end by two bots that take the first free
+/// cell (`pahtum_tournament::testing::played`), between `first` and `second` (as the schedule has them),
+/// each move saying so in its `info`.
+pub fn scheduled(id: &str, first: &str, second: &str) -> GameRecord {
+    let mut played = pahtum_tournament::testing::played(id);
+    assert_eq!(
+        (played.players.first.as_str(), played.players.second.as_str()),
+        (first, second),
+        "the schedule's players of {id}"
+    );
+    for played_move in &mut played.moves {
+        played_move.timing = Timing {
+            ms: 1.5,
+            cpu_ms: None,
+            info: Some(Info {
+                comment: Some("first free".to_owned()),
+                ..Info::default()
+            }),
+        };
+    }
+    played.replay().expect("the fixture replays");
+    played
+}

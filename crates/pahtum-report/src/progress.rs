@@ -273,10 +273,13 @@ pub fn replay_note(record: &GameRecord) -> String {
 /// A line for each forfeit of a finished game, as the progress displays print them.
 pub fn forfeit_notes(record: &GameRecord) -> impl Iterator<Item = String> {
     record.termination.forfeits().map(|(reason, forfeit)| {
+        // The detail may quote the bot: shown escaped, as everything a bot wrote.
         let detail = forfeit.detail.lines().next().unwrap_or_default();
         format!(
-            "arena: game {}: {} forfeited ({reason}): {detail}",
-            record.id, forfeit.bot
+            "arena: game {}: {} forfeited ({reason}): {}",
+            record.id,
+            forfeit.bot,
+            pahtum_protocol::untrusted::escape(detail)
         )
     })
 }

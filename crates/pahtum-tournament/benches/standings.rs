@@ -2,8 +2,9 @@
 //!
 //! Writes a synthetic journal of a 12-bot round-robin (full games of random
 //! legal moves with timings, so the records are as long as real ones), then
-//! times `report::standings_of_journal`: reading, parsing, checking every id
-//! against the schedule, and counting. Prints the median and the range of
+//! times `report::standings_of_journal`: reading, parsing, replaying every
+//! record and checking it against the schedule (`pahtum_tournament::audit`),
+//! and counting. Prints the median and the range of
 //! five runs.
 //!
 //! `cargo bench -p pahtum-tournament --bench standings [-- GAMES]`

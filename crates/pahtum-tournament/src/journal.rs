@@ -9,8 +9,13 @@
 //!
 //! A crash in the middle of a write leaves a *torn* last line: no newline at
 //! its end, and not a valid record. Reading drops exactly that line (and
-//! [`Journal::open`] truncates it away before appending); anything else that
-//! does not parse is damage and an error.
+//! [`Journal::open`] truncates it away before appending). Blank lines (empty
+//! or only whitespace, a trailing one too) are harmless and skipped, since
+//! editors and `echo >>` leave them. Anything else is a record, and every
+//! reader checks every record as it reads it ([`crate::audit`]: the rules
+//! replay it, and the schedule of the header's tournament must have it): a
+//! line that does not parse or does not pass is an error naming the line and
+//! the fault, and [`verify`] lists every such line at once.
 //!
 //! A [`Journal`] holds an exclusive lock (`flock`) on its file for as long as
 //! it lives, so that two arenas never append to the same journal: the second
@@ -27,11 +32,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use pahtum_record::GameRecord;
-use serde::de::DeserializeOwned;
+use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::audit::{Audit, Fault};
 use crate::config::Tournament;
 
 /// The value of the header's `journal` key for this format.
@@ -106,28 +111,82 @@ pub enum JournalError {
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
     Format { path: PathBuf, found: String },
     #[error(
-        "line {line} of the journal {} is damaged (only a torn last line is dropped; repair or remove that \
-         line): it is not a game record",
-        path.display()
+        "line {line} of the journal {} is damaged or was edited, so none of its results is trusted \
+         (only a torn last line is dropped; repair or remove that line, and `arena verify {}` lists every \
+         such line)",
+        path.display(), path.display()
     )]
-    BadRecord {
+    Fault {
         path: PathBuf,
         line: usize,
         #[source]
-        source: serde_json::Error,
+        source: Fault,
     },
 }
 
-/// Reads a journal without changing it.
+/// Reads a journal without changing it, checking every record ([`crate::audit`]).
 pub fn read(path: &Path) -> Result<Contents, JournalError> {
-    parse::<GameRecord>(path, &read_bytes(path)?)
+    read_checked(path, Moves::Keep)
 }
 
-/// Reads a journal's records without their moves (`moves` empty, `swap_move`
-/// `None`): all that standings need, several times faster than [`read`] on a
-/// long journal, since the moves are most of a record's bytes.
+/// Reads a journal as [`read`] does, checking every record with its moves,
+/// but keeps the records without them (`moves` empty, `swap_move` `None`):
+/// all that standings need, in a fraction of the memory, and faster, since
+/// the moves' timings (most of a record's bytes) are skipped.
 pub fn read_results(path: &Path) -> Result<Contents, JournalError> {
-    parse::<WithoutMoves>(path, &read_bytes(path)?)
+    read_checked(path, Moves::Drop)
+}
+
+/// Whether [`read_checked`] keeps the records' moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Moves {
+    Keep,
+    Drop,
+}
+
+/// A faulty line of a journal.
+#[derive(Debug)]
+pub struct LineFault {
+    /// Its number, from 1 (the header).
+    pub line: usize,
+    pub fault: Fault,
+}
+
+/// Every fault of a journal, as [`verify`] found them.
+#[derive(Debug)]
+pub struct Verified {
+    pub header: Header,
+    /// The records that passed every check.
+    pub good: usize,
+    /// The faulty lines, in file order.
+    pub faults: Vec<LineFault>,
+    /// Whether a torn last line was dropped (not a fault).
+    pub torn: bool,
+}
+
+/// Checks every line of a journal and lists every fault, instead of stopping
+/// at the first as [`read`] does. Fails only when there is no header to check
+/// the records against.
+pub fn verify(path: &Path) -> Result<Verified, JournalError> {
+    let scanned = scan(path, &read_bytes(path)?, Moves::Drop)?;
+    let mut verified = Verified {
+        header: scanned.header,
+        good: 0,
+        faults: scanned.header_fault.into_iter().collect(),
+        torn: false,
+    };
+    for entry in scanned.entries {
+        match entry.record {
+            None => {}
+            Some(Ok(_)) => verified.good += 1,
+            Some(Err(Fault::NotARecord(_))) if !entry.terminated => verified.torn = true,
+            Some(Err(fault)) => verified.faults.push(LineFault {
+                line: entry.number,
+                fault,
+            }),
+        }
+    }
+    Ok(verified)
 }
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
@@ -138,7 +197,149 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
     })
 }
 
-/// A [`GameRecord`] as read without its moves; unknown keys, `moves` among them, are skipped.
+/// Reads the journal at `path`, stopping at its first fault.
+fn read_checked(path: &Path, moves: Moves) -> Result<Contents, JournalError> {
+    let scanned = scan(path, &read_bytes(path)?, moves)?;
+    let fault = |line, source| JournalError::Fault {
+        path: path.to_owned(),
+        line,
+        source,
+    };
+    if let Some(header_fault) = scanned.header_fault {
+        return Err(fault(header_fault.line, header_fault.fault));
+    }
+    let mut contents = Contents {
+        header: scanned.header,
+        records: Vec::with_capacity(scanned.entries.len()),
+        valid_len: scanned.header_end as u64,
+        torn: false,
+        unterminated: false,
+    };
+    for entry in scanned.entries {
+        match entry.record {
+            Some(Ok(record)) => contents.records.push(record),
+            Some(Err(Fault::NotARecord(_))) if !entry.terminated => {
+                contents.torn = true;
+                continue;
+            }
+            Some(Err(source)) => return Err(fault(entry.number, source)),
+            None => {}
+        }
+        contents.valid_len = entry.end as u64;
+        contents.unterminated = !entry.terminated;
+    }
+    Ok(contents)
+}
+
+/// A journal's lines, each read and checked.
+struct Scanned {
+    header: Header,
+    /// The offset just past the header's line.
+    header_end: usize,
+    /// A hash that is not the header's tournament's.
+    header_fault: Option<LineFault>,
+    /// Every line after the header, in file order.
+    entries: Vec<Entry>,
+}
+
+/// One line after the header.
+struct Entry {
+    number: usize,
+    terminated: bool,
+    /// The offset just past the line (and its newline).
+    end: usize,
+    /// The checked record (without its moves if so asked); `None` for a blank line.
+    record: Option<Result<GameRecord, Fault>>,
+}
+
+/// The least bytes worth a thread of their own when reading a journal.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// Reads and checks the journal `bytes` (of `path`, named in errors). Reading
+/// and replaying the records is nearly all of the time, so the lines are cut
+/// into a piece per processor, each read and checked on a thread of its own;
+/// the one check that needs the order (a game recorded twice) follows, in
+/// file order.
+fn scan(path: &Path, bytes: &[u8], moves: Moves) -> Result<Scanned, JournalError> {
+    let (header, header_end) = read_header(path, bytes)?;
+    let header_fault = (header.hash != tournament_hash(&header.tournament)).then(|| LineFault {
+        line: 1,
+        fault: Fault::HeaderEdited {
+            hash: header.hash.clone(),
+        },
+    });
+    let mut audit = Audit::new(&header.tournament);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let pieces = pieces(
+        bytes,
+        header_end,
+        threads.min((bytes.len() - header_end) / PIECE_BYTES).max(1),
+    );
+    let shared = &audit;
+    let read: Vec<Vec<Entry>> = std::thread::scope(|scope| {
+        let readers: Vec<_> = pieces
+            .iter()
+            .map(|&(start, end)| scope.spawn(move || read_piece(&bytes[..end], start, shared, moves)))
+            .collect();
+        readers
+            .into_iter()
+            .map(|reader| reader.join().expect("reading a journal does not panic"))
+            .collect()
+    });
+    let mut entries: Vec<Entry> = read.into_iter().flatten().collect();
+    for (index, entry) in entries.iter_mut().enumerate() {
+        entry.number = index + 2;
+        if let Some(Ok(record)) = &entry.record
+            && let Err(fault) = audit.check_first(entry.number, &record.id)
+        {
+            entry.record = Some(Err(fault));
+        }
+    }
+    Ok(Scanned {
+        header,
+        header_end,
+        header_fault,
+        entries,
+    })
+}
+
+/// The header of the journal `bytes` (of `path`, named in errors), and the offset just past its line.
+fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), JournalError> {
+    let mut lines = Lines { bytes, offset: 0 };
+    let header_line = lines
+        .next()
+        .filter(|line| line.terminated)
+        .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
+    let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
+        path: path.to_owned(),
+        source,
+    })?;
+    if header.journal != FORMAT {
+        return Err(JournalError::Format {
+            path: path.to_owned(),
+            found: header.journal,
+        });
+    }
+    Ok((header, lines.offset))
+}
+
+/// `count` pieces of `bytes[start..]` of about equal length, each a run of whole lines.
+fn pieces(bytes: &[u8], start: usize, count: usize) -> Vec<(usize, usize)> {
+    let mut pieces = Vec::with_capacity(count);
+    let mut begin = start;
+    for index in 1..=count {
+        let target = (start + (bytes.len() - start) * index / count).max(begin);
+        let end = match bytes[target..].iter().position(|&b| b == b'\n') {
+            Some(newline) if index < count => target + newline + 1,
+            _ => bytes.len(),
+        };
+        pieces.push((begin, end));
+        begin = end;
+    }
+    pieces
+}
+
+/// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.
 #[derive(Deserialize)]
 struct WithoutMoves {
     id: String,
@@ -156,6 +357,7 @@ struct WithoutMoves {
     white: String,
     black: String,
     blocks: Vec<pahtum::Cell>,
+    moves: Vec<BareMove>,
     swap: Option<bool>,
     score: pahtum::Score,
     result: pahtum::Outcome,
@@ -164,9 +366,11 @@ struct WithoutMoves {
     ended_unix_ms: u64,
 }
 
-impl From<WithoutMoves> for GameRecord {
-    fn from(r: WithoutMoves) -> GameRecord {
-        GameRecord {
+impl WithoutMoves {
+    /// The record without its moves, and its bare moves.
+    fn split(self) -> (GameRecord, Vec<BareMove>) {
+        let r = self;
+        let record = GameRecord {
             id: r.id,
             layout: r.layout,
             seed: r.seed,
@@ -186,57 +390,50 @@ impl From<WithoutMoves> for GameRecord {
             termination: r.termination,
             started_unix_ms: r.started_unix_ms,
             ended_unix_ms: r.ended_unix_ms,
+        };
+        (record, r.moves)
+    }
+}
+
+/// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it.
+fn read_record(text: &[u8], audit: &Audit, moves: Moves) -> Result<GameRecord, Fault> {
+    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+        match std::str::from_utf8(text) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(text),
+        }
+        .map_err(Fault::NotARecord)
+    }
+    match moves {
+        Moves::Keep => {
+            let record: GameRecord = parse(text)?;
+            audit.check(&record, record.moves.iter().map(MoveRecord::bare))?;
+            Ok(record)
+        }
+        Moves::Drop => {
+            let (record, moves) = parse::<WithoutMoves>(text)?.split();
+            audit.check(&record, moves)?;
+            Ok(record)
         }
     }
 }
 
-/// Parses the bytes of the journal at `path` (named in errors), each record as an `R`.
-fn parse<R>(path: &Path, bytes: &[u8]) -> Result<Contents, JournalError>
-where
-    R: DeserializeOwned + Into<GameRecord>,
-{
-    let mut lines = Lines { bytes, offset: 0 };
-    let header_line = lines
-        .next()
-        .filter(|line| line.terminated)
-        .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
-    let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
-        path: path.to_owned(),
-        source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
+/// The lines of `bytes` from `start`, each read and checked alone (numbered later).
+fn read_piece(bytes: &[u8], start: usize, audit: &Audit, moves: Moves) -> Vec<Entry> {
+    let mut lines = Lines { bytes, offset: start };
+    let mut entries = Vec::new();
+    while let Some(line) = lines.next() {
+        let blank = line.text.iter().all(u8::is_ascii_whitespace);
+        let record = (!blank).then(|| read_record(line.text, audit, moves));
+        entries.push(Entry {
+            number: 0,
+            terminated: line.terminated,
+            end: lines.offset,
+            record,
         });
     }
-    let mut contents = Contents {
-        header,
-        records: Vec::new(),
-        valid_len: lines.offset as u64,
-        torn: false,
-        unterminated: false,
-    };
-    let mut number = 1;
-    while let Some(line) = lines.next() {
-        number += 1;
-        match serde_json::from_slice::<R>(line.text) {
-            Ok(record) => {
-                contents.records.push(record.into());
-                contents.valid_len = lines.offset as u64;
-                contents.unterminated = !line.terminated;
-            }
-            Err(_) if !line.terminated => contents.torn = true,
-            Err(source) => {
-                return Err(JournalError::BadRecord {
-                    path: path.to_owned(),
-                    line: number,
-                    source,
-                });
-            }
-        }
-    }
-    Ok(contents)
+    entries
 }
 
 /// Lines of a byte buffer, each with whether it ended with a newline.
@@ -391,15 +588,16 @@ pub fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{record, tournament};
+    use crate::testing::{played, tournament};
+
+    /// The ids of the test tournament's games, in schedule order.
+    const GAMES: [&str; 6] = ["000-00-a", "000-00-b", "001-00-a", "001-00-b", "002-00-a", "002-00-b"];
 
     fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         let mut journal = Journal::create(&path, &tournament()).unwrap();
-        let records: Vec<GameRecord> = (0..records)
-            .map(|i| record(&format!("000-{i:02}-a"), "a", "b"))
-            .collect();
+        let records: Vec<GameRecord> = GAMES[..records].iter().map(|id| played(id)).collect();
         for r in &records {
             journal.append(r).unwrap();
         }
@@ -422,21 +620,17 @@ mod tests {
     #[test]
     fn results_are_the_records_without_their_moves() {
         let (_dir, path, records) = journal_with(2);
-        let mut with_moves = records.clone();
-        with_moves[0].moves.push(pahtum_record::MoveRecord {
-            kind: pahtum_record::MoveKind::Stone,
-            seat: None,
-            color: pahtum::Color::White,
-            cell: "d4".parse().unwrap(),
-            timing: Default::default(),
-        });
-        std::fs::remove_file(&path).unwrap();
-        let mut journal = Journal::create(&path, &tournament()).unwrap();
-        for r in &with_moves {
-            journal.append(r).unwrap();
-        }
-        assert_eq!(read(&path).unwrap().records, with_moves);
-        assert_eq!(read_results(&path).unwrap().records, records);
+        assert!(records.iter().all(|r| !r.moves.is_empty() && r.swap_move.is_some()));
+        let without_moves: Vec<GameRecord> = records
+            .iter()
+            .map(|r| GameRecord {
+                moves: Vec::new(),
+                swap_move: None,
+                ..r.clone()
+            })
+            .collect();
+        assert_eq!(read(&path).unwrap().records, records);
+        assert_eq!(read_results(&path).unwrap().records, without_moves);
     }
 
     #[test]
@@ -454,7 +648,7 @@ mod tests {
 
         let (mut journal, _) = Journal::open(&path).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), full_len);
-        let extra = record("000-09-a", "a", "b");
+        let extra = played(GAMES[5]);
         journal.append(&extra).unwrap();
         let contents = read(&path).unwrap();
         assert_eq!(contents.records.len(), 3);
@@ -469,7 +663,7 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
         let (mut journal, contents) = Journal::open(&path).unwrap();
         assert_eq!(contents.records, records);
-        journal.append(&record("000-09-a", "a", "b")).unwrap();
+        journal.append(&played(GAMES[5])).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 3);
     }
 
@@ -500,6 +694,91 @@ mod tests {
     }
 
     #[test]
+    fn pieces_are_runs_of_whole_lines_that_cover_the_body() {
+        let bytes = b"header\nline one\n\nline three is longer\nfour\nfive, torn";
+        let start = 7;
+        for count in 1..=8 {
+            let pieces = pieces(bytes, start, count);
+            assert_eq!(pieces.len(), count);
+            assert_eq!(pieces[0].0, start);
+            assert_eq!(pieces[count - 1].1, bytes.len());
+            for (piece, next) in pieces.iter().zip(&pieces[1..]) {
+                assert_eq!(piece.1, next.0, "{pieces:?}");
+                assert!(piece.0 <= piece.1, "{pieces:?}");
+                let ends_a_line = piece.1 == bytes.len() || bytes[piece.1 - 1] == b'\n';
+                assert!(piece.1 == piece.0 || ends_a_line, "{count}: {pieces:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_and_every_fault_is_listed() {
+        let (_dir, path, records) = journal_with(3);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "");
+        lines.insert(3, " \t ");
+        std::fs::write(&path, lines.join("\n") + "\n\n").unwrap();
+        assert_eq!(read(&path).unwrap().records, records);
+
+        let second = lines[4].to_owned();
+        lines.insert(4, "not json");
+        lines.push(&second);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let error = read(&path).unwrap_err();
+        assert!(matches!(error, JournalError::Fault { line: 5, .. }), "{error}");
+        let verified = verify(&path).unwrap();
+        let faults: Vec<(usize, String)> = verified
+            .faults
+            .iter()
+            .map(|fault| (fault.line, fault.fault.to_string()))
+            .collect();
+        assert_eq!(
+            faults,
+            [
+                (5, "not a game record".to_owned()),
+                (8, "game \"000-00-b\" was already recorded on line 6".to_owned())
+            ]
+        );
+        assert_eq!(verified.good, 3);
+    }
+
+    /// A journal of more than a piece: its lines keep their numbers, and a
+    /// game recorded in two pieces is seen twice (when the machine has two
+    /// processors or more, so that the journal is read in pieces).
+    #[test]
+    fn a_journal_read_in_pieces_keeps_its_line_numbers() {
+        let (_dir, path, records) = journal_with(2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let blanks = 2 * PIECE_BYTES / 128 + 1;
+        let blank = " ".repeat(127);
+        let mut long: Vec<&str> = vec![lines[0], lines[1]];
+        long.extend(std::iter::repeat_n(blank.as_str(), blanks));
+        long.extend([lines[2], "not json", lines[1]]);
+        std::fs::write(&path, long.join("\n") + "\n").unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() as usize > 2 * PIECE_BYTES);
+        let faults: Vec<(usize, String)> = verify(&path)
+            .unwrap()
+            .faults
+            .iter()
+            .map(|fault| (fault.line, fault.fault.to_string()))
+            .collect();
+        let after = blanks + 3;
+        assert_eq!(
+            faults,
+            [
+                (after + 1, "not a game record".to_owned()),
+                (after + 2, "game \"000-00-a\" was already recorded on line 2".to_owned())
+            ]
+        );
+        let mut sound = long;
+        sound.truncate(sound.len() - 2);
+        std::fs::write(&path, sound.join("\n") + "\n").unwrap();
+        assert_eq!(read(&path).unwrap().records, records);
+    }
+
+    #[test]
     fn a_missing_or_foreign_header_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
@@ -520,6 +799,28 @@ mod tests {
             ..t.clone()
         };
         assert_ne!(tournament_hash(&other), tournament_hash(&t));
+    }
+
+    /// The hash is part of the journal format: a journal written by an older
+    /// arena must keep its hash, or it could not be resumed. These are the
+    /// hashes of the test tournament as written before this test existed,
+    /// without and with the keys that are left out when unused.
+    #[test]
+    fn the_hash_of_a_tournament_is_pinned() {
+        let t = tournament();
+        assert_eq!(
+            tournament_hash(&t),
+            "sha256:c9beddc68838a536c8560570a5389a197bfcfdc1042826830c29802ff7ef6c8d"
+        );
+        let mut used = Tournament {
+            pause_idle: true,
+            ..t.clone()
+        };
+        used.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        assert_eq!(
+            tournament_hash(&used),
+            "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b"
+        );
     }
 
     /// Journals written before fair mode and per-bot time existed must resume:

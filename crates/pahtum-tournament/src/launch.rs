@@ -141,16 +141,11 @@ pub fn check_programs(file: &TournamentFile, launcher: &Launcher, builtins: &[&s
         let program = &words[0];
         if program.contains('/') {
             let path = dir.join(program);
-            if !is_executable(&path) {
+            if let Some((problem, fix)) = unrunnable(&path) {
                 return Err(file.invalid(
                     format!("{key}.command"),
-                    format!(
-                        "bot {}: the program {} does not exist or is not executable",
-                        bot.name,
-                        path.display()
-                    ),
-                    "a program with a '/' is relative to the bot's working directory (`dir`, \
-                     by default the tournament file's folder); check the path and its execute permission",
+                    format!("bot {}: the program {} {problem}", bot.name, path.display()),
+                    fix,
                 ));
             }
         } else if find_on_path(program).is_none() {
@@ -162,6 +157,22 @@ pub fn check_programs(file: &TournamentFile, launcher: &Launcher, builtins: &[&s
         }
     }
     Ok(())
+}
+
+/// Why the program at `path` cannot be run, and the fix; `None` if it can.
+fn unrunnable(path: &Path) -> Option<(&'static str, &'static str)> {
+    const RELATIVE: &str = "a program with a '/' is relative to the bot's working directory (`dir`, \
+                            by default the tournament file's folder); check the path";
+    match path.metadata() {
+        Err(_) => Some(("does not exist", RELATIVE)),
+        Ok(meta) if !meta.is_file() => Some(("is not a file", RELATIVE)),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => Some((
+            "is not executable",
+            "give it the execute permission (chmod +x), or name its interpreter in the command, \
+             e.g. \"python3 bot.py\"",
+        )),
+        Ok(_) => None,
+    }
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -260,9 +271,18 @@ mod tests {
         );
         let error = check(&format!("{TWO}command = \"./missing\"\n")).unwrap_err();
         assert!(
-            error.contains("key `bots[1].command`") && error.contains("does not exist"),
+            error.contains("key `bots[1].command`") && error.ends_with("missing does not exist; a program with a '/' is relative to the bot's working directory (`dir`, by default the tournament file's folder); check the path"),
             "{error}"
         );
+        std::fs::write(dir.path().join("bot.py"), "print()").unwrap();
+        let error = check(&format!("{TWO}command = \"./bot.py\"\n")).unwrap_err();
+        assert!(
+            error.contains("bot.py is not executable; give it the execute permission (chmod +x)"),
+            "{error}"
+        );
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        let error = check(&format!("{TWO}command = \"./folder\"\n")).unwrap_err();
+        assert!(error.contains("folder is not a file"), "{error}");
         let error = check(&format!("{}command = \"sh\"\n", TWO.replace("heuristic", "herustic"))).unwrap_err();
         assert!(
             error

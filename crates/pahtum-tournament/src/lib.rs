@@ -4,11 +4,13 @@
 //! ([`schedule`]); the [`runner`] plays the missing ones with bot processes
 //! from a [`pool`] and appends each record to an append-only [`journal`], the
 //! only source of truth: [`resume`], [`standings`], [`strength`] and
-//! [`report`] are derived from it. The runner reports what happens as
-//! [`events`]. Presenting all this (tables, files, the HTML report, the
-//! progress display) is the `pahtum-report` crate's work, which depends on this
-//! one and never the reverse.
+//! [`report`] are derived from it, and every record read from it is checked
+//! first ([`audit`]). The runner reports what happens as [`events`].
+//! Presenting all this (tables, files, the HTML report, the progress display)
+//! is the `pahtum-report` crate's work, which depends on this one and never
+//! the reverse.
 
+pub mod audit;
 pub mod config;
 pub mod events;
 pub mod journal;

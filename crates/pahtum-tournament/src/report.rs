@@ -55,14 +55,14 @@ fn results_of(
 mod tests {
     use super::*;
     use crate::journal::Journal;
-    use crate::testing::{record, tournament};
+    use crate::testing::{played, tournament};
 
     #[test]
     fn standings_come_from_the_journal() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         let mut journal = Journal::create(&path, &tournament()).unwrap();
-        journal.append(&record("000-00-a", "a", "b")).unwrap();
+        journal.append(&played("000-00-a")).unwrap();
         let standings = standings_of_journal(&path, None).unwrap();
         assert_eq!(standings.games, 1);
         assert_eq!(standings.bots.len(), 3, "every bot of the header is listed");

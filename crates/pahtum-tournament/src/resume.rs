@@ -110,6 +110,19 @@ pub fn open(out: &Path, tournament: &Tournament, existing: Existing) -> Result<O
     })
 }
 
+/// What [`open`] would find in `out` for `tournament`, without creating,
+/// locking or changing anything (for a dry run): `None` when there is no
+/// journal yet, else the plan of resuming it, or why it cannot be resumed.
+pub fn preview(out: &Path, tournament: &Tournament) -> Result<Option<Plan>, ResumeError> {
+    let path = out.join(JOURNAL);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let contents = journal::read(&path)?;
+    check_unchanged(&contents.header, tournament, &path)?;
+    plan(tournament, contents.records, &path).map(Some)
+}
+
 /// The plan for `records` of `tournament`, checking that each is a distinct game of its schedule.
 pub fn plan(tournament: &Tournament, records: Vec<GameRecord>, path: &Path) -> Result<Plan, ResumeError> {
     let schedule = schedule(tournament);
@@ -227,7 +240,7 @@ fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
 mod tests {
     use super::*;
     use crate::config::Format;
-    use crate::testing::{record, tournament};
+    use crate::testing::{played, record, tournament};
 
     #[test]
     fn a_new_folder_plans_every_game_and_a_resume_only_the_missing_ones() {
@@ -238,10 +251,7 @@ mod tests {
         let total = opened.plan.schedule.len();
         assert_eq!(opened.plan.pending.len(), total);
         let first = &opened.plan.pending[0];
-        opened
-            .journal
-            .append(&record(&first.id, &first.first, &first.second))
-            .unwrap();
+        opened.journal.append(&played(&first.id)).unwrap();
         drop(opened);
 
         let opened = open(&out, &t, Existing::Resume).unwrap();
@@ -283,6 +293,22 @@ mod tests {
             journal::read(&dir.path().join(JOURNAL)).unwrap().header.tournament,
             changed
         );
+    }
+
+    #[test]
+    fn a_preview_says_what_a_resume_would_do_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        assert!(preview(dir.path(), &t).unwrap().is_none(), "no journal yet");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was created");
+        let mut opened = open(dir.path(), &t, Existing::Resume).unwrap();
+        opened.journal.append(&played("000-00-a")).unwrap();
+        let plan = preview(dir.path(), &t).unwrap().expect("a journal to resume");
+        assert_eq!((plan.done.len(), plan.pending.len()), (1, plan.schedule.len() - 1));
+        let changed = Tournament { seed: 99, ..t.clone() };
+        let error = preview(dir.path(), &changed).unwrap_err().to_string();
+        assert!(error.contains("seed: 3 -> 99") && error.contains("--fresh"), "{error}");
+        drop(opened);
     }
 
     #[test]

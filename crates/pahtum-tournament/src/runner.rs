@@ -347,7 +347,7 @@ mod tests {
     }
 
     impl Executor for Scripted {
-        fn play(self: Arc<Self>, game: ScheduledGame, _spec: GameSpec) -> impl Future<Output = Played> + Send {
+        fn play(self: Arc<Self>, game: ScheduledGame, spec: GameSpec) -> impl Future<Output = Played> + Send {
             // Made before the future is first polled: a game aborted before it ran counts too.
             let mut unfinished = Unfinished(Some(Arc::clone(&self.cancelled)));
             async move {
@@ -356,7 +356,7 @@ mod tests {
                 }
                 unfinished.finished();
                 Played {
-                    record: won_by(&game, self.winner),
+                    record: won_by(&game, &spec, self.winner),
                     restarted: Vec::new(),
                     replayed: Vec::new(),
                 }

@@ -113,6 +113,7 @@ impl Observer for SprtGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::game_spec;
     use crate::schedule::schedule;
     use crate::testing::{head_to_head, won_by};
 
@@ -120,8 +121,12 @@ mod tests {
         schedule(&head_to_head(40))
     }
 
+    fn won(game: &ScheduledGame, winner: &str) -> GameRecord {
+        won_by(game, &game_spec(game, &head_to_head(40)), winner)
+    }
+
     fn a_wins(game: &ScheduledGame) -> GameRecord {
-        won_by(game, "a")
+        won(game, "a")
     }
 
     fn test() -> Option<Sprt> {
@@ -179,7 +184,7 @@ mod tests {
         let (running, partner, next) = (&games[n], &games[n + 1], &games[n + 2]);
         assert!(gate.may_start(partner) && !gate.allows(next));
         for game in [running, partner] {
-            assert!(!gate.count(&won_by(game, "b")));
+            assert!(!gate.count(&won(game, "b")));
         }
         assert!(!gate.allows(next), "the decision stands");
     }

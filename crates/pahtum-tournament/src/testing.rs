@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use pahtum::{Bitboard, Cell, Color, Outcome, Score, Seat};
+use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
 use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
-use pahtum_record::{Forfeit, GameRecord, MoveRecord, Players, Termination, Timing};
+use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
+use pahtum_referee::GameSpec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -79,10 +80,33 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
     }
 }
 
-/// The record of `game` won by `winner` (one of its bots) 10 to 3, whatever its seat.
-pub fn won_by(game: &ScheduledGame, winner: &str) -> GameRecord {
-    let won = record(&game.id, &game.first, &game.second);
-    if game.first == winner { won } else { scored(won, 3, 10) }
+/// The record of `game`, played by `spec`, won by `winner` (one of its bots): its opponent ran out of time
+/// before its first move, so that the record passes the journal's audit.
+pub fn won_by(game: &ScheduledGame, spec: &GameSpec, winner: &str) -> GameRecord {
+    let players = Players {
+        first: game.first.clone(),
+        second: game.second.clone(),
+    };
+    let board = spec.initial_game();
+    let loser = if game.first == winner {
+        Seat::Second
+    } else {
+        Seat::First
+    };
+    let termination = Termination {
+        reason: Reason::Timeout,
+        forfeit: Some(Forfeit {
+            bot: players.of(loser).to_owned(),
+            seat: loser,
+            color: board.color_of(loser),
+            detail: "test".to_owned(),
+            line: None,
+            stderr_tail: Vec::new(),
+            overloaded: false,
+        }),
+        also: None,
+    };
+    spec.record(players, &board, Vec::new(), None, termination, 0)
 }
 
 /// `record` with the given score, the result following it.
@@ -215,4 +239,42 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
 /// Milliseconds at the referee's resolution, a microsecond.
 fn microseconds(ms: f64) -> f64 {
     (ms * 1e3).round() / 1e3
+}
+
+/// Game `id` of [`tournament`]'s schedule as the runner would record it, played to the end by two bots
+/// that take the first free cell and keep the colours: a record that passes the journal's audit.
+pub fn played(id: &str) -> GameRecord {
+    let tournament = tournament();
+    let game = schedule(&tournament)
+        .into_iter()
+        .find(|game| game.id == id)
+        .unwrap_or_else(|| panic!("{id} is not a game of the test tournament"));
+    let spec = game_spec(&game, &tournament);
+    let mut board = spec.initial_game();
+    let mut moves = Vec::new();
+    while let (Some(seat), Some(color)) = (board.seat_to_act(), board.color_to_act()) {
+        let action = match board.legal_moves()[0] {
+            Action::Pie(_) => Action::Pie(false),
+            action => action,
+        };
+        board.play(action).expect("a legal move");
+        let (kind, cell) = match action {
+            Action::Block(cell) => (MoveKind::Block, cell),
+            Action::Stone(cell) => (MoveKind::Stone, cell),
+            Action::Pie(_) => continue,
+        };
+        moves.push(MoveRecord {
+            kind,
+            seat: Some(seat),
+            color,
+            cell,
+            timing: Timing::default(),
+        });
+    }
+    let players = Players {
+        first: game.first,
+        second: game.second,
+    };
+    let swap_move = board.swapped().map(|_| Timing::default());
+    spec.record(players, &board, moves, swap_move, Termination::normal(), 0)
 }

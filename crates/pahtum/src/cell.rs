@@ -119,11 +119,24 @@ impl serde::Serialize for Cell {
     }
 }
 
+/// Read from the text without copying it (a `Cow<str>` would allocate a
+/// `String` for every cell): a journal holds millions of cells.
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Cell {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
+        struct CellText;
+        impl serde::de::Visitor<'_> for CellText {
+            type Value = Cell;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a cell such as \"d4\"")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Cell, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(CellText)
     }
 }
 

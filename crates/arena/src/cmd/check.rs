@@ -4,19 +4,28 @@
 //! `first-free` bot through every situation the protocol has: both seats,
 //! the pie decision from both sides, block placement by both colours, boards
 //! with one free pair of cells left, and a Fischer clock. Each check prints
-//! `ok` or `FAIL` with what went wrong in plain words (the referee's
-//! failures carry the fix), the offending line and the bot's stderr tail. A
+//! `ok` with what happened (the colour the bot held after the pie decision,
+//! whose points are whose, who won) or `FAIL` with what went wrong in plain
+//! words (the referee's failures carry the fix), the offending line and the
+//! bot's stderr tail, all escaped ([`super::forfeit`]). A failure that
+//! repeats in several games is shown once, with the games it happened in. A
 //! failed bot is started again for the next check, so that one bug does not
-//! hide the others.
+//! hide the others. The check ends with the bot's answer times (median and
+//! maximum), so that its author knows which time controls are safe.
+//!
+//! Exit codes: 0 the bot conforms; 2 it does not (a failed greeting
+//! included); 1 the bot could not be started at all (no such program, not
+//! executable), or the check itself failed.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use pahtum::Seat;
-use pahtum_protocol::Reason;
-use pahtum_record::GameRecord;
-use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, fischer, move_time, play_game};
+use pahtum_protocol::untrusted::escape;
+use pahtum_record::{GameRecord, MoveKind};
+use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, StartError, fischer, move_time, play_game};
 
+use super::forfeit::Evidence;
 use crate::duration::parse_duration;
 use crate::output::outln;
 
@@ -49,11 +58,14 @@ struct Scenario {
     spec: GameSpec,
 }
 
+/// The built-in bot the checked bot plays against.
+const OPPONENT: &str = "first-free";
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::require_sandbox(args.sandbox.sandbox)?;
     let bot = args.sandbox.apply(crate::builtin::spec("bot", &args.command)?);
-    let opponent = crate::builtin::spec("first-free", "first-free")?;
-    outln!("arena check: {}", args.command);
+    let opponent = crate::builtin::spec(OPPONENT, OPPONENT)?;
+    outln!("arena check: {}", escape(&args.command));
     if let Some(sandbox) = &bot.sandbox {
         outln!(
             "In the sandbox: no network; it reads only the system and its own folder; /tmp of {} MiB; {} MiB of \
@@ -131,30 +143,36 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
     let limits = Limits::default();
     let mut bot = match Bot::start(spec, &limits, None).await {
         Ok(bot) => bot,
-        Err(error) => {
-            fail("greeting", &super::explain(error).to_string());
+        Err(error @ StartError::Handshake { .. }) => {
+            fail("greeting", &super::forfeit::start_error(&error, ""));
             if spec.sandbox.is_some() {
                 outln!("{SANDBOX_HINT}");
             }
             return Ok(1);
         }
+        Err(error) => return Err(super::explain(error)),
     };
     let identity = bot.identity();
     ok(&format!(
-        "greeting: {:?} {}, protocol {}",
-        identity.name,
-        identity.version.as_deref().unwrap_or("(no version)"),
+        "greeting: \"{}\" {}, protocol {}",
+        escape(&identity.name),
+        identity.version.as_deref().map_or("(no version)".into(), escape),
         pahtum_protocol::PROTOCOL_VERSION
     ));
     let mut failures = 0;
     match bot.ping().await {
-        Ok(round_trip) => ok(&format!("ping answered in {:.1} ms", round_trip.as_secs_f64() * 1000.0)),
+        Ok(round_trip) => ok(&format!(
+            "ping answered in {}",
+            millis(round_trip.as_secs_f64() * 1000.0)
+        )),
         Err(failure) => {
             failures += 1;
-            fail("ping", &failure.to_string());
+            fail("ping", &Evidence::of_failure(&failure, &[]).render(""));
         }
     }
     let mut opponent = Bot::start(opponent, &limits, None).await.map_err(super::explain)?;
+    let mut verdicts = Vec::with_capacity(scenarios.len());
+    let mut times = Vec::new();
     for scenario in scenarios {
         if !bot.is_reusable() {
             bot.shutdown().await;
@@ -164,13 +182,8 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
             Seat::First => play_game(&scenario.spec, &mut bot, &mut opponent, &mut |_| {}).await,
             Seat::Second => play_game(&scenario.spec, &mut opponent, &mut bot, &mut |_| {}).await,
         };
-        match verdict(&record, scenario.seat) {
-            Ok(summary) => ok(&format!("{}: {summary}", scenario.title)),
-            Err(problem) => {
-                failures += 1;
-                fail(scenario.title, &problem);
-            }
-        }
+        times.extend(answer_times(&record, scenario.seat));
+        verdicts.push(verdict(&record, scenario.seat));
         if !opponent.is_reusable() {
             anyhow::bail!(
                 "the built-in opponent failed in {}: {:?}",
@@ -181,7 +194,88 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
     }
     bot.shutdown().await;
     opponent.shutdown().await;
+    failures += report(scenarios, &verdicts);
+    report_times(&mut times);
     Ok(failures)
+}
+
+/// Prints the verdict of every game, each failure once (with the other games
+/// that failed the same way); returns the number of games that failed.
+fn report(scenarios: &[Scenario], verdicts: &[Result<String, String>]) -> usize {
+    let mut shown = vec![false; verdicts.len()];
+    for (index, (scenario, verdict)) in scenarios.iter().zip(verdicts).enumerate() {
+        match verdict {
+            Ok(summary) => ok(&format!("{}: {summary}", scenario.title)),
+            Err(_) if shown[index] => {}
+            Err(problem) => {
+                let same: Vec<usize> = (index + 1..verdicts.len())
+                    .filter(|&other| verdicts[other].as_ref().err().is_some_and(|p| same_failure(p, problem)))
+                    .collect();
+                let mut text = problem.clone();
+                if !same.is_empty() {
+                    let titles: Vec<&str> = same.iter().map(|&other| scenarios[other].title).collect();
+                    text += &format!(
+                        "\nthe same failure in {} more game(s): {}",
+                        same.len(),
+                        titles.join("; ")
+                    );
+                }
+                same.iter().for_each(|&other| shown[other] = true);
+                fail(scenario.title, &text);
+            }
+        }
+    }
+    verdicts.iter().filter(|verdict| verdict.is_err()).count()
+}
+
+/// Whether two problems are one failure: the same words but for the numbers
+/// (request ids, times).
+fn same_failure(a: &str, b: &str) -> bool {
+    fn words(text: &str) -> impl Iterator<Item = &str> {
+        text.split(|c: char| c.is_ascii_digit()).filter(|part| !part.is_empty())
+    }
+    words(a).eq(words(b))
+}
+
+/// The bot's answer times: the median and the maximum.
+fn report_times(times: &mut [f64]) {
+    if times.is_empty() {
+        return;
+    }
+    times.sort_by(f64::total_cmp);
+    outln!(
+        "Answer times of the bot: median {}, maximum {} ({} answers); \
+         a time control should allow well over the maximum",
+        millis(times[times.len() / 2]),
+        millis(times[times.len() - 1]),
+        times.len()
+    );
+}
+
+fn millis(ms: f64) -> String {
+    format!("{ms:.1} ms")
+}
+
+/// The wall times (ms) of the answers of the bot in `seat`: its blocks, its
+/// stones and its pie decision.
+fn answer_times(record: &GameRecord, seat: Seat) -> impl Iterator<Item = f64> + '_ {
+    // Until the first stone has been answered the seats hold their starting
+    // colours; after it, the colours after any swap.
+    let first_stone = record.moves.iter().position(|m| m.kind == MoveKind::Stone);
+    let moves = record.moves.iter().enumerate().filter_map(move |(index, m)| {
+        let color = if first_stone.is_some_and(|first| index > first) {
+            record.color_of(seat)
+        } else {
+            seat.starting_color()
+        };
+        (m.color == color).then_some(m.timing.ms)
+    });
+    let pie = record
+        .swap_move
+        .as_ref()
+        .filter(|_| seat == Seat::Second)
+        .map(|timing| timing.ms);
+    moves.chain(pie)
 }
 
 /// What the bot did in one game: a summary, or the problem in words.
@@ -189,25 +283,33 @@ fn verdict(record: &GameRecord, seat: Seat) -> Result<String, String> {
     record
         .replay()
         .map_err(|e| format!("the referee's record does not replay ({e}); please report this"))?;
-    if let Some((reason, forfeit)) = record.termination.forfeits().find(|(_, forfeit)| forfeit.seat == seat) {
-        let mut problem = format!("{reason}: {}", forfeit.detail);
-        if let Some(line) = &forfeit.line {
-            problem += &format!("\nthe line: {line}");
-        }
-        for line in &forfeit.stderr_tail {
-            problem += &format!("\nstderr: {line}");
-        }
-        return Err(problem);
+    let mut forfeits = record.termination.forfeits();
+    if let Some((reason, forfeit)) = forfeits.find(|(_, forfeit)| forfeit.seat == seat) {
+        return Err(format!("{reason}: {}", Evidence::of_forfeit(forfeit).render("")));
     }
-    match (&record.termination.forfeit, record.termination.reason) {
-        (None, Reason::Normal) => Ok(format!(
-            "{} moves, {} to {}",
-            record.moves.len(),
-            record.score.white,
-            record.score.black
-        )),
-        (forfeit, reason) => Err(format!("the game ended unexpectedly ({reason}): {forfeit:?}")),
+    if let Some((reason, forfeit)) = record.termination.forfeits().next() {
+        return Err(format!(
+            "the game ended unexpectedly, by a {reason} of the opponent: {}",
+            Evidence::of_forfeit(forfeit).render("")
+        ));
     }
+    let color = record.color_of(seat);
+    let pie = match (record.swap, seat) {
+        (None, _) => String::new(),
+        (Some(swap), Seat::Second) => format!("the bot {} the colours, so ", if swap { "swapped" } else { "kept" }),
+        (Some(swap), Seat::First) => format!("{OPPONENT} {} the colours, so ", if swap { "swapped" } else { "kept" }),
+    };
+    let result = match record.points_of(seat) {
+        1.0 => "the bot won",
+        0.0 => "the bot lost",
+        _ => "a draw",
+    };
+    Ok(format!(
+        "{} moves against {OPPONENT}; {pie}the bot played {color}; the bot {} points, {OPPONENT} {}: {result}",
+        record.moves.len(),
+        record.score.of_color(color),
+        record.score.of_color(color.opponent()),
+    ))
 }
 
 fn ok(what: &str) {

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use pahtum::Color;
+use pahtum_protocol::untrusted::escape;
 use pahtum_record::GameRecord;
 use pahtum_referee::{Bot, GameSpec, Limits, play_game};
 
+use super::forfeit::Evidence;
 use crate::duration::TimeFlags;
 use crate::names::NamesFlag;
 use crate::output::{out, outln};
@@ -156,7 +158,10 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
     };
     text += &format!(
         "White {}: {} points\nBlack {}: {} points\n",
-        record.white, record.score.white, record.black, record.score.black
+        escape(&record.white),
+        record.score.white,
+        escape(&record.black),
+        record.score.black
     );
     if let Some(swap) = record.swap {
         text += if swap {
@@ -166,7 +171,7 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
         };
     }
     text += &match record.result.winner() {
-        Some(color) => format!("Result: {} ({color}) wins", name(color)),
+        Some(color) => format!("Result: {} ({color}) wins", escape(name(color))),
         None => "Result: a draw".to_owned(),
     };
     if record.termination.forfeit.is_none() {
@@ -174,13 +179,11 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
     }
     for (index, (reason, forfeit)) in record.termination.forfeits().enumerate() {
         let by = if index == 0 { "" } else { "and" };
-        text += &format!("{by} by {reason} of {}: {}\n", forfeit.bot, forfeit.detail);
-        if let Some(line) = &forfeit.line {
-            text += &format!("  the line: {line}\n");
-        }
-        for line in &forfeit.stderr_tail {
-            text += &format!("  stderr: {line}\n");
-        }
+        text += &format!(
+            "{by} by {reason} of {}: {}\n",
+            escape(&forfeit.bot),
+            Evidence::of_forfeit(forfeit).render("  ")
+        );
     }
     Ok(text)
 }

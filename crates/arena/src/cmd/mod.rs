@@ -4,6 +4,7 @@ pub mod bot;
 pub mod check;
 pub mod completions;
 mod flow;
+pub mod forfeit;
 pub mod game;
 pub mod man;
 pub mod match_cmd;
@@ -12,6 +13,7 @@ pub mod report;
 pub mod run;
 pub mod show;
 pub mod standings;
+pub mod verify;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -110,15 +112,9 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// A bot that could not start, with the tail of its stderr.
-pub fn explain(error: pahtum_referee::StartError) -> anyhow::Error {
-    match &error {
-        pahtum_referee::StartError::Handshake { stderr_tail, .. } => {
-            let tail: String = stderr_tail.iter().map(|line| format!("\n  stderr: {line}")).collect();
-            anyhow::anyhow!("{error}{tail}")
-        }
-        _ => anyhow::Error::new(error),
-    }
+/// A bot that could not start, with the evidence (escaped: see [`forfeit`]).
+pub fn explain(error: StartError) -> anyhow::Error {
+    anyhow::anyhow!(forfeit::start_error(&error, "  "))
 }
 
 /// Plays the missing games of `plan` with bots from `pool` (for `arena run`
@@ -149,12 +145,7 @@ pub async fn play_games(
             let bot = match &error {
                 StartError::Log { bot, .. } | StartError::Spawn { bot, .. } | StartError::Handshake { bot, .. } => bot,
             };
-            message.push_str(&format!("\n  {}{}", locate(bot), chain(&error)));
-            if let StartError::Handshake { stderr_tail, .. } = &error {
-                for line in stderr_tail {
-                    message.push_str(&format!("\n    stderr: {line}"));
-                }
-            }
+            message.push_str(&format!("\n  {}{}", locate(bot), forfeit::start_error(&error, "    ")));
         }
         bail!(message)
     }

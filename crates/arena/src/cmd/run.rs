@@ -18,7 +18,7 @@ use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
-use pahtum_tournament::schedule;
+use pahtum_tournament::{resume, schedule};
 
 use super::flow;
 
@@ -127,6 +127,18 @@ fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
         file.settings.concurrency,
         file.settings.out.display()
     );
+    let journal = file.settings.out.join(resume::JOURNAL);
+    match resume::preview(&file.settings.out, &file.tournament)
+        .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
+    {
+        None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
+        Some(plan) => outln!(
+            "The journal {} can be resumed with this file: {} games done, {} to play.",
+            journal.display(),
+            plan.done.len(),
+            plan.pending.len()
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

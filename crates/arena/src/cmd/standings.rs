@@ -2,7 +2,10 @@
 //!
 //! The journal alone is enough: its header holds the tournament (so the
 //! schedule, to check the records against, and the bots, so that a bot
-//! without a game still shows); a torn last line is ignored. The standings
+//! without a game still shows); a torn last line and blank lines are
+//! ignored, and any other faulty line (a record that does not replay, or that
+//! the schedule does not have) is an error naming it: `arena verify` lists
+//! them all. The standings
 //! carry each bot's Elo (joint fit, 95% interval, LOS over the next row), the
 //! LOS matrix and the pair table; `--anchor NAME=ELO` fixes one bot's Elo.
 

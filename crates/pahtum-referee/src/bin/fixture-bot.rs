@@ -49,6 +49,10 @@
 //!   [`SLOW_THREADS`] threads burn CPU all the time (a genuinely slow bot,
 //!   with enough threads to get more than half a core on a busy machine).
 //! * `spin=MS`: not a bot: burns MS milliseconds of CPU and exits.
+//! * `hostile-text`, `hostile-hello`: write terminal attacks ([`HOSTILE`])
+//!   to stderr, into the `hello` name and version, and as the answer to the
+//!   first move (`hostile-text`) or as the greeting itself (`hostile-hello`);
+//!   see [`hostile`].
 //!
 //! The benchmark measures the referee with this bot, so the bot does as
 //! little as a bot can: it parses each request (only the fields it needs, into
@@ -78,6 +82,9 @@ fn main() {
     }
     if let Some(ms) = mode.strip_prefix("spin=") {
         return burn_cpu(ms);
+    }
+    if mode.starts_with("hostile-") {
+        return hostile(&mode);
     }
     match mode.as_str() {
         "silent" => return io::stdin().lock().lines().map_while(Result::ok).for_each(drop),
@@ -500,5 +507,40 @@ fn record_pid_of(pid: u32) {
 fn sleep_forever() -> ! {
     loop {
         std::thread::park();
+    }
+}
+
+/// Text that attacks a terminal printing it raw: it clears the screen, sets
+/// the window title, plants an OSC 8 link, returns the carriage to overwrite
+/// the line, reverses text with a bidi override, and uses a C1 control.
+const HOSTILE: &str =
+    "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\rgone\u{202e}desrever\u{9b}31m";
+
+/// The `hostile-*` bots: [`HOSTILE`] on stderr, in the greeting (as the
+/// name and version, or as the whole line) and as the answer to a move.
+fn hostile(mode: &str) {
+    eprintln!("{HOSTILE}");
+    let mut out = Out::new();
+    for line in io::stdin().lock().lines().map_while(Result::ok) {
+        let Ok(message) = serde_json::from_str::<Message>(&line) else {
+            continue;
+        };
+        match message.kind {
+            "hello" if mode == "hostile-hello" => out.send(format_args!("{HOSTILE}\n")),
+            "hello" => {
+                let text = serde_json::to_string(HOSTILE).expect("a string serializes");
+                out.send(format_args!(
+                    "{{\"type\":\"hello\",\"protocol\":{PROTOCOL_VERSION},\"name\":{text},\"version\":{text}}}\n"
+                ));
+            }
+            "new_game" => out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id)),
+            "ping" => out.send(format_args!("{{\"type\":\"pong\",\"id\":{}}}\n", message.id)),
+            "place_block" | "play_stone" | "pie_decision" => {
+                eprintln!("{HOSTILE}");
+                out.send(format_args!("{HOSTILE}\n"));
+            }
+            "quit" => return,
+            _ => {}
+        }
     }
 }

@@ -5,7 +5,7 @@ use pahtum_tournament::report::results_of_journal;
 use pahtum_tournament::testing::{forfeited, tournament};
 
 use super::*;
-use crate::fixtures::played;
+use crate::fixtures::{played, scheduled};
 
 const HOSTILE: &str = "</script><script>window.pwned=1</script><!-- <img src=x onerror=alert(1)> \u{2028}&amp;";
 
@@ -14,12 +14,12 @@ fn results() -> (tempfile::TempDir, JournalResults) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
     let mut journal = Journal::create(&path, &tournament()).unwrap();
-    let mut lost = forfeited(played("001-00-a", "a", "c"), Seat::Second, Reason::IllegalMove);
+    let mut lost = forfeited(scheduled("001-00-a", "a", "c"), Seat::Second, Reason::IllegalMove);
     let forfeit = lost.termination.forfeit.as_mut().unwrap();
     forfeit.line = Some(HOSTILE.to_owned());
     forfeit.stderr_tail = vec![HOSTILE.to_owned()];
     lost.moves[0].timing.info.as_mut().unwrap().comment = Some(HOSTILE.to_owned());
-    for record in [played("000-00-a", "a", "b"), lost, played("002-00-b", "c", "b")] {
+    for record in [scheduled("000-00-a", "a", "b"), lost, scheduled("002-00-b", "c", "b")] {
         journal.append(&record).unwrap();
     }
     let results = results_of_journal(&path, None).unwrap();
@@ -94,7 +94,8 @@ fn the_data_holds_every_game_by_id_with_its_replay() {
         data["replays"]["000-00-a"]["cells"].as_str().unwrap().len(),
         2 * record.moves.len()
     );
-    assert_eq!(data["replays"]["000-00-a"]["blocks"], "a1");
+    let blocks: String = record.blocks.iter().map(ToString::to_string).collect();
+    assert_eq!(data["replays"]["000-00-a"]["blocks"], blocks);
 }
 
 #[test]

@@ -22,6 +22,7 @@ use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Terminat
 use pahtum_referee::{Bot, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, move_time};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use super::forfeit::Evidence;
 use crate::duration::parse_duration;
 use input::Input;
 
@@ -285,13 +286,11 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
         None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
     }
     for (reason, forfeit) in termination.forfeits() {
-        crate::output::outln!("{} lost by {reason}: {}", escape(&forfeit.bot), escape(&forfeit.detail));
-        if let Some(line) = &forfeit.line {
-            crate::output::outln!("  the line: {}", escape(line));
-        }
-        for line in &forfeit.stderr_tail {
-            crate::output::outln!("  stderr: {}", escape(line));
-        }
+        crate::output::outln!(
+            "{} lost by {reason}: {}",
+            escape(&forfeit.bot),
+            Evidence::of_forfeit(forfeit).render("  ")
+        );
     }
     if bot.is_reusable() {
         bot.end_game(GameOver {

@@ -1,0 +1,104 @@
+//! What a bot wrote reaches the terminal escaped: the fixture bot's `hostile-*`
+//! modes put terminal attacks (screen clearing, a window title, an OSC 8 link,
+//! `\r`, a bidi override, a C1 control) in their `hello`, their stderr and
+//! their offending lines, and no output of `arena game`, `arena check`,
+//! `arena run` or `arena match` may hold one of those characters raw.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// The fixture bot of pahtum-referee, built beside `arena` (`cargo test --workspace` builds it).
+fn fixture_bot(mode: &str) -> String {
+    let path = PathBuf::from(ARENA).with_file_name("fixture-bot");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build -p pahtum-referee --bin fixture-bot`",
+        path.display()
+    );
+    format!("{} {mode}", path.display())
+}
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().unwrap()
+}
+
+/// Whether `c` would act on a terminal rather than show: a control other than
+/// the newline, or a bidi formatting character.
+fn acts_on_a_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Asserts that neither stream of `output` holds a raw attack, and that
+/// stdout and stderr together show `shown` (the bot's text, escaped) `times` times at least.
+fn assert_escaped(what: &str, output: &Output, times: usize) {
+    let text = String::from_utf8(output.stdout.clone()).unwrap() + &String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(
+        !text.chars().any(acts_on_a_terminal),
+        "{what}: raw control text in {text:?}"
+    );
+    let shown = "\\x1b[2J\\x1b]0;pwned\\x07";
+    assert!(
+        text.matches(shown).count() >= times,
+        "{what}: the bot's text is not shown escaped: {text}"
+    );
+    assert!(text.contains("\\rgone\\u{202e}desrever\\u{9b}31m"), "{what}: {text}");
+}
+
+#[test]
+fn a_game_shows_the_offending_line_and_the_stderr_escaped() {
+    let bot = fixture_bot("hostile-text");
+    let output = arena(&["game", "--white", &bot, "--black", "first-free", "--seed", "1"]);
+    assert!(output.status.success(), "{output:?}");
+    // The offending line and the stderr tail.
+    assert_escaped("arena game", &output, 2);
+}
+
+#[test]
+fn check_shows_the_hello_the_offending_line_and_the_stderr_escaped() {
+    let output = arena(&["check", &fixture_bot("hostile-text")]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    // The name and version of the greeting, then a line and a stderr tail.
+    assert_escaped("arena check", &output, 4);
+    let output = arena(&["check", &fixture_bot("hostile-hello")]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert_escaped("arena check of a bad greeting", &output, 2);
+}
+
+#[test]
+fn start_up_errors_of_run_and_match_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    let tournament = format!(
+        "name = \"t\"\n[[bots]]\nname = \"hostile\"\ncommand = \"{}\"\n[[bots]]\nname = \"first\"\nbuiltin = \"first-free\"\n",
+        fixture_bot("hostile-hello")
+    );
+    std::fs::write(&file, tournament).unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(ARENA)
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_escaped("arena run", &output, 2);
+
+    let output = Command::new(ARENA)
+        .args([
+            "match",
+            &fixture_bot("hostile-hello"),
+            "first-free",
+            "--games",
+            "2",
+            "--out",
+        ])
+        .arg(dir.path().join("match"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_escaped("arena match", &output, 2);
+}

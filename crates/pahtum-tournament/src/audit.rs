@@ -1,0 +1,181 @@
+//! The check of every journal record against the rules and the tournament of its header.
+//!
+//! A journal is a text file: anyone can edit it, and a record that lies (a
+//! move on an occupied cell, a result that contradicts the score, players
+//! swapped, blocks changed, a bot that is not in the tournament) would flow
+//! straight into the standings, the ratings and resume. So every reader
+//! checks every record as it reads it ([`crate::journal::read`]): an
+//! [`Audit`] holds the schedule of the header's tournament and, for each
+//! record, checks that
+//!
+//! * both players are bots of the tournament;
+//! * its id is a game of the schedule, recorded once;
+//! * its players (by seat), layout key, seed, rules, blocks (unless the
+//!   players placed them) and time controls are the ones the schedule gives
+//!   that game (the runner's [`game_spec`]);
+//! * it replays by the rules ([`GameRecord::replay_moves`]): legal moves by the
+//!   colour to act, the pie decision where the game reached it, the score the
+//!   board's and the result the one its end gives.
+//!
+//! A [`Fault`] says what is wrong in words; the journal adds the line number.
+
+use std::collections::{HashMap, HashSet};
+
+use pahtum::Bitboard;
+use pahtum_protocol::Placement;
+use pahtum_record::{BareMove, GameRecord, ReplayError};
+use pahtum_referee::GameSpec;
+use serde::Serialize;
+
+use crate::config::Tournament;
+use crate::runner::game_spec;
+use crate::schedule::{ScheduledGame, schedule};
+
+/// What is wrong with one line of a journal.
+#[derive(Debug, thiserror::Error)]
+pub enum Fault {
+    #[error("not a game record")]
+    NotARecord(#[source] serde_json::Error),
+    #[error("the header's hash {hash} is not the hash of its tournament: the header was edited")]
+    HeaderEdited { hash: String },
+    #[error("game {id:?} names the bot {bot:?}, which is not in the tournament (its bots: {})", bots.join(", "))]
+    UnknownBot { id: String, bot: String, bots: Vec<String> },
+    #[error("game {id:?} is not in the tournament's schedule")]
+    UnknownGame { id: String },
+    #[error("game {id:?} was already recorded on line {first_line}")]
+    Duplicate { id: String, first_line: usize },
+    #[error("game {id:?} has {what} {recorded} but the schedule gives it {scheduled}")]
+    NotAsScheduled {
+        id: String,
+        what: &'static str,
+        recorded: String,
+        scheduled: String,
+    },
+    /// The source says what the rules refuse.
+    #[error("game {id:?}")]
+    DoesNotReplay {
+        id: String,
+        #[source]
+        source: ReplayError,
+    },
+}
+
+/// The checker of one journal's records, in journal order.
+#[derive(Debug)]
+pub struct Audit {
+    /// The tournament's bots, in file order and as a set.
+    bot_names: Vec<String>,
+    bots: HashSet<String>,
+    /// Each game of the schedule by id, with what its record must hold.
+    schedule: HashMap<String, (ScheduledGame, GameSpec)>,
+    /// The line of each game's record seen so far.
+    seen: HashMap<String, usize>,
+}
+
+impl Audit {
+    /// An audit of records of `tournament`.
+    pub fn new(tournament: &Tournament) -> Audit {
+        let bot_names = tournament.bot_names();
+        Audit {
+            bots: bot_names.iter().cloned().collect(),
+            bot_names,
+            schedule: schedule(tournament)
+                .into_iter()
+                .map(|game| {
+                    let spec = game_spec(&game, tournament);
+                    (game.id.clone(), (game, spec))
+                })
+                .collect(),
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Checks `record` alone: everything the module documentation lists but
+    /// a second record of one game, which [`Audit::check_first`] sees.
+    /// `moves` are the record's (a reader may have kept them apart).
+    pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
+        let id = &record.id;
+        for bot in [&record.players.first, &record.players.second] {
+            if !self.bots.contains(bot) {
+                return Err(Fault::UnknownBot {
+                    id: id.clone(),
+                    bot: bot.clone(),
+                    bots: self.bot_names.clone(),
+                });
+            }
+        }
+        let (game, spec) = self
+            .schedule
+            .get(id)
+            .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
+        as_scheduled(record, game, spec)?;
+        record
+            .replay_moves(moves)
+            .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
+        Ok(())
+    }
+
+    /// Checks that the record of game `id` on line `line`, read in file order
+    /// and sound by [`Audit::check`], is the first of its game.
+    pub fn check_first(&mut self, line: usize, id: &str) -> Result<(), Fault> {
+        match self.seen.get(id) {
+            Some(&first_line) => Err(Fault::Duplicate {
+                id: id.to_owned(),
+                first_line,
+            }),
+            None => {
+                self.seen.insert(id.to_owned(), line);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Checks that `record` has what the schedule gives `game`.
+fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
+    let id = &record.id;
+    same(
+        id,
+        "the players (by seat)",
+        &[&record.players.first, &record.players.second],
+        &[&game.first, &game.second],
+    )?;
+    same(id, "the layout key", &record.layout, &spec.layout)?;
+    same(id, "the seed", &record.seed, &spec.seed)?;
+    same(id, "the rules", &record.rules, &spec.rules)?;
+    if spec.rules.placement != Placement::Players {
+        let recorded: Bitboard = record.blocks.iter().copied().collect();
+        let scheduled: Bitboard = spec.blocks.iter().copied().collect();
+        if recorded != scheduled {
+            let cells = |blocks: Bitboard| blocks.cells().collect::<Vec<_>>();
+            same(id, "the blocks", &cells(recorded), &cells(scheduled))?;
+        }
+    }
+    same(id, "the time control", &record.time, &spec.time)?;
+    same(
+        id,
+        "the time controls by seat",
+        &record.time_by_seat,
+        &spec.time_by_seat,
+    )?;
+    same(id, "pause_idle", &record.pause_idle, &spec.pause_idle)
+}
+
+/// Nothing when `recorded` is `scheduled`; else the fault of game `id`, showing both as JSON.
+fn same<T: PartialEq + Serialize + ?Sized>(
+    id: &str,
+    what: &'static str,
+    recorded: &T,
+    scheduled: &T,
+) -> Result<(), Fault> {
+    if recorded == scheduled {
+        return Ok(());
+    }
+    let json = |value: &T| serde_json::to_string(value).expect("a record's field serializes");
+    Err(Fault::NotAsScheduled {
+        id: id.to_owned(),
+        what,
+        recorded: json(recorded),
+        scheduled: json(scheduled),
+    })
+}
