@@ -48,23 +48,34 @@ pub struct Bot {
 /// Why a bot could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    /// The file for the bot's stderr log could not be opened.
     #[error("cannot open {path} for the stderr log of bot {bot:?}")]
     Log {
+        /// The bot's name.
         bot: String,
+        /// The log file that could not be opened.
         path: PathBuf,
+        /// Why the file could not be opened.
         #[source]
         source: io::Error,
     },
+    /// The process could not be spawned (no such program, not executable, ...).
     #[error("cannot start bot {bot:?} with `{command}`: check the program's path and that it is executable")]
     Spawn {
+        /// The bot's name.
         bot: String,
+        /// The bot's command line, as shown to the user.
         command: String,
+        /// Why the spawn failed.
         #[source]
         source: io::Error,
     },
+    /// The bot started but did not answer `hello` correctly within its startup time.
     #[error("bot {bot:?} failed its greeting: {failure}")]
     Handshake {
+        /// The bot's name.
         bot: String,
+        /// How the greeting failed.
         failure: Failure,
         /// The last lines of the bot's stderr.
         stderr_tail: Vec<String>,

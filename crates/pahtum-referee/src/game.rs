@@ -27,8 +27,11 @@ use crate::verdict::{Asked, Failure};
 pub enum GameEvent {
     /// A block, a stone or the pie decision was played.
     Played {
+        /// The seat (first or second bot of the game) that played.
         seat: Seat,
+        /// The colour it played with (seats swap colours when the pie is taken).
         color: Color,
+        /// The action played.
         action: Action,
         /// The answer's wall time in milliseconds, to the microsecond (as
         /// the record keeps it).
@@ -37,7 +40,14 @@ pub enum GameEvent {
         position: Position,
     },
     /// The game is over; the record follows.
-    Ended { reason: Reason, result: Outcome },
+    Ended {
+        /// How it ended: [`Reason::Normal`] when the board filled, otherwise how
+        /// the bot that forfeited failed.
+        reason: Reason,
+        /// The winning colour, or a draw (a forfeit loses for the failing bot's
+        /// colour at the end).
+        result: Outcome,
+    },
 }
 
 /// Plays one game: `first` holds White at the start. Never panics on anything

@@ -53,6 +53,8 @@
 //! stderr into a capped log, `clock` keeps the time controls, `request` writes
 //! the requests as the game grows, and `game` runs the moves.
 
+#![warn(missing_docs)]
+
 pub mod affinity;
 mod bot;
 mod clock;

@@ -114,18 +114,21 @@ impl Default for Sandbox {
 /// Why this machine cannot sandbox a bot, and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SandboxError {
+    /// `bwrap` (bubblewrap) is not on the `PATH`.
     #[error(
         "the sandbox needs bubblewrap, and `bwrap` is not on the PATH: install it (Debian, Ubuntu: \
          `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`; Arch: `pacman -S bubblewrap`), \
          or run without the sandbox only bots you trust"
     )]
     NoBubblewrap,
+    /// No writable cgroup v2 subtree with the memory and pids controllers; the text says what was found.
     #[error(
         "the sandbox needs cgroups for the bots' memory and process limits, and this machine offers none \
          the arena may use: {0}. Run the arena as root, or in a delegated cgroup v2 subtree with the memory \
          and pids controllers (`systemd-run --user --scope -p Delegate=yes arena ...`)"
     )]
     NoCgroups(String),
+    /// `bwrap` is there but cannot start an empty sandbox; the text is its error.
     #[error(
         "bubblewrap could not build an empty sandbox here: {0}. It needs user namespaces \
          (`sysctl -w user.max_user_namespaces=10000`; on Debian before 11 also \

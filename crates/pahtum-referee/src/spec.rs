@@ -26,7 +26,9 @@ pub struct BotSpec {
     /// The bot's name in records and tables (the greeting's self-reported
     /// name is kept apart, see [`Bot::identity`](crate::Bot::identity)).
     pub name: String,
+    /// The program to run: a path, or a name looked up on the `PATH`.
     pub program: String,
+    /// The program's arguments, passed as they are (no shell).
     pub args: Vec<String>,
     /// The working directory; the referee's own when `None`.
     pub dir: Option<PathBuf>,
@@ -40,8 +42,10 @@ pub struct BotSpec {
 /// Why a command line cannot be split into a program and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
+    /// The command is empty or only blanks.
     #[error("the bot command is empty: give a program and its arguments, e.g. \"python3 bot.py\"")]
     Empty,
+    /// A quote is never closed or a backslash ends the command (the command is kept).
     #[error("the bot command {0:?} has an unclosed quote or a trailing backslash")]
     Unbalanced(String),
 }
@@ -111,6 +115,7 @@ pub struct GameSpec {
     pub layout: Option<String>,
     /// The seed of a random layout.
     pub seed: Option<u64>,
+    /// The rules sent to both bots: the pie rule, the block count and who chose the blocks.
     pub rules: Rules,
     /// The blocks; empty when the players place them.
     pub blocks: Vec<Cell>,
