@@ -9,6 +9,8 @@
 //! with its replay viewer; [`show`] prints a game move by move on a terminal.
 //! A tournament, a match and a single game all go through the same code.
 
+#![warn(missing_docs)]
+
 pub mod files;
 pub mod html;
 pub mod progress;

@@ -27,15 +27,21 @@ use crate::table::{TableStyle, build, csv_field, percent, points};
 /// The formats standings can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// The standings, ratings, crosstable and notes as text tables for a terminal.
     Table,
+    /// The same sections in Markdown, each under a `##` title.
     Markdown,
+    /// Comma-separated values: a header row, then one row per bot.
     Csv,
+    /// JSON, the standings as the library computes them.
     Json,
 }
 
 impl Format {
+    /// Every format, in the order `--format` lists them.
     pub const ALL: [Format; 4] = [Format::Table, Format::Markdown, Format::Csv, Format::Json];
 
+    /// The format's name on the command line (`table`, `markdown`, `csv`, `json`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Table => "table",

@@ -27,14 +27,26 @@ use crate::table::points;
 pub struct Tables {
     /// The first row is the header.
     pub standings: Vec<Vec<String>>,
+    /// What the Elo columns mean (or why there are none), then the bots without games.
     pub rating_note: String,
+    /// One row per rated bot, in the standings' order; empty when no bot is rated.
     pub chart: Vec<ChartRow>,
+    /// The marks of the chart's Elo axis.
     pub chart_axis: Vec<ChartTick>,
+    /// One row per bot, in the crosstable's order (by rank).
     pub crosstable: Vec<HeatRow>,
+    /// The likelihood-of-superiority matrix (the first row is the header); `None`
+    /// with two bots or fewer, or without fitted ratings.
     pub los: Option<Vec<Vec<String>>>,
+    /// What the LOS table shows.
     pub los_note: &'static str,
+    /// The layout-pair table (the first row is the header); `None` when no two
+    /// bots met.
     pub pairs: Option<Vec<Vec<String>>>,
+    /// What the pair table's columns mean, and what it leaves out.
     pub pairs_note: String,
+    /// The first-move line: White's and the first seat's scores, draws, and the
+    /// pie swaps.
     pub first_move: String,
     /// Forfeits by kind over all games, the kinds that happened.
     pub forfeits: Vec<(&'static str, u32)>,
@@ -43,31 +55,42 @@ pub struct Tables {
 /// One bot's Elo and its 95% interval, in percent of the chart's width.
 #[derive(Debug, Serialize)]
 pub struct ChartRow {
+    /// The bot's name.
     pub bot: String,
+    /// The Elo and its interval as text, `1510 [1480, 1540]` (signed when no bot anchors the scale).
     pub label: String,
+    /// The Elo, in percent of the chart's width (0 to 100).
     pub dot: f64,
+    /// The interval's lower end, in percent of the chart's width.
     pub lower: f64,
+    /// The interval's upper end, in percent of the chart's width.
     pub upper: f64,
 }
 
 /// A mark on the chart's axis.
 #[derive(Debug, Serialize)]
 pub struct ChartTick {
+    /// Where the mark stands, in percent of the chart's width.
     pub at: f64,
+    /// The mark's Elo, as text.
     pub label: String,
 }
 
 /// One row of the crosstable heat map.
 #[derive(Debug, Serialize)]
 pub struct HeatRow {
+    /// The bot's rank, from 1.
     pub rank: usize,
+    /// The bot's name.
     pub bot: String,
+    /// One cell per column bot, the diagonal included.
     pub cells: Vec<HeatCell>,
 }
 
 /// One cell: the row's points against the column's, coloured by score (red 0% to green 100%).
 #[derive(Debug, Serialize)]
 pub struct HeatCell {
+    /// `points/games` (`1½/3`), `·` on the diagonal, empty where the bots did not meet.
     pub text: String,
     /// The column's bot, for the link to the pair's games; `None` on the diagonal and where they did not meet.
     pub against: Option<String>,
@@ -244,15 +267,19 @@ impl Games {
 /// A bot's `info` about a move, compact: short keys, and the comment as an index into [`Games::comments`].
 #[derive(Debug, Serialize)]
 pub struct MoveInfo {
+    /// The bot's evaluation (`info.eval`), in the bot's own units.
     #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
     pub eval: Option<f64>,
+    /// The search depth the bot reported.
     #[serde(rename = "d", skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// The number of nodes the bot reported searching.
     #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
     /// The principal variation, its moves joined by spaces.
     #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
     pub pv: Option<String>,
+    /// The comment, as an index into [`Games::comments`].
     #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
     pub comment: Option<usize>,
 }
@@ -260,16 +287,21 @@ pub struct MoveInfo {
 /// One game in the game list.
 #[derive(Debug, Serialize)]
 pub struct GameRow {
+    /// The game's id (unique within the tournament).
     pub id: String,
     /// The bots by seat: the first started as White.
     pub first: String,
+    /// The bot in the second seat, which started as Black.
     pub second: String,
     /// The bots by colour at the end, after any pie swap.
     pub white: String,
+    /// The bot that ended as Black.
     pub black: String,
+    /// The result by colour.
     pub result: Outcome,
     /// White's points, Black's.
     pub score: [u32; 2],
+    /// How the game ended: [`Reason::Normal`] for a full board, otherwise the forfeit's kind.
     pub reason: Reason,
     /// The bots that forfeited.
     pub forfeited: Vec<String>,
@@ -294,26 +326,37 @@ pub struct Replay {
     pub info: BTreeMap<usize, MoveInfo>,
     /// The pie decision (after the first stone), if made.
     pub swap: Option<bool>,
+    /// The time the pie decision took, in milliseconds; `None` without one.
     pub swap_ms: Option<f64>,
+    /// The bot's `info` about the pie decision, if it sent one.
     pub swap_info: Option<MoveInfo>,
+    /// The forfeits, with their evidence (none in a game that ended normally).
     pub forfeits: Vec<ForfeitView>,
 }
 
 /// A forfeit, with the evidence.
 #[derive(Debug, Serialize)]
 pub struct ForfeitView {
+    /// The bot that forfeited.
     pub bot: String,
+    /// Its seat.
     pub seat: Seat,
+    /// Its colour when it forfeited (after any pie swap).
     pub color: Color,
+    /// How it failed.
     pub reason: Reason,
     /// The verdict in words.
     pub verdict: &'static str,
+    /// What happened, in a sentence for the bot's author.
     pub detail: String,
+    /// The offending line the bot wrote, cut short, if there was one.
     pub line: Option<String>,
+    /// The last lines of the bot's stderr.
     pub stderr_tail: Vec<String>,
 }
 
 impl GameRow {
+    /// The game list's row of `record`.
     pub fn of(record: &GameRecord) -> GameRow {
         GameRow {
             id: record.id.clone(),
