@@ -42,12 +42,15 @@ pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
 /// Everything that decides the games of a tournament, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tournament {
+    /// The tournament's name, shown in the standings and the report.
     pub name: String,
     /// The seed all layouts are derived from (see [`crate::schedule`]).
     pub seed: u64,
+    /// Who meets whom.
     pub format: Format,
     /// Even: each layout is played twice with seats swapped.
     pub games_per_pair: u32,
+    /// The rules of every game.
     pub rules: RulesConfig,
     /// The time control of every bot without one of its own ([`BotConfig::time`]).
     pub time: TimeControl,
@@ -57,6 +60,7 @@ pub struct Tournament {
     /// neither keeps the hash it had before they existed.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pause_idle: bool,
+    /// The bots, in file order (the order of the bot list everywhere).
     pub bots: Vec<BotConfig>,
 }
 
@@ -71,13 +75,18 @@ pub enum Format {
     /// Every bot meets every other bot.
     RoundRobin,
     /// The challenger meets every other bot; the others do not meet.
-    Gauntlet { challenger: String },
+    Gauntlet {
+        /// The challenger's name (one of the bots).
+        challenger: String,
+    },
 }
 
 /// The rules every game of the tournament is played by.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RulesConfig {
+    /// Whether the second player may swap after White's first stone.
     pub pie: bool,
+    /// Where each layout's blocks come from.
     pub blocks: BlockSource,
     /// The block counts are used in turn, layout round `r` taking `counts[r % counts.len()]`, so that the
     /// games are balanced over the counts (`arena match --blocks`); otherwise each round draws its count
@@ -93,11 +102,20 @@ pub struct RulesConfig {
 pub enum BlockSource {
     /// Drawn by the referee from the layout's seed; the count is drawn from `counts` (or cycles through
     /// them: [`RulesConfig::cycle_counts`]).
-    Random { counts: Vec<usize> },
+    Random {
+        /// The block counts (odd) to draw from.
+        counts: Vec<usize>,
+    },
     /// Placed by the players; the count is drawn from `counts` (or cycles through them).
-    Players { counts: Vec<usize> },
+    Players {
+        /// The block counts (odd) to draw from.
+        counts: Vec<usize>,
+    },
     /// Given in the file; layout round `r` uses `layouts[r % layouts.len()]`.
-    Fixed { layouts: Vec<Vec<Cell>> },
+    Fixed {
+        /// The layouts, each a list of blocked cells.
+        layouts: Vec<Vec<Cell>>,
+    },
 }
 
 impl BlockSource {
@@ -114,7 +132,9 @@ impl BlockSource {
 /// One bot of the tournament.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotConfig {
+    /// The bot's name in records and tables (unique in the tournament).
     pub name: String,
+    /// How the bot is started (flattened: the file's `command` or `builtin`).
     #[serde(flatten)]
     pub launch: Launch,
     /// The working directory as written in the file (relative to the file's folder); `None` for the file's folder.
@@ -136,8 +156,10 @@ pub struct BotConfig {
 /// (`pahtum_referee::Sandbox::default`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxConfig {
+    /// The memory of all the bot's processes, in MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_mb: Option<u64>,
+    /// The most processes and threads the bot may run at once, all counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_processes: Option<u64>,
     /// More paths it may read, relative to the file's folder.
@@ -182,7 +204,9 @@ pub struct RunSettings {
     pub concurrency: usize,
     /// The output folder (journal, standings, logs).
     pub out: PathBuf,
+    /// When bot processes are restarted.
     pub restart: Restart,
+    /// Limits off the game clock (startup, `ready`, `ping`, quit, stderr).
     pub limits: LimitOverrides,
     /// What a timeout under overload does (`on_overload`).
     pub on_overload: OnOverload,
@@ -223,10 +247,16 @@ pub enum Restart {
 /// Limits off the game clock that the file sets; `None` keeps the referee's default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LimitOverrides {
+    /// From the spawn to the bot's `hello`, in milliseconds (`startup_ms`).
     pub startup_ms: Option<u64>,
+    /// From `new_game` to `ready`, in milliseconds (`ready_ms`).
     pub ready_ms: Option<u64>,
+    /// From `ping` to `pong`, in milliseconds (`ping_ms`).
     pub ping_ms: Option<u64>,
+    /// From `quit` to the exit before SIGTERM, and from SIGTERM before
+    /// SIGKILL, in milliseconds (`quit_grace_ms`).
     pub quit_grace_ms: Option<u64>,
+    /// The bytes of a bot's stderr logged per game (`stderr_cap_bytes`).
     pub stderr_cap_bytes: Option<u64>,
 }
 
@@ -252,26 +282,42 @@ pub struct TournamentFile {
     pub path: PathBuf,
     /// The folder relative bot paths start from.
     pub base_dir: PathBuf,
+    /// What decides the games (hashed into the journal).
     pub tournament: Tournament,
+    /// How the games are run.
     pub settings: RunSettings,
 }
 
 /// What is wrong with a tournament file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("cannot read the tournament file {}", path.display())]
     Read {
+        /// The file.
         path: PathBuf,
+        /// The read error.
         #[source]
         source: std::io::Error,
     },
+    /// The file is not valid TOML, or a key has the wrong type.
     #[error("{}: {message}", path.display())]
-    Syntax { path: PathBuf, message: String },
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with the line and column.
+        message: String,
+    },
+    /// A key's value is not allowed.
     #[error("{}: key `{key}`: {problem}; {fix}", path.display())]
     Invalid {
+        /// The file.
         path: PathBuf,
+        /// The key, as the file spells it (`bots[2].dir`, `rules.layouts[0]`).
         key: String,
+        /// What is wrong with the value.
         problem: String,
+        /// What to write instead.
         fix: String,
     },
 }

@@ -66,12 +66,18 @@ pub const SCHEMA: &str = "pahtum-arena/standings/1";
 /// Everything the standings report says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Standings {
+    /// Always [`SCHEMA`]; a reader checks it before trusting the rest.
     pub schema: String,
+    /// The game records counted.
     pub games: usize,
     /// In rank order.
     pub bots: Vec<BotStanding>,
+    /// Every bot's results against every other bot.
     pub crosstable: Crosstable,
+    /// How much the first move and the pie rule weigh, over all games.
     pub first_move: FirstMove,
+    /// The ratings, the LOS matrix and the pair table (flattened into the
+    /// standings' JSON).
     #[serde(flatten)]
     pub strength: Strength,
 }
@@ -79,16 +85,28 @@ pub struct Standings {
 /// One bot's line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BotStanding {
+    /// 1 for the best; bots with equal score and points share a rank.
     pub rank: usize,
+    /// The bot's name.
     pub bot: String,
+    /// Games played (forfeits included).
     pub games: u32,
+    /// Games won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games lost.
     pub losses: u32,
+    /// Win 1, draw ½, loss 0.
     pub points: f64,
+    /// `points` per game, in percent; `None` without games.
     pub score_pct: Option<f64>,
+    /// The average Pah Tum points of the bot's colour, over its games ended
+    /// normally; `None` without one.
     pub pahtum_for: Option<f64>,
+    /// The average Pah Tum points of the opponent's colour, over the same games.
     pub pahtum_against: Option<f64>,
+    /// The bot's forfeits by kind.
     pub forfeits: Forfeits,
     /// `None` when the ratings could not be fitted, or for a bot without games.
     pub rating: Option<Rating>,
@@ -97,9 +115,12 @@ pub struct BotStanding {
 /// A bot's Elo, as the standings show it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
+    /// The Elo, on the scale of [`RatingModel`](crate::strength::RatingModel)
+    /// (relative to the pool's average, or to the anchor).
     pub elo: f64,
     /// The 95% interval.
     pub lower: f64,
+    /// The upper end of the 95% interval.
     pub upper: f64,
     /// The likelihood that the bot is stronger than the bot on the next row, if that one is rated.
     pub los_next: Option<f64>,
@@ -108,10 +129,16 @@ pub struct Rating {
 /// A bot's forfeits by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Forfeits {
+    /// Games lost on time.
     pub timeout: u32,
+    /// Games lost by exiting or closing a pipe (the referee's `disconnect`), or
+    /// by running out of memory in a sandbox.
     pub crash: u32,
+    /// Games lost by an illegal move.
     pub illegal_move: u32,
+    /// Games lost by breaking the protocol.
     pub protocol_error: u32,
+    /// Games lost by not answering `new_game` or `ping` in time.
     pub stall: u32,
     /// Of the timeouts, those on a wall clock while the machine was
     /// overloaded (the record's `overloaded`); left out when 0.
@@ -155,6 +182,7 @@ impl Forfeits {
         }
     }
 
+    /// Forfeits of every kind (`overloaded` is not added: those are timeouts).
     pub fn total(&self) -> u32 {
         self.timeout + self.crash + self.illegal_move + self.protocol_error + self.stall
     }
@@ -172,10 +200,15 @@ pub struct Crosstable {
 /// Games, wins, draws, losses and points, from one side.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Tally {
+    /// Games between the two bots.
     pub games: u32,
+    /// Games won by this side.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games lost by this side.
     pub losses: u32,
+    /// Win 1, draw ½, loss 0, summed.
     pub points: f64,
 }
 
@@ -198,12 +231,21 @@ impl Tally {
 /// How much the first move and the pie rule weigh.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstMove {
+    /// The games counted.
     pub games: usize,
+    /// The points of the colour White (after any swap) per game, in percent;
+    /// `None` without games.
     pub white_score_pct: Option<f64>,
+    /// The points of the seat that started as White per game, in percent;
+    /// `None` without games.
     pub first_seat_score_pct: Option<f64>,
+    /// Drawn games, in percent; `None` without games.
     pub draw_pct: Option<f64>,
+    /// Games in which the second player decided on the pie swap.
     pub pie_decisions: usize,
+    /// Of those decisions, the swaps taken.
     pub swaps: usize,
+    /// `swaps` in percent of `pie_decisions`; `None` without decisions.
     pub swap_pct: Option<f64>,
 }
 

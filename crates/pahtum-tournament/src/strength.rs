@@ -75,7 +75,9 @@ pub const PRIOR_DRAWS: f64 = 2.0;
 /// A bot whose rating is fixed at a given value (`--anchor NAME=ELO`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnchorSpec {
+    /// The anchored bot's name.
     pub bot: String,
+    /// The Elo the bot is fixed at; the others are rated relative to it.
     pub elo: f64,
 }
 
@@ -107,7 +109,9 @@ impl FromStr for AnchorSpec {
 /// Ratings and pair statistics of a set of games.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Strength {
+    /// How the ratings were fitted (prior, anchor).
     pub rating_model: RatingModel,
+    /// The bots' ratings, or why there are none.
     pub ratings: Ratings,
     /// Bots without a game, in the order of the bot list.
     pub unrated: Vec<String>,
@@ -130,13 +134,18 @@ pub struct RatingModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Ratings {
+    /// Every bot with games, rated in one fit.
     Fitted {
         /// Strongest first.
         bots: Vec<BotRating>,
+        /// The likelihood of superiority between every two rated bots.
         los: LosMatrix,
     },
     /// The bots that played fall into groups that never met; each group is in the order of the bot list.
-    Disconnected { groups: Vec<Vec<String>> },
+    Disconnected {
+        /// The groups of bot names: no bot of one group played any bot of another.
+        groups: Vec<Vec<String>>,
+    },
     /// No game was played.
     NoGames,
 }
@@ -146,12 +155,17 @@ pub enum Ratings {
 pub struct BotRating {
     /// 1 for the strongest.
     pub rank: usize,
+    /// The bot's name.
     pub bot: String,
+    /// Games played.
     pub games: u64,
+    /// Points scored (win 1, draw ½, loss 0).
     pub points: f64,
+    /// The Elo, relative to the pool's average or to the anchor.
     pub elo: f64,
     /// The 95% interval.
     pub lower: f64,
+    /// The upper end of the 95% interval.
     pub upper: f64,
     /// The symmetric large-sample standard error (the interval is better; this is for comparison with other tools).
     pub std_error: f64,
@@ -171,7 +185,9 @@ pub struct LosMatrix {
 /// Two bots that met, from the first one's side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairStrength {
+    /// The first bot, whose side the figures take.
     pub first: String,
+    /// The second bot.
     pub second: String,
     /// Every game between them.
     pub games: u32,
@@ -196,16 +212,28 @@ pub struct PairElo {
     pub error95: f64,
     /// Normalized Elo, and the half-width of its 95% interval.
     pub nelo: f64,
+    /// The half-width of the 95% interval of `nelo`.
     pub nelo_error95: f64,
 }
 
 /// What stops the ratings from being computed at all.
 #[derive(Debug, thiserror::Error)]
 pub enum StrengthError {
+    /// The anchor names no bot of the tournament.
     #[error("the anchor {bot:?} is not one of the bots ({}); name one of them", bots.join(", "))]
-    UnknownAnchor { bot: String, bots: Vec<String> },
+    UnknownAnchor {
+        /// The name the anchor gave.
+        bot: String,
+        /// The bots there are.
+        bots: Vec<String>,
+    },
+    /// The anchor has no game, so nothing ties the other ratings to it.
     #[error("cannot anchor the ratings to {bot}: it has not played yet; anchor a bot that has games")]
-    AnchorWithoutGames { bot: String },
+    AnchorWithoutGames {
+        /// The anchored bot.
+        bot: String,
+    },
+    /// The rating fit itself failed (pahtum-stats' error).
     #[error("the rating fit failed")]
     Fit(#[source] StatsError),
 }
@@ -395,6 +423,7 @@ pub struct PairTally {
 }
 
 impl PairTally {
+    /// A tally of no games yet between `first` and `second`.
     pub fn new(first: &str, second: &str) -> PairTally {
         PairTally {
             first: first.to_owned(),
