@@ -34,27 +34,57 @@ use crate::schedule::{ScheduledGame, schedule};
 /// What is wrong with one line of a journal.
 #[derive(Debug, thiserror::Error)]
 pub enum Fault {
+    /// The line is not JSON of a game record; the source is serde's error.
     #[error("not a game record")]
     NotARecord(#[source] serde_json::Error),
     #[error("the header's hash {hash} is not the hash of its tournament: the header was edited")]
-    HeaderEdited { hash: String },
+    /// The header's hash does not match its tournament.
+    HeaderEdited {
+        /// The hash the header gives.
+        hash: String,
+    },
     #[error("game {id:?} names the bot {bot:?}, which is not in the tournament (its bots: {})", bots.join(", "))]
-    UnknownBot { id: String, bot: String, bots: Vec<String> },
-    #[error("game {id:?} is not in the tournament's schedule")]
-    UnknownGame { id: String },
-    #[error("game {id:?} was already recorded on line {first_line}")]
-    Duplicate { id: String, first_line: usize },
-    #[error("game {id:?} has {what} {recorded} but the schedule gives it {scheduled}")]
-    NotAsScheduled {
+    /// A player of the game is not a bot of the tournament.
+    UnknownBot {
+        /// The game's id.
         id: String,
+        /// The unknown player, as recorded (untrusted text: escape it for a terminal).
+        bot: String,
+        /// The tournament's bots.
+        bots: Vec<String>,
+    },
+    #[error("game {id:?} is not in the tournament's schedule")]
+    /// The id is not a game of the schedule.
+    UnknownGame {
+        /// The recorded id.
+        id: String,
+    },
+    #[error("game {id:?} was already recorded on line {first_line}")]
+    /// A game recorded a second time.
+    Duplicate {
+        /// The game's id.
+        id: String,
+        /// The line number (from 1) of its first record.
+        first_line: usize,
+    },
+    #[error("game {id:?} has {what} {recorded} but the schedule gives it {scheduled}")]
+    /// A setting of the game differs from the one the schedule gives it.
+    NotAsScheduled {
+        /// The game's id.
+        id: String,
+        /// Which setting, as the message names it ("the seed", "the blocks", ...).
         what: &'static str,
+        /// The recorded value, as text.
         recorded: String,
+        /// The scheduled value, as text.
         scheduled: String,
     },
     /// The source says what the rules refuse.
     #[error("game {id:?}")]
     DoesNotReplay {
+        /// The game's id.
         id: String,
+        /// Why the moves do not replay by the rules.
         #[source]
         source: ReplayError,
     },

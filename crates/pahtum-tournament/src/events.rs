@@ -13,31 +13,57 @@ use crate::schedule::ScheduledGame;
 pub enum Event<'a> {
     /// The run starts: `total` games in the schedule, of which `done` are in the journal already.
     Started {
+        /// The tournament's name.
         tournament: &'a str,
+        /// The games of the schedule.
         total: usize,
+        /// The records already in the journal (resumed).
         done: &'a [GameRecord],
+        /// Games played at once.
         concurrency: usize,
     },
+    /// A game starts.
     GameStarted {
+        /// The game's id.
         id: &'a str,
+        /// The bot in the first seat (White at the start).
         first: &'a str,
+        /// The bot in the second seat.
         second: &'a str,
     },
     /// A game ended and its record is in the journal.
-    GameFinished { record: &'a GameRecord },
+    GameFinished {
+        /// The game's record, as journaled.
+        record: &'a GameRecord,
+    },
     /// A game was lost on time under overload and played again
     /// ([`crate::config::OnOverload::Replay`]): this record of it is not journaled.
-    Replayed { record: &'a GameRecord },
+    Replayed {
+        /// The discarded record.
+        record: &'a GameRecord,
+    },
     /// A process of `bot` failed, and a new one was started in its place.
-    BotRestarted { bot: &'a str },
+    BotRestarted {
+        /// The bot's name.
+        bot: &'a str,
+    },
     /// Ctrl-C: no new games start; the running ones are ended and not recorded.
-    Interrupted { done: usize, total: usize },
+    Interrupted {
+        /// The games in the journal.
+        done: usize,
+        /// The games of the schedule.
+        total: usize,
+    },
     /// Every game of the schedule is in the journal.
-    Finished { total: usize },
+    Finished {
+        /// The games of the schedule (all in the journal).
+        total: usize,
+    },
 }
 
 /// Receives the events of a run, in order, on the runner's task.
 pub trait Observer {
+    /// Called for every event, in order; it should return quickly (the runner waits).
     fn on(&mut self, event: Event<'_>);
 
     /// Consulted before each game starts, in schedule order. A game declined (`false`) is skipped for
