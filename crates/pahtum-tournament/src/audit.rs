@@ -37,14 +37,14 @@ pub enum Fault {
     /// The line is not JSON of a game record; the source is serde's error.
     #[error("not a game record")]
     NotARecord(#[source] serde_json::Error),
-    #[error("the header's hash {hash} is not the hash of its tournament: the header was edited")]
     /// The header's hash does not match its tournament.
+    #[error("the header's hash {hash} is not the hash of its tournament: the header was edited")]
     HeaderEdited {
         /// The hash the header gives.
         hash: String,
     },
-    #[error("game {id:?} names the bot {bot:?}, which is not in the tournament (its bots: {})", bots.join(", "))]
     /// A player of the game is not a bot of the tournament.
+    #[error("game {id:?} names the bot {bot:?}, which is not in the tournament (its bots: {})", bots.join(", "))]
     UnknownBot {
         /// The game's id.
         id: String,
@@ -53,22 +53,22 @@ pub enum Fault {
         /// The tournament's bots.
         bots: Vec<String>,
     },
-    #[error("game {id:?} is not in the tournament's schedule")]
     /// The id is not a game of the schedule.
+    #[error("game {id:?} is not in the tournament's schedule")]
     UnknownGame {
         /// The recorded id.
         id: String,
     },
-    #[error("game {id:?} was already recorded on line {first_line}")]
     /// A game recorded a second time.
+    #[error("game {id:?} was already recorded on line {first_line}")]
     Duplicate {
         /// The game's id.
         id: String,
         /// The line number (from 1) of its first record.
         first_line: usize,
     },
-    #[error("game {id:?} has {what} {recorded} but the schedule gives it {scheduled}")]
     /// A setting of the game differs from the one the schedule gives it.
+    #[error("game {id:?} has {what} {recorded} but the schedule gives it {scheduled}")]
     NotAsScheduled {
         /// The game's id.
         id: String,

@@ -49,10 +49,12 @@ pub struct Header {
     pub journal: String,
     /// [`tournament_hash`] of `tournament`.
     pub hash: String,
+    /// The resolved tournament the journal's games belong to.
     pub tournament: Tournament,
 }
 
 impl Header {
+    /// The header of a new journal of `tournament`.
     pub fn new(tournament: &Tournament) -> Header {
         Header {
             journal: FORMAT.to_owned(),
@@ -73,6 +75,7 @@ pub fn tournament_hash(tournament: &Tournament) -> String {
 /// What a journal holds.
 #[derive(Debug, Clone)]
 pub struct Contents {
+    /// The first line.
     pub header: Header,
     /// The complete records, in the order they were written.
     pub records: Vec<GameRecord>,
@@ -87,29 +90,51 @@ pub struct Contents {
 /// A journal that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
+    /// An I/O operation on the file failed.
     #[error("cannot {action} the journal {}", path.display())]
     Io {
+        /// What was being done, as a verb (`read`, `open`, `repair`, `append to`, `lock`).
         action: &'static str,
+        /// The journal.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: io::Error,
     },
+    /// Another process holds the journal's lock.
     #[error(
         "another arena is running this tournament: its journal {} is locked; \
          wait for that run to end (or stop it) before running this one",
         path.display()
     )]
-    Locked { path: PathBuf },
+    Locked {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// The file has no complete first line.
     #[error("the journal {} is empty or its first line was torn; start afresh", path.display())]
-    NoHeader { path: PathBuf },
+    NoHeader {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// The first line is not a journal header.
     #[error("{} is not a pahtum-arena journal: its first line is not a journal header", path.display())]
     BadHeader {
+        /// The file.
         path: PathBuf,
+        /// Why the line does not parse as a header.
         #[source]
         source: serde_json::Error,
     },
+    /// The header names a journal format this arena does not read.
     #[error("the journal {} has format {found:?}; this arena reads {FORMAT:?}", path.display())]
-    Format { path: PathBuf, found: String },
+    Format {
+        /// The journal.
+        path: PathBuf,
+        /// The header's format (untrusted text: escape it for a terminal).
+        found: String,
+    },
+    /// A line after the header is faulty, so no result of the journal is trusted.
     #[error(
         "line {line} of the journal {} is damaged or was edited, so none of its results is trusted \
          (only a torn last line is dropped; repair or remove that line, and `arena verify {}` lists every \
@@ -117,8 +142,11 @@ pub enum JournalError {
         path.display(), path.display()
     )]
     Fault {
+        /// The journal.
         path: PathBuf,
+        /// The faulty line's number, from 1 (the header).
         line: usize,
+        /// What is wrong with the line.
         #[source]
         source: Fault,
     },
@@ -149,12 +177,14 @@ enum Moves {
 pub struct LineFault {
     /// Its number, from 1 (the header).
     pub line: usize,
+    /// What is wrong with it.
     pub fault: Fault,
 }
 
 /// Every fault of a journal, as [`verify`] found them.
 #[derive(Debug)]
 pub struct Verified {
+    /// The first line.
     pub header: Header,
     /// The records that passed every check.
     pub good: usize,
@@ -553,6 +583,7 @@ impl Journal {
             })
     }
 
+    /// The journal's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
