@@ -10,6 +10,8 @@
 //! is the `pahtum-report` crate's work, which depends on this one and never
 //! the reverse.
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod config;
 pub mod events;

@@ -75,11 +75,15 @@ impl Drop for Slot<'_> {
 /// A process taken from the pool, and whether it replaces a failed one.
 #[derive(Debug)]
 pub struct Taken {
+    /// The greeted bot process, ready for its next game.
     pub bot: Bot,
+    /// Whether it was started in place of a process that failed.
     pub restarted: bool,
 }
 
 impl Pool {
+    /// A pool of no processes yet for the bots of `specs` (started on demand),
+    /// with the stderr logs in the folder `logs` (`NAME-N.log`), if given.
     pub fn new(specs: Vec<BotSpec>, limits: Limits, restart: Restart, logs: Option<PathBuf>) -> Pool {
         Pool {
             specs: specs.into_iter().map(|spec| (spec.name.clone(), spec)).collect(),

@@ -14,8 +14,10 @@ use crate::strength::{AnchorSpec, StrengthError};
 /// Why the standings of a journal cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// The journal cannot be read or does not match its schedule.
     #[error(transparent)]
     Resume(#[from] ResumeError),
+    /// The ratings cannot be computed (such as an anchor that is not a bot).
     #[error(transparent)]
     Strength(#[from] StrengthError),
 }
@@ -25,6 +27,7 @@ pub enum ReportError {
 pub struct JournalResults {
     /// The tournament of the journal's header, its schedule, and the games played (in journal order) and not.
     pub plan: Plan,
+    /// The standings of the games done.
     pub standings: Standings,
 }
 

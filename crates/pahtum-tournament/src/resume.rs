@@ -20,7 +20,9 @@ use crate::schedule::{ScheduledGame, schedule};
 /// The schedule split into the games done (from the journal) and the games missing.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The tournament of the journal's header.
     pub tournament: Tournament,
+    /// Every game of the tournament, in schedule order.
     pub schedule: Vec<ScheduledGame>,
     /// The journal's records, in journal order.
     pub done: Vec<GameRecord>,
@@ -31,27 +33,52 @@ pub struct Plan {
 /// Why a journal cannot be resumed.
 #[derive(Debug, thiserror::Error)]
 pub enum ResumeError {
+    /// The journal cannot be read, written or locked.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// The journal's header holds another tournament than the file now gives.
     #[error(
         "the tournament changed since the journal {} was started:\n{}\n\
          run the same file as before to resume, or pass --fresh to start afresh (the old journal is kept)",
         path.display(), changes.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
     )]
-    Changed { path: PathBuf, changes: Vec<String> },
+    Changed {
+        /// The journal.
+        path: PathBuf,
+        /// What changed, one line each, in words.
+        changes: Vec<String>,
+    },
+    /// A record's game is not in the schedule.
     #[error("the journal {} has a record of game {id:?}, which is not in the schedule; is it another tournament's journal?", path.display())]
-    UnknownGame { path: PathBuf, id: String },
+    UnknownGame {
+        /// The journal.
+        path: PathBuf,
+        /// The record's game id (untrusted text: escape it for a terminal).
+        id: String,
+    },
+    /// Two records of the same game.
     #[error("the journal {} has two records of game {id:?}; remove one of them", path.display())]
-    Duplicate { path: PathBuf, id: String },
+    Duplicate {
+        /// The journal.
+        path: PathBuf,
+        /// The game's id.
+        id: String,
+    },
+    /// The output folder cannot be created.
     #[error("cannot create the output folder {}", path.display())]
     Folder {
+        /// The folder.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The existing journal cannot be renamed out of the way.
     #[error("cannot move the old journal {} aside", path.display())]
     MoveAside {
+        /// The journal.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -69,7 +96,9 @@ pub enum Existing {
 /// What opening the output folder's journal did.
 #[derive(Debug)]
 pub struct Opened {
+    /// The journal, open for appending and locked.
     pub journal: Journal,
+    /// The games done and the games to play.
     pub plan: Plan,
     /// Whether a torn last line was dropped.
     pub repaired_torn_line: bool,

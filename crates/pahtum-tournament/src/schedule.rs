@@ -53,9 +53,11 @@ pub struct ScheduledGame {
     pub layout: String,
     /// The bot in the first seat (White at the start) and in the second.
     pub first: String,
+    /// The bot in the second seat (Black at the start).
     pub second: String,
     /// The seed the blocks were drawn from (random placement only).
     pub seed: Option<u64>,
+    /// The rules of the game (the tournament's).
     pub rules: Rules,
     /// The blocks, empty when the players place them.
     pub blocks: Vec<Cell>,
