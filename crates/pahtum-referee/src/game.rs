@@ -44,8 +44,8 @@ pub enum GameEvent {
         /// How it ended: [`Reason::Normal`] when the board filled, otherwise how
         /// the bot that forfeited failed.
         reason: Reason,
-        /// The winning colour, or a draw (a forfeit loses for the failing bot's
-        /// colour at the end).
+        /// The result by colour (after a forfeit, the colour the failing bot
+        /// held loses).
         result: Outcome,
     },
 }

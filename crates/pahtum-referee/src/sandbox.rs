@@ -121,7 +121,7 @@ pub enum SandboxError {
          or run without the sandbox only bots you trust"
     )]
     NoBubblewrap,
-    /// No writable cgroup v2 subtree with the memory and pids controllers; the text says what was found.
+    /// No writable cgroup v2 subtree with the memory and pids controllers; the text says what is missing.
     #[error(
         "the sandbox needs cgroups for the bots' memory and process limits, and this machine offers none \
          the arena may use: {0}. Run the arena as root, or in a delegated cgroup v2 subtree with the memory \

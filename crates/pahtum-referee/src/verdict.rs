@@ -16,7 +16,7 @@ use pahtum_protocol::{DecodeError, Reason, codec::shown};
 /// How a bot failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    /// The reason the game records for the forfeit (never [`Reason::Normal`]).
+    /// The forfeit's reason, as the game's record keeps it.
     pub reason: Reason,
     /// What happened, in a sentence for the bot's author.
     pub detail: String,

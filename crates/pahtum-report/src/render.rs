@@ -33,12 +33,13 @@ pub enum Format {
     Markdown,
     /// Comma-separated values: a header row, then one row per bot.
     Csv,
-    /// JSON, the standings as the library computes them.
+    /// The standings as JSON (`standings.json`; the schema is in
+    /// `pahtum_tournament::standings`).
     Json,
 }
 
 impl Format {
-    /// Every format, in the order `--format` lists them.
+    /// Every format.
     pub const ALL: [Format; 4] = [Format::Table, Format::Markdown, Format::Csv, Format::Json];
 
     /// The format's name on the command line (`table`, `markdown`, `csv`, `json`).

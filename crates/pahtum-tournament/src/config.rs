@@ -42,7 +42,7 @@ pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
 /// Everything that decides the games of a tournament, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tournament {
-    /// The tournament's name, shown in the standings and the report.
+    /// The tournament's name, as the file gives it.
     pub name: String,
     /// The seed all layouts are derived from (see [`crate::schedule`]).
     pub seed: u64,
@@ -60,7 +60,7 @@ pub struct Tournament {
     /// neither keeps the hash it had before they existed.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pause_idle: bool,
-    /// The bots, in file order (the order of the bot list everywhere).
+    /// The bots, in file order.
     pub bots: Vec<BotConfig>,
 }
 
@@ -300,12 +300,12 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// The file is not valid TOML, or a key has the wrong type.
+    /// The file is not valid TOML, or does not fit the keys of a tournament file.
     #[error("{}: {message}", path.display())]
     Syntax {
         /// The file.
         path: PathBuf,
-        /// The parser's message, with the line and column.
+        /// The TOML parser's message.
         message: String,
     },
     /// A key's value is not allowed.

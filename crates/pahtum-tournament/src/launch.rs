@@ -39,7 +39,7 @@ pub struct Launcher {
 impl Launcher {
     /// How to start the bots of `file`; `arena` is the executable that runs
     /// the built-in bots. The output folder and every bot's working directory
-    /// are hidden from the sandboxed bots.
+    /// are hidden from the sandboxed bots (each still sees its own folder).
     pub fn new(file: &TournamentFile, arena: &Path) -> Launcher {
         let mut launcher = Launcher {
             base_dir: file.base_dir.clone(),

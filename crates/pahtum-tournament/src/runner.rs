@@ -55,7 +55,7 @@ pub enum Ending {
 /// What one game's task hands back.
 #[derive(Debug)]
 pub struct Played {
-    /// The game's record, to be journaled.
+    /// The game's record.
     pub record: GameRecord,
     /// Bots whose process was restarted for this game after a failure.
     pub restarted: Vec<String>,

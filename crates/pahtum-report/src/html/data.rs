@@ -57,7 +57,7 @@ pub struct Tables {
 pub struct ChartRow {
     /// The bot's name.
     pub bot: String,
-    /// The Elo and its interval as text, `1510 [1480, 1540]` (signed when no bot anchors the scale).
+    /// The Elo and its interval as text, `+35.2 [-10.4, +80.0]` (signed when no bot anchors the scale).
     pub label: String,
     /// The Elo, in percent of the chart's width (0 to 100).
     pub dot: f64,
@@ -90,7 +90,7 @@ pub struct HeatRow {
 /// One cell: the row's points against the column's, coloured by score (red 0% to green 100%).
 #[derive(Debug, Serialize)]
 pub struct HeatCell {
-    /// `points/games` (`1½/3`), `·` on the diagonal, empty where the bots did not meet.
+    /// `points/games` (`1.5/3`), `·` on the diagonal, empty where the bots did not meet.
     pub text: String,
     /// The column's bot, for the link to the pair's games; `None` on the diagonal and where they did not meet.
     pub against: Option<String>,
@@ -267,7 +267,7 @@ impl Games {
 /// A bot's `info` about a move, compact: short keys, and the comment as an index into [`Games::comments`].
 #[derive(Debug, Serialize)]
 pub struct MoveInfo {
-    /// The bot's evaluation (`info.eval`), in the bot's own units.
+    /// The bot's evaluation, from its own point of view (its own units).
     #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
     pub eval: Option<f64>,
     /// The search depth the bot reported.
