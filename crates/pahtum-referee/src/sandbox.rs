@@ -29,7 +29,7 @@
 //! * As another user where the arena runs as root: bubblewrap is started as
 //!   `nobody` (65534), so that the bot owns no file of the host, even those
 //!   it can see.
-//! * Resource limits ([`crate::limits`]): memory and processes by cgroup,
+//! * Resource limits (the `limits` module): memory and processes by cgroup,
 //!   open files and file size by rlimit.
 //!
 //! [`check`] runs an empty sandbox once and says what is missing (bubblewrap,
