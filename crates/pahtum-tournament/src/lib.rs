@@ -19,6 +19,7 @@ pub mod resume;
 mod roster;
 pub mod runner;
 pub mod schedule;
+pub mod shard;
 pub mod sprt_gate;
 pub mod standings;
 pub mod strength;
