@@ -13,6 +13,7 @@ pub mod config;
 pub mod events;
 pub mod journal;
 pub mod launch;
+pub mod merge;
 pub mod pool;
 pub mod report;
 pub mod resume;
