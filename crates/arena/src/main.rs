@@ -55,6 +55,8 @@ subcommands! {
     Match => match_cmd,
     /// Print the standings of a tournament journal.
     Standings => standings,
+    /// Merge the journals of a sharded run into one run folder, with its standings and report.
+    Merge => merge,
     /// Play a game against a bot at the terminal.
     Play => play,
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).

@@ -7,6 +7,7 @@ mod flow;
 pub mod game;
 pub mod man;
 pub mod match_cmd;
+pub mod merge;
 pub mod play;
 pub mod report;
 pub mod run;
