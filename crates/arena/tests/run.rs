@@ -732,7 +732,10 @@ fn shards_run_at_once_then_merged_give_the_standings_of_an_unsharded_run() {
     let standings = |inputs: &[PathBuf]| Command::new(ARENA).arg("standings").args(inputs).output().unwrap();
     let of_shards = standings(&[fixture.out("sharded")]);
     assert_success(&of_shards);
-    assert_eq!(text(&of_shards.stdout), text(&standings(&[fixture.out("whole")]).stdout));
+    assert_eq!(
+        text(&of_shards.stdout),
+        text(&standings(&[fixture.out("whole")]).stdout)
+    );
 }
 
 #[test]
@@ -760,7 +763,9 @@ fn a_shard_killed_with_sigkill_resumes_and_loses_nothing() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("the shard's journal has 2 games", || journal_records(&journal).len() >= 2);
+    wait_until("the shard's journal has 2 games", || {
+        journal_records(&journal).len() >= 2
+    });
     signal(&child, Signal::KILL);
     child.wait().unwrap();
     let done = journal_records(&journal).len();
@@ -783,7 +788,10 @@ fn a_missing_shard_is_named_and_another_tournament_is_refused() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("shard-2-of-3: 4 games missing"), "{stderr}");
-    assert!(!stderr.contains("shard-1-of-3") && !stderr.contains("shard-3-of-3"), "{stderr}");
+    assert!(
+        !stderr.contains("shard-1-of-3") && !stderr.contains("shard-3-of-3"),
+        "{stderr}"
+    );
 
     fixture.write("seed = 99\ngames_per_pair = 4", &INSTANT_BOTS);
     assert_success(&fixture.run("other", &[]));

@@ -27,7 +27,12 @@ fn main() {
                 .collect();
             inputs.sort();
             let merged = merge(&inputs, Path::new(out)).unwrap();
-            println!("{} games from {} journals, {} missing", merged.games, inputs.len(), merged.missing.len());
+            println!(
+                "{} games from {} journals, {} missing",
+                merged.games,
+                inputs.len(),
+                merged.missing.len()
+            );
         }
         _ => panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT"),
     }

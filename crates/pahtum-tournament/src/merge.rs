@@ -289,7 +289,10 @@ mod tests {
         inputs.push(inputs[0].clone());
         let out = dir.path().join("merged.jsonl");
         let merged = merge(&inputs, &out).unwrap();
-        assert_eq!((merged.games, merged.scheduled, merged.missing.len()), (total, total, 0));
+        assert_eq!(
+            (merged.games, merged.scheduled, merged.missing.len()),
+            (total, total, 0)
+        );
         let in_first = (0..total).filter(|&i| shards[0].contains(i)).count();
         assert_eq!(merged.agreeing_duplicates, in_first);
         let contents = read(&out).unwrap();

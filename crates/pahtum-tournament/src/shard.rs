@@ -106,19 +106,18 @@ impl Shard {
     pub fn from_env(var: impl Fn(&str) -> Option<String>, count: Option<usize>) -> Result<Shard, ShardError> {
         let number = |name: &'static str| -> Result<Option<usize>, ShardError> {
             var(name)
-                .map(|value| {
-                    value
-                        .trim()
-                        .parse()
-                        .map_err(|_| ShardError::NotANumber { name, value })
-                })
+                .map(|value| value.trim().parse().map_err(|_| ShardError::NotANumber { name, value }))
                 .transpose()
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
             let min = number("SLURM_ARRAY_TASK_MIN")?.ok_or(ShardError::SlurmIncomplete {
                 missing: "SLURM_ARRAY_TASK_MIN",
             })?;
-            let count = match (count, number("SLURM_ARRAY_TASK_COUNT")?, number("SLURM_ARRAY_TASK_MAX")?) {
+            let count = match (
+                count,
+                number("SLURM_ARRAY_TASK_COUNT")?,
+                number("SLURM_ARRAY_TASK_MAX")?,
+            ) {
                 (Some(count), _, _) | (None, Some(count), _) => count,
                 (None, None, Some(max)) => (max + 1).saturating_sub(min),
                 (None, None, None) => {
@@ -226,8 +225,16 @@ mod tests {
             for game in &games {
                 let holders: Vec<&Shard> = shards.iter().filter(|s| s.contains(game.index)).collect();
                 assert_eq!(holders.len(), 1, "game {} in {count} shards", game.id);
-                let partner = games.iter().find(|g| g.layout == game.layout && g.id != game.id).unwrap();
-                assert!(holders[0].contains(partner.index), "{} apart from {}", game.id, partner.id);
+                let partner = games
+                    .iter()
+                    .find(|g| g.layout == game.layout && g.id != game.id)
+                    .unwrap();
+                assert!(
+                    holders[0].contains(partner.index),
+                    "{} apart from {}",
+                    game.id,
+                    partner.id
+                );
             }
             let pairs: Vec<usize> = shards
                 .iter()

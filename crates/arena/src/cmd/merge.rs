@@ -55,10 +55,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if merged.torn > 0 {
-        eprintln!("arena: dropped {} torn last lines (games cut off by a crash)", merged.torn);
+        eprintln!(
+            "arena: dropped {} torn last lines (games cut off by a crash)",
+            merged.torn
+        );
     }
     let (standings, written) = super::report::write_run_reports(&args.out, &journal, None)?;
-    let lead = format!("{} of {} games, from {} journals\n", merged.games, merged.scheduled, inputs.len());
+    let lead = format!(
+        "{} of {} games, from {} journals\n",
+        merged.games,
+        merged.scheduled,
+        inputs.len()
+    );
     let code = flow::report(&lead, &standings, &journal, &written, Ending::Finished, "");
     if merged.missing.is_empty() {
         return Ok(code);
