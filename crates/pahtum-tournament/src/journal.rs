@@ -200,16 +200,7 @@ where
         .next()
         .filter(|line| line.terminated)
         .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
-    let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
-        path: path.to_owned(),
-        source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
-        });
-    }
+    let header = parse_header(path, header_line.text)?;
     let mut contents = Contents {
         header,
         records: Vec::new(),
@@ -237,6 +228,21 @@ where
         }
     }
     Ok(contents)
+}
+
+/// Parses the first line of the journal at `path` (named in errors): a header of this format.
+pub fn parse_header(path: &Path, line: &[u8]) -> Result<Header, JournalError> {
+    let header: Header = serde_json::from_slice(line).map_err(|source| JournalError::BadHeader {
+        path: path.to_owned(),
+        source,
+    })?;
+    if header.journal != FORMAT {
+        return Err(JournalError::Format {
+            path: path.to_owned(),
+            found: header.journal,
+        });
+    }
+    Ok(header)
 }
 
 /// Lines of a byte buffer, each with whether it ended with a newline.

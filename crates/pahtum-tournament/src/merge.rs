@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::journal::{FORMAT, Header, JournalError};
+use crate::journal::{Header, JournalError, parse_header};
 use crate::shard::{ScheduleShape, Shard};
 
 /// What a merge found.
@@ -194,20 +194,6 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         torn,
         missing: (0..fingerprints.len()).filter(|&i| fingerprints[i] == 0).collect(),
     })
-}
-
-fn parse_header(path: &Path, line: &[u8]) -> Result<Header, JournalError> {
-    let header: Header = serde_json::from_slice(line).map_err(|source| JournalError::BadHeader {
-        path: path.to_owned(),
-        source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
-        });
-    }
-    Ok(header)
 }
 
 /// A record line's fingerprint, never 0 (0 marks a game not seen yet).
