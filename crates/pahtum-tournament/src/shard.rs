@@ -47,7 +47,7 @@ pub enum ShardError {
     NotANumber { name: &'static str, value: String },
     #[error(
         "--shard auto: SLURM_ARRAY_TASK_ID is set but not {missing}; run inside a job array \
-         (sbatch --array=1-N), or give --shard-count N"
+         (sbatch --array=1-N) or give --shard K/N"
     )]
     SlurmIncomplete { missing: &'static str },
     #[error(
