@@ -57,6 +57,8 @@ subcommands! {
     Standings => standings,
     /// Check every record of a tournament journal and list every fault.
     Verify => verify,
+    /// Merge the journals of a sharded run into one run folder, with its standings and report.
+    Merge => merge,
     /// Play a game against a bot at the terminal.
     Play => play,
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).

@@ -701,3 +701,128 @@ fn a_sandbox_that_cannot_run_is_refused_before_any_game() {
     );
     assert!(!fixture.out("out").join("journal.jsonl").exists());
 }
+
+/// `arena merge OUT INPUTS...` in the fixture's folder.
+fn merge(fixture: &Fixture, out: &str, inputs: &[&str]) -> Output {
+    Command::new(ARENA)
+        .arg("merge")
+        .arg(fixture.out(out))
+        .args(inputs.iter().map(|input| fixture.out(input)))
+        .output()
+        .unwrap()
+}
+
+const INSTANT_BOTS: [(&str, &str); 3] = [
+    ("ff", "builtin first-free"),
+    ("h", "builtin heuristic"),
+    ("ff2", "builtin first-free"),
+];
+
+#[test]
+fn shards_run_at_once_then_merged_give_the_standings_of_an_unsharded_run() {
+    let fixture = Fixture::new("seed = 3\ngames_per_pair = 6", &INSTANT_BOTS);
+    assert_success(&fixture.run("whole", &[]));
+    let shards: Vec<Child> = (1..=4)
+        .map(|k| {
+            fixture
+                .command("sharded", &["--shard", &format!("{k}/4"), "--concurrency", "1"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut shard in shards {
+        assert!(wait_exit(&mut shard).success());
+    }
+    // 18 games in 9 layout pairs, dealt 3, 2, 2, 2.
+    let per_shard: Vec<usize> = (1..=4)
+        .map(|k| journal_records(&fixture.out(&format!("sharded/shard-{k}-of-4/journal.jsonl"))).len())
+        .collect();
+    assert_eq!(per_shard, [6, 4, 4, 4]);
+
+    let output = merge(&fixture, "merged", &["sharded"]);
+    assert_success(&output);
+    let read = |path: PathBuf| std::fs::read(path).unwrap();
+    for table in ["standings.json", "standings.csv", "standings.md", "pairs.csv"] {
+        assert_eq!(
+            text(&read(fixture.out("merged").join(table))),
+            text(&read(fixture.out("whole").join(table))),
+            "{table}"
+        );
+    }
+    assert!(fixture.out("merged").join("report.html").exists());
+    let standings = |inputs: &[PathBuf]| Command::new(ARENA).arg("standings").args(inputs).output().unwrap();
+    let of_shards = standings(&[fixture.out("sharded")]);
+    assert_success(&of_shards);
+    assert_eq!(
+        text(&of_shards.stdout),
+        text(&standings(&[fixture.out("whole")]).stdout)
+    );
+}
+
+#[test]
+fn a_dry_run_of_a_shard_shows_only_its_games() {
+    let fixture = Fixture::new("games_per_pair = 4", &INSTANT_BOTS);
+    let output = fixture.run("dry", &["--dry-run", "--shard", "2/2"]);
+    assert_success(&output);
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("000-01-a") && stdout.contains("000-01-b"), "{stdout}");
+    assert!(!stdout.contains("000-00-a"), "{stdout}");
+    assert!(stdout.contains("6 games"), "{stdout}");
+}
+
+#[test]
+fn a_shard_killed_with_sigkill_resumes_and_loses_nothing() {
+    let bots = [("a", "builtin first-free"), ("slow", "py first-free 5")];
+    let fixture = Fixture::new("games_per_pair = 12", &bots);
+    assert_success(&fixture.run("whole", &[]));
+    assert_success(&fixture.run("sharded", &["--shard", "2/2"]));
+
+    let journal = fixture.out("sharded/shard-1-of-2/journal.jsonl");
+    let mut child = fixture
+        .command("sharded", &["--shard", "1/2", "--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the shard's journal has 2 games", || {
+        journal_records(&journal).len() >= 2
+    });
+    signal(&child, Signal::KILL);
+    child.wait().unwrap();
+    let done = journal_records(&journal).len();
+    assert!(done < 6, "killed before the end ({done} games)");
+    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+
+    assert_success(&fixture.run("sharded", &["--shard", "1/2"]));
+    assert_eq!(journal_records(&journal).len(), 6);
+    assert_success(&merge(&fixture, "merged", &["sharded"]));
+    assert_eq!(fixture.records("merged").len(), 12);
+    assert_eq!(fixture.standings("merged"), fixture.standings("whole"));
+}
+
+#[test]
+fn a_missing_shard_is_named_and_another_tournament_is_refused() {
+    let fixture = Fixture::new("games_per_pair = 4", &INSTANT_BOTS);
+    assert_success(&fixture.run("sharded", &["--shard", "1/3"]));
+    assert_success(&fixture.run("sharded", &["--shard", "3/3"]));
+    let output = merge(&fixture, "merged", &["sharded"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("shard-2-of-3: 4 games missing"), "{stderr}");
+    assert!(
+        !stderr.contains("shard-1-of-3") && !stderr.contains("shard-3-of-3"),
+        "{stderr}"
+    );
+
+    fixture.write("seed = 99\ngames_per_pair = 4", &INSTANT_BOTS);
+    assert_success(&fixture.run("other", &[]));
+    let output = merge(&fixture, "mixed", &["sharded", "other"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("belongs to another tournament"),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -340,17 +340,7 @@ fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), JournalErro
         .next()
         .filter(|line| line.terminated)
         .ok_or_else(|| JournalError::NoHeader { path: path.to_owned() })?;
-    let header: Header = serde_json::from_slice(header_line.text).map_err(|source| JournalError::BadHeader {
-        path: path.to_owned(),
-        source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
-        });
-    }
-    Ok((header, lines.offset))
+    Ok((parse_header(path, header_line.text)?, lines.offset))
 }
 
 /// `count` pieces of `bytes[start..]` of about equal length, each a run of whole lines.
@@ -464,6 +454,21 @@ fn read_piece(bytes: &[u8], start: usize, audit: &Audit, moves: Moves) -> Vec<En
         });
     }
     entries
+}
+
+/// Parses the first line of the journal at `path` (named in errors): a header of this format.
+pub fn parse_header(path: &Path, line: &[u8]) -> Result<Header, JournalError> {
+    let header: Header = serde_json::from_slice(line).map_err(|source| JournalError::BadHeader {
+        path: path.to_owned(),
+        source,
+    })?;
+    if header.journal != FORMAT {
+        return Err(JournalError::Format {
+            path: path.to_owned(),
+            found: header.journal,
+        });
+    }
+    Ok(header)
 }
 
 /// Lines of a byte buffer, each with whether it ended with a newline.

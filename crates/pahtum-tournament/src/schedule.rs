@@ -102,7 +102,7 @@ pub fn schedule(tournament: &Tournament) -> Vec<ScheduledGame> {
 }
 
 /// The pairs of bots that meet, by name, in schedule order.
-fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
+pub(crate) fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
     let names = tournament.bot_names();
     match &tournament.format {
         Format::RoundRobin => names

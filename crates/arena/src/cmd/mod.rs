@@ -8,6 +8,7 @@ pub mod forfeit;
 pub mod game;
 pub mod man;
 pub mod match_cmd;
+pub mod merge;
 pub mod play;
 pub mod report;
 pub mod run;

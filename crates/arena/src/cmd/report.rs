@@ -23,9 +23,11 @@ const JOURNAL: &str = "journal.jsonl";
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example: arena report runs/quickstart, then open runs/quickstart/report.html in a browser")]
 pub struct Args {
-    /// The journal, or a run's output folder (which holds journal.jsonl).
-    pub journal: PathBuf,
-    /// Where to write the page [default: report.html beside the journal].
+    /// The journal, or a run's output folder (which holds journal.jsonl); several journals or folders
+    /// (e.g. the shards of a run) are merged first, as `arena merge` does.
+    #[arg(required = true)]
+    pub journals: Vec<PathBuf>,
+    /// Where to write the page [default: report.html beside the (first) journal].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Embed the replays of at most N games (every forfeit is embedded, the rest sampled by game id).
@@ -37,8 +39,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let journal = journal_path(&args.journal);
-    let out = args.out.unwrap_or_else(|| journal.with_file_name(REPORT_HTML));
+    let out = args
+        .out
+        .unwrap_or_else(|| journal_path(&args.journals[0]).with_file_name(REPORT_HTML));
+    let (journal, _merged) = super::merge::one_journal(&args.journals)?;
     let results = results_of_journal(&journal, args.anchor.as_ref())?;
     let options = Options {
         max_replays: args.max_replays,

@@ -18,6 +18,7 @@ use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::launch::{Launcher, check_programs};
+use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
 use super::flow;
@@ -46,6 +47,15 @@ pub struct Args {
     /// Start new bot processes for every game instead of reusing them.
     #[arg(long)]
     pub restart_every_game: bool,
+    /// Play only shard K of N (K from 1 to N, as nextest's --partition count:K/N), into OUT/shard-K-of-N;
+    /// both games of a layout are in the same shard. `auto`: from SLURM_ARRAY_TASK_ID (less
+    /// SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT) or JOB_COMPLETION_INDEX (from 0, of --shard-count).
+    /// `arena merge` joins the shards' journals.
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<ShardArg>,
+    /// The number of shards for --shard auto in a Kubernetes Indexed Job [default: ARENA_SHARD_COUNT].
+    #[arg(long, value_name = "N", requires = "shard")]
+    pub shard_count: Option<usize>,
     /// Run every bot in the sandbox, with the limits the file gives it (or the defaults).
     #[command(flatten)]
     pub sandbox: super::SandboxFlag,
@@ -63,6 +73,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let mut file = config::load(&args.file)?;
     if let Some(out) = &args.out {
         file.settings.out = out.clone();
+    }
+    let shard = args.shard.map(|shard| shard.resolve(args.shard_count)).transpose()?;
+    if let Some(shard) = shard {
+        file.settings.out = file.settings.out.join(shard.folder_name());
     }
     if let Some(concurrency) = args.concurrency {
         file.settings.concurrency = concurrency;
@@ -83,11 +97,14 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
     super::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
     if args.dry_run {
-        return dry_run(&file);
+        return dry_run(&file, shard);
     }
 
     let out = file.settings.out.clone();
     let mut opened = flow::open_journal(&out, &file.tournament, args.fresh)?;
+    if let Some(shard) = shard {
+        opened.plan.pending.retain(|game| shard.contains(game.index));
+    }
     let mut progress = if flow::live_status() {
         Progress::bar()
     } else {
@@ -113,13 +130,16 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let ending = flow::play(&mut opened, &out, bots, &mut progress, locate).await?;
     let journal = opened.journal.path();
     let (standings, written) = super::report::write_run_reports(&out, journal, None)?;
-    let resume = format!("to resume, run: {}", resume_command(&args));
+    let resume = format!("to resume, run: {}", resume_command(&args, shard));
     // A tournament's progress observer never declines a game.
     Ok(flow::report("", &standings, journal, &written, ending, &resume))
 }
 
-fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
-    let games = schedule::schedule(&file.tournament);
+fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCode> {
+    let mut games = schedule::schedule(&file.tournament);
+    if let Some(shard) = shard {
+        games.retain(|game| shard.contains(game.index));
+    }
     outln!("{}", schedule_table(&games));
     outln!(
         "{} games, {} at once, into {}; nothing was played (--dry-run)",
@@ -143,7 +163,7 @@ fn dry_run(file: &TournamentFile) -> anyhow::Result<ExitCode> {
 }
 
 /// The command that resumes this run: the same file and the flags that change where and how it runs.
-fn resume_command(args: &Args) -> String {
+fn resume_command(args: &Args, shard: Option<Shard>) -> String {
     let mut words = vec!["arena".to_owned(), "run".to_owned(), quote(&args.file)];
     if let Some(out) = &args.out {
         words.extend(["--out".to_owned(), quote(out)]);
@@ -157,10 +177,42 @@ fn resume_command(args: &Args) -> String {
     if args.affinity {
         words.push("--affinity".to_owned());
     }
+    if let Some(shard) = shard {
+        words.extend(["--shard".to_owned(), shard.to_string()]);
+    }
     words.join(" ")
 }
 
 fn quote(path: &Path) -> String {
     let text = path.display().to_string();
     shlex::try_quote(&text).map_or(text.clone(), |quoted| quoted.into_owned())
+}
+
+/// `--shard`: `K/N`, or `auto` (from the environment of a job array).
+#[derive(Debug, Clone, Copy)]
+pub enum ShardArg {
+    Given(Shard),
+    Auto,
+}
+
+impl std::str::FromStr for ShardArg {
+    type Err = ShardError;
+
+    fn from_str(text: &str) -> Result<ShardArg, ShardError> {
+        if text.trim() == "auto" {
+            Ok(ShardArg::Auto)
+        } else {
+            text.parse().map(ShardArg::Given)
+        }
+    }
+}
+
+impl ShardArg {
+    /// The shard this run plays: the one given, or the job array's, of `count` shards if given.
+    fn resolve(self, count: Option<usize>) -> Result<Shard, ShardError> {
+        match self {
+            ShardArg::Given(shard) => Ok(shard),
+            ShardArg::Auto => Shard::from_env(|name| std::env::var(name).ok(), count),
+        }
+    }
 }

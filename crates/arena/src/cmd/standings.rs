@@ -27,8 +27,10 @@ use pahtum_tournament::strength::AnchorSpec;
   arena standings runs/quickstart/journal.jsonl --format markdown > standings.md
   arena standings runs/heuristic-vs-first-free/journal.jsonl --anchor first-free=0")]
 pub struct Args {
-    /// The journal (journal.jsonl in a run's output folder).
-    pub journal: PathBuf,
+    /// The journal (journal.jsonl in a run's output folder); several journals or folders (e.g. the
+    /// shards of a run) are merged first, as `arena merge` does.
+    #[arg(required = true)]
+    pub journals: Vec<PathBuf>,
     /// The format (the JSON schema is documented in pahtum-tournament's standings module).
     #[arg(long, default_value = "table")]
     pub format: FormatArg,
@@ -38,7 +40,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let standings = report::standings_of_journal(&args.journal, args.anchor.as_ref())?;
+    let (journal, _merged) = super::merge::one_journal(&args.journals)?;
+    let standings = report::standings_of_journal(&journal, args.anchor.as_ref())?;
     out!("{}", render(&standings, args.format.0));
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,163 @@
+//! `arena merge OUT JOURNAL_OR_DIR...`: the journals of a sharded run joined into one run folder.
+//!
+//! The shards of `arena run --shard K/N` each leave `OUT/shard-K-of-N/journal.jsonl`; this command
+//! merges them (pahtum-tournament's merge module: same tournament, no disagreeing overlap) into
+//! `OUT/journal.jsonl` and writes the standings, ratings and report beside it through the same call as
+//! `arena run` ([`super::report::write_run_reports`]), so a merged run's files are those of an unsharded
+//! run. Games still missing are listed by shard (a shard that never ran is named), and the exit code
+//! is then 1, so that a dependent job notices.
+//!
+//! [`journals`] is also how `arena standings` and `arena report` take several journals or folders.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use pahtum_tournament::merge::{Merged, merge};
+use pahtum_tournament::resume::JOURNAL;
+use pahtum_tournament::runner::Ending;
+use pahtum_tournament::shard::Shard;
+
+use super::flow;
+
+/// How many ids of a shard's missing games are printed.
+const MISSING_SHOWN: usize = 10;
+
+/// Merge the journals of a sharded run into one run folder, with its standings and report.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = "Examples:
+  arena merge runs/big runs/big                      (the shard-K-of-N folders in runs/big)
+  arena merge runs/all a/journal.jsonl b/journal.jsonl")]
+pub struct Args {
+    /// The output folder: journal.jsonl, the standings files and report.html are written there.
+    pub out: PathBuf,
+    /// Journals, run folders (holding journal.jsonl), or folders holding shard-K-of-N run folders.
+    #[arg(required = true)]
+    pub journals: Vec<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let inputs = journals(&args.journals)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create the output folder {}", args.out.display()))?;
+    let journal = args.out.join(JOURNAL);
+    if inputs.contains(&journal) {
+        bail!(
+            "{} is both an input and the merged journal; merge into another folder",
+            journal.display()
+        );
+    }
+    let merged = merge(&inputs, &journal)?;
+    if merged.agreeing_duplicates > 0 {
+        eprintln!(
+            "arena: {} games were recorded twice the same (kept once)",
+            merged.agreeing_duplicates
+        );
+    }
+    if merged.torn > 0 {
+        eprintln!(
+            "arena: dropped {} torn last lines (games cut off by a crash)",
+            merged.torn
+        );
+    }
+    let (standings, written) = super::report::write_run_reports(&args.out, &journal, None)?;
+    let lead = format!(
+        "{} of {} games, from {} journals\n",
+        merged.games,
+        merged.scheduled,
+        inputs.len()
+    );
+    let code = flow::report(&lead, &standings, &journal, &written, Ending::Finished, "");
+    if merged.missing.is_empty() {
+        return Ok(code);
+    }
+    report_missing(&merged, &inputs);
+    Ok(ExitCode::FAILURE)
+}
+
+/// Says on stderr which games are missing, by shard when the inputs' folders name their shards.
+fn report_missing(merged: &Merged, inputs: &[PathBuf]) {
+    eprintln!(
+        "arena: the merged journal is incomplete: {} of {} games are missing",
+        merged.missing.len(),
+        merged.scheduled
+    );
+    let shards: Vec<Shard> = inputs.iter().filter_map(|path| shard_of(path)).collect();
+    let Some(count) = shards.first().map(|shard| shard.count()) else {
+        return;
+    };
+    for (shard, ids) in merged.missing_by_shard(count) {
+        let given = if shards.contains(&shard) {
+            "its journal lacks them; run the shard again to finish it"
+        } else {
+            "no journal of this shard was given; run it, or give its journal"
+        };
+        let shown: Vec<&str> = ids.iter().take(MISSING_SHOWN).map(String::as_str).collect();
+        let more = if ids.len() > MISSING_SHOWN { ", ..." } else { "" };
+        eprintln!(
+            "  {}: {} games missing ({}{more}): {given}",
+            shard.folder_name(),
+            ids.len(),
+            shown.join(", ")
+        );
+    }
+}
+
+/// The shard whose run folder holds the journal at `path`, by the folder's name.
+fn shard_of(path: &Path) -> Option<Shard> {
+    Shard::from_folder_name(path.parent()?.file_name()?.to_str()?)
+}
+
+/// The journals that `paths` name: a journal is itself, a run folder its journal.jsonl, and a folder
+/// of shards the journals of its `shard-K-of-N` folders, in shard order.
+pub fn journals(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut journals = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            journals.push(path.clone());
+            continue;
+        }
+        if path.join(JOURNAL).exists() {
+            journals.push(path.join(JOURNAL));
+            continue;
+        }
+        let mut shards: Vec<(Shard, PathBuf)> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot list the folder {}", path.display()))?
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let shard = Shard::from_folder_name(entry.file_name().to_str()?)?;
+                Some((shard, entry.path().join(JOURNAL)))
+            })
+            .filter(|(_, journal)| journal.exists())
+            .collect();
+        if shards.is_empty() {
+            bail!(
+                "{} holds neither {JOURNAL} nor shard-K-of-N folders with one; give a journal or a run folder",
+                path.display()
+            );
+        }
+        shards.sort_by_key(|(shard, _)| (shard.count(), shard.index()));
+        journals.extend(shards.into_iter().map(|(_, journal)| journal));
+    }
+    Ok(journals)
+}
+
+/// One journal for `paths` (see [`journals`]): the journal itself when there is one, else the
+/// journals merged into a temporary folder, which lives as long as the folder returned.
+pub fn one_journal(paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
+    let inputs = journals(paths)?;
+    if let [journal] = inputs.as_slice() {
+        return Ok((journal.clone(), None));
+    }
+    let folder = tempfile::tempdir().context("cannot create a temporary folder to merge the journals in")?;
+    let journal = folder.path().join(JOURNAL);
+    let merged = merge(&inputs, &journal)?;
+    if !merged.missing.is_empty() {
+        eprintln!(
+            "arena: {} of {} games are missing from these journals (arena merge lists them)",
+            merged.missing.len(),
+            merged.scheduled
+        );
+    }
+    Ok((journal, Some(folder)))
+}

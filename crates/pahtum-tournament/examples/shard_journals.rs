@@ -1,0 +1,67 @@
+//! The merge benchmark's tool (README, Benchmarks): synthetic shard journals, and the merge alone.
+//!
+//! `shard_journals write DIR GAMES SHARDS`: a synthetic journal of GAMES games
+//! (`testing::synthetic_journal`) dealt into DIR/shard-K-of-SHARDS/journal.jsonl as
+//! `arena run --shard` would have written them (the big journal is removed).
+//! `shard_journals merge DIR OUT`: only the streaming merge of DIR's shards into OUT (time it with
+//! `/usr/bin/time -v`); `arena merge` adds the standings and the report.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use pahtum_tournament::journal;
+use pahtum_tournament::merge::merge;
+use pahtum_tournament::shard::{ScheduleShape, Shard};
+use pahtum_tournament::testing::synthetic_journal;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["write", dir, games, shards] => write(Path::new(dir), games.parse().unwrap(), shards.parse().unwrap()),
+        ["merge", dir, out] => {
+            let mut inputs: Vec<PathBuf> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|entry| entry.unwrap().path().join("journal.jsonl"))
+                .filter(|path| path.exists())
+                .collect();
+            inputs.sort();
+            let merged = merge(&inputs, Path::new(out)).unwrap();
+            println!(
+                "{} games from {} journals, {} missing",
+                merged.games,
+                inputs.len(),
+                merged.missing.len()
+            );
+        }
+        _ => panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT"),
+    }
+}
+
+fn write(dir: &Path, games: usize, shards: usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    let all = dir.join("all.jsonl");
+    synthetic_journal(&all, games);
+    let mut lines = BufReader::new(File::open(&all).unwrap()).lines();
+    let header = lines.next().unwrap().unwrap();
+    let shape = ScheduleShape::of(&serde_json::from_str::<journal::Header>(&header).unwrap().tournament);
+    let mut writers: Vec<BufWriter<File>> = (1..=shards)
+        .map(|k| {
+            let folder = dir.join(Shard::new(k, shards).unwrap().folder_name());
+            std::fs::create_dir_all(&folder).unwrap();
+            let mut writer = BufWriter::new(File::create(folder.join("journal.jsonl")).unwrap());
+            writeln!(writer, "{header}").unwrap();
+            writer
+        })
+        .collect();
+    for line in lines {
+        let line = line.unwrap();
+        let id: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let index = shape.index_of(id["id"].as_str().unwrap()).unwrap();
+        writeln!(writers[Shard::of_game(index, shards).index() - 1], "{line}").unwrap();
+    }
+    for writer in writers {
+        writer.into_inner().unwrap().sync_all().unwrap();
+    }
+    std::fs::remove_file(all).unwrap();
+}
