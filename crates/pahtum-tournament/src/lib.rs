@@ -10,6 +10,7 @@
 //! one and never the reverse.
 
 pub mod config;
+pub mod durability;
 pub mod events;
 pub mod journal;
 pub mod launch;

@@ -32,6 +32,7 @@ use pahtum_referee::{Limits, TimeControl};
 use pahtum_report::progress::{self, PLAIN_EVERY};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, Restart, RulesConfig, Tournament};
+use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
@@ -98,6 +99,10 @@ pub struct Args {
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
+    /// When the journal is synced to the disk: game, batch or none (tournaments/reference.toml says what
+    /// each can lose).
+    #[arg(long, value_name = "MODE", default_value_t = Durability::default())]
+    durability: Durability,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     fresh: bool,
@@ -132,7 +137,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut opened = match flow::open_journal(&out, &tournament, args.fresh) {
+    let mut opened = match flow::open_journal(&out, &tournament, args.fresh, args.durability) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
