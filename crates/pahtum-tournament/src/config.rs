@@ -917,7 +917,10 @@ mod tests {
             crate::journal::tournament_hash(&plain.tournament)
         );
         let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"fast\""));
-        assert!(error.contains("key `durability`: \"fast\" is not a durability; use \"game\""), "{error}");
+        assert!(
+            error.contains("key `durability`: \"fast\" is not a durability; use \"game\""),
+            "{error}"
+        );
     }
 
     #[test]

@@ -92,6 +92,9 @@ mod tests {
             assert_eq!(mode.name().parse::<Durability>().unwrap(), mode);
         }
         let error = "fast".parse::<Durability>().unwrap_err().to_string();
-        assert!(error.starts_with("\"fast\" is not a durability; use \"game\""), "{error}");
+        assert!(
+            error.starts_with("\"fast\" is not a durability; use \"game\""),
+            "{error}"
+        );
     }
 }

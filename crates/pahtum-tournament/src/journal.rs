@@ -535,7 +535,11 @@ mod tests {
         let (_dir, path, _) = journal_with(0);
         let (mut journal, _) = Journal::open(&path).unwrap();
         let game = record("000-01-a", "a", "b");
-        let expected = [(Durability::Game, false), (Durability::Batch, true), (Durability::None, false)];
+        let expected = [
+            (Durability::Game, false),
+            (Durability::Batch, true),
+            (Durability::None, false),
+        ];
         for (durability, due) in expected {
             journal.set_durability(durability);
             let before = Instant::now();

@@ -318,18 +318,24 @@ impl MatchProgress {
     }
 
     /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
+    /// The line is made only when it is shown: not after every game of a fast match.
     fn show(&mut self, force: bool) {
-        let status = self.status();
-        match &mut self.line {
-            StatusLine::Live(bar) => bar.set_message(status),
-            StatusLine::Plain { last } => {
-                let due = last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
-                let repeated = last.as_ref().is_some_and(|(_, line)| *line == status);
-                if (force || due) && !repeated {
-                    eprintln!("arena: {status}");
-                    *last = Some((Instant::now(), status));
-                }
+        let due = match &self.line {
+            StatusLine::Live(bar) => {
+                bar.set_message(self.status());
+                return;
             }
+            StatusLine::Plain { last } => force || last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY),
+        };
+        if !due {
+            return;
+        }
+        let status = self.status();
+        if let StatusLine::Plain { last } = &mut self.line
+            && last.as_ref().is_none_or(|(_, line)| *line != status)
+        {
+            eprintln!("arena: {status}");
+            *last = Some((Instant::now(), status));
         }
     }
 
