@@ -533,6 +533,7 @@ fn a_torn_last_line_is_dropped_and_its_game_played_again() {
     assert_eq!(fixture.standings("torn"), fixture.standings("whole"));
 }
 
+/// In every durability mode: each finished game is written at once, so a SIGKILL loses none of them.
 #[test]
 fn resuming_after_sigkill_gives_the_standings_of_an_uninterrupted_run() {
     let bots = [
@@ -543,30 +544,33 @@ fn resuming_after_sigkill_gives_the_standings_of_an_uninterrupted_run() {
     let fixture = Fixture::new("games_per_pair = 4", &bots);
     assert_success(&fixture.run("whole", &[]));
 
-    let journal = fixture.out("killed").join("journal.jsonl");
-    let mut child = fixture
-        .command("killed", &["--concurrency", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_until("the journal has 3 games", || journal_records(&journal).len() >= 3);
-    assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
-    signal(&child, Signal::KILL);
-    child.wait().unwrap();
-    let done = journal_records(&journal).len();
-    assert!(done < 12, "killed before the end ({done} games)");
-    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+    for durability in ["game", "batch", "none"] {
+        let out = format!("killed-{durability}");
+        let journal = fixture.out(&out).join("journal.jsonl");
+        let mut child = fixture
+            .command(&out, &["--concurrency", "1", "--durability", durability])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_until("the journal has 3 games", || journal_records(&journal).len() >= 3);
+        assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
+        signal(&child, Signal::KILL);
+        child.wait().unwrap();
+        let done = journal_records(&journal).len();
+        assert!(done < 12, "killed before the end ({done} games, {durability})");
+        wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
 
-    let output = fixture.run("killed", &[]);
-    assert_success(&output);
-    assert!(
-        text(&output.stderr).contains(&format!("resuming with {done} done")),
-        "{}",
-        text(&output.stderr)
-    );
-    assert_eq!(fixture.records("killed").len(), 12);
-    assert_eq!(fixture.standings("killed"), fixture.standings("whole"));
+        let output = fixture.run(&out, &["--durability", durability]);
+        assert_success(&output);
+        assert!(
+            text(&output.stderr).contains(&format!("resuming with {done} done")),
+            "{durability}: {}",
+            text(&output.stderr)
+        );
+        assert_eq!(fixture.records(&out).len(), 12, "{durability}");
+        assert_eq!(fixture.standings(&out), fixture.standings("whole"), "{durability}");
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! The result is split in two on purpose. [`Tournament`] holds what decides the
 //! games (bots, rules, clocks, fair mode, seed, pairing); the journal keeps it in its
 //! header and refuses to resume when it changes. [`RunSettings`] holds how the
-//! games are run (concurrency, output folder, limits, restarts); it may change
+//! games are run (concurrency, output folder, limits, restarts, durability); it may change
 //! between a run and its resume, and flags on the command line override it.
 //!
 //! Paths: a bot's `dir` is relative to the tournament file's folder (so that a
@@ -28,6 +28,8 @@ use pahtum::Cell;
 use pahtum_protocol::{ClockKind, Placement, TimeControl};
 use pahtum_referee::{DEFAULT_MARGIN_MS, Limits};
 use serde::{Deserialize, Serialize};
+
+use crate::durability::Durability;
 
 /// The default block counts drawn from for each layout.
 pub const DEFAULT_BLOCK_COUNTS: [usize; 5] = [5, 7, 9, 11, 13];
@@ -213,6 +215,8 @@ pub struct RunSettings {
     /// Core pinning (`affinity`): each concurrent game's bots run on a core
     /// of their own.
     pub affinity: bool,
+    /// When the journal is synced to the disk.
+    pub durability: Durability,
 }
 
 /// What a forfeit on time under overload (`pahtum_record::Forfeit::overloaded`) does.
@@ -391,6 +395,7 @@ struct FileKeys {
     restart: Option<String>,
     on_overload: Option<String>,
     affinity: Option<bool>,
+    durability: Option<String>,
     #[serde(default)]
     rules: RulesKeys,
     #[serde(default)]
@@ -557,6 +562,17 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
             ));
         }
     };
+    let durability = match file.durability.as_deref().map(str::parse::<Durability>) {
+        None => Durability::default(),
+        Some(Ok(durability)) => durability,
+        Some(Err(error)) => {
+            return Err(key_error(
+                "durability",
+                format!("\"{}\" is not a durability", error.0),
+                crate::durability::CHOICES,
+            ));
+        }
+    };
     let settings = RunSettings {
         concurrency,
         out: file.out.unwrap_or_else(|| Path::new("runs").join(&name)),
@@ -564,6 +580,7 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         limits,
         on_overload,
         affinity: file.affinity.unwrap_or(false),
+        durability,
     };
     Ok((tournament, settings))
 }
@@ -988,6 +1005,24 @@ mod tests {
         let limits = file.settings.limits.limits();
         assert_eq!(limits.startup, Duration::from_secs(30));
         assert_eq!(limits.ready, Limits::default().ready);
+    }
+
+    /// Durability is how the run syncs, not what the games are: the key leaves the tournament's hash alone.
+    #[test]
+    fn durability_is_a_run_setting_outside_the_hash() {
+        let plain = parse_text(MINIMAL).unwrap();
+        assert_eq!(plain.settings.durability, Durability::Batch);
+        let durable = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"game\"")).unwrap();
+        assert_eq!(durable.settings.durability, Durability::Game);
+        assert_eq!(
+            crate::journal::tournament_hash(&durable.tournament),
+            crate::journal::tournament_hash(&plain.tournament)
+        );
+        let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"fast\""));
+        assert!(
+            error.contains("key `durability`: \"fast\" is not a durability; use \"game\""),
+            "{error}"
+        );
     }
 
     #[test]

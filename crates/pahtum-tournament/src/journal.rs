@@ -2,9 +2,10 @@
 //!
 //! A JSON Lines file, append-only. The first line is a [`Header`]: the format,
 //! the resolved tournament (every default filled in) and its hash. Every other
-//! line is one [`GameRecord`], written whole with its newline, flushed and
-//! synced to disk as its game ends, so that a crash or a power cut loses at
-//! most the line being written. Standings, tables and resume are all derived
+//! line is one [`GameRecord`], written whole with its newline in one `write`
+//! as its game ends, so that a killed referee loses nothing; it reaches the
+//! disk as the journal's [`Durability`] says (group commit: one sync for the
+//! games of up to 200 ms by default), which bounds what a power cut loses. Standings, tables and resume are all derived
 //! from the journal, never from state kept elsewhere.
 //!
 //! A crash in the middle of a write leaves a *torn* last line: no newline at
@@ -31,6 +32,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::{Deserialize, Serialize};
@@ -38,6 +40,7 @@ use sha2::{Digest, Sha256};
 
 use crate::audit::{Audit, Fault};
 use crate::config::Tournament;
+use crate::durability::{BATCH_INTERVAL, Durability};
 
 /// The value of the header's `journal` key for this format.
 pub const FORMAT: &str = "pahtum-arena/journal/1";
@@ -504,6 +507,11 @@ impl<'a> Iterator for Lines<'a> {
 pub struct Journal {
     path: PathBuf,
     file: File,
+    durability: Durability,
+    /// When the oldest write not yet synced was made; `None` when everything written is synced.
+    unsynced_since: Option<Instant>,
+    /// The line being written, kept between appends so that an append does not allocate.
+    line: Vec<u8>,
 }
 
 impl Journal {
@@ -522,11 +530,9 @@ impl Journal {
             .open(path)
             .map_err(io_error("create"))?;
         lock(&file, path)?;
-        let mut journal = Journal {
-            path: path.to_owned(),
-            file,
-        };
-        journal.write_line(&serde_json::to_vec(&Header::new(tournament)).expect("a header serializes"))?;
+        let mut journal = Journal::new(path, file);
+        journal.write_line(&Header::new(tournament))?;
+        journal.sync()?;
         // Make the new file's name durable too.
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             File::open(dir)
@@ -554,38 +560,88 @@ impl Journal {
             path: path.to_owned(),
             source,
         };
-        let mut journal = Journal {
-            path: path.to_owned(),
-            file,
-        };
+        let mut journal = Journal::new(path, file);
         if contents.torn {
             journal.file.set_len(contents.valid_len).map_err(io_error)?;
             journal.file.sync_data().map_err(io_error)?;
         }
         if contents.unterminated {
-            journal.write_line(b"")?;
+            journal.write_bytes(b"\n")?;
+            journal.sync()?;
         }
         Ok((journal, contents))
     }
 
-    /// Appends one record: the whole line in one write, flushed and synced.
-    pub fn append(&mut self, record: &GameRecord) -> Result<(), JournalError> {
-        self.write_line(&serde_json::to_vec(record).expect("a game record serializes"))
+    fn new(path: &Path, file: File) -> Journal {
+        Journal {
+            path: path.to_owned(),
+            file,
+            durability: Durability::default(),
+            unsynced_since: None,
+            line: Vec::new(),
+        }
     }
 
-    fn write_line(&mut self, json: &[u8]) -> Result<(), JournalError> {
-        let mut line = Vec::with_capacity(json.len() + 1);
-        line.extend_from_slice(json);
+    /// Sets when appends are synced to the disk (the default is [`Durability::Batch`]).
+    pub fn set_durability(&mut self, durability: Durability) {
+        self.durability = durability;
+    }
+
+    /// Appends one record: the whole line in one write, then synced as the durability says: at once
+    /// (`game`), once [`BATCH_INTERVAL`] has passed since the oldest unsynced write (`batch`), or not
+    /// (`none`). The caller syncs the rest: at [`Journal::sync_due`] and with [`Journal::sync`] at the end.
+    pub fn append(&mut self, record: &GameRecord) -> Result<(), JournalError> {
+        self.write_line(record)?;
+        match self.durability {
+            Durability::Game => self.sync(),
+            Durability::Batch if self.sync_due().is_some_and(|due| Instant::now() >= due) => self.sync(),
+            Durability::Batch | Durability::None => Ok(()),
+        }
+    }
+
+    /// When the writes not yet synced are due to be: `None` when there are none, or when only the end of
+    /// the run syncs them (`none`).
+    pub fn sync_due(&self) -> Option<Instant> {
+        match self.durability {
+            Durability::None => None,
+            Durability::Game | Durability::Batch => self.unsynced_since.map(|since| since + BATCH_INTERVAL),
+        }
+    }
+
+    /// Syncs every write not yet synced to the disk (`fdatasync`); nothing to do when there is none.
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        if self.unsynced_since.is_some() {
+            self.file.sync_data().map_err(|source| self.io_error("sync", source))?;
+            self.unsynced_since = None;
+        }
+        Ok(())
+    }
+
+    /// Writes `value` as one JSON line, in one write, not synced.
+    fn write_line(&mut self, value: &impl Serialize) -> Result<(), JournalError> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        serde_json::to_writer(&mut line, value).expect("a journal line serializes");
         line.push(b'\n');
+        let written = self.write_bytes(&line);
+        self.line = line;
+        written
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), JournalError> {
         self.file
-            .write_all(&line)
-            .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|source| JournalError::Io {
-                action: "append to",
-                path: self.path.clone(),
-                source,
-            })
+            .write_all(bytes)
+            .map_err(|source| self.io_error("append to", source))?;
+        self.unsynced_since.get_or_insert_with(Instant::now);
+        Ok(())
+    }
+
+    fn io_error(&self, action: &'static str, source: io::Error) -> JournalError {
+        JournalError::Io {
+            action,
+            path: self.path.clone(),
+            source,
+        }
     }
 
     /// The journal's file.
@@ -600,7 +656,7 @@ impl Journal {
     pub(crate) fn on_a_full_disk() -> Journal {
         let path = PathBuf::from("/dev/full");
         let file = OpenOptions::new().append(true).open(&path).expect("/dev/full opens");
-        Journal { path, file }
+        Journal::new(&path, file)
     }
 }
 
@@ -701,6 +757,29 @@ mod tests {
         assert_eq!(contents.records, records);
         journal.append(&played(GAMES[5])).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 3);
+    }
+
+    /// `game` syncs at once; `batch` leaves the write due within the batch interval; `none` never asks.
+    #[test]
+    fn each_durability_syncs_when_it_says() {
+        let (_dir, path, _) = journal_with(0);
+        let (mut journal, _) = Journal::open(&path).unwrap();
+        let expected = [
+            (Durability::Game, false),
+            (Durability::Batch, true),
+            (Durability::None, false),
+        ];
+        for ((durability, due), id) in expected.into_iter().zip(GAMES) {
+            journal.set_durability(durability);
+            let before = Instant::now();
+            journal.append(&played(id)).unwrap();
+            let sync_due = journal.sync_due();
+            assert_eq!(sync_due.is_some(), due, "{durability}");
+            assert!(sync_due.is_none_or(|at| at >= before + BATCH_INTERVAL), "{durability}");
+            journal.sync().unwrap();
+            assert_eq!(journal.sync_due(), None, "{durability}: synced");
+        }
+        assert_eq!(read(&path).unwrap().records.len(), 3, "every mode writes at once");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod durability;
 pub mod events;
 pub mod journal;
 pub mod launch;

@@ -2,8 +2,11 @@
 //!
 //! Up to `concurrency` games run at once, each in its own task with two bot
 //! processes from the [`Pool`]. This task alone writes the journal: each
-//! record is appended (and synced) as its game ends, then reported to the
-//! [`Observer`]. When `stop` completes (Ctrl-C), no new game starts, the
+//! record is appended as its game ends, then reported to the [`Observer`].
+//! Syncing is group commit: the journal says when its unsynced writes are due
+//! ([`Journal::sync_due`], by its [`Durability`](crate::durability::Durability)),
+//! this task syncs them then, once for every game written meanwhile, and syncs
+//! whatever is left when the run ends, is interrupted or fails. When `stop` completes (Ctrl-C), no new game starts, the
 //! running games are cancelled (their bots are killed with their process
 //! groups) and nothing of them is written, so the journal holds only whole
 //! games and a resume plays the cancelled ones again.
@@ -123,9 +126,7 @@ pub async fn run(
                     Err(error) => std::panic::resume_unwind(error.into_panic()),
                 };
                 if let Err(error) = journal.append(&played.record) {
-                    running.abort_all();
-                    while running.join_next().await.is_some() {}
-                    return Err(error);
+                    return Err(abandon(running, journal, error).await);
                 }
                 done += 1;
                 for bot in &played.restarted {
@@ -136,12 +137,18 @@ pub async fn run(
                 }
                 observer.on(Event::GameFinished { record: &played.record });
             }
+            () = sleep_until(journal.sync_due()) => {
+                if let Err(error) = journal.sync() {
+                    return Err(abandon(running, journal, error).await);
+                }
+            }
             () = &mut stop, if !stopping => {
                 stopping = true;
                 running.abort_all();
             }
         }
     }
+    journal.sync()?;
     if stopping {
         observer.on(Event::Interrupted { done, total });
         Ok(Ending::Interrupted)
@@ -151,6 +158,23 @@ pub async fn run(
         observer.on(Event::Finished { total });
         Ok(Ending::Finished)
     }
+}
+
+/// Completes at `due`, never when it is `None`.
+async fn sleep_until(due: Option<std::time::Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Ends a run that failed with `error`: cancels the running games, syncs what was written (best
+/// effort: `error` is what the caller reports), and hands `error` back.
+async fn abandon(mut running: JoinSet<Played>, journal: &mut Journal, error: JournalError) -> JournalError {
+    running.abort_all();
+    while running.join_next().await.is_some() {}
+    let _ = journal.sync();
+    error
 }
 
 /// The next game of `pending` that `observer` lets start; the games it declines on the way are skipped

@@ -15,6 +15,7 @@ use anyhow::{Context, bail};
 use pahtum_referee::{BotSpec, Limits};
 use pahtum_report::render::{Format, render};
 use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, Tournament};
+use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::Observer;
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
@@ -30,10 +31,16 @@ pub fn live_status() -> bool {
 }
 
 /// Opens the journal of `tournament` in `out`, resuming it unless `fresh` (then an old one is moved
-/// aside), and says on stderr what was done to an old journal.
-pub fn open_journal(out: &Path, tournament: &Tournament, fresh: bool) -> Result<Opened, ResumeError> {
+/// aside), syncing as `durability` says, and says on stderr what was done to an old journal.
+pub fn open_journal(
+    out: &Path,
+    tournament: &Tournament,
+    fresh: bool,
+    durability: Durability,
+) -> Result<Opened, ResumeError> {
     let existing = if fresh { Existing::StartAfresh } else { Existing::Resume };
-    let opened = open(out, tournament, existing)?;
+    let mut opened = open(out, tournament, existing)?;
+    opened.journal.set_durability(durability);
     if let Some(aside) = &opened.moved_aside {
         eprintln!("arena: the previous journal is kept as {}", aside.display());
     }

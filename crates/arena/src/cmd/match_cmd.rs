@@ -32,6 +32,7 @@ use pahtum_referee::{Limits, TimeControl};
 use pahtum_report::progress::{self, PLAIN_EVERY};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
+use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
@@ -102,6 +103,10 @@ pub struct Args {
     /// usable cores).
     #[arg(long)]
     affinity: bool,
+    /// When the journal is synced to the disk: game, batch or none (tournaments/reference.toml says what
+    /// each can lose).
+    #[arg(long, value_name = "MODE", default_value_t = Durability::default())]
+    durability: Durability,
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     fresh: bool,
@@ -136,7 +141,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut opened = match flow::open_journal(&out, &tournament, args.fresh) {
+    let mut opened = match flow::open_journal(&out, &tournament, args.fresh, args.durability) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
@@ -319,18 +324,24 @@ impl MatchProgress {
     }
 
     /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
+    /// The line is made only when it is shown: not after every game of a fast match.
     fn show(&mut self, force: bool) {
-        let status = self.status();
-        match &mut self.line {
-            StatusLine::Live(bar) => bar.set_message(status),
-            StatusLine::Plain { last } => {
-                let due = last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY);
-                let repeated = last.as_ref().is_some_and(|(_, line)| *line == status);
-                if (force || due) && !repeated {
-                    eprintln!("arena: {status}");
-                    *last = Some((Instant::now(), status));
-                }
+        let due = match &self.line {
+            StatusLine::Live(bar) => {
+                bar.set_message(self.status());
+                return;
             }
+            StatusLine::Plain { last } => force || last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY),
+        };
+        if !due {
+            return;
+        }
+        let status = self.status();
+        if let StatusLine::Plain { last } = &mut self.line
+            && last.as_ref().is_none_or(|(_, line)| *line != status)
+        {
+            eprintln!("arena: {status}");
+            *last = Some((Instant::now(), status));
         }
     }
 

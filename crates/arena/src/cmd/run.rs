@@ -17,6 +17,7 @@ use anyhow::Context;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
+use pahtum_tournament::durability::Durability;
 use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
@@ -38,6 +39,10 @@ pub struct Args {
     /// Games played at once [default: the file's `concurrency`, else the number of cores].
     #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     pub concurrency: Option<usize>,
+    /// When the journal is synced to the disk: game, batch or none [default: the file's `durability`,
+    /// else batch] (tournaments/reference.toml says what each can lose).
+    #[arg(long, value_name = "MODE")]
+    pub durability: Option<Durability>,
     /// Print the schedule without playing.
     #[arg(long)]
     pub dry_run: bool,
@@ -84,6 +89,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     if args.restart_every_game {
         file.settings.restart = Restart::EveryGame;
     }
+    if let Some(durability) = args.durability {
+        file.settings.durability = durability;
+    }
     if args.sandbox.sandbox {
         for bot in &mut file.tournament.bots {
             bot.sandbox.get_or_insert_with(Default::default);
@@ -101,7 +109,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    let mut opened = flow::open_journal(&out, &file.tournament, args.fresh)?;
+    let mut opened = flow::open_journal(&out, &file.tournament, args.fresh, file.settings.durability)?;
     if let Some(shard) = shard {
         opened.plan.pending.retain(|game| shard.contains(game.index));
     }
@@ -179,6 +187,9 @@ fn resume_command(args: &Args, shard: Option<Shard>) -> String {
     }
     if let Some(shard) = shard {
         words.extend(["--shard".to_owned(), shard.to_string()]);
+    }
+    if let Some(durability) = args.durability {
+        words.extend(["--durability".to_owned(), durability.to_string()]);
     }
     words.join(" ")
 }
