@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use pahtum::{Action, Game};
-use pahtum_protocol::{Clock, ClockKind, GameOver, Info, NewGame, Reason, Rules, ToBot};
+use pahtum_protocol::{Clock, GameOver, Info, NewGame, Reason, Rules, ToBot};
 use pahtum_record::Forfeit;
 
 use crate::bot::Bot;
@@ -63,15 +63,7 @@ impl Bot {
             .zip(game.color_to_act())
             .expect("the game is not over");
         let id = self.next_id();
-        let ms = move_time.as_millis() as u64;
-        let clock = Clock {
-            remaining_ms: None,
-            opponent_ms: None,
-            increment_ms: 0,
-            move_ms: Some(ms),
-            timeout_ms: ms,
-            kind: ClockKind::Wall,
-        };
+        let clock = Clock::per_move(move_time.as_millis() as u64);
         let message = ToBot::request(id, game_id, rules, game, clock).expect("the game is not over");
         self.encode(&message);
         let asked = Asked {
