@@ -91,7 +91,11 @@ fn main() -> ExitCode {
     match cli.command.run() {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("arena: error: {error:#}");
+            // An error may quote what a bot or a journal wrote: every line is escaped for the terminal
+            // (the line breaks are the error's own layout).
+            let text = format!("{error:#}");
+            let lines: Vec<_> = text.split('\n').map(pahtum_protocol::untrusted::escape).collect();
+            eprintln!("arena: error: {}", lines.join("\n"));
             ExitCode::from(exit::FAILURE)
         }
     }

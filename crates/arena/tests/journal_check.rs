@@ -235,3 +235,27 @@ fn verify_lists_every_fault_at_once_and_blank_lines_are_harmless() {
     }
     assert!(report.contains("8 faulty line(s), 4 sound record(s)"), "{report}");
 }
+
+/// A tampered journal may hold anything: the errors that quote it reach the terminal escaped (the faults
+/// quote with escapes, and `arena`'s error printer escapes every line again).
+#[test]
+fn an_error_that_quotes_a_journal_is_escaped_for_the_terminal() {
+    let played = Played::new();
+    let lines = played.lines();
+    let hostile = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    for tamper in [
+        edited(&lines, 2, |r| r["id"] = json!(hostile)),
+        edited(&lines, 2, |r| r["players"]["first"] = json!(hostile)),
+    ] {
+        played.write(&tamper);
+        for command in ["standings", "verify"] {
+            let output = arena(&[command], &played.journal());
+            let shown = text(&output.stdout) + &text(&output.stderr);
+            assert!(!output.status.success(), "{shown}");
+            assert!(
+                !shown.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+                "{command} printed a raw control character: {shown:?}"
+            );
+        }
+    }
+}
