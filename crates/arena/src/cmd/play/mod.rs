@@ -136,10 +136,7 @@ impl Table<'_> {
     /// Takes back the person's last action and everything after it; false
     /// when the person has not played yet.
     fn undo(&mut self) -> bool {
-        let Some(last) = (0..self.played.len())
-            .rev()
-            .find(|&index| self.seat_of_action(index) == self.person)
-        else {
+        let Some(last) = self.played.iter().rposition(|played| played.seat == self.person) else {
             return false;
         };
         self.played.truncate(last);
@@ -148,15 +145,6 @@ impl Table<'_> {
             self.game.play(played.action).expect("replayed as played");
         }
         true
-    }
-
-    /// The seat that played action `index`.
-    fn seat_of_action(&self, index: usize) -> Seat {
-        let mut game = self.spec.initial_game();
-        for played in &self.played[..index] {
-            game.play(played.action).expect("replayed as played");
-        }
-        game.seat_to_act().expect("an action was due")
     }
 
     /// The number of the next block or stone, from 1 (the pie decision has none).
