@@ -5,7 +5,7 @@
 //! swapped, blocks changed, a bot that is not in the tournament) would flow
 //! straight into the standings, the ratings and resume. So every reader
 //! checks every record as it reads it ([`crate::journal::read`]): an
-//! [`Audit`] holds the schedule of the header's tournament and, for each
+//! [`Audit`] holds the [`Schedule`] of the header's tournament and, for each
 //! record, checks that
 //!
 //! * both players are bots of the tournament;
@@ -18,8 +18,13 @@
 //!   board's and the result the one its end gives.
 //!
 //! A [`Fault`] says what is wrong in words; the journal adds the line number.
+//!
+//! The audit never builds the schedule: it computes the one game a record
+//! claims to be from its id ([`Schedule::game`]), and remembers of the games
+//! seen only the line of each one's record, by schedule index (4 bytes a game,
+//! so that a second record can name the first's line), not their ids.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
@@ -29,7 +34,7 @@ use serde::Serialize;
 
 use crate::config::Tournament;
 use crate::runner::game_spec;
-use crate::schedule::{ScheduledGame, schedule};
+use crate::schedule::{Schedule, ScheduledGame};
 
 /// What is wrong with one line of a journal.
 #[derive(Debug, thiserror::Error)]
@@ -96,10 +101,10 @@ pub struct Audit {
     /// The tournament's bots, in file order and as a set.
     bot_names: Vec<String>,
     bots: HashSet<String>,
-    /// Each game of the schedule by id, with what its record must hold.
-    schedule: HashMap<String, (ScheduledGame, GameSpec)>,
-    /// The line of each game's record seen so far.
-    seen: HashMap<String, usize>,
+    schedule: Schedule,
+    /// The line (from 1) of the record of each game seen so far, by schedule index; 0 for a game not seen.
+    /// Only as long as the highest index seen.
+    first_lines: Vec<u32>,
 }
 
 impl Audit {
@@ -109,14 +114,8 @@ impl Audit {
         Audit {
             bots: bot_names.iter().cloned().collect(),
             bot_names,
-            schedule: schedule(tournament)
-                .into_iter()
-                .map(|game| {
-                    let spec = game_spec(&game, tournament);
-                    (game.id.clone(), (game, spec))
-                })
-                .collect(),
-            seen: HashMap::new(),
+            schedule: Schedule::new(tournament),
+            first_lines: Vec::new(),
         }
     }
 
@@ -134,11 +133,12 @@ impl Audit {
                 });
             }
         }
-        let (game, spec) = self
+        let index = self
             .schedule
-            .get(id)
+            .index_of(id)
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
-        as_scheduled(record, game, spec)?;
+        let game = self.schedule.game(index);
+        as_scheduled(record, &game, &game_spec(&game, self.schedule.tournament()))?;
         record
             .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
@@ -148,15 +148,23 @@ impl Audit {
     /// Checks that the record of game `id` on line `line`, read in file order
     /// and sound by [`Audit::check`], is the first of its game.
     pub fn check_first(&mut self, line: usize, id: &str) -> Result<(), Fault> {
-        match self.seen.get(id) {
-            Some(&first_line) => Err(Fault::Duplicate {
-                id: id.to_owned(),
-                first_line,
-            }),
-            None => {
-                self.seen.insert(id.to_owned(), line);
+        let index = self
+            .schedule
+            .index_of(id)
+            .ok_or_else(|| Fault::UnknownGame { id: id.to_owned() })?;
+        if index >= self.first_lines.len() {
+            self.first_lines.resize(index + 1, 0);
+        }
+        match self.first_lines[index] {
+            0 => {
+                // A journal of more than 4 billion lines would show its later duplicates' first lines wrong.
+                self.first_lines[index] = u32::try_from(line).unwrap_or(u32::MAX);
                 Ok(())
             }
+            first_line => Err(Fault::Duplicate {
+                id: id.to_owned(),
+                first_line: first_line as usize,
+            }),
         }
     }
 }
@@ -208,4 +216,64 @@ fn same<T: PartialEq + Serialize + ?Sized>(
         recorded: json(recorded),
         scheduled: json(scheduled),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum_record::MoveRecord;
+
+    use super::*;
+    use crate::schedule::schedule;
+    use crate::testing::{tournament, won_by};
+
+    fn checked(audit: &Audit, record: &GameRecord) -> Result<(), Fault> {
+        audit.check(record, record.moves.iter().map(MoveRecord::bare))
+    }
+
+    /// Every game of the schedule passes once, in any order; a second record of one names the first's line.
+    #[test]
+    fn each_game_passes_once_and_a_second_record_names_the_first() {
+        let t = tournament();
+        let mut audit = Audit::new(&t);
+        let games = schedule(&t);
+        for (line, game) in games.iter().enumerate().rev() {
+            let record = won_by(game, &game_spec(game, &t), &game.first);
+            checked(&audit, &record).unwrap();
+            audit.check_first(line + 2, &game.id).unwrap();
+        }
+        let again = audit.check_first(100, &games[3].id).unwrap_err();
+        assert!(
+            matches!(again, Fault::Duplicate { ref id, first_line: 5 } if *id == games[3].id),
+            "{again:?}"
+        );
+    }
+
+    /// A record is held to the game its id names: an id of another form is no game, and a record of one game
+    /// under another's id is not as scheduled.
+    #[test]
+    fn a_record_is_held_to_the_game_its_id_names() {
+        let t = Tournament {
+            games_per_pair: 4,
+            ..tournament()
+        };
+        let mut audit = Audit::new(&t);
+        let games = schedule(&t);
+        let mut record = won_by(&games[0], &game_spec(&games[0], &t), "a");
+        record.id = "0-0-a".to_owned();
+        let fault = checked(&audit, &record).unwrap_err();
+        assert!(
+            matches!(fault, Fault::UnknownGame { ref id } if id == "0-0-a"),
+            "{fault:?}"
+        );
+        assert!(matches!(audit.check_first(2, "0-0-a"), Err(Fault::UnknownGame { .. })));
+        record.id = games[1].id.clone();
+        let fault = checked(&audit, &record).unwrap_err().to_string();
+        assert!(fault.contains("has the players (by seat) [\"a\",\"b\"]"), "{fault}");
+        let later = games
+            .iter()
+            .find(|game| game.first == "a" && game.second == "b" && game.index > 0);
+        record.id = later.expect("a later round of the pair").id.clone();
+        let fault = checked(&audit, &record).unwrap_err().to_string();
+        assert!(fault.contains("has the layout key \"000-00\""), "{fault}");
+    }
 }
