@@ -84,7 +84,7 @@ pub fn report(results: &JournalResults, options: Options) -> String {
             options.replay_bytes as f64 / 1e6
         )
     });
-    let played = format!("{} of {} games played", plan.done.len(), plan.schedule.len());
+    let played = format!("{} of {} games played", plan.done.len(), plan.scheduled);
     page(
         &format!("{}: Pah Tum tournament", plan.tournament.name),
         &played,
