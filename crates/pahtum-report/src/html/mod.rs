@@ -28,10 +28,10 @@
 //!   game with a replay among them, and the page says how many of how many it
 //!   lists (the standings and the crosstable count every game);
 //! * the replays: of at most [`Options::max_replays`] games and about
-//!   [`Options::replay_bytes`] of them: the forfeits first (beyond the byte budget,
-//!   but not beyond the count), then the other games; the page says how many.
-//!   The byte budget keeps a 10,000-game report under 8 MB even when the bots
-//!   send long `info` with every move.
+//!   [`Options::replay_bytes`] of them: the forfeits first, then the other games
+//!   in what the forfeits leave; the page says how many. The byte budget keeps a
+//!   10,000-game report under 8 MB even when the bots send long `info` with every
+//!   move, and the page of any journal about that size.
 
 pub mod data;
 pub mod sample;
@@ -41,7 +41,7 @@ use pahtum_record::GameRecord;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
-use self::data::{GameRow, Games, Replay, Tables};
+use self::data::{GameRow, Games, Tables, WrittenReplay};
 use self::sample::{Rank, Sample};
 
 /// How the report is made.
@@ -49,7 +49,7 @@ use self::sample::{Rank, Sample};
 pub struct Options {
     /// The most replays embedded (the forfeits' first).
     pub max_replays: usize,
-    /// The most bytes of replays embedded, as JSON (the forfeits' are, even beyond it).
+    /// The most bytes of replays embedded, as JSON (at least one forfeit's, if there is one).
     pub replay_bytes: usize,
     /// The most forfeits listed, and the most other games listed (at least `max_replays` of each, so that
     /// every game with a replay is listed).
@@ -89,9 +89,9 @@ pub struct ReportBuilder {
     forfeits: usize,
     listed_forfeits: Sample<GameRow>,
     listed_others: Sample<GameRow>,
-    forfeit_replays: Sample<Replay>,
+    forfeit_replays: Sample<WrittenReplay>,
     /// Bounded by the replays' count and byte budget less the forfeits'.
-    other_replays: Sample<Replay>,
+    other_replays: Sample<WrittenReplay>,
 }
 
 impl ReportBuilder {
@@ -104,7 +104,7 @@ impl ReportBuilder {
             forfeits: 0,
             listed_forfeits: Sample::new(listed),
             listed_others: Sample::new(listed),
-            forfeit_replays: Sample::new(options.max_replays),
+            forfeit_replays: Sample::with_budget(options.max_replays, options.replay_bytes),
             other_replays: Sample::with_budget(options.max_replays, options.replay_bytes),
         }
     }
@@ -114,8 +114,8 @@ impl ReportBuilder {
         let rank = Rank::of(&record.id);
         let row = || (GameRow::of(record), 0);
         let replay = || {
-            let replay = Replay::of(record);
-            let size = replay.json_size();
+            let replay = WrittenReplay::of(record);
+            let size = replay.size();
             (replay, size)
         };
         self.games += 1;
@@ -200,7 +200,7 @@ impl ReportBuilder {
 /// The page of one game: the viewer alone.
 pub fn game_page(record: &GameRecord) -> String {
     let mut games = Games::new(vec![GameRow::of(record)], 1);
-    games.embed(&record.id, Replay::of(record));
+    games.embed(&record.id, WrittenReplay::of(record));
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
     page("Pah Tum game", &summary, None, Vec::new(), &games)
 }
