@@ -141,7 +141,7 @@ fn a_bounded_report_keeps_the_forfeits_and_says_so() {
 }
 
 #[test]
-fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
+fn a_byte_budget_bounds_the_replays_and_keeps_the_first_forfeit() {
     let results = results();
     let options = Options {
         replay_bytes: 1,
