@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pahtum_record::GameRecord;
 use pahtum_report::files::{REPORT_HTML, write_atomically, write_standings};
-use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options};
-use pahtum_tournament::report::results_of_journal;
+use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options, ReportBuilder};
+use pahtum_tournament::report::{JournalResults, results_of_journal};
 use pahtum_tournament::standings::Standings;
 use pahtum_tournament::strength::AnchorSpec;
 
@@ -30,7 +30,7 @@ pub struct Args {
     /// Where to write the page [default: report.html beside the (first) journal].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Embed the replays of at most N games (every forfeit is embedded, the rest sampled by game id).
+    /// Embed the replays of at most N games (the forfeits first, then a sample of the rest chosen by game id).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REPLAYS)]
     pub max_replays: usize,
     /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].
@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_replays: args.max_replays,
         ..Options::default()
     };
-    write_atomically(&out, html::report(&results, options).as_bytes())
+    write_atomically(&out, report_page(&results, options).as_bytes())
         .with_context(|| format!("cannot write the report to {}", out.display()))?;
     eprintln!("arena: report {} ({} games)", out.display(), results.plan.done.len());
     Ok(ExitCode::SUCCESS)
@@ -74,10 +74,20 @@ pub fn write_run_reports(
     let mut written = write_standings(out, &results.standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let page = out.join(REPORT_HTML);
-    write_atomically(&page, html::report(&results, Options::default()).as_bytes())
+    write_atomically(&page, report_page(&results, Options::default()).as_bytes())
         .with_context(|| format!("cannot write the report to {}", page.display()))?;
     written.push(page);
     Ok((results.standings, written))
+}
+
+/// The HTML report of the journal's games.
+fn report_page(results: &JournalResults, options: Options) -> String {
+    let plan = &results.plan;
+    let mut report = ReportBuilder::new(options);
+    for record in &plan.done {
+        report.add(record);
+    }
+    report.finish(&plan.tournament.name, plan.scheduled, &results.standings)
 }
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html`.
