@@ -133,10 +133,11 @@ pub async fn play_games(
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
 ) -> anyhow::Result<Ending> {
-    let names: BTreeSet<&str> = plan
-        .pending()
-        .flat_map(|index| <[&str; 2]>::from(plan.schedule.players(index)))
-        .collect();
+    // Inserted one by one: collecting into a set would first gather every pending game's names in a list.
+    let mut names = BTreeSet::new();
+    for index in plan.pending() {
+        names.extend(<[&str; 2]>::from(plan.schedule.players(index)));
+    }
     let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
     if let Err(errors) = pool.warm_up(&names).await {
         pool.shutdown().await;
