@@ -724,7 +724,8 @@ const INSTANT_BOTS: [(&str, &str); 3] = [
 
 #[test]
 fn shards_run_at_once_then_merged_give_the_standings_of_an_unsharded_run() {
-    let fixture = Fixture::new("seed = 3\ngames_per_pair = 6", &INSTANT_BOTS);
+    // Five runs at once on a busy machine: a minute a move, so that no game can end on time and differ.
+    let fixture = Fixture::new("seed = 3\ngames_per_pair = 6\n[time]\nmove_ms = 60000", &INSTANT_BOTS);
     assert_success(&fixture.run("whole", &[]));
     let shards: Vec<Child> = (1..=4)
         .map(|k| {
