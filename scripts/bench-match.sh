@@ -26,15 +26,15 @@ BENCH_GAMES=100 BENCH_TIMING_MOVES=0 taskset -c 0 cargo bench --quiet -p pahtum-
   sed -n '/^raw pipe/,/^referee/p' | grep -v '^referee' | sed 's/^/floor: /'
 pin=()
 if [ "$concurrency" -eq 1 ]; then pin=(taskset -c 0); fi
-rm -rf "$dir/run"
+rm -rf "$dir/run" "$dir/stderr"
 mkdir -p "$dir"
 /usr/bin/time -f '%e %U %S %M' -o "$dir/time" \
   "${pin[@]}" "$arena" match first-free first-free --games "$games" --concurrency "$concurrency" \
-  --out "$dir/run" "$@" > /dev/null
+  --out "$dir/run" "$@" > /dev/null 2> "$dir/stderr" || { cat "$dir/stderr" >&2; exit 1; }
 read -r wall user sys rss_kb < "$dir/time"
 moves=$(tail -n +2 "$dir/run/journal.jsonl" | jq '.moves | length' | paste -sd+ | bc)
 awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$moves" -v g="$games" -v r="$rss_kb" -v c="$concurrency" 'BEGIN {
   printf "%d games, %d moves, concurrency %d: %.1f us/move wall, %.1f us/move CPU (user %.1f + sys %.1f), %.0f games/s, peak RSS %.1f MB\n",
     g, m, c, w * 1e6 / m, (u + s) * 1e6 / m, u * 1e6 / m, s * 1e6 / m, g / w, r / 1024 }'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-rm -rf "$dir/run"
+rm -rf "$dir/run" "$dir/stderr"
