@@ -10,20 +10,28 @@
 //! With [`Restart::EveryGame`] every game gets fresh processes.
 //!
 //! With core pinning ([`Pool::pinned`]) each running game holds a slot
-//! ([`Pool::slot`]), and slot `i` runs its bots on the `i`-th core: its
+//! ([`Pool::placed`]), and slot `i` runs its bots on the `i`-th core: its
 //! processes are started there and kept idle per slot, so that a process
-//! pinned to one core is never handed to a game on another.
+//! pinned to one core is never handed to a game on another. The slot's
+//! games are driven there too: each slot has a lane, a thread pinned to its
+//! core with a single-threaded runtime, which starts the slot's bots, plays
+//! its games and ends its processes. So a request and its answer never cross
+//! cores (a pipe round trip between two cores costs ten times one on a single
+//! core), and N games at once on N cores do not wait for each other.
 //!
 //! An immediate exit (a second Ctrl-C) kills every process of every bot,
 //! idle, playing or being started, through the referee's registry
 //! ([`Pool::kill_all`]): the pool keeps no process ids of its own.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pahtum_referee::{Bot, BotSpec, Limits, StartError};
-use tokio::task::JoinSet;
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tokio::task::{JoinHandle, JoinSet};
 
 use crate::config::Restart;
 
@@ -40,6 +48,60 @@ pub struct Pool {
     /// With pinning, the core of each slot.
     cores: Option<Vec<usize>>,
     state: Mutex<PoolState>,
+    /// With pinning, each slot's lane (after `state`, so that idle processes
+    /// are dropped while their lanes still run).
+    lanes: Vec<Lane>,
+}
+
+/// A thread pinned to one slot's core, running a single-threaded runtime
+/// that drives the slot's bots and games; it ends when this is dropped.
+#[derive(Debug)]
+struct Lane {
+    runtime: Handle,
+    /// Dropping it ends the lane's thread.
+    _stop: oneshot::Sender<()>,
+}
+
+impl Lane {
+    /// Starts the lane of `core`.
+    ///
+    /// # Panics
+    ///
+    /// If the system cannot start a thread or a runtime.
+    fn start(core: usize) -> Lane {
+        let (stop, stopped) = oneshot::channel::<()>();
+        let (handle, runtime) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("arena-lane-{core}"))
+            .spawn(move || {
+                // The core is one of the referee's own (usable_cores): pinning
+                // cannot fail for want of permission; were it to fail anyway,
+                // the lane still works, only unpinned.
+                let _ = pahtum_referee::affinity::pin_this_thread(core);
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a lane cannot start its runtime");
+                handle.send(runtime.handle().clone()).expect("the pool awaits the lane");
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })
+            .expect("the pool cannot start a lane thread");
+        Lane {
+            runtime: runtime.recv().expect("a lane sends its runtime"),
+            _stop: stop,
+        }
+    }
+}
+
+/// A task on a lane, aborted when dropped (a cancelled game ends its bots).
+struct OnLane<T>(JoinHandle<T>);
+
+impl<T> Drop for OnLane<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 #[derive(Debug, Default)]
@@ -54,17 +116,17 @@ struct PoolState {
     failed: HashMap<String, usize>,
 }
 
-/// A game's place in the pool (see [`Pool::slot`]); dropping it frees it.
+/// A game's place in the pool (see [`Pool::placed`]); dropping it frees it.
 #[derive(Debug)]
-pub struct Slot<'a> {
-    pool: &'a Pool,
+pub struct Slot {
+    pool: Arc<Pool>,
     /// With pinning, the slot's index (its core is the pool's `cores[index]`).
     index: Option<usize>,
     /// Taken from the free slots (a game's), not only named (a warm-up's).
     claimed: bool,
 }
 
-impl Drop for Slot<'_> {
+impl Drop for Slot {
     fn drop(&mut self) {
         if let Some(index) = self.index.filter(|_| self.claimed) {
             self.pool.state().free_slots.push(index);
@@ -93,35 +155,72 @@ impl Pool {
             overload_replays: 0,
             cores: None,
             state: Mutex::default(),
+            lanes: Vec::new(),
         }
     }
 
-    /// A pool whose game slot `i` runs its bots on `cores[i]` only: at most
-    /// `cores.len()` games may run at once.
+    /// A pool whose game slot `i` runs its bots, and the referee's thread
+    /// that plays its games, on `cores[i]` only: at most `cores.len()` games
+    /// may run at once.
+    ///
+    /// # Panics
+    ///
+    /// If the system cannot start a thread or a runtime for a slot.
     pub fn pinned(mut self, cores: Vec<usize>) -> Pool {
         self.state().free_slots = (0..cores.len()).rev().collect();
+        self.lanes = cores.iter().map(|&core| Lane::start(core)).collect();
         self.cores = Some(cores);
         self
     }
 
-    /// A slot for one game, held until dropped: with pinning, the one whose
-    /// core the game's bots run on.
+    /// Runs the game that `game` makes of a slot of its own, held until the
+    /// game ends: with pinning, on the slot's lane, beside its bots (a game
+    /// dropped unfinished is aborted there); without, in the caller's task.
+    /// The slot is claimed at once, when this is called.
     ///
     /// # Panics
     ///
     /// With pinning, if more games run at once than there are cores (the
     /// runner runs at most its concurrency, which the caller checked).
-    pub fn slot(&self) -> Slot<'_> {
+    pub fn placed<T, F, G>(self: &Arc<Self>, game: G) -> impl Future<Output = T> + Send + use<T, F, G>
+    where
+        G: FnOnce(Slot) -> F,
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
         let index = self.cores.as_ref().map(|_| {
             self.state()
                 .free_slots
                 .pop()
                 .expect("no more games at once than pinned cores")
         });
-        Slot {
-            pool: self,
+        let slot = Slot {
+            pool: Arc::clone(self),
             index,
             claimed: true,
+        };
+        self.on_lane(index, game(slot))
+    }
+
+    /// Runs `task` on the lane of slot `index` if there is one, else in the
+    /// caller's task.
+    fn on_lane<T, F>(&self, index: Option<usize>, task: F) -> impl Future<Output = T> + Send + use<T, F>
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let task = match index {
+            Some(index) => Err(OnLane(self.lanes[index].runtime.spawn(task))),
+            None => Ok(task),
+        };
+        async move {
+            match task {
+                Ok(here) => here.await,
+                Err(mut lane) => match (&mut lane.0).await {
+                    Ok(output) => output,
+                    Err(error) => std::panic::resume_unwind(error.into_panic()),
+                },
+            }
         }
     }
 
@@ -141,7 +240,7 @@ impl Pool {
     /// # Panics
     ///
     /// If `name` is not one of the pool's bots.
-    pub async fn take(&self, name: &str, slot: &Slot<'_>) -> Result<Taken, StartError> {
+    pub async fn take(&self, name: &str, slot: &Slot) -> Result<Taken, StartError> {
         let (idle, log, restarted) = {
             let mut state = self.state();
             let idle = state.idle.get_mut(&(name.to_owned(), slot.index)).and_then(Vec::pop);
@@ -175,7 +274,7 @@ impl Pool {
 
     /// Returns a process after its game in `slot`: kept if it is reusable (and the pool reuses
     /// processes), else ended.
-    pub async fn give_back(&self, bot: Bot, slot: &Slot<'_>) {
+    pub async fn give_back(&self, bot: Bot, slot: &Slot) {
         let name = bot.name().to_owned();
         if !bot.is_reusable() {
             *self.state().failed.entry(name).or_default() += 1;
@@ -194,17 +293,18 @@ impl Pool {
         for (n, name) in names.iter().enumerate() {
             let pool = Arc::clone(self);
             let name = name.clone();
-            starts.spawn(async move {
-                // The warm processes are spread over the slots, for their first games.
+            // The warm processes are spread over the slots, for their first games.
+            let index = self.cores.as_ref().map(|cores| n % cores.len());
+            starts.spawn(self.on_lane(index, async move {
                 let slot = Slot {
-                    pool: &pool,
-                    index: pool.cores.as_ref().map(|cores| n % cores.len()),
+                    pool: Arc::clone(&pool),
+                    index,
                     claimed: false,
                 };
                 let taken = pool.take(&name, &slot).await?;
                 pool.give_back(taken.bot, &slot).await;
                 Ok(())
-            });
+            }));
         }
         let mut errors = Vec::new();
         while let Some(joined) = starts.join_next().await {
@@ -215,12 +315,15 @@ impl Pool {
         if errors.is_empty() { Ok(()) } else { Err(errors) }
     }
 
-    /// Ends every idle process politely (`quit`, then signals), all at once.
+    /// Ends every idle process politely (`quit`, then signals), all at once,
+    /// each from its slot's lane where it has one.
     pub async fn shutdown(&self) {
-        let idle: Vec<Bot> = self.state().idle.drain().flat_map(|(_, bots)| bots).collect();
+        let idle: Vec<_> = self.state().idle.drain().collect();
         let mut ends = JoinSet::new();
-        for bot in idle {
-            ends.spawn(bot.shutdown());
+        for ((_, index), bots) in idle {
+            for bot in bots {
+                ends.spawn(self.on_lane(index, bot.shutdown()));
+            }
         }
         while ends.join_next().await.is_some() {}
     }
@@ -231,5 +334,37 @@ impl Pool {
     /// and so can never reach a recycled id.
     pub fn kill_all(&self) {
         pahtum_referee::kill_every_bot();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum_referee::affinity::usable_cores;
+
+    use super::*;
+
+    /// Where a task runs: the cores its thread may use, and the thread's name.
+    fn here() -> (Vec<usize>, Option<String>) {
+        let thread = std::thread::current();
+        (usable_cores().unwrap(), thread.name().map(str::to_owned))
+    }
+
+    #[tokio::test]
+    async fn a_pinned_slot_plays_on_its_lane_and_is_free_again_after_its_game() {
+        let core = *usable_cores().unwrap().last().unwrap();
+        let pool = Arc::new(Pool::new(Vec::new(), Limits::default(), Restart::OnFailure, None).pinned(vec![core]));
+        let lane = format!("arena-lane-{core}");
+        for _ in 0..2 {
+            let slot_index = pool.placed(|slot| async move { (slot.index, here()) }).await;
+            assert_eq!(slot_index, (Some(0), (vec![core], Some(lane.clone()))));
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unpinned_pool_plays_in_the_caller_s_task() {
+        let pool = Arc::new(Pool::new(Vec::new(), Limits::default(), Restart::OnFailure, None));
+        let caller = here();
+        let (index, place) = pool.placed(|slot| async move { (slot.index, here()) }).await;
+        assert_eq!((index, place), (None, caller));
     }
 }

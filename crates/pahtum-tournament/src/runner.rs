@@ -44,7 +44,7 @@ use tokio::task::JoinSet;
 use crate::config::Tournament;
 use crate::events::{Event, Observer};
 use crate::journal::{Journal, JournalError};
-use crate::pool::Pool;
+use crate::pool::{Pool, Slot};
 use crate::resume::Plan;
 use crate::schedule::ScheduledGame;
 
@@ -80,7 +80,8 @@ pub trait Executor: Send + Sync + 'static {
 
 impl Executor for Pool {
     fn play(self: Arc<Self>, game: ScheduledGame, spec: GameSpec) -> impl Future<Output = Played> + Send {
-        play(game, spec, self)
+        let pool = Arc::clone(&self);
+        self.placed(move |slot| play(game, spec, pool, slot))
     }
 }
 
@@ -214,10 +215,10 @@ pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
     .with_seat_times(tournament.time_of(&game.first), tournament.time_of(&game.second))
 }
 
-/// Plays one game with processes from the pool, again while a bot loses it on time under overload and
-/// the pool replays such games (bounded).
-async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>) -> Played {
-    replaying(pool.overload_replays, || play_once(&game, &spec, &pool)).await
+/// Plays one game in `slot` with processes from the pool, again while a bot loses it on time under
+/// overload and the pool replays such games (bounded).
+async fn play(game: ScheduledGame, spec: GameSpec, pool: Arc<Pool>, slot: Slot) -> Played {
+    replaying(pool.overload_replays, || play_once(&game, &spec, &pool, &slot)).await
 }
 
 /// Plays a game with `play_once`, again while a bot loses it on time under overload, at most `replays`
@@ -243,9 +244,8 @@ async fn replaying<F: Future<Output = Played>>(replays: u32, mut play_once: impl
 }
 
 /// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
-async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played {
-    let slot = pool.slot();
-    let (first, second) = tokio::join!(pool.take(&game.first, &slot), pool.take(&game.second, &slot));
+async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool, slot: &Slot) -> Played {
+    let (first, second) = tokio::join!(pool.take(&game.first, slot), pool.take(&game.second, slot));
     let restarted = [&first, &second]
         .into_iter()
         .zip([&game.first, &game.second])
@@ -255,16 +255,16 @@ async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool) -> Played
     let record = match (first, second) {
         (Ok(mut first), Ok(mut second)) => {
             let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
-            tokio::join!(pool.give_back(first.bot, &slot), pool.give_back(second.bot, &slot));
+            tokio::join!(pool.give_back(first.bot, slot), pool.give_back(second.bot, slot));
             record
         }
         (Err(first), Err(second)) => start_failure(game, spec, &[(Seat::First, &first), (Seat::Second, &second)]),
         (Err(error), Ok(second)) => {
-            pool.give_back(second.bot, &slot).await;
+            pool.give_back(second.bot, slot).await;
             start_failure(game, spec, &[(Seat::First, &error)])
         }
         (Ok(first), Err(error)) => {
-            pool.give_back(first.bot, &slot).await;
+            pool.give_back(first.bot, slot).await;
             start_failure(game, spec, &[(Seat::Second, &error)])
         }
     };
