@@ -98,8 +98,6 @@ pub struct Audit {
     bots: HashSet<String>,
     /// Each game of the schedule by id, with what its record must hold.
     schedule: HashMap<String, (ScheduledGame, GameSpec)>,
-    /// The line of each game's record seen so far.
-    seen: HashMap<String, usize>,
 }
 
 impl Audit {
@@ -116,12 +114,11 @@ impl Audit {
                     (game.id.clone(), (game, spec))
                 })
                 .collect(),
-            seen: HashMap::new(),
         }
     }
 
     /// Checks `record` alone: everything the module documentation lists but
-    /// a second record of one game, which [`Audit::check_first`] sees.
+    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]).
     /// `moves` are the record's (a reader may have kept them apart).
     pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
         let id = &record.id;
@@ -143,21 +140,6 @@ impl Audit {
             .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
         Ok(())
-    }
-
-    /// Checks that the record of game `id` on line `line`, read in file order
-    /// and sound by [`Audit::check`], is the first of its game.
-    pub fn check_first(&mut self, line: usize, id: &str) -> Result<(), Fault> {
-        match self.seen.get(id) {
-            Some(&first_line) => Err(Fault::Duplicate {
-                id: id.to_owned(),
-                first_line,
-            }),
-            None => {
-                self.seen.insert(id.to_owned(), line);
-                Ok(())
-            }
-        }
     }
 }
 

@@ -22,13 +22,31 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::Tournament;
 
-/// Shard `index` (1-based) of `count`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Shard `index` (1-based) of `count`; in JSON (a journal's header), `{"index": K, "count": N}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "ShardFields")]
 pub struct Shard {
     index: usize,
     count: usize,
+}
+
+/// A [`Shard`] as read, before K and N are checked.
+#[derive(Deserialize)]
+struct ShardFields {
+    index: usize,
+    count: usize,
+}
+
+impl TryFrom<ShardFields> for Shard {
+    type Error = ShardError;
+
+    fn try_from(fields: ShardFields) -> Result<Shard, ShardError> {
+        Shard::new(fields.index, fields.count)
+    }
 }
 
 /// A shard that cannot be used.
@@ -204,21 +222,21 @@ impl ScheduleShape {
         self.pairs * self.rounds * 2
     }
 
-    /// The schedule index of the game `id`, if it is a game of the schedule.
+    /// The schedule index of the game `id`, if it is a game of the schedule: `id` is exactly
+    /// [`ScheduleShape::id_of`] the index (checked without writing it, as every record read asks).
     pub fn index_of(self, id: &str) -> Option<usize> {
         let mut parts = id.split('-');
         let (pair, round, side) = (parts.next()?, parts.next()?, parts.next()?);
-        if parts.next().is_some() || pair.len() < 3 || round.len() < 2 {
+        if parts.next().is_some() {
             return None;
         }
-        let (pair, round): (usize, usize) = (pair.parse().ok()?, round.parse().ok()?);
+        let (pair, round) = (zero_padded(pair, 3)?, zero_padded(round, 2)?);
         let side = match side {
             "a" => 0,
             "b" => 1,
             _ => return None,
         };
-        (pair < self.pairs && round < self.rounds && self.id_of((round * self.pairs + pair) * 2 + side) == id)
-            .then_some((round * self.pairs + pair) * 2 + side)
+        (pair < self.pairs && round < self.rounds).then_some((round * self.pairs + pair) * 2 + side)
     }
 
     /// The id of the game at schedule index `index`.
@@ -226,6 +244,15 @@ impl ScheduleShape {
         let (unit, side) = (index / 2, if index % 2 == 0 { "a" } else { "b" });
         format!("{:03}-{:02}-{side}", unit % self.pairs, unit / self.pairs)
     }
+}
+
+/// The number that `text` writes as `format!("{number:0width$}")` does: decimal digits only, at least
+/// `width` of them, no leading zero beyond the padding.
+fn zero_padded(text: &str, width: usize) -> Option<usize> {
+    let canonical = text.len() == width || (text.len() > width && !text.starts_with('0'));
+    (canonical && text.bytes().all(|byte| byte.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
 }
 
 #[cfg(test)]
@@ -280,8 +307,32 @@ mod tests {
             assert_eq!(shape.index_of(&game.id), Some(game.index));
             assert_eq!(shape.id_of(game.index), game.id);
         }
-        for stranger in ["999-00-a", "000-03-a", "000-00-c", "0-0-a", "000-00-a-x", "", "x"] {
+        for stranger in [
+            "999-00-a",
+            "000-03-a",
+            "000-00-c",
+            "0-0-a",
+            "000-00-a-x",
+            "",
+            "x",
+            "+00-00-a",
+            "000-+0-a",
+            "0000-00-a",
+            "000-000-a",
+            "000-0x-a",
+        ] {
             assert_eq!(shape.index_of(stranger), None, "{stranger}");
+        }
+    }
+
+    #[test]
+    fn a_shard_is_json_of_its_k_and_n_checked_when_read() {
+        let shard = Shard::new(2, 5).unwrap();
+        let json = serde_json::to_string(&shard).unwrap();
+        assert_eq!(json, r#"{"index":2,"count":5}"#);
+        assert_eq!(serde_json::from_str::<Shard>(&json).unwrap(), shard);
+        for wrong in [r#"{"index":0,"count":5}"#, r#"{"index":6,"count":5}"#, r#"{"index":1}"#] {
+            assert!(serde_json::from_str::<Shard>(wrong).is_err(), "{wrong}");
         }
     }
 
