@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::journal;
+use crate::journal::{self, JournalReader, Moves};
 use crate::resume::{Plan, ResumeError, plan};
 use crate::standings::{Standings, standings};
 use crate::strength::{AnchorSpec, StrengthError};
@@ -38,9 +38,16 @@ pub fn results_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Jo
     results_of(journal::read(path), path, anchor)
 }
 
-/// The standings of the journal at `path` (see [`results_of_journal`]), read without the moves.
+/// The standings of the journal at `path` (see [`results_of_journal`]): its records streamed without
+/// their moves ([`JournalReader`], which checks each as it comes).
 pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Standings, ReportError> {
-    results_of(journal::read_results(path), path, anchor).map(|results| results.standings)
+    let reader = JournalReader::open(path).map_err(ResumeError::from)?;
+    let bots = reader.header().tournament.bot_names();
+    let mut records = Vec::new();
+    reader
+        .for_each(Moves::Drop, |record| records.push(record))
+        .map_err(ResumeError::from)?;
+    Ok(standings(&records, &bots, anchor)?)
 }
 
 fn results_of(

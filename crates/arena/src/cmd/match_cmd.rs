@@ -141,7 +141,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut opened = match flow::open_journal(&out, &tournament, args.fresh, args.durability) {
+    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",

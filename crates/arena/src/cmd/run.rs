@@ -109,7 +109,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    let mut opened = flow::open_journal(&out, &file.tournament, args.fresh, file.settings.durability)?;
+    let mut opened = flow::open_journal(&out, &file.tournament, shard, args.fresh, file.settings.durability)?;
     if let Some(shard) = shard {
         opened.plan.pending.retain(|game| shard.contains(game.index));
     }
@@ -156,7 +156,7 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
         file.settings.out.display()
     );
     let journal = file.settings.out.join(resume::JOURNAL);
-    match resume::preview(&file.settings.out, &file.tournament)
+    match resume::preview(&file.settings.out, &file.tournament, shard)
         .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
     {
         None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
