@@ -6,6 +6,9 @@
 //! removed).
 //! `shard_journals merge DIR OUT`: only the streaming merge of DIR's shards into OUT (time it with
 //! `/usr/bin/time -v`); `arena merge` adds the standings and the report.
+//! `shard_journals journal PATH GAMES`: one synthetic journal of GAMES games at PATH.
+//! `shard_journals standings PATH`: only `report::standings_of_journal` of the journal at PATH (to
+//! profile the reading alone, e.g. under `valgrind --tool=callgrind`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -13,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use pahtum_tournament::journal;
 use pahtum_tournament::merge::merge;
+use pahtum_tournament::report::standings_of_journal;
 use pahtum_tournament::shard::{ScheduleShape, Shard};
 use pahtum_tournament::testing::synthetic_journal;
 
@@ -35,7 +39,16 @@ fn main() {
                 merged.missing.len()
             );
         }
-        _ => panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT"),
+        ["journal", path, games] => {
+            synthetic_journal(Path::new(path), games.parse().unwrap());
+        }
+        ["standings", path] => {
+            let standings = standings_of_journal(Path::new(path), None).unwrap();
+            println!("{} games", standings.games);
+        }
+        _ => {
+            panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT | journal PATH GAMES | standings PATH")
+        }
     }
 }
 
