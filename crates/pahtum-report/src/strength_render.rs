@@ -197,11 +197,16 @@ pub fn pairs_csv(strength: &Strength) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pahtum_tournament::strength::strength;
+    use pahtum_record::GameRecord;
+    use pahtum_tournament::standings::standings;
     use pahtum_tournament::testing::{record, scored, swapped};
 
     fn bots() -> Vec<String> {
         ["alpha", "beta", "gamma", "idle"].map(String::from).to_vec()
+    }
+
+    fn strength(records: &[GameRecord]) -> Strength {
+        standings(records, &bots(), None).unwrap().strength
     }
 
     #[test]
@@ -213,13 +218,13 @@ mod tests {
             record("000-01-b", "beta", "alpha"),
             record("001-00-a", "alpha", "gamma"),
         ];
-        insta::assert_snapshot!(pairs_csv(&strength(&records, &bots(), None).unwrap()));
+        insta::assert_snapshot!(pairs_csv(&strength(&records)));
     }
 
     #[test]
     fn groups_that_never_met_are_named_instead_of_rated() {
         let records = [record("000-00-a", "alpha", "beta"), record("001-00-a", "gamma", "idle")];
-        let strength = strength(&records, &bots(), None).unwrap();
+        let strength = strength(&records);
         assert_eq!(
             rating_note(&strength),
             "No Elo: the bots fall into groups that never met, so their strengths cannot be compared: \

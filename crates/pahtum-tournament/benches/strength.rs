@@ -4,8 +4,9 @@
 //! benchmark's business): 50,000 layout pairs between random pairs of 100 bots
 //! with spread-out true ratings, each game won, drawn or lost with the
 //! probabilities of its Elo difference (seeded). Then times
-//! `strength::strength`: the joint fit with its 100 profile-likelihood
-//! intervals and the LOS matrix, and the pentanomial table of every pair.
+//! the standings' `Tallies` of the records, finished: the joint fit with its 100
+//! profile-likelihood intervals and the LOS matrix, and the pentanomial table
+//! of every pair.
 //! Prints the median and the range of five runs.
 //!
 //! `cargo bench -p pahtum-tournament --bench strength [-- GAMES]`
@@ -14,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use pahtum::Outcome;
 use pahtum_record::GameRecord;
-use pahtum_tournament::strength::{Ratings, strength};
+use pahtum_tournament::standings::standings;
+use pahtum_tournament::strength::Ratings;
 use pahtum_tournament::testing;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +36,9 @@ fn main() {
     let mut times: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let started = Instant::now();
-            let strength = strength(&records, &names, None).expect("the synthetic games rate");
+            let strength = standings(&records, &names, None)
+                .expect("the synthetic games rate")
+                .strength;
             let elapsed = started.elapsed();
             assert!(matches!(strength.ratings, Ratings::Fitted { .. }));
             elapsed

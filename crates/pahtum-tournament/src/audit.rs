@@ -5,7 +5,7 @@
 //! swapped, blocks changed, a bot that is not in the tournament) would flow
 //! straight into the standings, the ratings and resume. So every reader
 //! checks every record as it reads it ([`crate::journal::read`]): an
-//! [`Audit`] holds the schedule of the header's tournament and, for each
+//! [`Audit`] holds the [`Schedule`] of the header's tournament and, for each
 //! record, checks that
 //!
 //! * both players are bots of the tournament;
@@ -18,8 +18,14 @@
 //!   board's and the result the one its end gives.
 //!
 //! A [`Fault`] says what is wrong in words; the journal adds the line number.
+//!
+//! The audit never builds the schedule: it computes the one game a record
+//! claims to be from its id ([`Schedule::game`]). It keeps nothing of the
+//! records it checked, so that every core can check records at once; the
+//! reader, which sees them in file order, finds a game recorded twice
+//! ([`crate::journal::JournalReader`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
@@ -29,7 +35,7 @@ use serde::Serialize;
 
 use crate::config::Tournament;
 use crate::runner::game_spec;
-use crate::schedule::{ScheduledGame, schedule};
+use crate::schedule::{Schedule, ScheduledGame};
 
 /// What is wrong with one line of a journal.
 #[derive(Debug, thiserror::Error)]
@@ -96,8 +102,7 @@ pub struct Audit {
     /// The tournament's bots, in file order and as a set.
     bot_names: Vec<String>,
     bots: HashSet<String>,
-    /// Each game of the schedule by id, with what its record must hold.
-    schedule: HashMap<String, (ScheduledGame, GameSpec)>,
+    schedule: Schedule,
 }
 
 impl Audit {
@@ -107,13 +112,7 @@ impl Audit {
         Audit {
             bots: bot_names.iter().cloned().collect(),
             bot_names,
-            schedule: schedule(tournament)
-                .into_iter()
-                .map(|game| {
-                    let spec = game_spec(&game, tournament);
-                    (game.id.clone(), (game, spec))
-                })
-                .collect(),
+            schedule: Schedule::new(tournament),
         }
     }
 
@@ -131,11 +130,12 @@ impl Audit {
                 });
             }
         }
-        let (game, spec) = self
+        let index = self
             .schedule
-            .get(id)
+            .index_of(id)
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
-        as_scheduled(record, game, spec)?;
+        let game = self.schedule.game(index);
+        as_scheduled(record, &game, &game_spec(&game, self.schedule.tournament()))?;
         record
             .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
@@ -190,4 +190,57 @@ fn same<T: PartialEq + Serialize + ?Sized>(
         recorded: json(recorded),
         scheduled: json(scheduled),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum_record::MoveRecord;
+
+    use super::*;
+    use crate::schedule::schedule;
+    use crate::testing::{tournament, won_by};
+
+    fn checked(audit: &Audit, record: &GameRecord) -> Result<(), Fault> {
+        audit.check(record, record.moves.iter().map(MoveRecord::bare))
+    }
+
+    /// Every game of the schedule passes, in any order.
+    #[test]
+    fn each_game_passes() {
+        let t = tournament();
+        let audit = Audit::new(&t);
+        let games = schedule(&t);
+        for game in games.iter().rev() {
+            let record = won_by(game, &game_spec(game, &t), &game.first);
+            checked(&audit, &record).unwrap();
+        }
+    }
+
+    /// A record is held to the game its id names: an id of another form is no game, and a record of one game
+    /// under another's id is not as scheduled.
+    #[test]
+    fn a_record_is_held_to_the_game_its_id_names() {
+        let t = Tournament {
+            games_per_pair: 4,
+            ..tournament()
+        };
+        let audit = Audit::new(&t);
+        let games = schedule(&t);
+        let mut record = won_by(&games[0], &game_spec(&games[0], &t), "a");
+        record.id = "0-0-a".to_owned();
+        let fault = checked(&audit, &record).unwrap_err();
+        assert!(
+            matches!(fault, Fault::UnknownGame { ref id } if id == "0-0-a"),
+            "{fault:?}"
+        );
+        record.id = games[1].id.clone();
+        let fault = checked(&audit, &record).unwrap_err().to_string();
+        assert!(fault.contains("has the players (by seat) [\"a\",\"b\"]"), "{fault}");
+        let later = games
+            .iter()
+            .find(|game| game.first == "a" && game.second == "b" && game.index > 0);
+        record.id = later.expect("a later round of the pair").id.clone();
+        let fault = checked(&audit, &record).unwrap_err().to_string();
+        assert!(fault.contains("has the layout key \"000-00\""), "{fault}");
+    }
 }

@@ -16,6 +16,7 @@ pub mod audit;
 pub mod config;
 pub mod durability;
 pub mod events;
+pub mod game_set;
 pub mod journal;
 pub mod launch;
 pub mod merge;

@@ -1,9 +1,16 @@
 //! The schedule: every game of a tournament, in a fixed order, from the file alone.
 //!
-//! [`schedule`] is a plain function of the [`Tournament`]: the same file gives
+//! A [`Schedule`] is a plain function of the [`Tournament`]: the same file gives
 //! the same games, with the same ids, seeds and blocks, on every machine, at
 //! every concurrency, however many games are already done. That is what lets a
 //! run resume from its journal: the games missing from it are found by id.
+//!
+//! The schedule is never built whole: [`Schedule::game`] computes any game
+//! from its index, [`Schedule::index_of`] the index from the id, and
+//! [`Schedule::games`] walks indices computing each round's layout once. So a
+//! run, its resume and the check of its journal hold the games they are
+//! playing or checking, not the tournament's (a million games cost as little
+//! memory as ten); only [`schedule`] lists them all, for a dry run's table.
 //!
 //! # Pairs, layout rounds and ids
 //!
@@ -18,7 +25,10 @@
 //!
 //! Ids: the game `"{pair:03}-{round:02}-a"` has the pair's first bot in the first
 //! seat (White at the start), `"-b"` the second bot; `"{pair:03}-{round:02}"` is
-//! the layout key the two games share (the record's `layout`).
+//! the layout key the two games share (the record's `layout`). Its index in the
+//! schedule is `(round * pairs + pair) * 2 + seat`, `seat` 0 for `-a` and 1 for
+//! `-b`: the two games of a layout are the indices `2k` and `2k + 1`, and
+//! `k = index / 2` numbers the layout pairs.
 //!
 //! # Layouts and seeds
 //!
@@ -35,6 +45,8 @@
 //! * with `"random"`, the blocks are `pahtum::setup::random_blocks(count, seed)`
 //!   and the games carry the seed; with `"players"` the players place them;
 //! * with `"fixed"`, round `r` plays `layouts[r % layouts.len()]`.
+
+use std::ops::Range;
 
 use pahtum::Cell;
 use pahtum_protocol::Rules;
@@ -63,46 +75,210 @@ pub struct ScheduledGame {
     pub blocks: Vec<Cell>,
 }
 
+/// The schedule of one tournament, computed game by game (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    tournament: Tournament,
+    /// The pairs of bots that meet, by name, in schedule order.
+    pairs: Vec<(String, String)>,
+    shape: ScheduleShape,
+}
+
+impl Schedule {
+    /// The schedule of `tournament`.
+    pub fn new(tournament: &Tournament) -> Schedule {
+        let pairs = pairs(tournament);
+        Schedule {
+            shape: ScheduleShape {
+                pairs: pairs.len(),
+                rounds: rounds(tournament),
+            },
+            tournament: tournament.clone(),
+            pairs,
+        }
+    }
+
+    /// The tournament whose schedule this is.
+    pub fn tournament(&self) -> &Tournament {
+        &self.tournament
+    }
+
+    /// The number of games.
+    pub fn len(&self) -> usize {
+        self.shape.games()
+    }
+
+    /// Whether the schedule has no game (a tournament without a pair or a round).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index of the game `id`, if it is a game of the schedule.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.shape.index_of(id)
+    }
+
+    /// The bots of the game at `index`, in the first seat and in the second, without computing its layout.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not below [`Schedule::len`].
+    pub fn players(&self, index: usize) -> (&str, &str) {
+        assert!(index < self.len(), "game {index} of a schedule of {}", self.len());
+        let (a, b) = &self.pairs[(index / 2) % self.shape.pairs];
+        if index % 2 == 0 { (a, b) } else { (b, a) }
+    }
+
+    /// The game at `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not below [`Schedule::len`].
+    pub fn game(&self, index: usize) -> ScheduledGame {
+        let layout = round_layout(&self.tournament, self.round_of(index));
+        self.game_in(index, &layout)
+    }
+
+    /// The games at `indices` (each below [`Schedule::len`]), in their order; each round's layout is
+    /// computed once for a run of indices in the same round.
+    pub fn games<I: IntoIterator<Item = usize>>(&self, indices: I) -> Games<'_, I::IntoIter> {
+        Games {
+            schedule: self,
+            indices: indices.into_iter(),
+            round: None,
+        }
+    }
+
+    /// Every game, in schedule order.
+    pub fn iter(&self) -> Games<'_, Range<usize>> {
+        self.games(0..self.len())
+    }
+
+    fn round_of(&self, index: usize) -> usize {
+        index / 2 / self.shape.pairs
+    }
+
+    /// The game at `index`, of the round whose layout is `layout`.
+    fn game_in(&self, index: usize, layout: &RoundLayout) -> ScheduledGame {
+        let (first, second) = self.players(index);
+        let key = format!("{:03}-{:02}", (index / 2) % self.shape.pairs, self.round_of(index));
+        ScheduledGame {
+            index,
+            id: format!("{key}-{}", if index % 2 == 0 { "a" } else { "b" }),
+            layout: key,
+            first: first.to_owned(),
+            second: second.to_owned(),
+            seed: layout.seed,
+            rules: Rules {
+                pie: self.tournament.rules.pie,
+                blocks: layout.count,
+                placement: self.tournament.rules.blocks.placement(),
+            },
+            blocks: layout.blocks.clone(),
+        }
+    }
+}
+
+/// The games of a [`Schedule`] at some indices: [`Schedule::games`].
+#[derive(Debug)]
+pub struct Games<'s, I> {
+    schedule: &'s Schedule,
+    indices: I,
+    /// The layout of the round of the last game made, and that round.
+    round: Option<(usize, RoundLayout)>,
+}
+
+impl<I: Iterator<Item = usize>> Iterator for Games<'_, I> {
+    type Item = ScheduledGame;
+
+    fn next(&mut self) -> Option<ScheduledGame> {
+        let index = self.indices.next()?;
+        let round = self.schedule.round_of(index);
+        if self.round.as_ref().is_none_or(|(cached, _)| *cached != round) {
+            self.round = Some((round, round_layout(&self.schedule.tournament, round)));
+        }
+        let (_, layout) = self.round.as_ref().expect("the round's layout was just made");
+        Some(self.schedule.game_in(index, layout))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.indices.size_hint()
+    }
+}
+
+/// Every game of `tournament`, in schedule order, in one list (a dry run's table; a run walks
+/// [`Schedule::games`] instead).
+pub fn schedule(tournament: &Tournament) -> Vec<ScheduledGame> {
+    Schedule::new(tournament).iter().collect()
+}
+
+/// The number of games of `tournament`'s schedule.
+pub fn len(tournament: &Tournament) -> usize {
+    ScheduleShape::of(tournament).games()
+}
+
+/// The size of a tournament's schedule, enough to map game ids to schedule indexes and back (see the
+/// module's ids) without computing any game: one bit of state per game, not the games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScheduleShape {
+    pairs: usize,
+    rounds: usize,
+}
+
+impl ScheduleShape {
+    /// The shape of `tournament`'s schedule.
+    pub fn of(tournament: &Tournament) -> ScheduleShape {
+        ScheduleShape {
+            pairs: pairs(tournament).len(),
+            rounds: rounds(tournament),
+        }
+    }
+
+    /// The number of games.
+    pub fn games(self) -> usize {
+        self.pairs * self.rounds * 2
+    }
+
+    /// The schedule index of the game `id`, if it is a game of the schedule: `id` must be the id the
+    /// schedule gives that index, digit for digit (`"1-2-a"` is not `"001-02-a"`).
+    pub fn index_of(self, id: &str) -> Option<usize> {
+        let mut parts = id.split('-');
+        let (pair, round, side) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() || pair.len() < 3 || round.len() < 2 {
+            return None;
+        }
+        let (pair, round): (usize, usize) = (pair.parse().ok()?, round.parse().ok()?);
+        let side = match side {
+            "a" => 0,
+            "b" => 1,
+            _ => return None,
+        };
+        let index = (round * self.pairs + pair) * 2 + side;
+        (pair < self.pairs && round < self.rounds && self.id_of(index) == id).then_some(index)
+    }
+
+    /// The id of the game at schedule index `index`.
+    pub fn id_of(self, index: usize) -> String {
+        let (unit, side) = (index / 2, if index % 2 == 0 { "a" } else { "b" });
+        format!("{:03}-{:02}-{side}", unit % self.pairs, unit / self.pairs)
+    }
+}
+
 /// One round's layout, shared by every pair.
+#[derive(Debug)]
 struct RoundLayout {
     seed: Option<u64>,
     count: usize,
     blocks: Vec<Cell>,
 }
 
-/// Every game of `tournament`, in schedule order.
-pub fn schedule(tournament: &Tournament) -> Vec<ScheduledGame> {
-    let pairs = pairs(tournament);
-    let rounds = tournament.games_per_pair as usize / 2;
-    let mut games = Vec::with_capacity(pairs.len() * rounds * 2);
-    for round in 0..rounds {
-        let layout = round_layout(tournament, round);
-        let rules = Rules {
-            pie: tournament.rules.pie,
-            blocks: layout.count,
-            placement: tournament.rules.blocks.placement(),
-        };
-        for (pair, (a, b)) in pairs.iter().enumerate() {
-            let key = format!("{pair:03}-{round:02}");
-            for (side, first, second) in [("a", a, b), ("b", b, a)] {
-                games.push(ScheduledGame {
-                    index: games.len(),
-                    id: format!("{key}-{side}"),
-                    layout: key.clone(),
-                    first: first.clone(),
-                    second: second.clone(),
-                    seed: layout.seed,
-                    rules,
-                    blocks: layout.blocks.clone(),
-                });
-            }
-        }
-    }
-    games
+/// The layout rounds each pair plays.
+fn rounds(tournament: &Tournament) -> usize {
+    tournament.games_per_pair as usize / 2
 }
 
 /// The pairs of bots that meet, by name, in schedule order.
-pub(crate) fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
+fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
     let names = tournament.bot_names();
     match &tournament.format {
         Format::RoundRobin => names
@@ -168,6 +344,9 @@ mod tests {
     use std::collections::HashSet;
     use std::path::Path;
 
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
     use super::*;
     use crate::config::{self, RulesConfig};
 
@@ -177,6 +356,112 @@ mod tests {
             text.push_str(&format!("[[bots]]\nname = \"bot{i}\"\nbuiltin = \"heuristic\"\n"));
         }
         config::parse(Path::new("t.toml"), &text).unwrap().tournament
+    }
+
+    /// The schedule as the module documentation defines it, built whole by nested loops: the oracle of the
+    /// lazy one.
+    fn by_the_definition(t: &Tournament) -> Vec<ScheduledGame> {
+        let pairs = pairs(t);
+        let mut games = Vec::new();
+        for round in 0..t.games_per_pair as usize / 2 {
+            let layout = round_layout(t, round);
+            for (pair, (a, b)) in pairs.iter().enumerate() {
+                for (side, first, second) in [("a", a, b), ("b", b, a)] {
+                    games.push(ScheduledGame {
+                        index: games.len(),
+                        id: format!("{pair:03}-{round:02}-{side}"),
+                        layout: format!("{pair:03}-{round:02}"),
+                        first: first.clone(),
+                        second: second.clone(),
+                        seed: layout.seed,
+                        rules: Rules {
+                            pie: t.rules.pie,
+                            blocks: layout.count,
+                            placement: t.rules.blocks.placement(),
+                        },
+                        blocks: layout.blocks.clone(),
+                    });
+                }
+            }
+        }
+        games
+    }
+
+    /// A random tournament: 2 to 6 bots, round-robin or gauntlet, 2 to 24 games a pair, each placement.
+    fn random_tournament(rng: &mut ChaCha8Rng) -> Tournament {
+        let bots = rng.random_range(2..=6);
+        let format = if rng.random_bool(0.5) {
+            format!(
+                "format = \"gauntlet\"\nchallenger = \"bot{}\"",
+                rng.random_range(0..bots)
+            )
+        } else {
+            String::new()
+        };
+        let rules = match rng.random_range(0..3) {
+            0 => "[rules]\nblocks = [3, 5, 7, 9]",
+            1 => "[rules]\nplacement = \"players\"\nblocks = [1, 3]",
+            _ => "[rules]\nplacement = \"fixed\"\nlayouts = [[\"a1\"], [\"b2\", \"c3\", \"d4\"]]",
+        };
+        let mut t = tournament(
+            &format!("games_per_pair = {}\n{format}\n{rules}", 2 * rng.random_range(1..=12)),
+            bots,
+        );
+        t.seed = rng.random();
+        t.rules.cycle_counts = rng.random_bool(0.5);
+        t
+    }
+
+    /// For random tournaments, every game computed alone, walked in order or at random indices, and found by
+    /// its id is the game the definition gives; ids that are not the schedule's, digit for digit, are not found.
+    #[test]
+    fn the_lazy_schedule_is_the_defined_one() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..60 {
+            let t = random_tournament(&mut rng);
+            let expected = by_the_definition(&t);
+            let lazy = Schedule::new(&t);
+            assert_eq!((lazy.len(), len(&t)), (expected.len(), expected.len()));
+            assert_eq!(lazy.iter().collect::<Vec<_>>(), expected);
+            assert_eq!(schedule(&t), expected);
+            for game in &expected {
+                let index = lazy.index_of(&game.id).expect("an id of the schedule");
+                assert_eq!(lazy.game(index), *game);
+                assert_eq!(lazy.players(index), (game.first.as_str(), game.second.as_str()));
+            }
+            let picks: Vec<usize> = (0..20).map(|_| rng.random_range(0..expected.len())).collect();
+            let picked: Vec<ScheduledGame> = picks.iter().map(|&i| expected[i].clone()).collect();
+            assert_eq!(lazy.games(picks).collect::<Vec<_>>(), picked);
+            let last = expected.last().unwrap();
+            let (pair, round) = ((last.index / 2) % pairs(&t).len(), last.index / 2 / pairs(&t).len());
+            for stranger in [
+                format!("{pair}-{round}-a"),
+                format!("{pair:03}-{round:03}-a"),
+                format!("0{pair:03}-{round:02}-b"),
+                format!("{:03}-{round:02}-a", pair + 1),
+                format!("{pair:03}-{:02}-a", round + 1),
+                format!("{pair:03}-{round:02}-c"),
+                format!("{pair:03}-{round:02}-a-a"),
+                format!("+{pair:02}-{round:02}-a"),
+                format!("{pair:03}-{round:02}"),
+                String::new(),
+            ] {
+                assert_eq!(lazy.index_of(&stranger), None, "{stranger:?} in {}", last.id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_shape_maps_every_id_to_its_index_and_back() {
+        let t = tournament("games_per_pair = 6", 3);
+        let shape = ScheduleShape::of(&t);
+        for game in schedule(&t) {
+            assert_eq!(shape.index_of(&game.id), Some(game.index));
+            assert_eq!(shape.id_of(game.index), game.id);
+        }
+        for stranger in ["999-00-a", "000-03-a", "000-00-c", "0-0-a", "000-00-a-x", "", "x"] {
+            assert_eq!(shape.index_of(stranger), None, "{stranger}");
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Tournament;
+pub use crate::schedule::ScheduleShape;
 
 /// Shard `index` (1-based) of `count`; in JSON (a journal's header), `{"index": K, "count": N}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -200,52 +200,6 @@ impl FromStr for Shard {
     }
 }
 
-/// The size of a tournament's schedule, enough to map game ids to schedule indexes and back (see
-/// the schedule module's ids) without building the schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScheduleShape {
-    pairs: usize,
-    rounds: usize,
-}
-
-impl ScheduleShape {
-    /// The shape of `tournament`'s schedule.
-    pub fn of(tournament: &Tournament) -> ScheduleShape {
-        ScheduleShape {
-            pairs: crate::schedule::pairs(tournament).len(),
-            rounds: tournament.games_per_pair as usize / 2,
-        }
-    }
-
-    /// The number of games.
-    pub fn games(self) -> usize {
-        self.pairs * self.rounds * 2
-    }
-
-    /// The schedule index of the game `id`, if it is a game of the schedule.
-    pub fn index_of(self, id: &str) -> Option<usize> {
-        let mut parts = id.split('-');
-        let (pair, round, side) = (parts.next()?, parts.next()?, parts.next()?);
-        if parts.next().is_some() || pair.len() < 3 || round.len() < 2 {
-            return None;
-        }
-        let (pair, round): (usize, usize) = (pair.parse().ok()?, round.parse().ok()?);
-        let side = match side {
-            "a" => 0,
-            "b" => 1,
-            _ => return None,
-        };
-        (pair < self.pairs && round < self.rounds && self.id_of((round * self.pairs + pair) * 2 + side) == id)
-            .then_some((round * self.pairs + pair) * 2 + side)
-    }
-
-    /// The id of the game at schedule index `index`.
-    pub fn id_of(self, index: usize) -> String {
-        let (unit, side) = (index / 2, if index % 2 == 0 { "a" } else { "b" });
-        format!("{:03}-{:02}-{side}", unit % self.pairs, unit / self.pairs)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,22 +238,6 @@ mod tests {
                 .collect();
             let (min, max) = (pairs.iter().min().unwrap(), pairs.iter().max().unwrap());
             assert!(max - min <= 1, "{count} shards hold {pairs:?} layout pairs");
-        }
-    }
-
-    #[test]
-    fn the_shape_maps_every_id_to_its_index_and_back() {
-        let mut file = tournament();
-        file.games_per_pair = 6;
-        let shape = ScheduleShape::of(&file);
-        let games = schedule(&file);
-        assert_eq!(shape.games(), games.len());
-        for game in &games {
-            assert_eq!(shape.index_of(&game.id), Some(game.index));
-            assert_eq!(shape.id_of(game.index), game.id);
-        }
-        for stranger in ["999-00-a", "000-03-a", "000-00-c", "0-0-a", "000-00-a-x", "", "x"] {
-            assert_eq!(shape.index_of(stranger), None, "{stranger}");
         }
     }
 

@@ -1,8 +1,12 @@
-//! Standings: a plain function from game records to tables of numbers.
+//! Standings: game records counted into tables of numbers.
 //!
-//! [`standings`] reads nothing but its arguments, so the same records give the
-//! same standings wherever they come from (a finished run, an interrupted one,
-//! a resumed one). Presenting them is the `pahtum-report` crate's work.
+//! [`Tallies`] count the records one at a time and [`finish`](Tallies::finish)
+//! into [`Standings`]; they read nothing but the records, so the same records
+//! give the same standings wherever they come from (a finished run, an
+//! interrupted one, a resumed one, the shards of one). They keep counts, never
+//! records, so a journal of any length is counted in the same memory, and
+//! pieces of it counted in parallel merge into exactly the standings of the
+//! whole. Presenting them is the `pahtum-report` crate's work.
 //! The standings carry the bots' strength too ([`crate::strength`]): each row's
 //! Elo with its 95% interval and its LOS over the next row, and the whole
 //! [`Strength`] (ratings, LOS matrix, pair table) beside the tables.
@@ -50,15 +54,13 @@
 //! pipe); a stall is a bot that did not answer `new_game` or `ping` in time.
 //! Readers must ignore unknown keys: new keys may be added.
 
-use std::collections::HashMap;
-
 use pahtum::{Color, Seat};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
 
-use crate::roster::Roster;
-use crate::strength::{AnchorSpec, Strength, StrengthError, strength};
+use crate::roster::{PerPair, Roster};
+use crate::strength::{AnchorSpec, LayoutPairing, Strength, StrengthError, half_points_of, strength};
 
 /// The value of the `schema` key.
 pub const SCHEMA: &str = "pahtum-arena/standings/1";
@@ -169,6 +171,15 @@ pub fn overload_note(standings: &Standings) -> Option<String> {
 }
 
 impl Forfeits {
+    fn merge(&mut self, other: Forfeits) {
+        self.timeout += other.timeout;
+        self.crash += other.crash;
+        self.illegal_move += other.illegal_move;
+        self.protocol_error += other.protocol_error;
+        self.stall += other.stall;
+        self.overloaded += other.overloaded;
+    }
+
     fn count(&mut self, reason: Reason) {
         match reason {
             Reason::Normal => {}
@@ -213,14 +224,22 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, points: f64) {
-        self.games += 1;
-        self.points += points;
-        match points {
-            1.0 => self.wins += 1,
-            0.0 => self.losses += 1,
-            _ => self.draws += 1,
+    fn of(wins: u32, draws: u32, losses: u32) -> Tally {
+        Tally {
+            games: wins + draws + losses,
+            wins,
+            draws,
+            losses,
+            points: (2 * u64::from(wins) + u64::from(draws)) as f64 / 2.0,
         }
+    }
+
+    fn plus(self, other: Tally) -> Tally {
+        Tally::of(
+            self.wins + other.wins,
+            self.draws + other.draws,
+            self.losses + other.losses,
+        )
     }
 
     fn score_pct(&self) -> Option<f64> {
@@ -249,112 +268,286 @@ pub struct FirstMove {
     pub swap_pct: Option<f64>,
 }
 
-/// Per-bot sums while counting.
-#[derive(Default)]
-struct Sums {
-    tally: Tally,
+/// The standings being counted: everything [`Standings`] says, from records given one at a time.
+///
+/// It keeps counts, not records: per bot, per ordered pair of bots (by seat) and per first move, and the
+/// layout pairs begun and not finished (see [`crate::strength`]), so its memory is the square of the
+/// number of bots and the unfinished layout pairs, whatever the number of games. The records need not
+/// carry their moves. Pieces of a journal counted apart (in parallel, or the shards of a run)
+/// [merge](Tallies::merge) into the tallies of the whole; every sum is a whole number of half-points or
+/// games, and the bots are put in one order before anything is computed, so the standings do not depend on
+/// the order of the records or on how the pieces were cut and merged (as long as a layout holds at most one
+/// game per seating, which a journal's unique ids ensure).
+#[derive(Debug, Clone)]
+pub struct Tallies {
+    roster: Roster,
+    games: usize,
+    /// By roster index.
+    bots: Vec<BotSums>,
+    /// `[first][second]`: the games of the first seat's bot against the second seat's.
+    meetings: PerPair<SeatResults>,
+    /// `[low][high]`, `low < high`: the layout pairs of the two bots, from `low`'s side.
+    layout_pairs: PerPair<LayoutPairing>,
+    first_move: FirstMoveSums,
+}
+
+/// Per-bot sums while counting (the games, wins and points are in the pair tables).
+#[derive(Debug, Clone, Default)]
+struct BotSums {
     forfeits: Forfeits,
     normal_games: u32,
     pahtum_for: u64,
     pahtum_against: u64,
 }
 
+impl BotSums {
+    fn merge(&mut self, other: BotSums) {
+        self.forfeits.merge(other.forfeits);
+        self.normal_games += other.normal_games;
+        self.pahtum_for += other.pahtum_for;
+        self.pahtum_against += other.pahtum_against;
+    }
+}
+
+/// The games of one bot in the first seat against another in the second, from the first's side: what the
+/// crosstable, the bots' lines and the ratings are made of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SeatResults {
+    wins: u32,
+    draws: u32,
+    losses: u32,
+}
+
+impl SeatResults {
+    /// Counts a game in which the first seat scored `half_points` (2 a win, 1 a draw, 0 a loss).
+    fn add(&mut self, half_points: u8) {
+        match half_points {
+            2 => self.wins += 1,
+            1 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+
+    fn merge(&mut self, other: SeatResults) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+    }
+
+    /// The games counted.
+    pub(crate) fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The first seat's points, in half-points.
+    pub(crate) fn first_half_points(&self) -> u64 {
+        2 * u64::from(self.wins) + u64::from(self.draws)
+    }
+
+    /// The second seat's points, in half-points.
+    pub(crate) fn second_half_points(&self) -> u64 {
+        2 * u64::from(self.losses) + u64::from(self.draws)
+    }
+}
+
+impl Tallies {
+    /// Tallies of no games yet for `bots` (in file order, so that bots without a game appear). Records
+    /// naming a bot that is not in `bots` are counted under that name too, after the others (in name order).
+    pub fn new(bots: &[String]) -> Tallies {
+        let roster = Roster::new(bots);
+        let size = roster.names.len();
+        Tallies {
+            roster,
+            games: 0,
+            bots: vec![BotSums::default(); size],
+            meetings: PerPair::new(size),
+            layout_pairs: PerPair::new(size),
+            first_move: FirstMoveSums::default(),
+        }
+    }
+
+    /// Counts the game of `record` (its moves are not read).
+    pub fn add(&mut self, record: &GameRecord) {
+        let seats = [&record.players.first, &record.players.second].map(|name| self.slot(name));
+        let first_half_points = half_points_of(record, Seat::First);
+        self.games += 1;
+        self.meetings.get_mut(seats[0], seats[1]).add(first_half_points);
+        if record.termination.reason == Reason::Normal {
+            for seat in [Seat::First, Seat::Second] {
+                let color = record.color_of(seat);
+                let sums = &mut self.bots[seats[seat.index()]];
+                sums.normal_games += 1;
+                sums.pahtum_for += u64::from(record.score.of_color(color));
+                sums.pahtum_against += u64::from(record.score.of_color(color.opponent()));
+            }
+        }
+        for (reason, forfeit) in record.termination.forfeits() {
+            let forfeits = &mut self.bots[seats[forfeit.seat.index()]].forfeits;
+            forfeits.count(reason);
+            forfeits.overloaded += u32::from(forfeit.overloaded);
+        }
+        self.first_move.add(record);
+        let [first, second] = seats;
+        let layout = record.layout.as_deref();
+        if first <= second {
+            self.layout_pairs
+                .get_mut(first, second)
+                .add(true, first_half_points, layout);
+        } else {
+            self.layout_pairs
+                .get_mut(second, first)
+                .add(false, 2 - first_half_points, layout);
+        }
+    }
+
+    /// Adds the games counted by `other` (of the same bots, or not): the tallies of both pieces' records.
+    pub fn merge(&mut self, other: Tallies) {
+        let slots: Vec<usize> = other.roster.names.iter().map(|name| self.slot(name)).collect();
+        self.games += other.games;
+        for (bot, sums) in other.bots.into_iter().enumerate() {
+            self.bots[slots[bot]].merge(sums);
+        }
+        for (first, second, results) in other.meetings.into_cells() {
+            self.meetings.get_mut(slots[first], slots[second]).merge(results);
+        }
+        for (low, high, pairing) in other.layout_pairs.into_cells() {
+            let (low, high) = (slots[low], slots[high]);
+            if low <= high {
+                self.layout_pairs.get_mut(low, high).merge(pairing);
+            } else {
+                self.layout_pairs.get_mut(high, low).merge(pairing.flipped());
+            }
+        }
+        self.first_move.merge(other.first_move);
+    }
+
+    /// The standings of the games counted, with the ratings relative to the pool's average or to `anchor`.
+    ///
+    /// Fails only on an anchor that is not a bot with games (or if the rating fit fails, which the prior
+    /// prevents).
+    pub fn finish(self, anchor: Option<&AnchorSpec>) -> Result<Standings, StrengthError> {
+        // The same tallies with the bots in the canonical order: the bot list, then the other names sorted.
+        let names: Vec<String> = self
+            .roster
+            .canonical_order()
+            .into_iter()
+            .map(|bot| self.roster.names[bot].clone())
+            .collect();
+        let games = self.games;
+        let mut canonical = Tallies::new(&names);
+        canonical.merge(self);
+        let Tallies {
+            bots,
+            meetings,
+            layout_pairs,
+            first_move,
+            ..
+        } = canonical;
+        let strength = strength(&names, &meetings, &layout_pairs, anchor)?;
+
+        // Bot `i` against bot `j`, from `i`'s side, in both seats.
+        let between = |i: usize, j: usize| {
+            let (seated_first, seated_second) = (meetings.get(i, j), meetings.get(j, i));
+            Tally::of(
+                seated_first.wins + seated_second.losses,
+                seated_first.draws + seated_second.draws,
+                seated_first.losses + seated_second.wins,
+            )
+        };
+        let totals: Vec<Tally> = (0..names.len())
+            .map(|i| {
+                (0..names.len())
+                    .map(|j| between(i, j))
+                    .fold(Tally::default(), Tally::plus)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        let key = |i: usize| (totals[i].score_pct(), totals[i].points);
+        order.sort_by(|&i, &j| {
+            let (score_i, points_i) = key(i);
+            let (score_j, points_j) = key(j);
+            score_j
+                .partial_cmp(&score_i)
+                .expect("scores are finite")
+                .then(points_j.total_cmp(&points_i))
+                .then_with(|| names[i].cmp(&names[j]))
+        });
+        let mut rows: Vec<BotStanding> = Vec::with_capacity(order.len());
+        for (position, &i) in order.iter().enumerate() {
+            let shares_rank = position > 0 && key(order[position - 1]) == key(i);
+            let rank = if shares_rank {
+                rows[position - 1].rank
+            } else {
+                position + 1
+            };
+            let (tally, sums) = (&totals[i], &bots[i]);
+            let average = |total: u64| (sums.normal_games > 0).then(|| total as f64 / f64::from(sums.normal_games));
+            rows.push(BotStanding {
+                rank,
+                bot: names[i].clone(),
+                games: tally.games,
+                wins: tally.wins,
+                draws: tally.draws,
+                losses: tally.losses,
+                points: tally.points,
+                score_pct: tally.score_pct(),
+                pahtum_for: average(sums.pahtum_for),
+                pahtum_against: average(sums.pahtum_against),
+                forfeits: sums.forfeits,
+                rating: None,
+            });
+        }
+        for position in 0..rows.len() {
+            let next = rows.get(position + 1).map(|row| row.bot.as_str());
+            rows[position].rating = rating(&strength, &rows[position].bot, next);
+        }
+        let crosstable = Crosstable {
+            bots: order.iter().map(|&i| names[i].clone()).collect(),
+            results: order
+                .iter()
+                .map(|&i| {
+                    order
+                        .iter()
+                        .map(|&j| Some(between(i, j)).filter(|tally| tally.games > 0))
+                        .collect()
+                })
+                .collect(),
+        };
+        Ok(Standings {
+            schema: SCHEMA.to_owned(),
+            games,
+            bots: rows,
+            crosstable,
+            first_move: first_move.finish(),
+            strength,
+        })
+    }
+
+    /// The roster index of `name`, the tables grown if it is new.
+    fn slot(&mut self, name: &str) -> usize {
+        let slot = self.roster.slot(name);
+        let size = self.roster.names.len();
+        if self.bots.len() < size {
+            self.bots.resize_with(size, BotSums::default);
+            self.meetings.grow(size);
+            self.layout_pairs.grow(size);
+        }
+        slot
+    }
+}
+
 /// The standings of `bots` (in file order, so that bots without a game appear) from `records`, with
-/// the ratings relative to the pool's average or to `anchor`.
-///
-/// Records naming a bot that is not in `bots` are counted under that name too, after the others.
-/// Fails only on an anchor that is not a bot with games (or if the rating fit fails, which the prior
-/// prevents).
+/// the ratings relative to the pool's average or to `anchor`: the [`Tallies`] of the records, finished.
 pub fn standings(
     records: &[GameRecord],
     bots: &[String],
     anchor: Option<&AnchorSpec>,
 ) -> Result<Standings, StrengthError> {
-    let strength = strength(records, bots, anchor)?;
-    let mut roster = Roster::new(bots);
-    let mut sums: Vec<Sums> = Vec::new();
-    let mut pairs: HashMap<(usize, usize), Tally> = HashMap::new();
-    let mut first_move = FirstMoveSums::default();
+    let mut tallies = Tallies::new(bots);
     for record in records {
-        let seats = [Seat::First, Seat::Second].map(|seat| roster.slot(record.players.of(seat)));
-        sums.resize_with(roster.names.len(), Sums::default);
-        for seat in [Seat::First, Seat::Second] {
-            let me = seats[seat.index()];
-            let points = record.points_of(seat);
-            sums[me].tally.add(points);
-            pairs.entry((me, seats[seat.other().index()])).or_default().add(points);
-            if record.termination.reason == Reason::Normal {
-                let color = record.color_of(seat);
-                sums[me].normal_games += 1;
-                sums[me].pahtum_for += u64::from(record.score.of_color(color));
-                sums[me].pahtum_against += u64::from(record.score.of_color(color.opponent()));
-            }
-        }
-        for (reason, forfeit) in record.termination.forfeits() {
-            let forfeits = &mut sums[seats[forfeit.seat.index()]].forfeits;
-            forfeits.count(reason);
-            forfeits.overloaded += u32::from(forfeit.overloaded);
-        }
-        first_move.add(record);
+        tallies.add(record);
     }
-    sums.resize_with(roster.names.len(), Sums::default);
-    let names = &roster.names;
-
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    let key = |i: usize| (sums[i].tally.score_pct(), sums[i].tally.points);
-    order.sort_by(|&i, &j| {
-        let (score_i, points_i) = key(i);
-        let (score_j, points_j) = key(j);
-        score_j
-            .partial_cmp(&score_i)
-            .expect("scores are finite")
-            .then(points_j.total_cmp(&points_i))
-            .then_with(|| names[i].cmp(&names[j]))
-    });
-    let mut rows: Vec<BotStanding> = Vec::with_capacity(order.len());
-    for (position, &i) in order.iter().enumerate() {
-        let shares_rank = position > 0 && key(order[position - 1]) == key(i);
-        let rank = if shares_rank {
-            rows[position - 1].rank
-        } else {
-            position + 1
-        };
-        let s = &sums[i];
-        let average = |total: u64| (s.normal_games > 0).then(|| total as f64 / f64::from(s.normal_games));
-        rows.push(BotStanding {
-            rank,
-            bot: names[i].clone(),
-            games: s.tally.games,
-            wins: s.tally.wins,
-            draws: s.tally.draws,
-            losses: s.tally.losses,
-            points: s.tally.points,
-            score_pct: s.tally.score_pct(),
-            pahtum_for: average(s.pahtum_for),
-            pahtum_against: average(s.pahtum_against),
-            forfeits: s.forfeits,
-            rating: None,
-        });
-    }
-    for position in 0..rows.len() {
-        let next = rows.get(position + 1).map(|row| row.bot.as_str());
-        rows[position].rating = rating(&strength, &rows[position].bot, next);
-    }
-    let crosstable = Crosstable {
-        bots: order.iter().map(|&i| names[i].clone()).collect(),
-        results: order
-            .iter()
-            .map(|&i| order.iter().map(|&j| pairs.get(&(i, j)).copied()).collect())
-            .collect(),
-    };
-    Ok(Standings {
-        schema: SCHEMA.to_owned(),
-        games: records.len(),
-        bots: rows,
-        crosstable,
-        first_move: first_move.finish(),
-        strength,
-    })
+    tallies.finish(anchor)
 }
 
 /// The row's rating of `bot`, with its LOS over `next`, the bot on the next row.
@@ -368,11 +561,12 @@ fn rating(strength: &Strength, bot: &str, next: Option<&str>) -> Option<Rating> 
     })
 }
 
-#[derive(Default)]
+/// The first-move counts, in whole half-points so that they add up exactly in any order.
+#[derive(Debug, Clone, Default)]
 struct FirstMoveSums {
     games: usize,
-    white_points: f64,
-    first_seat_points: f64,
+    white_half_points: u64,
+    first_seat_half_points: u64,
     draws: usize,
     pie_decisions: usize,
     swaps: usize,
@@ -381,12 +575,12 @@ struct FirstMoveSums {
 impl FirstMoveSums {
     fn add(&mut self, record: &GameRecord) {
         self.games += 1;
-        self.white_points += match record.result.winner() {
-            None => 0.5,
-            Some(Color::White) => 1.0,
-            Some(Color::Black) => 0.0,
+        self.white_half_points += match record.result.winner() {
+            None => 1,
+            Some(Color::White) => 2,
+            Some(Color::Black) => 0,
         };
-        self.first_seat_points += record.points_of(Seat::First);
+        self.first_seat_half_points += u64::from(half_points_of(record, Seat::First));
         self.draws += usize::from(record.result.winner().is_none());
         if let Some(swap) = record.swap {
             self.pie_decisions += 1;
@@ -394,12 +588,22 @@ impl FirstMoveSums {
         }
     }
 
+    fn merge(&mut self, other: FirstMoveSums) {
+        self.games += other.games;
+        self.white_half_points += other.white_half_points;
+        self.first_seat_half_points += other.first_seat_half_points;
+        self.draws += other.draws;
+        self.pie_decisions += other.pie_decisions;
+        self.swaps += other.swaps;
+    }
+
     fn finish(self) -> FirstMove {
         let pct = |part: f64, whole: usize| (whole > 0).then(|| 100.0 * part / whole as f64);
+        let points = |half_points: u64| half_points as f64 / 2.0;
         FirstMove {
             games: self.games,
-            white_score_pct: pct(self.white_points, self.games),
-            first_seat_score_pct: pct(self.first_seat_points, self.games),
+            white_score_pct: pct(points(self.white_half_points), self.games),
+            first_seat_score_pct: pct(points(self.first_seat_half_points), self.games),
             draw_pct: pct(self.draws as f64, self.games),
             pie_decisions: self.pie_decisions,
             swaps: self.swaps,
@@ -410,6 +614,8 @@ impl FirstMoveSums {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::testing::{forfeited, record, scored, swapped};
 
@@ -590,5 +796,135 @@ mod tests {
         let s = standings(&[record("000-00-a", "a", "ghost")], &names(&["a"]), None).unwrap();
         assert_eq!(s.bots.len(), 2);
         assert_eq!(s.crosstable.bots, ["a", "ghost"]);
+    }
+
+    /// How a generated game ends.
+    #[derive(Debug, Clone, Copy)]
+    enum End {
+        WhiteWins,
+        BlackWins,
+        Draw,
+        Forfeit(Seat, Reason, bool),
+        DoubleForfeit,
+    }
+
+    fn ended(game: GameRecord, end: End) -> GameRecord {
+        match end {
+            End::WhiteWins => game,
+            End::BlackWins => scored(game, 3, 10),
+            End::Draw => scored(game, 5, 5),
+            End::Forfeit(seat, reason, overloaded) => {
+                let mut game = forfeited(game, seat, reason);
+                game.termination.forfeit.as_mut().unwrap().overloaded = overloaded;
+                game
+            }
+            End::DoubleForfeit => {
+                let mut both = forfeited(game, Seat::First, Reason::Stall);
+                let also = forfeited(both.clone(), Seat::Second, Reason::Timeout).termination;
+                both.termination.also = Some(pahtum_record::OtherForfeit {
+                    reason: also.reason,
+                    forfeit: also.forfeit.unwrap(),
+                });
+                both.result = both.termination.result(both.score);
+                both
+            }
+        }
+    }
+
+    fn end() -> impl Strategy<Value = End> {
+        let seat = prop_oneof![Just(Seat::First), Just(Seat::Second)];
+        let reason = proptest::sample::select(vec![
+            Reason::Timeout,
+            Reason::Disconnect,
+            Reason::Memory,
+            Reason::IllegalMove,
+            Reason::ProtocolError,
+            Reason::Stall,
+        ]);
+        prop_oneof![
+            3 => Just(End::WhiteWins),
+            3 => Just(End::BlackWins),
+            2 => Just(End::Draw),
+            2 => (seat, reason, any::<bool>()).prop_map(|(seat, reason, overloaded)| End::Forfeit(seat, reason, overloaded)),
+            1 => Just(End::DoubleForfeit),
+        ]
+    }
+
+    /// The bots listed, then two names found only in records.
+    const BOTS: [&str; 6] = ["d", "a", "c", "b", "zed", "ghost"];
+
+    /// Records of layouts between random bots: each layout's first game, its seat-swapped second, or both
+    /// (in the order given), some without a layout key; every game ended at random, some after a swap.
+    fn records() -> impl Strategy<Value = Vec<GameRecord>> {
+        let bots = (0..BOTS.len(), 1..BOTS.len()).prop_map(|(a, offset)| (a, (a + offset) % BOTS.len()));
+        let game = || (end(), any::<bool>());
+        let layout = (bots, 1..=3u8, game(), game(), proptest::bool::weighted(0.9));
+        proptest::collection::vec(layout, 0..40).prop_map(|layouts| {
+            let mut records = Vec::new();
+            for (key, ((a, b), present, first, second, keyed)) in layouts.into_iter().enumerate() {
+                let games = [("a", BOTS[a], BOTS[b], first), ("b", BOTS[b], BOTS[a], second)];
+                for (bit, (side, first, second, (end, swap))) in games.into_iter().enumerate() {
+                    if present & (1 << bit) == 0 {
+                        continue;
+                    }
+                    let mut game = record(&format!("{key:03}-00-{side}"), first, second);
+                    if swap {
+                        game = swapped(game);
+                    }
+                    let mut game = ended(game, end);
+                    if !keyed {
+                        game.layout = None;
+                    }
+                    records.push(game);
+                }
+            }
+            records
+        })
+    }
+
+    /// The standings, or the error's message.
+    fn outcome(tallies: Tallies, anchor: Option<&AnchorSpec>) -> Result<Standings, String> {
+        tallies.finish(anchor).map_err(|error| error.to_string())
+    }
+
+    proptest! {
+        /// The records shuffled, cut into pieces, each piece counted apart and the pieces merged in any order
+        /// and shape: the same standings as counting them all in one go.
+        #[test]
+        fn pieces_counted_apart_merge_into_the_standings_of_the_whole(
+            (records, shuffled) in records().prop_flat_map(|records| (Just(records.clone()), Just(records).prop_shuffle())),
+            cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
+            merges in proptest::collection::vec(any::<proptest::sample::Index>(), 12),
+            anchor in proptest::option::of(proptest::sample::select(vec!["a=100", "b=-50", "ghost=0", "zed=10"])),
+        ) {
+            let bots = names(&BOTS[..4]);
+            let anchor: Option<AnchorSpec> = anchor.map(|anchor| anchor.parse().unwrap());
+            let mut whole = Tallies::new(&bots);
+            for record in &records {
+                whole.add(record);
+            }
+            let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(shuffled.len() + 1)).collect();
+            cuts.extend([0, shuffled.len()]);
+            cuts.sort_unstable();
+            let mut pieces: Vec<Tallies> = cuts
+                .windows(2)
+                .map(|piece| {
+                    let mut tallies = Tallies::new(&bots);
+                    for record in &shuffled[piece[0]..piece[1]] {
+                        tallies.add(record);
+                    }
+                    tallies
+                })
+                .collect();
+            let mut choices = merges.iter().cycle();
+            while pieces.len() > 1 {
+                let from = choices.next().unwrap().index(pieces.len());
+                let piece = pieces.remove(from);
+                let into = choices.next().unwrap().index(pieces.len());
+                pieces[into].merge(piece);
+            }
+            let merged = pieces.pop().unwrap();
+            prop_assert_eq!(outcome(merged, anchor.as_ref()), outcome(whole, anchor.as_ref()));
+        }
     }
 }

@@ -1,9 +1,12 @@
 //! Strength: how strong each bot is, how sure that is, and how each pair of bots compares.
 //!
-//! [`strength`] is a plain function of the journal's records, like
-//! [`crate::standings`], so the same records give the same numbers from a
-//! finished run, an interrupted one or a resumed one. The statistics are
-//! pahtum-stats'; this module only decides which games go in and names things.
+//! The strength is part of the [`Standings`](crate::standings::Standings), made by the same
+//! [`Tallies`](crate::standings::Tallies) from the journal's records, so the same records give the same
+//! numbers from a finished run, an interrupted one, a resumed one or the shards of one. It needs no
+//! record once counted: the ratings depend on the games only through the games and points of every
+//! ordered pair of bots (pahtum-stats' [`PairMatrix`]), and the pair table through the pentanomial counts
+//! of every two bots and their layout pairs still waiting for a partner ([`PairTally`]). The statistics
+//! are pahtum-stats'; this module only decides which games go in and names things.
 //!
 //! # Ratings
 //!
@@ -59,15 +62,16 @@
 //! }
 //! ```
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use pahtum::Seat;
 use pahtum_record::GameRecord;
-use pahtum_stats::{Anchor, FitOptions, Game, PairMatrix, Pentanomial, StatsError, fit};
+use pahtum_stats::{Anchor, FitOptions, PairMatrix, Pentanomial, StatsError, fit};
 use serde::{Deserialize, Serialize};
 
-use crate::roster::Roster;
+use crate::roster::PerPair;
+use crate::standings::SeatResults;
 
 /// Virtual draws each bot gets against the pool average (pahtum-stats' default prior).
 pub const PRIOR_DRAWS: f64 = 2.0;
@@ -257,63 +261,57 @@ impl Strength {
     }
 }
 
-/// One game by roster index: the first seat's bot, the second's, and the first's points.
-#[derive(Clone, Copy)]
-struct Played {
-    first: usize,
-    second: usize,
-    first_points: f64,
-}
-
-/// The ratings and pair table of `bots` (in list order, so that bots without a game appear) from `records`.
-///
-/// Records naming a bot that is not in `bots` count under that name, after the others.
-pub fn strength(
-    records: &[GameRecord],
-    bots: &[String],
+/// The ratings and pair table of `names` (in the roster's canonical order, so that bots without a game
+/// appear) from their results by seat (`meetings`: the first seat's bot's against the second's) and their
+/// layout pairs (`layout_pairs[low][high]`, `low < high`, from `low`'s side).
+pub(crate) fn strength(
+    names: &[String],
+    meetings: &PerPair<SeatResults>,
+    layout_pairs: &PerPair<LayoutPairing>,
     anchor: Option<&AnchorSpec>,
 ) -> Result<Strength, StrengthError> {
-    let mut roster = Roster::new(bots);
-    let played: Vec<Played> = records
-        .iter()
-        .map(|record| Played {
-            first: roster.slot(&record.players.first),
-            second: roster.slot(&record.players.second),
-            first_points: record.points_of(Seat::First),
-        })
+    let between = |i: usize, j: usize| meetings.get(i, j).games() + meetings.get(j, i).games();
+    let has_games: Vec<bool> = (0..names.len())
+        .map(|i| (0..names.len()).any(|j| between(i, j) > 0))
         .collect();
-    let mut has_games = vec![false; roster.names.len()];
-    for game in &played {
-        has_games[game.first] = true;
-        has_games[game.second] = true;
-    }
-    if let Some(anchor) = anchor {
-        match roster.index.get(&anchor.bot) {
+    let anchor = match anchor {
+        None => None,
+        Some(anchor) => match names.iter().position(|name| *name == anchor.bot) {
             None => {
                 return Err(StrengthError::UnknownAnchor {
                     bot: anchor.bot.clone(),
-                    bots: roster.names.clone(),
+                    bots: names.to_vec(),
                 });
             }
-            Some(&index) if !has_games[index] => {
+            Some(index) if !has_games[index] => {
                 return Err(StrengthError::AnchorWithoutGames {
                     bot: anchor.bot.clone(),
                 });
             }
-            Some(_) => {}
-        }
-    }
-    let ratings = ratings(&roster, &played, &has_games, anchor)?;
-    let unrated = (0..roster.names.len())
+            Some(index) => Some((index, anchor)),
+        },
+    };
+    let ratings = ratings(names, meetings, &has_games, anchor)?;
+    let unrated = (0..names.len())
         .filter(|&bot| !has_games[bot])
-        .map(|bot| roster.names[bot].clone())
+        .map(|bot| names[bot].clone())
         .collect();
-    let pairs = pairs(&roster, records, &played);
+    let pairs: Vec<PairStrength> = (0..names.len())
+        .flat_map(|low| (low + 1..names.len()).map(move |high| (low, high)))
+        .filter(|&(low, high)| between(low, high) > 0)
+        .map(|(low, high)| {
+            let half_points =
+                meetings.get(low, high).first_half_points() + meetings.get(high, low).second_half_points();
+            layout_pairs
+                .get(low, high)
+                .summary(&names[low], &names[high], between(low, high), half_points)
+        })
+        .collect();
     let unpaired_games = pairs.iter().map(|pair| pair.unpaired_games).sum();
     Ok(Strength {
         rating_model: RatingModel {
             prior_draws: PRIOR_DRAWS,
-            anchor: anchor.cloned(),
+            anchor: anchor.map(|(_, anchor)| anchor.clone()),
         },
         ratings,
         unrated,
@@ -322,38 +320,45 @@ pub fn strength(
     })
 }
 
-/// The joint fit of the bots with games.
+/// The joint fit of the bots with games; `anchor` with its index in `names`.
 fn ratings(
-    roster: &Roster,
-    played: &[Played],
+    names: &[String],
+    meetings: &PerPair<SeatResults>,
     has_games: &[bool],
-    anchor: Option<&AnchorSpec>,
+    anchor: Option<(usize, &AnchorSpec)>,
 ) -> Result<Ratings, StrengthError> {
     // The fit sees only the bots with games, re-indexed in roster order.
-    let rated: Vec<usize> = (0..roster.names.len()).filter(|&bot| has_games[bot]).collect();
+    let rated: Vec<usize> = (0..names.len()).filter(|&bot| has_games[bot]).collect();
     if rated.is_empty() {
         return Ok(Ratings::NoGames);
     }
-    let mut fit_index = vec![usize::MAX; roster.names.len()];
+    let mut fit_index = vec![usize::MAX; names.len()];
     for (position, &bot) in rated.iter().enumerate() {
         fit_index[bot] = position;
     }
-    let name = |position: usize| roster.names[rated[position]].clone();
+    let name = |position: usize| names[rated[position]].clone();
     let mut matrix = PairMatrix::new(rated.len());
-    for game in played {
-        let game = Game {
-            a: fit_index[game.first],
-            b: fit_index[game.second],
-            score_a: game.first_points,
-        };
-        matrix.add_game(&game).map_err(StrengthError::Fit)?;
+    for &first in &rated {
+        for &second in &rated {
+            let results = meetings.get(first, second);
+            if results.games() > 0 {
+                matrix
+                    .add_games(
+                        fit_index[first],
+                        fit_index[second],
+                        u64::from(results.games()),
+                        results.first_half_points(),
+                    )
+                    .map_err(StrengthError::Fit)?;
+            }
+        }
     }
     let options = FitOptions {
         prior_draws: PRIOR_DRAWS,
         anchor: match anchor {
             None => Anchor::PoolAverage,
-            Some(anchor) => Anchor::Player {
-                index: fit_index[roster.index[&anchor.bot]],
+            Some((index, anchor)) => Anchor::Player {
+                index: fit_index[index],
                 rating: anchor.elo,
             },
         },
@@ -404,88 +409,87 @@ fn ratings(
     Ok(Ratings::Fitted { bots, los })
 }
 
-/// The games between two bots, from the first one's side, paired into layout pairs as they come.
+/// The layout pairs of two bots, from the first one's side, paired as their games come.
 ///
 /// A game waits for its partner: a game of the same layout key between the same bots with the seats
 /// swapped. Games still waiting (an interrupted run's last game, a game without a layout key) are the
-/// pair's unpaired games.
-#[derive(Debug, Clone)]
-pub struct PairTally {
-    first: String,
-    second: String,
-    games: u32,
-    points: f64,
+/// pair's unpaired games. Only the waiting games are kept, so the memory is that of the layout pairs
+/// begun and not finished, not of the games. Two pairings of different games of the same bots
+/// [merge](LayoutPairing::merge) into the pairing of all of them: a game waiting in one finds its partner
+/// in the other. With at most one game per layout and seating (as in a journal, whose ids are unique),
+/// which games pair does not depend on the order they come in.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LayoutPairing {
     pentanomial: Pentanomial,
-    /// Games waiting for their partner, by layout key: whether `first` sat in the first seat, and its points.
-    waiting: HashMap<String, Vec<(bool, f64)>>,
+    /// Games waiting for their partner, by layout key: whether the first bot sat in the first seat, and
+    /// its half-points.
+    waiting: HashMap<String, Vec<(bool, u8)>>,
     /// Games without a layout key.
     lone: u32,
 }
 
-impl PairTally {
-    /// A tally of no games yet between `first` and `second`.
-    pub fn new(first: &str, second: &str) -> PairTally {
-        PairTally {
-            first: first.to_owned(),
-            second: second.to_owned(),
-            games: 0,
-            points: 0.0,
-            pentanomial: Pentanomial::default(),
-            waiting: HashMap::new(),
-            lone: 0,
-        }
-    }
-
-    /// Counts `record` if it is a game between the two bots (others are ignored); true when it completes
-    /// a layout pair.
-    pub fn add(&mut self, record: &GameRecord) -> bool {
-        let players = (record.players.first.as_str(), record.players.second.as_str());
-        let first_seated = if players == (self.first.as_str(), self.second.as_str()) {
-            true
-        } else if players == (self.second.as_str(), self.first.as_str()) {
-            false
-        } else {
-            return false;
-        };
-        let points = record.points_of(if first_seated { Seat::First } else { Seat::Second });
-        self.games += 1;
-        self.points += points;
-        let Some(layout) = &record.layout else {
+impl LayoutPairing {
+    /// Counts a game in which the first bot sat in the first seat or not and scored `half_points` (2 a
+    /// win, 1 a draw); true when it completes a layout pair.
+    pub(crate) fn add(&mut self, first_seated: bool, half_points: u8, layout: Option<&str>) -> bool {
+        let Some(layout) = layout else {
             self.lone += 1;
             return false;
         };
-        let waiting = self.waiting.entry(layout.clone()).or_default();
+        let Some(waiting) = self.waiting.get_mut(layout) else {
+            self.waiting
+                .insert(layout.to_owned(), vec![(first_seated, half_points)]);
+            return false;
+        };
         match waiting.iter().position(|&(seated, _)| seated != first_seated) {
             Some(partner) => {
-                let (_, partner_points) = waiting.swap_remove(partner);
+                let (_, partner_half_points) = waiting.swap_remove(partner);
                 if waiting.is_empty() {
                     self.waiting.remove(layout);
                 }
-                self.pentanomial
-                    .add(points + partner_points)
-                    .expect("two game scores add up to a pair score from 0 to 2");
+                self.pentanomial.counts[usize::from(half_points + partner_half_points)] += 1;
                 true
             }
             None => {
-                waiting.push((first_seated, points));
+                waiting.push((first_seated, half_points));
                 false
             }
         }
     }
 
-    /// The layout pairs counted so far.
-    pub fn pentanomial(&self) -> Pentanomial {
-        self.pentanomial
+    /// Adds the games of `other`, pairing the games waiting in either.
+    pub(crate) fn merge(&mut self, other: LayoutPairing) {
+        self.lone += other.lone;
+        for (count, more) in self.pentanomial.counts.iter_mut().zip(other.pentanomial.counts) {
+            *count += more;
+        }
+        for (layout, games) in other.waiting {
+            for (first_seated, half_points) in games {
+                self.add(first_seated, half_points, Some(&layout));
+            }
+        }
     }
 
-    /// The pair's line of the pair table.
-    pub fn summary(&self) -> PairStrength {
+    /// The same games from the second bot's side.
+    pub(crate) fn flipped(mut self) -> LayoutPairing {
+        self.pentanomial.counts.reverse();
+        for games in self.waiting.values_mut() {
+            for (first_seated, half_points) in games {
+                *first_seated = !*first_seated;
+                *half_points = 2 - *half_points;
+            }
+        }
+        self
+    }
+
+    /// The pair's line of the pair table, with its `games` and the first bot's `half_points` in them.
+    fn summary(&self, first: &str, second: &str, games: u32, half_points: u64) -> PairStrength {
         let waiting: usize = self.waiting.values().map(Vec::len).sum();
         PairStrength {
-            first: self.first.clone(),
-            second: self.second.clone(),
-            games: self.games,
-            points: self.points,
+            first: first.to_owned(),
+            second: second.to_owned(),
+            games,
+            points: half_points as f64 / 2.0,
             pentanomial: self.pentanomial.counts,
             elo: self
                 .pentanomial
@@ -503,28 +507,85 @@ impl PairTally {
     }
 }
 
-/// The pair table: every two bots that met, lower roster index first.
-fn pairs(roster: &Roster, records: &[GameRecord], played: &[Played]) -> Vec<PairStrength> {
-    let mut tallies: BTreeMap<(usize, usize), PairTally> = BTreeMap::new();
-    for (record, game) in records.iter().zip(played) {
-        let (low, high) = (game.first.min(game.second), game.first.max(game.second));
-        tallies
-            .entry((low, high))
-            .or_insert_with(|| PairTally::new(&roster.names[low], &roster.names[high]))
-            .add(record);
+/// The games between two bots, from the first one's side, paired into layout pairs as they come (see
+/// [`LayoutPairing`]): the score of a head-to-head match as it is played.
+#[derive(Debug, Clone)]
+pub struct PairTally {
+    first: String,
+    second: String,
+    games: u32,
+    /// The first bot's points, in half-points (a win 2, a draw 1), so that the sum is exact.
+    half_points: u64,
+    pairing: LayoutPairing,
+}
+
+impl PairTally {
+    /// A tally of no games yet between `first` and `second`.
+    pub fn new(first: &str, second: &str) -> PairTally {
+        PairTally {
+            first: first.to_owned(),
+            second: second.to_owned(),
+            games: 0,
+            half_points: 0,
+            pairing: LayoutPairing::default(),
+        }
     }
-    tallies.values().map(PairTally::summary).collect()
+
+    /// Counts `record` if it is a game between the two bots (others are ignored); true when it completes
+    /// a layout pair.
+    pub fn add(&mut self, record: &GameRecord) -> bool {
+        let players = (record.players.first.as_str(), record.players.second.as_str());
+        let first_seated = if players == (self.first.as_str(), self.second.as_str()) {
+            true
+        } else if players == (self.second.as_str(), self.first.as_str()) {
+            false
+        } else {
+            return false;
+        };
+        let half_points = half_points_of(record, if first_seated { Seat::First } else { Seat::Second });
+        self.games += 1;
+        self.half_points += u64::from(half_points);
+        self.pairing.add(first_seated, half_points, record.layout.as_deref())
+    }
+
+    /// The layout pairs counted so far.
+    pub fn pentanomial(&self) -> Pentanomial {
+        self.pairing.pentanomial
+    }
+
+    /// The pair's line of the pair table.
+    pub fn summary(&self) -> PairStrength {
+        self.pairing
+            .summary(&self.first, &self.second, self.games, self.half_points)
+    }
+}
+
+/// The points of the bot in `seat`, in half-points: 2 for a win, 1 for a draw, 0 for a loss.
+pub(crate) fn half_points_of(record: &GameRecord, seat: Seat) -> u8 {
+    // Exact: the points are 0, 1/2 or 1.
+    (2.0 * record.points_of(seat)) as u8
 }
 
 #[cfg(test)]
 mod tests {
     use pahtum_protocol::Reason;
 
+    use pahtum_stats::Game;
+
     use super::*;
     use crate::testing::{forfeited, record, scored, swapped};
 
     fn names(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// The strength of the standings of `records`.
+    fn strength(
+        records: &[GameRecord],
+        bots: &[String],
+        anchor: Option<&AnchorSpec>,
+    ) -> Result<Strength, StrengthError> {
+        crate::standings::standings(records, bots, anchor).map(|standings| standings.strength)
     }
 
     /// A layout pair `key` between `a` and `b` in which `a` scores `a_points` (0, 0.5, 1, 1.5 or 2).

@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::config::{self, Tournament};
 use crate::journal::Journal;
 use crate::runner::game_spec;
-use crate::schedule::{ScheduledGame, schedule};
+use crate::schedule::{Schedule, ScheduledGame};
 
 /// A round-robin of bots `a`, `b` and `c`.
 pub fn tournament() -> Tournament {
@@ -158,8 +158,8 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
     // Syncing each of 100,000 lines would time the disk, not the standings: append the records in one go.
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut lines = Vec::new();
-    for game in schedule(&tournament).iter().take(games) {
-        serde_json::to_writer(&mut lines, &random_game(game, &tournament, &mut rng)).expect("a record serializes");
+    for game in Schedule::new(&tournament).iter().take(games) {
+        serde_json::to_writer(&mut lines, &random_game(&game, &tournament, &mut rng)).expect("a record serializes");
         lines.push(b'\n');
     }
     let mut file = std::fs::OpenOptions::new()
@@ -245,10 +245,11 @@ fn microseconds(ms: f64) -> f64 {
 /// that take the first free cell and keep the colours: a record that passes the journal's audit.
 pub fn played(id: &str) -> GameRecord {
     let tournament = tournament();
-    let game = schedule(&tournament)
-        .into_iter()
-        .find(|game| game.id == id)
+    let schedule = Schedule::new(&tournament);
+    let index = schedule
+        .index_of(id)
         .unwrap_or_else(|| panic!("{id} is not a game of the test tournament"));
+    let game = schedule.game(index);
     let spec = game_spec(&game, &tournament);
     let mut board = spec.initial_game();
     let mut moves = Vec::new();

@@ -213,11 +213,13 @@ fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
     .collect()
 }
 
-/// What the viewer's script reads: every game's row, and the replays embedded.
+/// What the viewer's script reads: the rows of the games listed, and the replays embedded.
 #[derive(Debug, Default, Serialize)]
 pub struct Games {
-    /// Sorted by id.
+    /// The games listed, sorted by id: every game, or of a long run a sample (see [`crate::html`]).
     pub games: Vec<GameRow>,
+    /// The games played, listed or not.
+    pub played: usize,
     /// The embedded replays by game id, each a [`Replay`] already written as JSON.
     pub replays: BTreeMap<String, Box<RawValue>>,
     /// The distinct `info` comments, which [`MoveInfo::comment`] indexes.
@@ -227,40 +229,35 @@ pub struct Games {
 }
 
 impl Games {
-    /// The game list, without replays yet.
-    pub fn new(games: Vec<GameRow>) -> Games {
+    /// The game list of `played` games, without replays yet.
+    pub fn new(games: Vec<GameRow>, played: usize) -> Games {
         Games {
             games,
+            played,
             ..Games::default()
         }
     }
 
-    /// Embeds the replay of `record`; returns its size in bytes, as JSON.
-    pub fn embed(&mut self, record: &GameRecord) -> usize {
-        let replay = Replay::of(record, self);
-        let json = serde_json::value::to_raw_value(&replay).expect("a replay serializes");
-        let size = json.get().len();
-        self.replays.insert(record.id.clone(), json);
-        size
-    }
-
-    /// The `info` of a move, compact, with its comment in the table.
-    fn info(&mut self, info: &Info) -> MoveInfo {
-        let comment = info.comment.as_ref().map(|comment| {
-            let next = self.comments.len();
-            let index = *self.comment_index.entry(comment.clone()).or_insert(next);
-            if index == next {
-                self.comments.push(comment.clone());
+    /// Embeds the replay of game `id`, its comments moved into the page's table.
+    pub fn embed(&mut self, id: &str, mut replay: Replay) {
+        let comments: Vec<usize> = std::mem::take(&mut replay.comments)
+            .into_iter()
+            .map(|comment| {
+                let next = self.comments.len();
+                let index = *self.comment_index.entry(comment.clone()).or_insert(next);
+                if index == next {
+                    self.comments.push(comment);
+                }
+                index
+            })
+            .collect();
+        for info in replay.info.values_mut().chain(replay.swap_info.as_mut()) {
+            if let Some(comment) = info.comment.as_mut() {
+                *comment = comments[*comment];
             }
-            index
-        });
-        MoveInfo {
-            eval: info.eval,
-            depth: info.depth,
-            nodes: info.nodes,
-            pv: info.pv.as_ref().map(|pv| pv.join(" ")),
-            comment,
         }
+        let json = serde_json::value::to_raw_value(&replay).expect("a replay serializes");
+        self.replays.insert(id.to_owned(), json);
     }
 }
 
@@ -279,9 +276,28 @@ pub struct MoveInfo {
     /// The principal variation, its moves joined by spaces.
     #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
     pub pv: Option<String>,
-    /// The comment, as an index into [`Games::comments`].
+    /// The comment, as an index into [`Games::comments`] (into the replay's own table until it is embedded).
     #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
     pub comment: Option<usize>,
+}
+
+impl MoveInfo {
+    /// The `info` of a move, compact, with its comment in `comments` (a replay's own table).
+    fn of(info: &Info, comments: &mut Vec<String>) -> MoveInfo {
+        let comment = info.comment.as_ref().map(|comment| {
+            comments.iter().position(|known| known == comment).unwrap_or_else(|| {
+                comments.push(comment.clone());
+                comments.len() - 1
+            })
+        });
+        MoveInfo {
+            eval: info.eval,
+            depth: info.depth,
+            nodes: info.nodes,
+            pv: info.pv.as_ref().map(|pv| pv.join(" ")),
+            comment,
+        }
+    }
 }
 
 /// One game in the game list.
@@ -332,6 +348,10 @@ pub struct Replay {
     pub swap_info: Option<MoveInfo>,
     /// The forfeits, with their evidence (none in a game that ended normally).
     pub forfeits: Vec<ForfeitView>,
+    /// The distinct comments of the moves' `info`, which their [`MoveInfo::comment`] index until the replay
+    /// is [embedded](Games::embed), when they move into the page's table.
+    #[serde(skip)]
+    pub comments: Vec<String>,
 }
 
 /// A forfeit, with the evidence.
@@ -373,8 +393,9 @@ impl GameRow {
 }
 
 impl Replay {
-    /// The replay of `record`, its comments added to the table of `games`.
-    fn of(record: &GameRecord, games: &mut Games) -> Replay {
+    /// The replay of `record`.
+    pub fn of(record: &GameRecord) -> Replay {
+        let mut comments = Vec::new();
         let placed: Vec<_> = record
             .moves
             .iter()
@@ -409,7 +430,12 @@ impl Replay {
                 .moves
                 .iter()
                 .enumerate()
-                .filter_map(|(index, m)| m.timing.info.as_ref().map(|info| (index, games.info(info))))
+                .filter_map(|(index, m)| {
+                    m.timing
+                        .info
+                        .as_ref()
+                        .map(|info| (index, MoveInfo::of(info, &mut comments)))
+                })
                 .collect(),
             swap: record.swap,
             swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
@@ -417,7 +443,7 @@ impl Replay {
                 .swap_move
                 .as_ref()
                 .and_then(|timing| timing.info.as_ref())
-                .map(|info| games.info(info)),
+                .map(|info| MoveInfo::of(info, &mut comments)),
             forfeits: record
                 .termination
                 .forfeits()
@@ -432,7 +458,26 @@ impl Replay {
                     stderr_tail: forfeit.stderr_tail.clone(),
                 })
                 .collect(),
+            comments,
         }
+    }
+
+    /// The size of the replay as JSON, in bytes (with its own comment indices, which the page's table
+    /// renumbers: near enough for a budget).
+    pub fn json_size(&self) -> usize {
+        struct Counter(usize);
+        impl std::io::Write for Counter {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0 += bytes.len();
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut counter = Counter(0);
+        serde_json::to_writer(&mut counter, self).expect("a replay serializes");
+        counter.0
     }
 }
 
@@ -454,60 +499,11 @@ fn verdict(reason: Reason) -> &'static str {
     }
 }
 
-/// The games to embed the replays of, in the order to embed them: every forfeit, then of the rest the `max`
-/// (less the forfeits) whose ids hash lowest, so that the sample is the same each time, spread over the whole
-/// journal, and any prefix of it a sample too.
-pub fn sample(records: &[GameRecord], max: usize) -> Vec<&GameRecord> {
-    let (mut chosen, mut rest): (Vec<&GameRecord>, Vec<&GameRecord>) =
-        records.iter().partition(|record| record.termination.forfeit.is_some());
-    rest.sort_by_key(|record| fnv1a(record.id.as_bytes()));
-    rest.truncate(max.saturating_sub(chosen.len()));
-    chosen.extend(rest);
-    chosen
-}
-
-/// The 64-bit FNV-1a hash: stable across runs and platforms, unlike the standard library's.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use pahtum_tournament::testing::{forfeited, record, swapped};
 
     use super::*;
-
-    #[test]
-    fn a_sample_keeps_every_forfeit_and_is_deterministic() {
-        let records: Vec<GameRecord> = (0..50)
-            .map(|n| {
-                let game = record(&format!("{n:03}-00-a"), "a", "b");
-                if n % 10 == 0 {
-                    forfeited(game, Seat::First, Reason::Timeout)
-                } else {
-                    game
-                }
-            })
-            .collect();
-        let ids = |sample: Vec<&GameRecord>| -> Vec<String> { sample.iter().map(|r| r.id.clone()).collect() };
-        let sample = ids(sample(&records, 12));
-        assert_eq!(sample.len(), 12);
-        for n in (0..50).step_by(10) {
-            assert!(
-                sample.contains(&format!("{n:03}-00-a")),
-                "forfeit {n} missing from {sample:?}"
-            );
-        }
-        assert_eq!(sample, ids(super::sample(&records, 12)), "the same sample each time");
-        assert_eq!(
-            ids(super::sample(&records, 3)).len(),
-            5,
-            "every forfeit even beyond the bound"
-        );
-        assert_eq!(ids(super::sample(&records, 100)).len(), 50);
-    }
 
     #[test]
     fn a_replay_names_the_seat_of_every_move_of_an_old_record_after_a_swap() {
@@ -524,8 +520,8 @@ mod tests {
                 },
             })
             .to_vec();
-        let mut games = Games::new(Vec::new());
-        games.embed(&game);
+        let mut games = Games::new(Vec::new(), 1);
+        games.embed(&game.id, Replay::of(&game));
         let replay: serde_json::Value = serde_json::from_str(games.replays["000-00-a"].get()).unwrap();
         assert_eq!(replay["cells"], "d4e5c3");
         assert_eq!(replay["colors"], "wbw");

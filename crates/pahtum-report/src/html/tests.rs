@@ -1,7 +1,6 @@
 use pahtum::Seat;
 use pahtum_protocol::Reason;
-use pahtum_tournament::journal::Journal;
-use pahtum_tournament::report::results_of_journal;
+use pahtum_tournament::standings::{Standings, standings};
 use pahtum_tournament::testing::{forfeited, tournament};
 
 use super::*;
@@ -9,21 +8,44 @@ use crate::fixtures::{played, scheduled};
 
 const HOSTILE: &str = "</script><script>window.pwned=1</script><!-- <img src=x onerror=alert(1)> \u{2028}&amp;";
 
-/// A journal of the test tournament (bots a, b, c) with three games, one a forfeit whose evidence is hostile.
-fn results() -> (tempfile::TempDir, JournalResults) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let mut journal = Journal::create(&path, &tournament()).unwrap();
+/// Games and their standings.
+struct Results {
+    records: Vec<GameRecord>,
+    standings: Standings,
+}
+
+impl Results {
+    fn of(records: Vec<GameRecord>) -> Results {
+        let standings = standings(&records, &tournament().bot_names(), None).unwrap();
+        Results { records, standings }
+    }
+}
+
+/// The report of `results`' records in their order.
+fn report(results: &Results, options: Options) -> String {
+    report_of(results.records.iter(), &results.standings, options)
+}
+
+fn report_of<'a>(records: impl Iterator<Item = &'a GameRecord>, standings: &Standings, options: Options) -> String {
+    let mut builder = ReportBuilder::new(options);
+    for record in records {
+        builder.add(record);
+    }
+    builder.finish("t", 6, standings)
+}
+
+/// Three games of the test tournament (bots a, b, c), one a forfeit whose evidence is hostile.
+fn results() -> Results {
     let mut lost = forfeited(scheduled("001-00-a", "a", "c"), Seat::Second, Reason::IllegalMove);
     let forfeit = lost.termination.forfeit.as_mut().unwrap();
     forfeit.line = Some(HOSTILE.to_owned());
     forfeit.stderr_tail = vec![HOSTILE.to_owned()];
     lost.moves[0].timing.info.as_mut().unwrap().comment = Some(HOSTILE.to_owned());
-    for record in [scheduled("000-00-a", "a", "b"), lost, scheduled("002-00-b", "c", "b")] {
-        journal.append(&record).unwrap();
-    }
-    let results = results_of_journal(&path, None).unwrap();
-    (dir, results)
+    Results::of(vec![
+        scheduled("000-00-a", "a", "b"),
+        lost,
+        scheduled("002-00-b", "c", "b"),
+    ])
 }
 
 /// The embedded data of a page, parsed as the browser parses it.
@@ -49,7 +71,7 @@ fn script_json_cannot_end_the_script_element() {
 
 #[test]
 fn hostile_bot_text_is_data_and_never_markup() {
-    let (_dir, results) = results();
+    let results = results();
     let page = report(&results, Options::default());
     assert_eq!(
         page.matches("</script>").count(),
@@ -73,7 +95,7 @@ fn hostile_bot_text_is_data_and_never_markup() {
 
 #[test]
 fn the_data_holds_every_game_by_id_with_its_replay() {
-    let (_dir, results) = results();
+    let results = results();
     let data = embedded(&report(&results, Options::default()));
     let ids: Vec<&str> = data["games"]
         .as_array()
@@ -82,7 +104,7 @@ fn the_data_holds_every_game_by_id_with_its_replay() {
         .map(|g| g["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["000-00-a", "001-00-a", "002-00-b"]);
-    let record = &results.plan.done[0];
+    let record = &results.records[0];
     let game = &data["games"][0];
     assert_eq!(
         game["score"],
@@ -100,7 +122,7 @@ fn the_data_holds_every_game_by_id_with_its_replay() {
 
 #[test]
 fn a_bounded_report_keeps_the_forfeits_and_says_so() {
-    let (_dir, results) = results();
+    let results = results();
     let page = report(
         &results,
         Options {
@@ -120,7 +142,7 @@ fn a_bounded_report_keeps_the_forfeits_and_says_so() {
 
 #[test]
 fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
-    let (_dir, results) = results();
+    let results = results();
     let options = Options {
         replay_bytes: 1,
         ..Options::default()
@@ -142,7 +164,7 @@ fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
 
 #[test]
 fn comments_are_kept_once_and_moves_point_to_them() {
-    let (_dir, results) = results();
+    let results = results();
     let data = embedded(&report(&results, Options::default()));
     // The forfeit's replay is embedded first, so its comment comes first.
     assert_eq!(data["comments"], serde_json::json!([HOSTILE, "first free"]));
@@ -222,6 +244,107 @@ fn elements(page: &str) -> String {
 
 #[test]
 fn the_structure_of_a_report() {
-    let (_dir, results) = results();
+    let results = results();
     insta::assert_snapshot!(structure(&report(&results, Options::default())));
+}
+
+/// Sixty games between a, b and c, every seventh (nine in all) a forfeit.
+fn long_run() -> Results {
+    let bots = ["a", "b", "c"];
+    Results::of(
+        (0..60)
+            .map(|n| {
+                let game = played(&format!("{n:03}-00-a"), bots[n % 3], bots[(n + 1) % 3]);
+                if n % 7 == 0 {
+                    forfeited(game, Seat::First, Reason::Timeout)
+                } else {
+                    game
+                }
+            })
+            .collect(),
+    )
+}
+
+fn ids(data: &serde_json::Value) -> (Vec<String>, Vec<String>) {
+    let listed = data["games"].as_array().unwrap().iter();
+    let replays = data["replays"].as_object().unwrap().keys().cloned().collect();
+    (
+        listed.map(|game| game["id"].as_str().unwrap().to_owned()).collect(),
+        replays,
+    )
+}
+
+#[test]
+fn the_page_does_not_depend_on_the_order_of_the_records() {
+    let results = long_run();
+    let by_shard = || {
+        results
+            .records
+            .iter()
+            .step_by(2)
+            .chain(results.records.iter().skip(1).step_by(2))
+    };
+    for options in [
+        Options::default(),
+        Options {
+            max_replays: 20,
+            replay_bytes: 6_000,
+            max_listed: 30,
+        },
+    ] {
+        let page = report(&results, options);
+        assert_eq!(
+            page,
+            report_of(results.records.iter().rev(), &results.standings, options)
+        );
+        assert_eq!(page, report_of(by_shard(), &results.standings, options), "{options:?}");
+    }
+}
+
+#[test]
+fn a_long_run_lists_a_sample_with_every_replay_and_says_so() {
+    let results = long_run();
+    let options = Options {
+        max_replays: 12,
+        replay_bytes: usize::MAX,
+        max_listed: 20,
+    };
+    let page = report(&results, options);
+    let data = embedded(&page);
+    assert_eq!(data["played"], 60);
+    let (listed, replays) = ids(&data);
+    assert_eq!(listed.len(), 9 + 20, "every forfeit and twenty other games");
+    assert_eq!(replays.len(), 12, "the nine forfeits and three other games");
+    assert!(
+        replays.iter().all(|id| listed.contains(id)),
+        "{replays:?} not all in {listed:?}"
+    );
+    let forfeits: Vec<String> = (0..60).step_by(7).map(|n| format!("{n:03}-00-a")).collect();
+    assert!(forfeits.iter().all(|id| replays.contains(id)));
+    assert!(page.contains("The replays of 12 of the 60 games are embedded: every forfeit, and a sample"));
+    assert!(page.contains("The list holds 29 of the 60 games: every forfeit, and a sample"));
+}
+
+#[test]
+fn forfeits_beyond_the_bound_are_sampled_too() {
+    let results = long_run();
+    let options = Options {
+        max_replays: 4,
+        replay_bytes: 1,
+        max_listed: 6,
+    };
+    let page = report(&results, options);
+    let (listed, replays) = ids(&embedded(&page));
+    assert_eq!(listed.len(), 6 + 6);
+    assert_eq!(replays.len(), 4);
+    assert!(
+        replays
+            .iter()
+            .all(|id| id.ends_with("-00-a") && id[..3].parse::<usize>().unwrap() % 7 == 0)
+    );
+    assert!(
+        page.contains("The replays of 4 of the 60 games are embedded: 4 of the 9 forfeits and 0 other games"),
+        "the page says so"
+    );
+    assert!(page.contains("The list holds 12 of the 60 games: a sample of the 9 forfeits"));
 }

@@ -57,7 +57,9 @@
       }
       list.body.appendChild(row);
     }
-    $("games-count").textContent = shown.length + " of " + games.length + " games";
+    // Of a long run only a sample is listed: say so beside the count.
+    const listed = games.length < data.played ? " listed (of " + data.played + " played)" : "";
+    $("games-count").textContent = shown.length + " of " + games.length + " games" + listed;
     $("games-more").hidden = shown.length <= list.limit;
   }
 

@@ -51,12 +51,25 @@ impl PairMatrix {
 
     /// Adds one game. On error the table is unchanged.
     pub fn add_game(&mut self, game: &Game) -> Result<(), StatsError> {
-        self.add(game.a, game.b, 1, game.half_points()?)
+        self.add(game.a, game.b, 1, u64::from(game.half_points()?))
     }
 
     /// Adds the two games of a layout pair. On error the table is unchanged.
     pub fn add_layout_pair(&mut self, pair: &LayoutPair) -> Result<(), StatsError> {
-        self.add(pair.a, pair.b, 2, pair.half_points()?)
+        self.add(pair.a, pair.b, 2, u64::from(pair.half_points()?))
+    }
+
+    /// Adds `games` games between `a` and `b` in which `a` scored `half_points` half-points in all (a
+    /// win 2, a draw 1): the same table as adding them one by one, for a caller that counted them
+    /// already. On error the table is unchanged.
+    pub fn add_games(&mut self, a: usize, b: usize, games: u64, half_points: u64) -> Result<(), StatsError> {
+        if half_points > 2 * games {
+            return Err(StatsError::InvalidScore {
+                score: half_points as f64 / 2.0,
+                max: games as f64,
+            });
+        }
+        self.add(a, b, games, half_points)
     }
 
     /// The number of players in the pool.
@@ -95,7 +108,7 @@ impl PairMatrix {
         })
     }
 
-    fn add(&mut self, a: usize, b: usize, games: u64, half_points: u8) -> Result<(), StatsError> {
+    fn add(&mut self, a: usize, b: usize, games: u64, half_points: u64) -> Result<(), StatsError> {
         for index in [a, b] {
             if index >= self.players {
                 return Err(StatsError::PlayerOutOfRange {
@@ -110,7 +123,6 @@ impl PairMatrix {
         let (ab, ba) = (a * self.players + b, b * self.players + a);
         self.games[ab] += games;
         self.games[ba] += games;
-        let half_points = u64::from(half_points);
         self.half_points[ab] += half_points;
         self.half_points[ba] += 2 * games - half_points;
         Ok(())
@@ -170,6 +182,16 @@ mod tests {
     }
 
     #[test]
+    fn games_counted_in_bulk_make_the_same_table() {
+        let games = [(0, 1, 1.0), (1, 0, 0.5), (0, 1, 0.0), (2, 1, 1.0)].map(|(a, b, score_a)| Game { a, b, score_a });
+        let mut bulk = PairMatrix::new(3);
+        bulk.add_games(0, 1, 2, 2).unwrap();
+        bulk.add_games(1, 0, 1, 1).unwrap();
+        bulk.add_games(2, 1, 1, 2).unwrap();
+        assert_eq!(bulk, PairMatrix::from_games(3, &games).unwrap());
+    }
+
+    #[test]
     fn invalid_results_leave_the_table_unchanged() {
         let mut m = PairMatrix::new(2);
         let before = m.clone();
@@ -196,6 +218,8 @@ mod tests {
         );
         assert_eq!(m.add_game(&bad[1]), Err(StatsError::SelfPlay { index: 1 }));
         assert!(matches!(m.add_game(&bad[2]), Err(StatsError::InvalidScore { .. })));
+        assert!(matches!(m.add_games(0, 1, 2, 5), Err(StatsError::InvalidScore { .. })));
+        assert_eq!(m.add_games(0, 0, 2, 2), Err(StatsError::SelfPlay { index: 0 }));
         assert_eq!(m, before);
         assert_eq!(m.games(5, 0), 0);
         assert_eq!(m.player_games(9), 0);
