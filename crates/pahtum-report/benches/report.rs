@@ -35,7 +35,7 @@ fn main() {
             for record in &plan.done {
                 report.add(record);
             }
-            let html = report.finish(&plan.tournament.name, plan.schedule.len(), &results.standings);
+            let html = report.finish(&plan.tournament.name, plan.scheduled, &results.standings);
             write_atomically(&page, html.as_bytes()).expect("the page is written");
             started.elapsed()
         })

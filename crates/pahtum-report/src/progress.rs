@@ -163,6 +163,7 @@ impl Progress {
 impl Observer for Progress {
     fn on(&mut self, event: Event<'_>) {
         match event {
+            Event::Resumed { record, .. } => self.count(record),
             Event::Started {
                 tournament,
                 total,
@@ -170,17 +171,14 @@ impl Observer for Progress {
                 concurrency,
             } => {
                 self.total = total;
-                for record in done {
-                    self.count(record);
-                }
                 self.started = Instant::now();
                 if let Display::Bar(bar) = &self.display {
                     bar.reset_eta();
                 }
-                let resumed = if done.is_empty() {
+                let resumed = if done == 0 {
                     String::new()
                 } else {
-                    format!(", resuming with {} done", done.len())
+                    format!(", resuming with {done} done")
                 };
                 self.note(&format!(
                     "arena: tournament {tournament}: {total} games, {concurrency} at once{resumed}"
@@ -311,11 +309,14 @@ mod tests {
     fn plain_lines_report_counts_leader_forfeits_and_the_end() {
         let out = Shared::default();
         let mut progress = Progress::lines(Box::new(out.clone()), Duration::from_secs(3600));
-        let earlier = [record("000-00-a", "a", "b")];
+        progress.on(Event::Resumed {
+            index: 0,
+            record: &record("000-00-a", "a", "b"),
+        });
         progress.on(Event::Started {
             tournament: "t",
             total: 4,
-            done: &earlier,
+            done: 1,
             concurrency: 2,
         });
         let lost = forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Timeout);
@@ -363,7 +364,7 @@ mod tests {
         progress.on(Event::Started {
             tournament: "t",
             total: 2,
-            done: &[],
+            done: 0,
             concurrency: 2,
         });
         progress.on(Event::GameFinished { record: &starved });

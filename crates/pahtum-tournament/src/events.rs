@@ -3,6 +3,12 @@
 //! The runner emits typed [`Event`]s to an [`Observer`]; the progress bar, the
 //! plain progress lines and any future display (an HTML report, a web page)
 //! are observers, so the runner never prints.
+//!
+//! An observer sees every record once, whichever run played it: the records of
+//! earlier runs as [`Event::Resumed`] while the journal is opened
+//! ([`crate::resume::open`]), the others as [`Event::GameFinished`]. So what
+//! counts (a score, an SPRT) keeps its own tallies, and nobody keeps the
+//! records.
 
 use pahtum_record::GameRecord;
 
@@ -11,14 +17,21 @@ use crate::schedule::ScheduledGame;
 /// Something that happened in a run.
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
+    /// A record of an earlier run, read from the journal as it is opened (before [`Event::Started`]).
+    Resumed {
+        /// The game's index in the schedule.
+        index: usize,
+        /// The game's record, as journaled.
+        record: &'a GameRecord,
+    },
     /// The run starts: `total` games in the schedule, of which `done` are in the journal already.
     Started {
         /// The tournament's name.
         tournament: &'a str,
         /// The games of the schedule.
         total: usize,
-        /// The records already in the journal (resumed).
-        done: &'a [GameRecord],
+        /// The records already in the journal (each shown as [`Event::Resumed`]).
+        done: usize,
         /// Games played at once.
         concurrency: usize,
     },

@@ -16,7 +16,7 @@ use pahtum_record::GameRecord;
 
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves};
-use crate::resume::{Plan, ResumeError, plan};
+use crate::resume::ResumeError;
 use crate::schedule;
 use crate::standings::{Standings, Tallies, standings};
 use crate::strength::{AnchorSpec, StrengthError};
@@ -35,8 +35,8 @@ pub enum ReportError {
 /// The games of a journal, checked against its schedule, and their standings.
 #[derive(Debug)]
 pub struct JournalResults {
-    /// The tournament of the journal's header, its schedule, and the games played (in journal order) and not.
-    pub plan: Plan,
+    /// The tournament of the journal's header and the games played.
+    pub plan: JournalGames,
     /// The standings of the games done.
     pub standings: Standings,
 }
@@ -45,7 +45,7 @@ pub struct JournalResults {
 /// `anchor`, after checking that every record is a distinct game of its schedule.
 /// The records keep their moves.
 pub fn results_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<JournalResults, ReportError> {
-    results_of(journal::read(path), path, anchor)
+    results_of(journal::read(path), anchor)
 }
 
 /// The standings of the journal at `path` (see [`fold_journal`]), its records read without their moves.
@@ -89,14 +89,30 @@ pub fn fold_journal(
     })
 }
 
+/// The tournament of a journal and its records.
+#[derive(Debug)]
+pub struct JournalGames {
+    /// The tournament of the journal's header.
+    pub tournament: Tournament,
+    /// The number of games of its schedule.
+    pub scheduled: usize,
+    /// The records, in journal order.
+    pub done: Vec<GameRecord>,
+}
+
 fn results_of(
     contents: Result<journal::Contents, journal::JournalError>,
-    path: &Path,
     anchor: Option<&AnchorSpec>,
 ) -> Result<JournalResults, ReportError> {
     let contents = contents.map_err(ResumeError::from)?;
-    let plan = plan(&contents.header.tournament, contents.records, path)?;
-    let standings = standings(&plan.done, &plan.tournament.bot_names(), anchor)?;
+    // Reading checked that every record is a distinct game of the schedule (the audit).
+    let tournament = contents.header.tournament;
+    let standings = standings(&contents.records, &tournament.bot_names(), anchor)?;
+    let plan = JournalGames {
+        scheduled: schedule::len(&tournament),
+        tournament,
+        done: contents.records,
+    };
     Ok(JournalResults { plan, standings })
 }
 

@@ -6,29 +6,59 @@
 //! start afresh (the old journal is then kept under another name). Every
 //! record must be a game of the schedule, at most once: anything else means
 //! the journal was mixed up with another tournament's, and is an error.
+//!
+//! A resume keeps of the journal only what the run needs: which games are
+//! done, a bit per game of the schedule ([`GameSet`]). The records stay in the
+//! journal, and the pending games are computed one at a time as the runner
+//! starts them ([`Plan::pending_games`]), so a run's memory does not grow with
+//! its games. What counts the records (the progress display, an SPRT) sees
+//! each one as an [`Event::Resumed`] while the journal is opened.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use pahtum_record::GameRecord;
 use serde_json::Value;
 
 use crate::config::Tournament;
+use crate::events::{Event, Observer, Quiet};
+use crate::game_set::GameSet;
 use crate::journal::{self, Header, Journal, JournalError};
-use crate::schedule::{ScheduledGame, schedule};
+use crate::schedule::{Games, Schedule};
 use crate::shard::Shard;
 
-/// The schedule split into the games done (from the journal) and the games missing.
+/// The schedule split into the games done (in the journal) and the games to play.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// The tournament of the journal's header.
-    pub tournament: Tournament,
-    /// Every game of the tournament, in schedule order.
-    pub schedule: Vec<ScheduledGame>,
-    /// The journal's records, in journal order.
-    pub done: Vec<GameRecord>,
-    /// The games without a record, in schedule order.
-    pub pending: Vec<ScheduledGame>,
+    /// The schedule of the tournament of the journal's header.
+    pub schedule: Schedule,
+    /// The games with a record in the journal, by schedule index.
+    pub done: GameSet,
+    /// The shard this run plays, if it plays one ([`Plan::only`]).
+    shard: Option<Shard>,
+}
+
+impl Plan {
+    /// The tournament.
+    pub fn tournament(&self) -> &Tournament {
+        self.schedule.tournament()
+    }
+
+    /// Plays only the games of `shard`: the others are not pending.
+    pub fn only(&mut self, shard: Shard) {
+        self.shard = Some(shard);
+    }
+
+    /// The schedule indices of the games to play (without a record, in the shard if there is one), in
+    /// schedule order.
+    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.schedule.len())
+            .filter(|&index| !self.done.contains(index) && self.shard.is_none_or(|shard| shard.contains(index)))
+    }
+
+    /// The games to play, in schedule order, each computed as it is asked for.
+    pub fn pending_games(&self) -> Games<'_, impl Iterator<Item = usize> + '_> {
+        self.schedule.games(self.pending())
+    }
 }
 
 /// Why a journal cannot be resumed.
@@ -126,12 +156,13 @@ pub struct Opened {
 pub const JOURNAL: &str = "journal.jsonl";
 
 /// Opens (or creates) the journal in `out` for `tournament` (its `shard`, or every game) and plans what is
-/// missing.
+/// missing, showing each record of the journal to `observer` ([`Event::Resumed`]).
 pub fn open(
     out: &Path,
     tournament: &Tournament,
     shard: Option<Shard>,
     existing: Existing,
+    observer: &mut dyn Observer,
 ) -> Result<Opened, ResumeError> {
     std::fs::create_dir_all(out).map_err(|source| ResumeError::Folder {
         path: out.to_owned(),
@@ -146,7 +177,7 @@ pub fn open(
         let journal = Journal::create_with(&path, &Header::new(tournament).of_shard(shard))?;
         return Ok(Opened {
             journal,
-            plan: plan(tournament, Vec::new(), &path)?,
+            plan: plan(tournament, Vec::new(), &path, observer)?,
             repaired_torn_line: false,
             moved_aside,
         });
@@ -156,7 +187,7 @@ pub fn open(
     check_shard(&contents.header, shard, &path)?;
     Ok(Opened {
         journal,
-        plan: plan(tournament, contents.records, &path)?,
+        plan: plan(tournament, contents.records, &path, observer)?,
         repaired_torn_line: contents.torn,
         moved_aside,
     })
@@ -173,38 +204,38 @@ pub fn preview(out: &Path, tournament: &Tournament, shard: Option<Shard>) -> Res
     let contents = journal::read(&path)?;
     check_unchanged(&contents.header, tournament, &path)?;
     check_shard(&contents.header, shard, &path)?;
-    plan(tournament, contents.records, &path).map(Some)
+    plan(tournament, contents.records, &path, &mut Quiet).map(Some)
 }
 
-/// The plan for `records` of `tournament`, checking that each is a distinct game of its schedule.
-pub fn plan(tournament: &Tournament, records: Vec<GameRecord>, path: &Path) -> Result<Plan, ResumeError> {
-    let schedule = schedule(tournament);
-    let ids: HashSet<&str> = schedule.iter().map(|game| game.id.as_str()).collect();
-    let mut done = HashSet::with_capacity(records.len());
-    for record in &records {
-        if !ids.contains(record.id.as_str()) {
+/// The plan for `records` (of the journal at `path`, named in errors) of `tournament`, checking that each
+/// is a distinct game of its schedule, and showing each to `observer` as it is counted.
+pub fn plan(
+    tournament: &Tournament,
+    records: impl IntoIterator<Item = GameRecord>,
+    path: &Path,
+    observer: &mut dyn Observer,
+) -> Result<Plan, ResumeError> {
+    let schedule = Schedule::new(tournament);
+    let mut done = GameSet::new();
+    for record in records {
+        let Some(index) = schedule.index_of(&record.id) else {
             return Err(ResumeError::UnknownGame {
                 path: path.to_owned(),
-                id: record.id.clone(),
+                id: record.id,
             });
-        }
-        if !done.insert(record.id.as_str()) {
+        };
+        if !done.insert(index) {
             return Err(ResumeError::Duplicate {
                 path: path.to_owned(),
-                id: record.id.clone(),
+                id: record.id,
             });
         }
+        observer.on(Event::Resumed { index, record: &record });
     }
-    let pending = schedule
-        .iter()
-        .filter(|game| !done.contains(game.id.as_str()))
-        .cloned()
-        .collect();
     Ok(Plan {
-        tournament: tournament.clone(),
         schedule,
-        done: records,
-        pending,
+        done,
+        shard: None,
     })
 }
 
@@ -306,38 +337,83 @@ fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
 mod tests {
     use super::*;
     use crate::config::Format;
-    use crate::testing::{played, record, tournament};
+    use crate::schedule::ScheduledGame;
+    use crate::testing::{played, record, tournament, won_by};
+
+    /// Writes down the games resumed, by index and id.
+    #[derive(Default)]
+    struct Resumed(Vec<(usize, String)>);
+
+    impl Observer for Resumed {
+        fn on(&mut self, event: Event<'_>) {
+            if let Event::Resumed { index, record } = event {
+                self.0.push((index, record.id.clone()));
+            }
+        }
+    }
 
     #[test]
     fn a_new_folder_plans_every_game_and_a_resume_only_the_missing_ones() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("runs/t");
-        let t = tournament();
-        let mut opened = open(&out, &t, None, Existing::Resume).unwrap();
+        let t = Tournament {
+            games_per_pair: 4,
+            ..tournament()
+        };
+        let mut opened = open(&out, &t, None, Existing::Resume, &mut Quiet).unwrap();
         let total = opened.plan.schedule.len();
-        assert_eq!(opened.plan.pending.len(), total);
-        let first = &opened.plan.pending[0];
-        opened.journal.append(&played(&first.id)).unwrap();
+        assert_eq!(
+            opened.plan.pending().collect::<Vec<_>>(),
+            (0..total).collect::<Vec<_>>()
+        );
+        let recorded = [opened.plan.schedule.game(1), opened.plan.schedule.game(8)];
+        for game in &recorded {
+            let spec = crate::runner::game_spec(game, &t);
+            opened.journal.append(&won_by(game, &spec, &game.first)).unwrap();
+        }
         drop(opened);
 
-        let opened = open(&out, &t, None, Existing::Resume).unwrap();
-        assert_eq!(opened.plan.done.len(), 1);
-        assert_eq!(opened.plan.pending.len(), total - 1);
-        assert!(opened.plan.pending.iter().all(|game| game.id != opened.plan.done[0].id));
+        let mut resumed = Resumed::default();
+        let opened = open(&out, &t, None, Existing::Resume, &mut resumed).unwrap();
+        let expected: Vec<(usize, String)> = recorded.iter().map(|game| (game.index, game.id.clone())).collect();
+        assert_eq!(resumed.0, expected, "each record shown once, in journal order");
+        assert_eq!(opened.plan.done.len(), 2);
+        let pending: Vec<usize> = opened.plan.pending().collect();
+        assert_eq!(pending.len(), total - 2);
+        assert!(pending.iter().all(|&index| index != 1 && index != 8));
+        let games: Vec<ScheduledGame> = opened.plan.pending_games().collect();
+        assert_eq!(games, opened.plan.schedule.games(pending).collect::<Vec<_>>());
+    }
+
+    /// A shard's run plays the games of its shard only.
+    #[test]
+    fn a_shard_plays_only_its_games() {
+        let t = Tournament {
+            games_per_pair: 6,
+            ..tournament()
+        };
+        let mut plan = plan(&t, [played("000-00-a")], Path::new("journal.jsonl"), &mut Quiet).unwrap();
+        let shard = Shard::new(1, 3).unwrap();
+        plan.only(shard);
+        let pending: Vec<usize> = plan.pending().collect();
+        let expected: Vec<usize> = (1..plan.schedule.len())
+            .filter(|&index| shard.contains(index))
+            .collect();
+        assert_eq!(pending, expected);
     }
 
     #[test]
     fn a_changed_tournament_refuses_to_resume_and_says_what_changed() {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
-        open(dir.path(), &t, None, Existing::Resume).unwrap();
+        open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         let mut changed = t.clone();
         changed.seed = 99;
         changed.bots[1].env.insert("DEPTH".into(), "3".into());
         changed.format = Format::Gauntlet { challenger: "a".into() };
         changed.pause_idle = true;
         changed.bots[2].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
-        let error = open(dir.path(), &changed, None, Existing::Resume)
+        let error = open(dir.path(), &changed, None, Existing::Resume, &mut Quiet)
             .unwrap_err()
             .to_string();
         assert!(error.contains("pause_idle: null -> true"), "{error}");
@@ -353,7 +429,7 @@ mod tests {
         );
         assert!(error.contains("--fresh"), "{error}");
 
-        let opened = open(dir.path(), &changed, None, Existing::StartAfresh).unwrap();
+        let opened = open(dir.path(), &changed, None, Existing::StartAfresh, &mut Quiet).unwrap();
         let aside = opened.moved_aside.unwrap();
         assert!(aside.exists());
         assert_eq!(journal::read(&aside).unwrap().header.tournament, t);
@@ -369,10 +445,10 @@ mod tests {
         let t = tournament();
         assert!(preview(dir.path(), &t, None).unwrap().is_none(), "no journal yet");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was created");
-        let mut opened = open(dir.path(), &t, None, Existing::Resume).unwrap();
+        let mut opened = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         opened.journal.append(&played("000-00-a")).unwrap();
         let plan = preview(dir.path(), &t, None).unwrap().expect("a journal to resume");
-        assert_eq!((plan.done.len(), plan.pending.len()), (1, plan.schedule.len() - 1));
+        assert_eq!((plan.done.len(), plan.pending().count()), (1, plan.schedule.len() - 1));
         let changed = Tournament { seed: 99, ..t.clone() };
         let error = preview(dir.path(), &changed, None).unwrap_err().to_string();
         assert!(error.contains("seed: 3 -> 99") && error.contains("--fresh"), "{error}");
@@ -386,7 +462,7 @@ mod tests {
         let mut kept: Vec<PathBuf> = (10..13)
             .filter_map(|seed| {
                 let changed = Tournament { seed, ..t.clone() };
-                open(dir.path(), &changed, None, Existing::StartAfresh)
+                open(dir.path(), &changed, None, Existing::StartAfresh, &mut Quiet)
                     .unwrap()
                     .moved_aside
             })
@@ -407,9 +483,11 @@ mod tests {
     fn a_journal_in_use_is_neither_resumed_nor_moved_aside() {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
-        let running = open(dir.path(), &t, None, Existing::Resume).unwrap();
+        let running = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         for existing in [Existing::Resume, Existing::StartAfresh] {
-            let error = open(dir.path(), &t, None, existing).unwrap_err().to_string();
+            let error = open(dir.path(), &t, None, existing, &mut Quiet)
+                .unwrap_err()
+                .to_string();
             assert!(error.starts_with("another arena is running this tournament"), "{error}");
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing was moved");
@@ -422,12 +500,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
         let [first, second] = [1, 2].map(|k| Shard::new(k, 2).unwrap());
-        drop(open(dir.path(), &t, Some(first), Existing::Resume).unwrap());
+        drop(open(dir.path(), &t, Some(first), Existing::Resume, &mut Quiet).unwrap());
         let path = dir.path().join(JOURNAL);
         assert_eq!(journal::read(&path).unwrap().header.shard, Some(first));
-        assert!(open(dir.path(), &t, Some(first), Existing::Resume).is_ok());
+        assert!(open(dir.path(), &t, Some(first), Existing::Resume, &mut Quiet).is_ok());
         for wanted in [Some(second), None] {
-            let error = open(dir.path(), &t, wanted, Existing::Resume).unwrap_err();
+            let error = open(dir.path(), &t, wanted, Existing::Resume, &mut Quiet).unwrap_err();
             assert!(
                 matches!(error, ResumeError::OtherShard { found, .. } if found == first),
                 "{error}"
@@ -437,7 +515,7 @@ mod tests {
                 Err(ResumeError::OtherShard { .. })
             ));
         }
-        let message = open(dir.path(), &t, Some(second), Existing::Resume)
+        let message = open(dir.path(), &t, Some(second), Existing::Resume, &mut Quiet)
             .unwrap_err()
             .to_string();
         assert!(
@@ -450,13 +528,13 @@ mod tests {
     fn unknown_and_duplicate_games_are_errors() {
         let t = tournament();
         let path = Path::new("journal.jsonl");
-        let error = plan(&t, vec![record("999-00-a", "a", "b")], path).unwrap_err();
+        let error = plan(&t, vec![record("999-00-a", "a", "b")], path, &mut Quiet).unwrap_err();
         assert!(
             matches!(error, ResumeError::UnknownGame { ref id, .. } if id == "999-00-a"),
             "{error}"
         );
         let twice = vec![record("000-00-a", "a", "b"), record("000-00-a", "a", "b")];
-        let error = plan(&t, twice, path).unwrap_err();
+        let error = plan(&t, twice, path, &mut Quiet).unwrap_err();
         assert!(matches!(error, ResumeError::Duplicate { .. }), "{error}");
     }
 }

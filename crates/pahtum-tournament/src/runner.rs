@@ -11,6 +11,10 @@
 //! groups) and nothing of them is written, so the journal holds only whole
 //! games and a resume plays the cancelled ones again.
 //!
+//! The runner's memory does not grow with the games: the pending games are
+//! computed one at a time as they start ([`Plan::pending_games`]), and a
+//! record is dropped once it is journaled and shown to the observer.
+//!
 //! Before each game starts, the observer may decline it ([`Observer::may_start`]):
 //! a declined game is skipped for this run and the next pending game is asked
 //! about, so that a game the observer still wants (the second game of a layout
@@ -80,7 +84,8 @@ impl Executor for Pool {
     }
 }
 
-/// Plays `plan.pending` with `executor`, `concurrency` games at once, until done or `stop` completes.
+/// Plays the pending games of `plan` with `executor`, `concurrency` games at once, until done or `stop`
+/// completes.
 pub async fn run(
     plan: &Plan,
     concurrency: usize,
@@ -92,12 +97,12 @@ pub async fn run(
     let total = plan.schedule.len();
     let mut done = plan.done.len();
     observer.on(Event::Started {
-        tournament: &plan.tournament.name,
+        tournament: &plan.tournament().name,
         total,
-        done: &plan.done,
+        done,
         concurrency,
     });
-    let mut pending = plan.pending.iter();
+    let mut pending = plan.pending_games();
     let mut running: JoinSet<Played> = JoinSet::new();
     let mut stopping = false;
     let mut declined = false;
@@ -112,8 +117,8 @@ pub async fn run(
                 first: &game.first,
                 second: &game.second,
             });
-            let spec = game_spec(game, &plan.tournament);
-            running.spawn(Arc::clone(executor).play(game.clone(), spec));
+            let spec = game_spec(&game, plan.tournament());
+            running.spawn(Arc::clone(executor).play(game, spec));
         }
         if running.is_empty() {
             break;
@@ -179,13 +184,13 @@ async fn abandon(mut running: JoinSet<Played>, journal: &mut Journal, error: Jou
 
 /// The next game of `pending` that `observer` lets start; the games it declines on the way are skipped
 /// (never asked about again) and set `declined`.
-fn next_allowed<'a>(
-    pending: &mut impl Iterator<Item = &'a ScheduledGame>,
+fn next_allowed(
+    pending: &mut impl Iterator<Item = ScheduledGame>,
     observer: &mut dyn Observer,
     declined: &mut bool,
-) -> Option<&'a ScheduledGame> {
+) -> Option<ScheduledGame> {
     for game in pending {
-        if observer.may_start(game) {
+        if observer.may_start(&game) {
             return Some(game);
         }
         *declined = true;
@@ -325,7 +330,7 @@ mod tests {
 
     use super::*;
     use crate::config;
-    use crate::events::Event;
+    use crate::events::{Event, Quiet};
     use crate::journal;
     use crate::resume::plan;
     use crate::schedule::schedule;
@@ -399,6 +404,7 @@ mod tests {
     impl Observer for Recorder {
         fn on(&mut self, event: Event<'_>) {
             self.events.push(match event {
+                Event::Resumed { index, .. } => format!("resumed {index}"),
                 Event::Started { total, .. } => format!("started {total}"),
                 Event::GameStarted { id, .. } => format!("game {id}"),
                 Event::GameFinished { record } => {
@@ -417,7 +423,7 @@ mod tests {
     fn start(dir: &Path, tournament: &Tournament) -> (Journal, Plan) {
         let path = dir.join("journal.jsonl");
         let journal = Journal::create(&path, tournament).unwrap();
-        (journal, plan(tournament, Vec::new(), &path).unwrap())
+        (journal, plan(tournament, Vec::new(), &path, &mut Quiet).unwrap())
     }
 
     fn recorded(journal: &Journal) -> Vec<String> {
@@ -504,8 +510,8 @@ mod tests {
         let stop = async move { finished.notified().await };
         let ending = run(&plan, 3, &mut journal, &executor, &mut observer, stop).await;
         assert_eq!(ending.unwrap(), Ending::Interrupted);
-        let first = &plan.schedule[0].id;
-        assert_eq!(recorded(&journal), std::slice::from_ref(first));
+        let first = plan.schedule.game(0).id;
+        assert_eq!(recorded(&journal), [first]);
         let started = observer
             .events
             .iter()
@@ -550,7 +556,7 @@ mod tests {
     async fn declined_games_are_not_played_and_the_run_ends_declined() {
         let dir = tempfile::tempdir().unwrap();
         let (mut journal, plan) = start(dir.path(), &tournament());
-        let declined = plan.schedule[2].layout.clone();
+        let declined = plan.schedule.game(2).layout;
         let executor = Scripted::new("a", []);
         let mut observer = DeclinesLayout(&declined);
         let ending = run(&plan, 2, &mut journal, &executor, &mut observer, std::future::pending());
@@ -610,7 +616,7 @@ mod tests {
         let tournament = crate::testing::tournament();
         let games = schedule(&tournament);
         let declined_layout = games[0].layout.as_str();
-        let pending = [&games[0], &games[1], &games[3], &games[4]];
+        let pending = [0, 1, 3, 4].map(|index| games[index].clone());
         assert_eq!(
             (games[1].layout.as_str(), games[3].layout == games[2].layout),
             (declined_layout, true)
@@ -618,10 +624,10 @@ mod tests {
         let mut observer = DeclinesLayout(declined_layout);
         let (mut pending, mut declined) = (pending.into_iter(), false);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id.as_str()), Some(games[3].id.as_str()));
+        assert_eq!(next.map(|game| game.id), Some(games[3].id.clone()));
         assert!(declined);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id.as_str()), Some(games[4].id.as_str()));
+        assert_eq!(next.map(|game| game.id), Some(games[4].id.clone()));
         assert_eq!(next_allowed(&mut pending, &mut observer, &mut declined), None);
     }
 

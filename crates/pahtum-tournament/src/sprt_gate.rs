@@ -13,6 +13,9 @@
 //! This is tournament logic, not display: [`SprtGate`] is an [`Observer`] that
 //! counts the games as the runner reports them and answers
 //! [`Observer::may_start`]; the command line wraps it with its status line.
+//! It keeps the score's aggregates and the layout pairs begun and not yet
+//! complete (a handful: the two games of a pair are adjacent in the schedule),
+//! by number, never the records.
 
 use std::collections::HashSet;
 
@@ -28,8 +31,9 @@ use crate::strength::PairTally;
 pub struct SprtGate {
     tally: PairTally,
     sprt: Option<Sprt>,
-    /// Layouts with one game started or done: their second game may still start after the test decides.
-    half_played: HashSet<String>,
+    /// Layout pairs (schedule index / 2) with one game started or done: their second game may still start
+    /// after the test decides.
+    half_played: HashSet<usize>,
     /// The test has decided (it stays so, see the module docs).
     decided: bool,
 }
@@ -45,16 +49,6 @@ impl SprtGate {
         }
     }
 
-    /// Counts the games of the journal from earlier runs (before the runner starts).
-    pub fn count_done<'a>(&mut self, records: impl IntoIterator<Item = &'a GameRecord>) {
-        for record in records {
-            self.count(record);
-            if let Some(layout) = &record.layout {
-                self.toggle_half_played(layout);
-            }
-        }
-    }
-
     /// Counts a game that just finished; true when it is the one that made the test decide.
     pub fn count(&mut self, record: &GameRecord) -> bool {
         let was_decided = self.decided;
@@ -65,16 +59,17 @@ impl SprtGate {
         self.decided && !was_decided
     }
 
-    fn toggle_half_played(&mut self, layout: &str) {
-        if !self.half_played.remove(layout) {
-            self.half_played.insert(layout.to_owned());
+    /// Notes that one more game of the layout pair of the game at schedule index `index` started.
+    fn toggle_half_played(&mut self, index: usize) {
+        if !self.half_played.remove(&(index / 2)) {
+            self.half_played.insert(index / 2);
         }
     }
 
-    /// Whether `game` may start: any game until the test decides, then only the second game of a layout
-    /// pair whose first game is recorded or running.
-    pub fn allows(&self, game: &ScheduledGame) -> bool {
-        !self.decided || self.half_played.contains(&game.layout)
+    /// Whether the game at schedule index `index` may start: any game until the test decides, then only
+    /// the second game of a layout pair whose first game is recorded or running.
+    pub fn allows(&self, index: usize) -> bool {
+        !self.decided || self.half_played.contains(&(index / 2))
     }
 
     /// The test's state now, if there is a test.
@@ -94,17 +89,25 @@ impl SprtGate {
 }
 
 impl Observer for SprtGate {
+    /// Counts every record; a record of an earlier run also marks its layout pair begun.
     fn on(&mut self, event: Event<'_>) {
-        if let Event::GameFinished { record } = event {
-            self.count(record);
+        match event {
+            Event::Resumed { index, record } => {
+                self.count(record);
+                self.toggle_half_played(index);
+            }
+            Event::GameFinished { record } => {
+                self.count(record);
+            }
+            _ => {}
         }
     }
 
     /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
     fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        let allowed = self.allows(game);
+        let allowed = self.allows(game.index);
         if allowed {
-            self.toggle_half_played(&game.layout);
+            self.toggle_half_played(game.index);
         }
         allowed
     }
@@ -165,7 +168,7 @@ mod tests {
             assert!(gate.may_start(game));
             gate.count(&a_wins(game));
         }
-        assert!(games[n..].iter().all(|game| !gate.allows(game)));
+        assert!(games[n..].iter().all(|game| !gate.allows(game.index)));
     }
 
     /// Several games at once: the first game of a pair is running when the test decides; its partner
@@ -182,11 +185,11 @@ mod tests {
             gate.count(&a_wins(game));
         }
         let (running, partner, next) = (&games[n], &games[n + 1], &games[n + 2]);
-        assert!(gate.may_start(partner) && !gate.allows(next));
+        assert!(gate.may_start(partner) && !gate.allows(next.index));
         for game in [running, partner] {
             assert!(!gate.count(&won(game, "b")));
         }
-        assert!(!gate.allows(next), "the decision stands");
+        assert!(!gate.allows(next.index), "the decision stands");
     }
 
     /// A resumed match: the journal's games count, and a layout with one game recorded is half played, so
@@ -196,12 +199,16 @@ mod tests {
         let games = games();
         let n = games_to_decide(&games);
         // The journal: the games that decided, and the first game of the next pair.
-        let played: Vec<GameRecord> = games[..=n].iter().map(a_wins).collect();
         let mut resumed = SprtGate::new("a", "b", test());
-        resumed.count_done(&played);
+        for game in &games[..=n] {
+            resumed.on(Event::Resumed {
+                index: game.index,
+                record: &a_wins(game),
+            });
+        }
         assert_eq!(resumed.outcome().unwrap().status, SprtStatus::AcceptH1);
         assert_eq!(resumed.tally().summary().games as usize, n + 1);
-        assert!(resumed.allows(&games[n + 1]), "the second game of the half-played pair");
-        assert!(!resumed.allows(&games[n + 2]));
+        assert!(resumed.allows(n + 1), "the second game of the half-played pair");
+        assert!(!resumed.allows(n + 2));
     }
 }

@@ -32,17 +32,18 @@ pub fn live_status() -> bool {
 }
 
 /// Opens the journal of `tournament` (its `shard`, or every game) in `out`, resuming it unless `fresh`
-/// (then an old one is moved aside), syncing as `durability` says, and says on stderr what was done to an
-/// old journal.
+/// (then an old one is moved aside), syncing as `durability` says, showing its records to `observer`,
+/// and says on stderr what was done to an old journal.
 pub fn open_journal(
     out: &Path,
     tournament: &Tournament,
     shard: Option<Shard>,
     fresh: bool,
     durability: Durability,
+    observer: &mut dyn Observer,
 ) -> Result<Opened, ResumeError> {
     let existing = if fresh { Existing::StartAfresh } else { Existing::Resume };
-    let mut opened = open(out, tournament, shard, existing)?;
+    let mut opened = open(out, tournament, shard, existing, observer)?;
     opened.journal.set_durability(durability);
     if let Some(aside) = &opened.moved_aside {
         eprintln!("arena: the previous journal is kept as {}", aside.display());
@@ -79,7 +80,7 @@ pub async fn play(
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
 ) -> anyhow::Result<Ending> {
-    if opened.plan.pending.is_empty() {
+    if opened.plan.pending().next().is_none() {
         return Ok(Ending::Finished);
     }
     let cores = if bots.affinity {

@@ -36,7 +36,7 @@ use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
-use pahtum_tournament::schedule::ScheduledGame;
+use pahtum_tournament::schedule::{self, ScheduledGame};
 use pahtum_tournament::sprt_gate::SprtGate;
 use pahtum_tournament::strength::{AnchorSpec, PairStrength};
 use serde::Serialize;
@@ -141,7 +141,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability) {
+    let gate = SprtGate::new(&names[0], &names[1], args.sprt);
+    let mut progress = MatchProgress::new(gate, schedule::len(&tournament));
+    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut progress) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
@@ -155,10 +157,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         opened => opened?,
     };
 
-    let mut gate = SprtGate::new(&names[0], &names[1], args.sprt);
-    gate.count_done(&opened.plan.done);
-    let mut progress = MatchProgress::new(gate, opened.plan.schedule.len());
-    let ending = if opened.plan.pending.iter().any(|game| progress.gate.allows(game)) {
+    let ending = if opened.plan.pending().any(|index| progress.gate.allows(index)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
             .map(|(name, command)| crate::builtin::spec(name, command).map(|spec| args.sandbox.apply(spec)))
@@ -175,7 +174,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
         progress.finish();
         ending?
-    } else if opened.plan.pending.is_empty() {
+    } else if opened.plan.pending().next().is_none() {
         Ending::Finished
     } else {
         Ending::Declined
@@ -188,13 +187,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
-    let summary = summary(
-        &progress.gate,
-        &opened.plan.tournament.rules,
-        standings.games,
-        planned,
-        ending,
-    );
+    let summary = summary(&progress.gate, &tournament.rules, standings.games, planned, ending);
     let resume = "run the same command again to resume";
     Ok(flow::report(
         &format!("{summary}\n"),
@@ -368,6 +361,7 @@ impl MatchProgress {
 impl Observer for MatchProgress {
     fn on(&mut self, event: Event<'_>) {
         match event {
+            Event::Resumed { .. } => self.gate.on(event),
             Event::GameFinished { record } => {
                 let decided = self.gate.count(record);
                 for note in progress::forfeit_notes(record) {

@@ -16,6 +16,7 @@ pub mod show;
 pub mod standings;
 pub mod verify;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -132,13 +133,11 @@ pub async fn play_games(
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
 ) -> anyhow::Result<Ending> {
-    let mut names: Vec<String> = plan
-        .pending
-        .iter()
-        .flat_map(|game| [game.first.clone(), game.second.clone()])
+    let names: BTreeSet<&str> = plan
+        .pending()
+        .flat_map(|index| <[&str; 2]>::from(plan.schedule.players(index)))
         .collect();
-    names.sort();
-    names.dedup();
+    let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
     if let Err(errors) = pool.warm_up(&names).await {
         pool.shutdown().await;
         let mut message = String::from("some bots cannot start, so no game was played:");

@@ -109,15 +109,22 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    let mut opened = flow::open_journal(&out, &file.tournament, shard, args.fresh, file.settings.durability)?;
-    if let Some(shard) = shard {
-        opened.plan.pending.retain(|game| shard.contains(game.index));
-    }
     let mut progress = if flow::live_status() {
         Progress::bar()
     } else {
         Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
+    let mut opened = flow::open_journal(
+        &out,
+        &file.tournament,
+        shard,
+        args.fresh,
+        file.settings.durability,
+        &mut progress,
+    )?;
+    if let Some(shard) = shard {
+        opened.plan.only(shard);
+    }
     let bots = flow::Bots {
         specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
         limits: file.settings.limits.limits(),
@@ -164,7 +171,7 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
             "The journal {} can be resumed with this file: {} games done, {} to play.",
             journal.display(),
             plan.done.len(),
-            plan.pending.len()
+            plan.pending().count()
         ),
     }
     Ok(ExitCode::SUCCESS)
