@@ -507,8 +507,12 @@ impl LayoutPairing {
     }
 }
 
-/// The games between two bots, from the first one's side, paired into layout pairs as they come (see
-/// [`LayoutPairing`]): the score of a head-to-head match as it is played.
+/// The games between two bots, from the first one's side, paired into layout pairs as they come: the score
+/// of a head-to-head match as it is played.
+///
+/// A game waits for its partner: a game of the same layout key between the same bots with the seats
+/// swapped. Games still waiting (an interrupted run's last game, a game without a layout key) are the
+/// pair's unpaired games; only they are kept, not the games.
 #[derive(Debug, Clone)]
 pub struct PairTally {
     first: String,

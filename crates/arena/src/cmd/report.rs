@@ -31,7 +31,7 @@ pub struct Args {
     /// Where to write the page [default: report.html beside the (first) journal].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Embed the replays of at most N games (the forfeits first, then a sample of the rest chosen by game id).
+    /// Embed the replays of at most N games (every forfeit is embedded within the byte budget, the rest sampled by game id).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REPLAYS)]
     pub max_replays: usize,
     /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].

@@ -239,25 +239,65 @@ impl Games {
     }
 
     /// Embeds the replay of game `id`, its comments moved into the page's table.
-    pub fn embed(&mut self, id: &str, mut replay: Replay) {
-        let comments: Vec<usize> = std::mem::take(&mut replay.comments)
+    pub fn embed(&mut self, id: &str, replay: WrittenReplay) {
+        let indices: Vec<usize> = replay
+            .comments
             .into_iter()
-            .map(|comment| {
-                let next = self.comments.len();
-                let index = *self.comment_index.entry(comment.clone()).or_insert(next);
-                if index == next {
+            .map(|comment| match self.comment_index.get(&comment) {
+                Some(&index) => index,
+                None => {
+                    let index = self.comments.len();
+                    self.comment_index.insert(comment.clone(), index);
                     self.comments.push(comment);
+                    index
                 }
-                index
             })
             .collect();
-        for info in replay.info.values_mut().chain(replay.swap_info.as_mut()) {
-            if let Some(comment) = info.comment.as_mut() {
-                *comment = comments[*comment];
+        let json = if indices.iter().enumerate().all(|(own, &page)| own == page) {
+            replay.json
+        } else {
+            let mut value: serde_json::Value = serde_json::from_str(replay.json.get()).expect("a replay reads back");
+            let renumber = |info: &mut serde_json::Value| {
+                if let Some(comment) = info.get_mut("c") {
+                    let own = comment.as_u64().expect("a comment index") as usize;
+                    *comment = indices[own].into();
+                }
+            };
+            if let Some(infos) = value.get_mut("info").and_then(serde_json::Value::as_object_mut) {
+                infos.values_mut().for_each(renumber);
             }
-        }
-        let json = serde_json::value::to_raw_value(&replay).expect("a replay serializes");
+            if let Some(info) = value.get_mut("swap_info") {
+                renumber(info);
+            }
+            serde_json::value::to_raw_value(&value).expect("a replay serializes")
+        };
         self.replays.insert(id.to_owned(), json);
+    }
+}
+
+/// A replay written as JSON, its comments indexing a table of its own until it is
+/// [embedded](Games::embed): the compact form in which the report keeps the replays it samples.
+#[derive(Debug)]
+pub struct WrittenReplay {
+    json: Box<RawValue>,
+    comments: Vec<String>,
+}
+
+impl WrittenReplay {
+    /// The replay of `record`, written.
+    pub fn of(record: &GameRecord) -> WrittenReplay {
+        let mut replay = Replay::of(record);
+        let comments = std::mem::take(&mut replay.comments);
+        WrittenReplay {
+            json: serde_json::value::to_raw_value(&replay).expect("a replay serializes"),
+            comments,
+        }
+    }
+
+    /// Its size in bytes (with its own comment indices, which the page's table may renumber: near enough
+    /// for a budget).
+    pub fn size(&self) -> usize {
+        self.json.get().len()
     }
 }
 
@@ -351,7 +391,7 @@ pub struct Replay {
     /// The distinct comments of the moves' `info`, which their [`MoveInfo::comment`] index until the replay
     /// is [embedded](Games::embed), when they move into the page's table.
     #[serde(skip)]
-    pub comments: Vec<String>,
+    comments: Vec<String>,
 }
 
 /// A forfeit, with the evidence.
@@ -394,7 +434,7 @@ impl GameRow {
 
 impl Replay {
     /// The replay of `record`.
-    pub fn of(record: &GameRecord) -> Replay {
+    fn of(record: &GameRecord) -> Replay {
         let mut comments = Vec::new();
         let placed: Vec<_> = record
             .moves
@@ -461,24 +501,6 @@ impl Replay {
             comments,
         }
     }
-
-    /// The size of the replay as JSON, in bytes (with its own comment indices, which the page's table
-    /// renumbers: near enough for a budget).
-    pub fn json_size(&self) -> usize {
-        struct Counter(usize);
-        impl std::io::Write for Counter {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0 += bytes.len();
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut counter = Counter(0);
-        serde_json::to_writer(&mut counter, self).expect("a replay serializes");
-        counter.0
-    }
 }
 
 /// Milliseconds to a tenth, enough to read and short to write.
@@ -521,7 +543,7 @@ mod tests {
             })
             .to_vec();
         let mut games = Games::new(Vec::new(), 1);
-        games.embed(&game.id, Replay::of(&game));
+        games.embed(&game.id, WrittenReplay::of(&game));
         let replay: serde_json::Value = serde_json::from_str(games.replays["000-00-a"].get()).unwrap();
         assert_eq!(replay["cells"], "d4e5c3");
         assert_eq!(replay["colors"], "wbw");

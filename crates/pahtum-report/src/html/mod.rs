@@ -27,11 +27,12 @@
 //!   of a longer one, that many forfeits and that many of the other games, every
 //!   game with a replay among them, and the page says how many of how many it
 //!   lists (the standings and the crosstable count every game);
-//! * the replays: of at most [`Options::max_replays`] games and about
-//!   [`Options::replay_bytes`] of them: the forfeits first (beyond the byte budget,
-//!   but not beyond the count), then the other games; the page says how many.
-//!   The byte budget keeps a 10,000-game report under 8 MB even when the bots
-//!   send long `info` with every move.
+//! * the replays: of about [`Options::replay_bytes`] of them, the forfeits first
+//!   (beyond [`Options::max_replays`], but not beyond the list's bound), then
+//!   the other games in what the forfeits leave, at most `max_replays` games in
+//!   all; the page says how many. The byte budget keeps a 10,000-game report
+//!   under 8 MB even when the bots send long `info` with every move, and the page
+//!   of any journal about that size.
 
 pub mod data;
 pub mod sample;
@@ -41,15 +42,15 @@ use pahtum_record::GameRecord;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
-use self::data::{GameRow, Games, Replay, Tables};
+use self::data::{GameRow, Games, Tables, WrittenReplay};
 use self::sample::{Rank, Sample};
 
 /// How the report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
-    /// The most replays embedded (the forfeits' first).
+    /// The most replays embedded (the forfeits' are, even beyond it).
     pub max_replays: usize,
-    /// The most bytes of replays embedded, as JSON (the forfeits' are, even beyond it).
+    /// The most bytes of replays embedded, as JSON (at least one forfeit's, if there is one).
     pub replay_bytes: usize,
     /// The most forfeits listed, and the most other games listed (at least `max_replays` of each, so that
     /// every game with a replay is listed).
@@ -62,6 +63,13 @@ pub const DEFAULT_MAX_REPLAYS: usize = 10_000;
 
 /// The default budget of the replays: with the game list and the tables, a page of at most 8 MB.
 pub const DEFAULT_REPLAY_BYTES: usize = 5_500_000;
+
+impl Options {
+    /// The bound on the forfeits listed and on the other games listed: never below `max_replays`.
+    fn listed(&self) -> usize {
+        self.max_listed.max(self.max_replays)
+    }
+}
 
 /// The default bound on the game list: a 10,000-game journal has all of its games listed.
 pub const DEFAULT_MAX_LISTED: usize = 10_000;
@@ -89,22 +97,22 @@ pub struct ReportBuilder {
     forfeits: usize,
     listed_forfeits: Sample<GameRow>,
     listed_others: Sample<GameRow>,
-    forfeit_replays: Sample<Replay>,
+    forfeit_replays: Sample<WrittenReplay>,
     /// Bounded by the replays' count and byte budget less the forfeits'.
-    other_replays: Sample<Replay>,
+    other_replays: Sample<WrittenReplay>,
 }
 
 impl ReportBuilder {
     /// A report of no games yet.
     pub fn new(options: Options) -> ReportBuilder {
-        let listed = options.max_listed.max(options.max_replays);
+        let listed = options.listed();
         ReportBuilder {
             options,
             games: 0,
             forfeits: 0,
             listed_forfeits: Sample::new(listed),
             listed_others: Sample::new(listed),
-            forfeit_replays: Sample::new(options.max_replays),
+            forfeit_replays: Sample::with_budget(listed, options.replay_bytes),
             other_replays: Sample::with_budget(options.max_replays, options.replay_bytes),
         }
     }
@@ -114,8 +122,8 @@ impl ReportBuilder {
         let rank = Rank::of(&record.id);
         let row = || (GameRow::of(record), 0);
         let replay = || {
-            let replay = Replay::of(record);
-            let size = replay.json_size();
+            let replay = WrittenReplay::of(record);
+            let size = replay.size();
             (replay, size)
         };
         self.games += 1;
@@ -179,7 +187,7 @@ impl ReportBuilder {
                  game with a replay among them. The standings and the crosstable count every game.",
                 games.games.len(),
                 self.games,
-                if self.forfeits <= options.max_listed.max(options.max_replays) {
+                if self.forfeits <= options.listed() {
                     "every forfeit".to_owned()
                 } else {
                     format!("a sample of the {} forfeits", self.forfeits)
@@ -200,7 +208,7 @@ impl ReportBuilder {
 /// The page of one game: the viewer alone.
 pub fn game_page(record: &GameRecord) -> String {
     let mut games = Games::new(vec![GameRow::of(record)], 1);
-    games.embed(&record.id, Replay::of(record));
+    games.embed(&record.id, WrittenReplay::of(record));
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
     page("Pah Tum game", &summary, None, Vec::new(), &games)
 }

@@ -77,7 +77,9 @@ impl<T> Sample<T> {
     pub fn offer(&mut self, rank: Rank<'_>, make: impl FnOnce() -> (T, usize)) {
         let kept = match self.entries.last_key_value() {
             Some((last, _)) if rank.is_after(last) => self.entries.len() < self.cap && self.bytes < self.budget,
-            _ => self.cap > 0,
+            // Before the last game it stays (only games after it can be dropped for it), unless the sample
+            // keeps nothing at all.
+            _ => self.cap > 0 && self.budget > 0,
         };
         if !kept {
             return;
@@ -191,6 +193,16 @@ mod tests {
         sample.lower_cap(1);
         assert_eq!(ids(sample), ids(offered(games(), 1, usize::MAX)));
         assert!(offered(games(), 0, usize::MAX).is_empty());
+    }
+
+    #[test]
+    fn a_sample_that_keeps_nothing_makes_nothing() {
+        for mut sample in [Sample::with_budget(5, 0), Sample::new(0)] {
+            sample.offer(Rank::of("000-00-a"), || -> (usize, usize) {
+                panic!("made a value it drops")
+            });
+            assert!(sample.is_empty());
+        }
     }
 
     #[test]

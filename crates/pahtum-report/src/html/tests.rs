@@ -141,7 +141,7 @@ fn a_bounded_report_keeps_the_forfeits_and_says_so() {
 }
 
 #[test]
-fn a_byte_budget_bounds_the_replays_but_never_the_forfeits() {
+fn a_byte_budget_bounds_the_replays_and_keeps_the_first_forfeit() {
     let results = results();
     let options = Options {
         replay_bytes: 1,
@@ -328,23 +328,36 @@ fn a_long_run_lists_a_sample_with_every_replay_and_says_so() {
 #[test]
 fn forfeits_beyond_the_bound_are_sampled_too() {
     let results = long_run();
+    let is_forfeit = |id: &String| id[..3].parse::<usize>().unwrap() % 7 == 0;
     let options = Options {
         max_replays: 4,
-        replay_bytes: 1,
+        replay_bytes: usize::MAX,
         max_listed: 6,
     };
     let page = report(&results, options);
     let (listed, replays) = ids(&embedded(&page));
     assert_eq!(listed.len(), 6 + 6);
-    assert_eq!(replays.len(), 4);
-    assert!(
-        replays
-            .iter()
-            .all(|id| id.ends_with("-00-a") && id[..3].parse::<usize>().unwrap() % 7 == 0)
+    assert_eq!(
+        replays.len(),
+        6,
+        "forfeits beyond the bound of replays, not beyond the list's"
     );
+    assert!(replays.iter().all(is_forfeit));
     assert!(
-        page.contains("The replays of 4 of the 60 games are embedded: 4 of the 9 forfeits and 0 other games"),
+        page.contains("The replays of 6 of the 60 games are embedded: 6 of the 9 forfeits and 0 other games"),
         "the page says so"
     );
     assert!(page.contains("The list holds 12 of the 60 games: a sample of the 9 forfeits"));
+
+    // The byte budget bounds the forfeits' replays too, and leaves nothing to the other games.
+    let one_replay = embedded(&report(&results, Options::default()))["replays"]["000-00-a"]
+        .to_string()
+        .len();
+    let options = Options {
+        replay_bytes: 2 * one_replay,
+        ..Options::default()
+    };
+    let (_, replays) = ids(&embedded(&report(&results, options)));
+    assert!((2..=3).contains(&replays.len()), "{replays:?}");
+    assert!(replays.iter().all(is_forfeit));
 }

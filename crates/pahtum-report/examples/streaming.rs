@@ -1,37 +1,44 @@
-//! The cost of counting standings, without the journal: `standings::Tallies` fed synthetic records.
+//! The cost of the standings and the report without the journal: `Tallies` and `html::ReportBuilder` fed
+//! synthetic records.
 //!
 //! It makes the records of a 12-bot round-robin one at a time, in schedule order, won, drawn, lost or
-//! forfeited at random (by a hash of the game's index), without moves (the tallies do not read them), in one
-//! reused record (as a streaming reader hands them over), and keeps none: so the process's peak memory is
-//! that of the tallies, and running it with two numbers of games shows whether they grow.
+//! forfeited at random (by a hash of the game's index), in one reused record (as a streaming reader hands
+//! them over), and keeps none: so the process's peak memory is that of the tallies and the report, and
+//! running it with two numbers of games shows whether they grow. Every record carries the moves of one full
+//! game, each with a bot's `info` comment (one of five), so that the report's replays are as long as real
+//! ones.
 //!
-//! * `tallies make GAMES`: makes the records only;
-//! * `tallies count GAMES`: makes them, counts them into `Tallies` and finishes the standings; the counting
-//!   costs the difference of the two in CPU time;
-//! * `tallies halves GAMES`: the same in two pieces on two threads, merged;
-//! * `tallies check GAMES`: checks that the halves merged give the standings of the whole.
+//! * `streaming make GAMES`: makes the records only;
+//! * `streaming tallies GAMES`: makes them, counts them into `Tallies` and finishes the standings (the
+//!   counting costs the difference with `make` in CPU time);
+//! * `streaming halves GAMES`: the same in two pieces on two threads, merged;
+//! * `streaming check GAMES`: checks that the halves merged give the standings of the whole;
+//! * `streaming report GAMES`: the standings and the HTML report of the records (the report costs the
+//!   difference with `tallies`); prints the page's size.
 //!
 //! Time them with `/usr/bin/time -f '%e %U %S %M'`:
-//! `cargo build --release -p pahtum-tournament --example tallies`, then
-//! `target/release/examples/tallies count 1000000`.
+//! `cargo build --release -p pahtum-report --example streaming`, then
+//! `target/release/examples/streaming tallies 1000000`.
 
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Instant;
 
 use pahtum::{Score, Seat};
-use pahtum_protocol::Reason;
+use pahtum_protocol::{Info, Reason};
 use pahtum_record::GameRecord;
+use pahtum_report::html::{Options, ReportBuilder};
 use pahtum_tournament::standings::Tallies;
 use pahtum_tournament::testing;
 
 const BOTS: usize = 12;
+const USAGE: &str = "usage: streaming make|tallies|halves|check|report GAMES";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mode, games) = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [mode, games] => (mode.to_string(), games.parse().expect("GAMES is a number")),
-        _ => panic!("usage: tallies make|count|halves|check GAMES"),
+        _ => panic!("{USAGE}"),
     };
     let names: Vec<String> = (0..BOTS).map(|bot| format!("bot{bot:02}")).collect();
     let pairs: Vec<(usize, usize)> = (0..BOTS).flat_map(|a| (a + 1..BOTS).map(move |b| (a, b))).collect();
@@ -59,13 +66,26 @@ fn main() {
                 std::hint::black_box(records.game(game));
             }
         }
-        "count" => assert_eq!(fold(0..games).finish(None).expect("the games rate").games, games),
+        "tallies" => assert_eq!(fold(0..games).finish(None).expect("the games rate").games, games),
         "halves" => assert_eq!(halves().finish(None).expect("the games rate").games, games),
         "check" => assert!(
             fold(0..games).finish(None).expect("the games rate") == halves().finish(None).expect("the games rate"),
             "the standings of the halves differ from the whole's"
         ),
-        _ => panic!("usage: tallies make|count|halves|check GAMES"),
+        "report" => {
+            let mut tallies = Tallies::new(&names);
+            let mut report = ReportBuilder::new(Options::default());
+            let mut records = Records::new(&names, &pairs);
+            for game in 0..games {
+                let record = records.game(game);
+                tallies.add(record);
+                report.add(record);
+            }
+            let standings = tallies.finish(None).expect("the games rate");
+            let page = report.finish("synthetic", games, &standings);
+            println!("page: {:.2} MB", page.len() as f64 / 1e6);
+        }
+        _ => panic!("{USAGE}"),
     }
     println!("{mode} {games}: {:.3} s", started.elapsed().as_secs_f64());
 }
@@ -83,7 +103,7 @@ impl<'a> Records<'a> {
         Records {
             names,
             pairs,
-            record: testing::record("000-00-a", &names[0], &names[1]),
+            record: full_game(),
         }
     }
 
@@ -142,4 +162,19 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// A full game (the test tournament's first, by two bots that take the first free cell), every move with
+/// an `info` comment, as a bot that explains itself sends.
+fn full_game() -> GameRecord {
+    let mut game = testing::played("000-00-a");
+    for (ply, played) in game.moves.iter_mut().enumerate() {
+        played.timing.ms = 1.0 + ply as f64 / 8.0;
+        played.timing.info = Some(Info {
+            depth: Some(ply as u32 % 5),
+            comment: Some(format!("searched to depth {}", ply % 5)),
+            ..Info::default()
+        });
+    }
+    game
 }
