@@ -807,6 +807,46 @@ fn a_shard_killed_with_sigkill_resumes_and_loses_nothing() {
     assert_eq!(fixture.standings("merged"), fixture.standings("whole"));
 }
 
+/// A shard's journal names its shard: run as another shard, it is refused; merged, a record of another shard's
+/// game in it is refused, naming the game and the journal.
+#[test]
+fn a_shard_journal_belongs_to_its_shard() {
+    let fixture = Fixture::new("games_per_pair = 4", &INSTANT_BOTS);
+    assert_success(&fixture.run("sharded", &["--shard", "1/2"]));
+    let first = fixture.out("sharded/shard-1-of-2/journal.jsonl");
+    let second = fixture.out("sharded/shard-2-of-2");
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::copy(&first, second.join("journal.jsonl")).unwrap();
+    let output = fixture.run("sharded", &["--shard", "2/2"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("holds shard 1/2 of the tournament, not shard 2/2"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    std::fs::remove_dir_all(&second).unwrap();
+    assert_success(&fixture.run("whole", &[]));
+    let mut lines: Vec<String> = text(&std::fs::read(&first).unwrap())
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let foreign = text(&std::fs::read(fixture.out("whole/journal.jsonl")).unwrap())
+        .lines()
+        .find(|line| line.contains("\"id\":\"000-01-a\""))
+        .expect("the whole run played game 000-01-a")
+        .to_owned();
+    lines.push(foreign);
+    std::fs::write(&first, lines.join("\n") + "\n").unwrap();
+    let output = merge(&fixture, "merged", &["sharded"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("shard-1-of-2/journal.jsonl is game \"000-01-a\", which is not a game of shard 1/2"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_missing_shard_is_named_and_another_tournament_is_refused() {
     let fixture = Fixture::new("games_per_pair = 4", &INSTANT_BOTS);

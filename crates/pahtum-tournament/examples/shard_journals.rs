@@ -2,9 +2,13 @@
 //!
 //! `shard_journals write DIR GAMES SHARDS`: a synthetic journal of GAMES games
 //! (`testing::synthetic_journal`) dealt into DIR/shard-K-of-SHARDS/journal.jsonl as
-//! `arena run --shard` would have written them (the big journal is removed).
+//! `arena run --shard` would have written them, each header naming its shard (the big journal is
+//! removed).
 //! `shard_journals merge DIR OUT`: only the streaming merge of DIR's shards into OUT (time it with
 //! `/usr/bin/time -v`); `arena merge` adds the standings and the report.
+//! `shard_journals journal PATH GAMES`: one synthetic journal of GAMES games at PATH.
+//! `shard_journals standings PATH`: only `report::standings_of_journal` of the journal at PATH (to
+//! profile the reading alone, e.g. under `valgrind --tool=callgrind`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -12,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use pahtum_tournament::journal;
 use pahtum_tournament::merge::merge;
+use pahtum_tournament::report::standings_of_journal;
 use pahtum_tournament::shard::{ScheduleShape, Shard};
 use pahtum_tournament::testing::synthetic_journal;
 
@@ -34,7 +39,16 @@ fn main() {
                 merged.missing.len()
             );
         }
-        _ => panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT"),
+        ["journal", path, games] => {
+            synthetic_journal(Path::new(path), games.parse().unwrap());
+        }
+        ["standings", path] => {
+            let standings = standings_of_journal(Path::new(path), None).unwrap();
+            println!("{} games", standings.games);
+        }
+        _ => {
+            panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT | journal PATH GAMES | standings PATH")
+        }
     }
 }
 
@@ -43,14 +57,16 @@ fn write(dir: &Path, games: usize, shards: usize) {
     let all = dir.join("all.jsonl");
     synthetic_journal(&all, games);
     let mut lines = BufReader::new(File::open(&all).unwrap()).lines();
-    let header = lines.next().unwrap().unwrap();
-    let shape = ScheduleShape::of(&serde_json::from_str::<journal::Header>(&header).unwrap().tournament);
+    let header: journal::Header = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let shape = ScheduleShape::of(&header.tournament);
     let mut writers: Vec<BufWriter<File>> = (1..=shards)
         .map(|k| {
-            let folder = dir.join(Shard::new(k, shards).unwrap().folder_name());
+            let shard = Shard::new(k, shards).unwrap();
+            let folder = dir.join(shard.folder_name());
             std::fs::create_dir_all(&folder).unwrap();
             let mut writer = BufWriter::new(File::create(folder.join("journal.jsonl")).unwrap());
-            writeln!(writer, "{header}").unwrap();
+            serde_json::to_writer(&mut writer, &header.clone().of_shard(Some(shard))).unwrap();
+            writeln!(writer).unwrap();
             writer
         })
         .collect();

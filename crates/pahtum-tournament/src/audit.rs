@@ -20,9 +20,10 @@
 //! A [`Fault`] says what is wrong in words; the journal adds the line number.
 //!
 //! The audit never builds the schedule: it computes the one game a record
-//! claims to be from its id ([`Schedule::game`]), and remembers of the games
-//! seen only the line of each one's record, by schedule index (4 bytes a game,
-//! so that a second record can name the first's line), not their ids.
+//! claims to be from its id ([`Schedule::game`]). It keeps nothing of the
+//! records it checked, so that every core can check records at once; the
+//! reader, which sees them in file order, finds a game recorded twice
+//! ([`crate::journal::JournalReader`]).
 
 use std::collections::HashSet;
 
@@ -102,9 +103,6 @@ pub struct Audit {
     bot_names: Vec<String>,
     bots: HashSet<String>,
     schedule: Schedule,
-    /// The line (from 1) of the record of each game seen so far, by schedule index; 0 for a game not seen.
-    /// Only as long as the highest index seen.
-    first_lines: Vec<u32>,
 }
 
 impl Audit {
@@ -115,12 +113,11 @@ impl Audit {
             bots: bot_names.iter().cloned().collect(),
             bot_names,
             schedule: Schedule::new(tournament),
-            first_lines: Vec::new(),
         }
     }
 
     /// Checks `record` alone: everything the module documentation lists but
-    /// a second record of one game, which [`Audit::check_first`] sees.
+    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]).
     /// `moves` are the record's (a reader may have kept them apart).
     pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
         let id = &record.id;
@@ -143,29 +140,6 @@ impl Audit {
             .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
         Ok(())
-    }
-
-    /// Checks that the record of game `id` on line `line`, read in file order
-    /// and sound by [`Audit::check`], is the first of its game.
-    pub fn check_first(&mut self, line: usize, id: &str) -> Result<(), Fault> {
-        let index = self
-            .schedule
-            .index_of(id)
-            .ok_or_else(|| Fault::UnknownGame { id: id.to_owned() })?;
-        if index >= self.first_lines.len() {
-            self.first_lines.resize(index + 1, 0);
-        }
-        match self.first_lines[index] {
-            0 => {
-                // A journal of more than 4 billion lines would show its later duplicates' first lines wrong.
-                self.first_lines[index] = u32::try_from(line).unwrap_or(u32::MAX);
-                Ok(())
-            }
-            first_line => Err(Fault::Duplicate {
-                id: id.to_owned(),
-                first_line: first_line as usize,
-            }),
-        }
     }
 }
 
@@ -230,22 +204,16 @@ mod tests {
         audit.check(record, record.moves.iter().map(MoveRecord::bare))
     }
 
-    /// Every game of the schedule passes once, in any order; a second record of one names the first's line.
+    /// Every game of the schedule passes, in any order.
     #[test]
-    fn each_game_passes_once_and_a_second_record_names_the_first() {
+    fn each_game_passes() {
         let t = tournament();
-        let mut audit = Audit::new(&t);
+        let audit = Audit::new(&t);
         let games = schedule(&t);
-        for (line, game) in games.iter().enumerate().rev() {
+        for game in games.iter().rev() {
             let record = won_by(game, &game_spec(game, &t), &game.first);
             checked(&audit, &record).unwrap();
-            audit.check_first(line + 2, &game.id).unwrap();
         }
-        let again = audit.check_first(100, &games[3].id).unwrap_err();
-        assert!(
-            matches!(again, Fault::Duplicate { ref id, first_line: 5 } if *id == games[3].id),
-            "{again:?}"
-        );
     }
 
     /// A record is held to the game its id names: an id of another form is no game, and a record of one game
@@ -256,7 +224,7 @@ mod tests {
             games_per_pair: 4,
             ..tournament()
         };
-        let mut audit = Audit::new(&t);
+        let audit = Audit::new(&t);
         let games = schedule(&t);
         let mut record = won_by(&games[0], &game_spec(&games[0], &t), "a");
         record.id = "0-0-a".to_owned();
@@ -265,7 +233,6 @@ mod tests {
             matches!(fault, Fault::UnknownGame { ref id } if id == "0-0-a"),
             "{fault:?}"
         );
-        assert!(matches!(audit.check_first(2, "0-0-a"), Err(Fault::UnknownGame { .. })));
         record.id = games[1].id.clone();
         let fault = checked(&audit, &record).unwrap_err().to_string();
         assert!(fault.contains("has the players (by seat) [\"a\",\"b\"]"), "{fault}");

@@ -1,32 +1,44 @@
 //! Merge: the journals of a tournament's shards into one journal.
 //!
-//! A sharded run leaves one journal per shard ([`crate::shard`]); [`merge`]
-//! joins them into the journal an unsharded run would have written (the same
-//! header line, every record once), from which the standings, ratings and
-//! report follow as for any journal. It checks that every journal belongs to
-//! the same tournament (the same hash in its header), refuses two records of a
-//! game that disagree, counts the ones that agree (a journal given twice), and
-//! lists the games still missing.
+//! A sharded run leaves one journal per shard ([`crate::shard`]), whose header
+//! names the tournament's hash and the shard; [`merge`] joins them into the
+//! journal an unsharded run would have written (the same header, without a
+//! shard, and every record once), from which the standings, ratings and report
+//! follow as for any journal. It checks that every journal belongs to the same
+//! tournament (the same hash in its header), that every record of a shard's
+//! journal is a game of that shard, refuses two records of a game that
+//! disagree, counts the ones that agree (a journal given twice), and lists the
+//! games still missing.
 //!
-//! It streams: each journal is read line by line and each record copied as it
-//! is read, so memory does not grow with the records' size. Per game it keeps
-//! only a 64-bit fingerprint of the record's line, indexed by the game's
-//! schedule index (computed from its id by [`ScheduleShape`], without
-//! building the schedule): 8 bytes a game, 8 MB for a million games.
+//! Every record is read as [`crate::journal`] reads it and checked as every
+//! record read from a journal is ([`crate::audit`]: replayed by the rules,
+//! compared with the schedule): a merged journal is then sound by
+//! construction, and a fault is named with its journal and line, not found
+//! later in a journal that no longer says where the record came from. A light
+//! parse of the ids alone would be cheaper, but would let an edited record
+//! through to the merged journal. The check costs no more than reading the
+//! shards for their standings would, and runs on every core
+//! ([`JournalReader`]).
+//!
+//! It streams: each journal's records come one by one and are copied as they
+//! come, so memory does not grow with the journals. Per game it keeps only the
+//! offset in the merged journal of the record it copied, indexed by the
+//! game's schedule index (computed from its id by [`ScheduleShape`], without
+//! building the schedule): 8 bytes a game, 8 MB for a million games. A second
+//! record of a game is compared byte for byte with the one copied, read back
+//! from the merged journal; they agree only when their lines are the same.
 //!
 //! Lines are read as [`crate::journal`] reads them: a torn last line (no
-//! newline, not a record) is dropped, blank lines are skipped, anything else
-//! that is not a record is damage and an error.
+//! newline, not a record) is dropped, blank lines are skipped, and anything
+//! else that is not a sound record (a line that is not a record, a record that
+//! does not replay, a game twice in one journal) is an error naming it.
 
-use std::fs::File;
-use std::hash::{DefaultHasher, Hasher};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::audit::Fault;
-use crate::journal::{Header, JournalError, parse_header};
+use crate::journal::{Checker, Header, Item, JournalError, JournalReader, LineFault, Moves};
 use crate::shard::{ScheduleShape, Shard};
 
 /// What a merge found.
@@ -44,6 +56,8 @@ pub struct Merged {
     pub torn: usize,
     /// The schedule indexes of the games no journal holds, in schedule order.
     pub missing: Vec<usize>,
+    /// The shards that the journals' headers name, in the order of the journals, each once.
+    pub shards: Vec<Shard>,
 }
 
 impl Merged {
@@ -88,15 +102,20 @@ pub enum MergeError {
         /// The hash in the first journal's header.
         ours: String,
     },
-    #[error("line {line} of {} is game {id:?}, which is not in the tournament's schedule", path.display())]
-    /// A record's game is not in the schedule.
-    UnknownGame {
+    #[error(
+        "line {line} of {} is game {id:?}, which is not a game of shard {shard} that its header names",
+        path.display()
+    )]
+    /// A record of a shard's journal is a game of another shard.
+    NotInShard {
         /// The journal.
         path: PathBuf,
         /// The line's number, from 1 (the header).
         line: usize,
-        /// The record's id (untrusted text: escape it for a terminal).
+        /// The record's game.
         id: String,
+        /// The shard the journal's header names.
+        shard: Shard,
     },
     #[error(
         "line {line} of {} records game {id:?} differently from an earlier journal; \
@@ -123,38 +142,23 @@ pub enum MergeError {
     },
 }
 
-/// A record's id, all that the merge reads of it (the rest is checked to be JSON and copied as is).
-#[derive(Deserialize)]
-struct Id {
-    id: String,
-}
-
 /// Merges the journals at `inputs` into a new journal at `out` (replacing it; written to a temporary
 /// file beside it, then renamed).
 pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     let first = inputs.first().ok_or(MergeError::Nothing)?;
-    let write_error = |source| MergeError::Write {
-        path: out.to_owned(),
-        source,
-    };
     let partial = out.with_extension("jsonl.partial");
-    let mut writer = BufWriter::new(File::create(&partial).map_err(write_error)?);
-    let mut merge: Option<(Header, ScheduleShape, Vec<u64>)> = None;
-    let (mut games, mut agreeing_duplicates, mut torn) = (0, 0, 0);
+    let mut merged: Option<(Header, Checker, MergedJournal)> = None;
+    let (mut agreeing_duplicates, mut torn, mut shards) = (0, 0, Vec::new());
     for path in inputs {
-        let mut reader = LineReader::open(path)?;
-        let (header_line, _) = reader
-            .next_line()?
-            .filter(|(_, terminated)| *terminated)
-            .ok_or_else(|| JournalError::NoHeader { path: path.clone() })?;
-        let header = parse_header(path, header_line)?;
-        let (ours, shape, fingerprints) = match &mut merge {
-            Some(state) => state,
+        let reader = JournalReader::open(path)?;
+        let header = reader.header().clone();
+        let (ours, checker, output) = match &mut merged {
+            Some(merged) => merged,
             None => {
-                writer.write_all(header_line).map_err(write_error)?;
-                writer.write_all(b"\n").map_err(write_error)?;
-                let shape = ScheduleShape::of(&header.tournament);
-                merge.insert((header.clone(), shape, vec![0; shape.games()]))
+                let unsharded = header.clone().of_shard(None);
+                let checker = Checker::new(&header.tournament);
+                let output = MergedJournal::create(&partial, out, &unsharded, checker.shape().games())?;
+                merged.insert((unsharded, checker, output))
             }
         };
         if header.hash != ours.hash {
@@ -165,116 +169,163 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
                 ours: ours.hash.clone(),
             });
         }
-        let mut number = 1;
-        while let Some((line, terminated)) = reader.next_line()? {
-            number += 1;
-            if line.trim_ascii().is_empty() {
-                continue;
-            }
-            let id = match serde_json::from_slice::<Id>(line) {
-                Ok(record) => record.id,
-                Err(_) if !terminated => {
-                    torn += 1;
-                    continue;
-                }
-                Err(source) => {
-                    return Err(JournalError::Fault {
-                        path: path.clone(),
-                        line: number,
-                        source: Fault::NotARecord(source),
-                    }
-                    .into());
-                }
-            };
-            let index = shape.index_of(&id).ok_or_else(|| MergeError::UnknownGame {
-                path: path.clone(),
-                line: number,
-                id: id.clone(),
-            })?;
-            let fingerprint = fingerprint(line);
-            match fingerprints[index] {
-                0 => {
-                    fingerprints[index] = fingerprint;
-                    writer.write_all(line).map_err(write_error)?;
-                    writer.write_all(b"\n").map_err(write_error)?;
-                    games += 1;
-                }
-                seen if seen == fingerprint => agreeing_duplicates += 1,
-                _ => {
-                    return Err(MergeError::Disagreement {
-                        path: path.clone(),
-                        line: number,
-                        id,
-                    });
-                }
-            }
+        if let Some(shard) = header.shard.filter(|shard| !shards.contains(shard)) {
+            shards.push(shard);
         }
+        let shape = checker.shape();
+        let ending = reader.scan(
+            checker,
+            Moves::Drop,
+            |_, _| (),
+            |item| match item {
+                Item::Fault(LineFault { line, fault }) => Err(MergeError::from(JournalError::Fault {
+                    path: path.clone(),
+                    line,
+                    source: fault,
+                })),
+                Item::Record { line, text, index, .. } => {
+                    if let Some(shard) = header.shard.filter(|shard| !shard.contains(index)) {
+                        return Err(MergeError::NotInShard {
+                            path: path.clone(),
+                            line,
+                            id: shape.id_of(index),
+                            shard,
+                        });
+                    }
+                    match output.add(index, text)? {
+                        Added::Copied => Ok(()),
+                        Added::Agrees => {
+                            agreeing_duplicates += 1;
+                            Ok(())
+                        }
+                        Added::Disagrees => Err(MergeError::Disagreement {
+                            path: path.clone(),
+                            line,
+                            id: shape.id_of(index),
+                        }),
+                    }
+                }
+            },
+        )?;
+        torn += usize::from(ending.torn);
     }
-    let (header, _, fingerprints) = merge.ok_or(MergeError::Nothing)?;
-    let file = writer.into_inner().map_err(|error| write_error(error.into_error()))?;
-    file.sync_all().map_err(write_error)?;
-    std::fs::rename(&partial, out).map_err(write_error)?;
+    let (header, _, output) = merged.expect("the first journal starts the merge");
+    let offsets = output.finish()?;
     Ok(Merged {
         header,
-        games,
-        scheduled: fingerprints.len(),
+        games: offsets.iter().filter(|&&offset| offset != 0).count(),
+        scheduled: offsets.len(),
         agreeing_duplicates,
         torn,
-        missing: (0..fingerprints.len()).filter(|&i| fingerprints[i] == 0).collect(),
+        missing: (0..offsets.len()).filter(|&i| offsets[i] == 0).collect(),
+        shards,
     })
 }
 
-/// A record line's fingerprint, never 0 (0 marks a game not seen yet).
-fn fingerprint(line: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    hasher.write(line);
-    hasher.finish().max(1)
+/// What adding a record to the merged journal did.
+enum Added {
+    /// It was its game's first: copied.
+    Copied,
+    /// Its game's record is already there, the same line.
+    Agrees,
+    /// Its game's record is already there, a different line.
+    Disagrees,
 }
 
-/// A journal's lines, one buffer reused.
-struct LineReader {
-    path: PathBuf,
-    reader: BufReader<File>,
-    buffer: Vec<u8>,
+/// The merged journal being written: a temporary file until it is whole, and where each game's record is.
+struct MergedJournal {
+    /// The merged journal's final path, named in errors.
+    out: PathBuf,
+    partial: PathBuf,
+    writer: BufWriter<File>,
+    /// The bytes written so far.
+    written: u64,
+    /// The offset of each game's record, by schedule index; 0 (the header's) for a game not there yet.
+    offsets: Vec<u64>,
 }
 
-impl LineReader {
-    fn open(path: &Path) -> Result<LineReader, JournalError> {
-        let file = File::open(path).map_err(|source| JournalError::Io {
-            action: "read",
-            path: path.to_owned(),
-            source,
-        })?;
-        Ok(LineReader {
-            path: path.to_owned(),
-            reader: BufReader::with_capacity(1 << 20, file),
-            buffer: Vec::new(),
+impl MergedJournal {
+    /// Starts the merged journal `out` of a schedule of `games` games at `partial`, with `header`.
+    fn create(partial: &Path, out: &Path, header: &Header, games: usize) -> Result<MergedJournal, MergeError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(partial)
+            .map_err(|source| MergeError::Write {
+                path: out.to_owned(),
+                source,
+            })?;
+        let mut line = serde_json::to_vec(header).expect("a header serializes");
+        line.push(b'\n');
+        let mut merged = MergedJournal {
+            out: out.to_owned(),
+            partial: partial.to_owned(),
+            writer: BufWriter::with_capacity(1 << 20, file),
+            written: 0,
+            offsets: vec![0; games],
+        };
+        merged.write(&line)?;
+        Ok(merged)
+    }
+
+    /// Adds the record `text` (without its newline) of the game at schedule index `index`, unless
+    /// the game's record is there already: then says whether the two lines agree.
+    fn add(&mut self, index: usize, text: &[u8]) -> Result<Added, MergeError> {
+        let offset = self.offsets[index];
+        if offset == 0 {
+            self.offsets[index] = self.written;
+            self.write(text)?;
+            self.write(b"\n")?;
+            return Ok(Added::Copied);
+        }
+        let mut copied = vec![0; text.len() + 1];
+        self.writer
+            .flush()
+            .and_then(|()| self.writer.get_ref().read_exact_at(&mut copied, offset))
+            .map_err(|source| self.error(source))?;
+        Ok(if copied[..text.len()] == *text && copied[text.len()] == b'\n' {
+            Added::Agrees
+        } else {
+            Added::Disagrees
         })
     }
 
-    /// The next line without its newline, and whether it had one.
-    fn next_line(&mut self) -> Result<Option<(&[u8], bool)>, JournalError> {
-        self.buffer.clear();
-        let read = self
-            .reader
-            .read_until(b'\n', &mut self.buffer)
-            .map_err(|source| JournalError::Io {
-                action: "read",
-                path: self.path.clone(),
-                source,
-            })?;
-        if read == 0 {
-            return Ok(None);
+    fn write(&mut self, bytes: &[u8]) -> Result<(), MergeError> {
+        self.writer.write_all(bytes).map_err(|source| self.error(source))?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Makes the merged journal durable under its final name; returns where each game's record is.
+    fn finish(self) -> Result<Vec<u64>, MergeError> {
+        let error = |source| MergeError::Write {
+            path: self.out.clone(),
+            source,
+        };
+        let file = self
+            .writer
+            .into_inner()
+            .map_err(|error| error.into_error())
+            .map_err(error)?;
+        file.sync_all().map_err(error)?;
+        std::fs::rename(&self.partial, &self.out).map_err(error)?;
+        Ok(self.offsets)
+    }
+
+    fn error(&self, source: io::Error) -> MergeError {
+        MergeError::Write {
+            path: self.out.clone(),
+            source,
         }
-        let terminated = self.buffer.last() == Some(&b'\n');
-        let end = self.buffer.len() - usize::from(terminated);
-        Ok(Some((&self.buffer[..end], terminated)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::Fault;
     use crate::journal::{Journal, read};
     use crate::runner::game_spec;
     use crate::schedule::schedule;
@@ -388,6 +439,101 @@ mod tests {
             .append(&record("999-00-a", "a", "b"))
             .unwrap();
         let error = merge(&[stranger], &dir.path().join("merged.jsonl")).unwrap_err();
-        assert!(matches!(error, MergeError::UnknownGame { line: 2, .. }), "{error}");
+        assert!(
+            matches!(
+                error,
+                MergeError::Journal(JournalError::Fault {
+                    line: 2,
+                    source: Fault::UnknownGame { .. },
+                    ..
+                })
+            ),
+            "{error}"
+        );
+    }
+
+    /// Every record is checked as any reader checks it: one that does not replay is refused, named
+    /// with its journal and line.
+    #[test]
+    fn an_edited_record_is_refused_with_its_journal_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal(dir.path(), "one", [0, 1]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"result\":\"white\"", "\"result\":\"black\"")).unwrap();
+        let error = merge(std::slice::from_ref(&path), &dir.path().join("merged.jsonl")).unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                MergeError::Journal(JournalError::Fault {
+                    path: faulty,
+                    line: 2,
+                    source: Fault::DoesNotReplay { .. },
+                }) if *faulty == path
+            ),
+            "{error}"
+        );
+    }
+
+    /// A shard's journal names its shard; the merged journal, of every game, names none. A record
+    /// of another shard's game in a shard's journal is refused, naming the game and the journal.
+    #[test]
+    fn a_shard_journal_holds_only_its_shard_and_the_merge_names_no_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = tournament();
+        let games = schedule(&file);
+        let shard = Shard::new(1, 2).unwrap();
+        let path = dir.path().join("shard.jsonl");
+        let mut journal = Journal::create_with(&path, &Header::new(&file).of_shard(Some(shard))).unwrap();
+        let append = |journal: &mut Journal, index: usize| {
+            journal
+                .append(&won_by(
+                    &games[index],
+                    &game_spec(&games[index], &file),
+                    &games[index].first,
+                ))
+                .unwrap();
+        };
+        append(&mut journal, 0);
+        let out = dir.path().join("merged.jsonl");
+        let merged = merge(std::slice::from_ref(&path), &out).unwrap();
+        assert_eq!((merged.games, merged.shards.as_slice()), (1, [shard].as_slice()));
+        assert_eq!(
+            read(&out).unwrap().header,
+            Header::new(&file),
+            "no shard in the merged header"
+        );
+        assert_eq!(read(&path).unwrap().header.shard, Some(shard));
+
+        assert!(!shard.contains(2));
+        append(&mut journal, 2);
+        let error = merge(std::slice::from_ref(&path), &out).unwrap_err();
+        assert!(
+            matches!(&error, MergeError::NotInShard { line: 3, id, .. } if id == "001-00-a"),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("shard.jsonl") && message.contains("\"001-00-a\"") && message.contains("shard 1/2"),
+            "{message}"
+        );
+    }
+
+    /// A game recorded twice in one journal is that journal's fault, as any reader says.
+    #[test]
+    fn a_game_twice_in_one_journal_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal(dir.path(), "one", [0, 1, 0]);
+        let error = merge(std::slice::from_ref(&path), &dir.path().join("merged.jsonl")).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                MergeError::Journal(JournalError::Fault {
+                    line: 4,
+                    source: Fault::Duplicate { first_line: 2, .. },
+                    ..
+                })
+            ),
+            "{error}"
+        );
     }
 }

@@ -3,16 +3,22 @@
 //! Every report of a run (the files and the HTML page of the `pahtum-report`
 //! crate, `arena standings JOURNAL`) starts here, so that they all count the
 //! same games: the records of the journal, checked against its schedule.
+//!
+//! [`fold_journal`] is one pass over the journal in bounded memory: the
+//! records stream from the reader ([`JournalReader`], which checks each, and a
+//! game recorded twice, as they come) into the standings' [`Tallies`], and to
+//! whatever else the caller builds from them (the HTML report), never all in
+//! memory at once.
 
 use std::path::Path;
 
 use pahtum_record::GameRecord;
 
 use crate::config::Tournament;
-use crate::journal;
+use crate::journal::{self, JournalReader, Moves};
 use crate::resume::ResumeError;
 use crate::schedule;
-use crate::standings::{Standings, standings};
+use crate::standings::{Standings, Tallies, standings};
 use crate::strength::{AnchorSpec, StrengthError};
 
 /// Why the standings of a journal cannot be made.
@@ -42,9 +48,45 @@ pub fn results_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Jo
     results_of(journal::read(path), anchor)
 }
 
-/// The standings of the journal at `path` (see [`results_of_journal`]), read without the moves.
+/// The standings of the journal at `path` (see [`fold_journal`]), its records read without their moves.
 pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Standings, ReportError> {
-    results_of(journal::read_results(path), anchor).map(|results| results.standings)
+    fold_journal(path, Moves::Drop, anchor, |_| {}).map(|folded| folded.standings)
+}
+
+/// What one pass over a journal found (see [`fold_journal`]).
+#[derive(Debug)]
+pub struct Folded {
+    /// The tournament of the journal's header.
+    pub tournament: Tournament,
+    /// The number of games of its schedule.
+    pub scheduled: usize,
+    /// The standings of the games done.
+    pub standings: Standings,
+}
+
+/// The standings of the journal at `path`, with the ratings relative to the pool's average or to
+/// `anchor`, in one pass in bounded memory: each record, checked (a distinct game of its schedule that
+/// replays), is counted and then handed to `each`, in file order, with its moves as `moves` says.
+pub fn fold_journal(
+    path: &Path,
+    moves: Moves,
+    anchor: Option<&AnchorSpec>,
+    mut each: impl FnMut(&GameRecord),
+) -> Result<Folded, ReportError> {
+    let reader = JournalReader::open(path).map_err(ResumeError::from)?;
+    let tournament = reader.header().tournament.clone();
+    let mut tallies = Tallies::new(&tournament.bot_names());
+    reader
+        .for_each(moves, |record| {
+            tallies.add(&record);
+            each(&record);
+        })
+        .map_err(ResumeError::from)?;
+    Ok(Folded {
+        scheduled: schedule::len(&tournament),
+        tournament,
+        standings: tallies.finish(anchor)?,
+    })
 }
 
 /// The tournament of a journal and its records.

@@ -79,6 +79,21 @@ pub enum ResumeError {
         /// What changed, one line each, in words.
         changes: Vec<String>,
     },
+    /// The journal is another shard's.
+    #[error(
+        "the journal {} holds shard {found} of the tournament, not {}; give the --shard it was started with \
+         (or another output folder)",
+        path.display(),
+        match wanted { Some(shard) => format!("shard {shard}"), None => "every game".to_owned() }
+    )]
+    OtherShard {
+        /// The journal.
+        path: PathBuf,
+        /// The shard its header names.
+        found: Shard,
+        /// The shard this run plays; `None` for every game.
+        wanted: Option<Shard>,
+    },
     /// A record's game is not in the schedule.
     #[error("the journal {} has a record of game {id:?}, which is not in the schedule; is it another tournament's journal?", path.display())]
     UnknownGame {
@@ -140,11 +155,12 @@ pub struct Opened {
 /// The journal's name in the output folder.
 pub const JOURNAL: &str = "journal.jsonl";
 
-/// Opens (or creates) the journal in `out` for `tournament` and plans what is missing, showing each record
-/// of the journal to `observer` ([`Event::Resumed`]).
+/// Opens (or creates) the journal in `out` for `tournament` (its `shard`, or every game) and plans what is
+/// missing, showing each record of the journal to `observer` ([`Event::Resumed`]).
 pub fn open(
     out: &Path,
     tournament: &Tournament,
+    shard: Option<Shard>,
     existing: Existing,
     observer: &mut dyn Observer,
 ) -> Result<Opened, ResumeError> {
@@ -158,7 +174,7 @@ pub fn open(
         moved_aside = Some(move_aside(&path, out)?);
     }
     if !path.exists() {
-        let journal = Journal::create(&path, tournament)?;
+        let journal = Journal::create_with(&path, &Header::new(tournament).of_shard(shard))?;
         return Ok(Opened {
             journal,
             plan: plan(tournament, Vec::new(), &path, observer)?,
@@ -168,6 +184,7 @@ pub fn open(
     }
     let (journal, contents) = Journal::open(&path)?;
     check_unchanged(&contents.header, tournament, &path)?;
+    check_shard(&contents.header, shard, &path)?;
     Ok(Opened {
         journal,
         plan: plan(tournament, contents.records, &path, observer)?,
@@ -176,16 +193,17 @@ pub fn open(
     })
 }
 
-/// What [`open`] would find in `out` for `tournament`, without creating,
+/// What [`open`] would find in `out` for `tournament` (its `shard`, or every game), without creating,
 /// locking or changing anything (for a dry run): `None` when there is no
 /// journal yet, else the plan of resuming it, or why it cannot be resumed.
-pub fn preview(out: &Path, tournament: &Tournament) -> Result<Option<Plan>, ResumeError> {
+pub fn preview(out: &Path, tournament: &Tournament, shard: Option<Shard>) -> Result<Option<Plan>, ResumeError> {
     let path = out.join(JOURNAL);
     if !path.exists() {
         return Ok(None);
     }
     let contents = journal::read(&path)?;
     check_unchanged(&contents.header, tournament, &path)?;
+    check_shard(&contents.header, shard, &path)?;
     plan(tournament, contents.records, &path, &mut Quiet).map(Some)
 }
 
@@ -219,6 +237,19 @@ pub fn plan(
         done,
         shard: None,
     })
+}
+
+/// Refuses a journal whose header names another shard than `shard` (`None`: every game). A header that
+/// names none is of every game, or of a shard from before headers named their shards: a shard resumes it.
+fn check_shard(header: &Header, shard: Option<Shard>, path: &Path) -> Result<(), ResumeError> {
+    match (header.shard, shard) {
+        (Some(found), wanted) if Some(found) != wanted => Err(ResumeError::OtherShard {
+            path: path.to_owned(),
+            found,
+            wanted,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a journal whose tournament is not `tournament`, saying what changed.
@@ -329,7 +360,7 @@ mod tests {
             games_per_pair: 4,
             ..tournament()
         };
-        let mut opened = open(&out, &t, Existing::Resume, &mut Quiet).unwrap();
+        let mut opened = open(&out, &t, None, Existing::Resume, &mut Quiet).unwrap();
         let total = opened.plan.schedule.len();
         assert_eq!(
             opened.plan.pending().collect::<Vec<_>>(),
@@ -343,7 +374,7 @@ mod tests {
         drop(opened);
 
         let mut resumed = Resumed::default();
-        let opened = open(&out, &t, Existing::Resume, &mut resumed).unwrap();
+        let opened = open(&out, &t, None, Existing::Resume, &mut resumed).unwrap();
         let expected: Vec<(usize, String)> = recorded.iter().map(|game| (game.index, game.id.clone())).collect();
         assert_eq!(resumed.0, expected, "each record shown once, in journal order");
         assert_eq!(opened.plan.done.len(), 2);
@@ -375,14 +406,14 @@ mod tests {
     fn a_changed_tournament_refuses_to_resume_and_says_what_changed() {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
-        open(dir.path(), &t, Existing::Resume, &mut Quiet).unwrap();
+        open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         let mut changed = t.clone();
         changed.seed = 99;
         changed.bots[1].env.insert("DEPTH".into(), "3".into());
         changed.format = Format::Gauntlet { challenger: "a".into() };
         changed.pause_idle = true;
         changed.bots[2].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
-        let error = open(dir.path(), &changed, Existing::Resume, &mut Quiet)
+        let error = open(dir.path(), &changed, None, Existing::Resume, &mut Quiet)
             .unwrap_err()
             .to_string();
         assert!(error.contains("pause_idle: null -> true"), "{error}");
@@ -398,7 +429,7 @@ mod tests {
         );
         assert!(error.contains("--fresh"), "{error}");
 
-        let opened = open(dir.path(), &changed, Existing::StartAfresh, &mut Quiet).unwrap();
+        let opened = open(dir.path(), &changed, None, Existing::StartAfresh, &mut Quiet).unwrap();
         let aside = opened.moved_aside.unwrap();
         assert!(aside.exists());
         assert_eq!(journal::read(&aside).unwrap().header.tournament, t);
@@ -412,14 +443,14 @@ mod tests {
     fn a_preview_says_what_a_resume_would_do_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
-        assert!(preview(dir.path(), &t).unwrap().is_none(), "no journal yet");
+        assert!(preview(dir.path(), &t, None).unwrap().is_none(), "no journal yet");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was created");
-        let mut opened = open(dir.path(), &t, Existing::Resume, &mut Quiet).unwrap();
+        let mut opened = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         opened.journal.append(&played("000-00-a")).unwrap();
-        let plan = preview(dir.path(), &t).unwrap().expect("a journal to resume");
+        let plan = preview(dir.path(), &t, None).unwrap().expect("a journal to resume");
         assert_eq!((plan.done.len(), plan.pending().count()), (1, plan.schedule.len() - 1));
         let changed = Tournament { seed: 99, ..t.clone() };
-        let error = preview(dir.path(), &changed).unwrap_err().to_string();
+        let error = preview(dir.path(), &changed, None).unwrap_err().to_string();
         assert!(error.contains("seed: 3 -> 99") && error.contains("--fresh"), "{error}");
         drop(opened);
     }
@@ -431,7 +462,7 @@ mod tests {
         let mut kept: Vec<PathBuf> = (10..13)
             .filter_map(|seed| {
                 let changed = Tournament { seed, ..t.clone() };
-                open(dir.path(), &changed, Existing::StartAfresh, &mut Quiet)
+                open(dir.path(), &changed, None, Existing::StartAfresh, &mut Quiet)
                     .unwrap()
                     .moved_aside
             })
@@ -452,13 +483,45 @@ mod tests {
     fn a_journal_in_use_is_neither_resumed_nor_moved_aside() {
         let dir = tempfile::tempdir().unwrap();
         let t = tournament();
-        let running = open(dir.path(), &t, Existing::Resume, &mut Quiet).unwrap();
+        let running = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
         for existing in [Existing::Resume, Existing::StartAfresh] {
-            let error = open(dir.path(), &t, existing, &mut Quiet).unwrap_err().to_string();
+            let error = open(dir.path(), &t, None, existing, &mut Quiet)
+                .unwrap_err()
+                .to_string();
             assert!(error.starts_with("another arena is running this tournament"), "{error}");
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing was moved");
         drop(running);
+    }
+
+    /// A shard's journal names its shard; it resumes only as that shard.
+    #[test]
+    fn a_shard_resumes_only_its_own_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        let [first, second] = [1, 2].map(|k| Shard::new(k, 2).unwrap());
+        drop(open(dir.path(), &t, Some(first), Existing::Resume, &mut Quiet).unwrap());
+        let path = dir.path().join(JOURNAL);
+        assert_eq!(journal::read(&path).unwrap().header.shard, Some(first));
+        assert!(open(dir.path(), &t, Some(first), Existing::Resume, &mut Quiet).is_ok());
+        for wanted in [Some(second), None] {
+            let error = open(dir.path(), &t, wanted, Existing::Resume, &mut Quiet).unwrap_err();
+            assert!(
+                matches!(error, ResumeError::OtherShard { found, .. } if found == first),
+                "{error}"
+            );
+            assert!(matches!(
+                preview(dir.path(), &t, wanted),
+                Err(ResumeError::OtherShard { .. })
+            ));
+        }
+        let message = open(dir.path(), &t, Some(second), Existing::Resume, &mut Quiet)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("holds shard 1/2 of the tournament, not shard 2/2"),
+            "{message}"
+        );
     }
 
     #[test]

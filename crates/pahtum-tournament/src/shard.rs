@@ -22,13 +22,31 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
 pub use crate::schedule::ScheduleShape;
 
-/// Shard `index` (1-based) of `count`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Shard `index` (1-based) of `count`; in JSON (a journal's header), `{"index": K, "count": N}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "ShardFields")]
 pub struct Shard {
     index: usize,
     count: usize,
+}
+
+/// A [`Shard`] as read, before K and N are checked.
+#[derive(Deserialize)]
+struct ShardFields {
+    index: usize,
+    count: usize,
+}
+
+impl TryFrom<ShardFields> for Shard {
+    type Error = ShardError;
+
+    fn try_from(fields: ShardFields) -> Result<Shard, ShardError> {
+        Shard::new(fields.index, fields.count)
+    }
 }
 
 /// A shard that cannot be used.
@@ -220,6 +238,17 @@ mod tests {
                 .collect();
             let (min, max) = (pairs.iter().min().unwrap(), pairs.iter().max().unwrap());
             assert!(max - min <= 1, "{count} shards hold {pairs:?} layout pairs");
+        }
+    }
+
+    #[test]
+    fn a_shard_is_json_of_its_k_and_n_checked_when_read() {
+        let shard = Shard::new(2, 5).unwrap();
+        let json = serde_json::to_string(&shard).unwrap();
+        assert_eq!(json, r#"{"index":2,"count":5}"#);
+        assert_eq!(serde_json::from_str::<Shard>(&json).unwrap(), shard);
+        for wrong in [r#"{"index":0,"count":5}"#, r#"{"index":6,"count":5}"#, r#"{"index":1}"#] {
+            assert!(serde_json::from_str::<Shard>(wrong).is_err(), "{wrong}");
         }
     }
 

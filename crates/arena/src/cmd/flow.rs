@@ -20,6 +20,7 @@ use pahtum_tournament::events::Observer;
 use pahtum_tournament::pool::Pool;
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
 use pahtum_tournament::runner::Ending;
+use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
 
 use crate::output::out;
@@ -30,18 +31,19 @@ pub fn live_status() -> bool {
     std::io::stderr().is_terminal() && std::env::var("TERM").is_ok_and(|term| term != "dumb")
 }
 
-/// Opens the journal of `tournament` in `out`, resuming it unless `fresh` (then an old one is moved
-/// aside), syncing as `durability` says, showing its records to `observer`, and says on stderr what was
-/// done to an old journal.
+/// Opens the journal of `tournament` (its `shard`, or every game) in `out`, resuming it unless `fresh`
+/// (then an old one is moved aside), syncing as `durability` says, showing its records to `observer`,
+/// and says on stderr what was done to an old journal.
 pub fn open_journal(
     out: &Path,
     tournament: &Tournament,
+    shard: Option<Shard>,
     fresh: bool,
     durability: Durability,
     observer: &mut dyn Observer,
 ) -> Result<Opened, ResumeError> {
     let existing = if fresh { Existing::StartAfresh } else { Existing::Resume };
-    let mut opened = open(out, tournament, existing, observer)?;
+    let mut opened = open(out, tournament, shard, existing, observer)?;
     opened.journal.set_durability(durability);
     if let Some(aside) = &opened.moved_aside {
         eprintln!("arena: the previous journal is kept as {}", aside.display());

@@ -143,7 +143,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let gate = SprtGate::new(&names[0], &names[1], args.sprt);
     let mut progress = MatchProgress::new(gate, schedule::len(&tournament));
-    let mut opened = match flow::open_journal(&out, &tournament, args.fresh, args.durability, &mut progress) {
+    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut progress) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",

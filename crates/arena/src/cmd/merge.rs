@@ -2,7 +2,8 @@
 //!
 //! The shards of `arena run --shard K/N` each leave `OUT/shard-K-of-N/journal.jsonl`; this command
 //! merges them (pahtum-tournament's merge module: same tournament, no disagreeing overlap) into
-//! `OUT/journal.jsonl` and writes the standings, ratings and report beside it through the same call as
+//! `OUT/journal.jsonl` (every record checked, each of a shard's journal a game of the shard its header
+//! names) and writes the standings, ratings and report beside it through the same call as
 //! `arena run` ([`super::report::write_run_reports`]), so a merged run's files are those of an unsharded
 //! run. Games still missing are listed by shard (a shard that never ran is named), and the exit code
 //! is then 1, so that a dependent job notices.
@@ -75,14 +76,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
-/// Says on stderr which games are missing, by shard when the inputs' folders name their shards.
+/// Says on stderr which games are missing, by shard when the journals' headers (or, for journals from
+/// before headers named their shards, their folders) name their shards.
 fn report_missing(merged: &Merged, inputs: &[PathBuf]) {
     eprintln!(
         "arena: the merged journal is incomplete: {} of {} games are missing",
         merged.missing.len(),
         merged.scheduled
     );
-    let shards: Vec<Shard> = inputs.iter().filter_map(|path| shard_of(path)).collect();
+    let mut shards = merged.shards.clone();
+    shards.extend(inputs.iter().filter_map(|path| shard_of(path)));
     let Some(count) = shards.first().map(|shard| shard.count()) else {
         return;
     };

@@ -12,7 +12,8 @@ use anyhow::Context;
 use pahtum_record::GameRecord;
 use pahtum_report::files::{REPORT_HTML, write_atomically, write_standings};
 use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options, ReportBuilder};
-use pahtum_tournament::report::{JournalResults, results_of_journal};
+use pahtum_tournament::journal::Moves;
+use pahtum_tournament::report::{Folded, fold_journal};
 use pahtum_tournament::standings::Standings;
 use pahtum_tournament::strength::AnchorSpec;
 
@@ -43,14 +44,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .unwrap_or_else(|| journal_path(&args.journals[0]).with_file_name(REPORT_HTML));
     let (journal, _merged) = super::merge::one_journal(&args.journals)?;
-    let results = results_of_journal(&journal, args.anchor.as_ref())?;
     let options = Options {
         max_replays: args.max_replays,
         ..Options::default()
     };
-    write_atomically(&out, report_page(&results, options).as_bytes())
-        .with_context(|| format!("cannot write the report to {}", out.display()))?;
-    eprintln!("arena: report {} ({} games)", out.display(), results.plan.done.len());
+    let (page, folded) = report_page(&journal, args.anchor.as_ref(), options)?;
+    write_atomically(&out, page.as_bytes()).with_context(|| format!("cannot write the report to {}", out.display()))?;
+    eprintln!("arena: report {} ({} games)", out.display(), folded.standings.games);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -70,24 +70,23 @@ pub fn write_run_reports(
     journal: &Path,
     anchor: Option<&AnchorSpec>,
 ) -> anyhow::Result<(Standings, Vec<PathBuf>)> {
-    let results = results_of_journal(journal, anchor)?;
-    let mut written = write_standings(out, &results.standings)
+    let (page_html, folded) = report_page(journal, anchor, Options::default())?;
+    let mut written = write_standings(out, &folded.standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let page = out.join(REPORT_HTML);
-    write_atomically(&page, report_page(&results, Options::default()).as_bytes())
+    write_atomically(&page, page_html.as_bytes())
         .with_context(|| format!("cannot write the report to {}", page.display()))?;
     written.push(page);
-    Ok((results.standings, written))
+    Ok((folded.standings, written))
 }
 
-/// The HTML report of the journal's games.
-fn report_page(results: &JournalResults, options: Options) -> String {
-    let plan = &results.plan;
+/// The HTML report of the journal at `journal` and what the pass over it found: one pass, the records
+/// streaming into the standings and the page at once.
+fn report_page(journal: &Path, anchor: Option<&AnchorSpec>, options: Options) -> anyhow::Result<(String, Folded)> {
     let mut report = ReportBuilder::new(options);
-    for record in &plan.done {
-        report.add(record);
-    }
-    report.finish(&plan.tournament.name, plan.scheduled, &results.standings)
+    let folded = fold_journal(journal, Moves::Keep, anchor, |record| report.add(record))?;
+    let page = report.finish(&folded.tournament.name, folded.scheduled, &folded.standings);
+    Ok((page, folded))
 }
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html`.

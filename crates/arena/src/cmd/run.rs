@@ -117,6 +117,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let mut opened = flow::open_journal(
         &out,
         &file.tournament,
+        shard,
         args.fresh,
         file.settings.durability,
         &mut progress,
@@ -162,7 +163,7 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
         file.settings.out.display()
     );
     let journal = file.settings.out.join(resume::JOURNAL);
-    match resume::preview(&file.settings.out, &file.tournament)
+    match resume::preview(&file.settings.out, &file.tournament, shard)
         .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
     {
         None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
