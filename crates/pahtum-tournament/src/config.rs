@@ -213,8 +213,9 @@ pub struct RunSettings {
     /// What a timeout under overload does (`on_overload`).
     pub on_overload: OnOverload,
     /// Core pinning (`affinity`): each concurrent game's bots run on a core
-    /// of their own.
-    pub affinity: bool,
+    /// of their own. `None` (the default) pins exactly when the games at
+    /// once are as many as the usable cores.
+    pub affinity: Option<bool>,
     /// When the journal is synced to the disk.
     pub durability: Durability,
 }
@@ -579,7 +580,7 @@ fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
         restart,
         limits,
         on_overload,
-        affinity: file.affinity.unwrap_or(false),
+        affinity: file.affinity,
         durability,
     };
     Ok((tournament, settings))
@@ -1095,12 +1096,13 @@ mod tests {
         assert_eq!(file.tournament.time.clock, ClockKind::Cpu);
         assert_eq!(file.tournament.bots[0].time.unwrap().clock, ClockKind::Wall);
         assert_eq!(file.settings.on_overload, OnOverload::Replay);
-        assert!(!file.settings.affinity);
-        assert!(
+        assert_eq!(file.settings.affinity, None);
+        assert_eq!(
             parse_text(&format!("affinity = true\n{MINIMAL}"))
                 .unwrap()
                 .settings
-                .affinity
+                .affinity,
+            Some(true)
         );
         let error = error_of(&format!("{MINIMAL}\n[time]\nclock = \"thread\"\n"));
         assert!(

@@ -99,10 +99,8 @@ pub struct Args {
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
     concurrency: Option<usize>,
-    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
-    /// usable cores).
-    #[arg(long)]
-    affinity: bool,
+    #[command(flatten)]
+    affinity: super::AffinityFlags,
     /// When the journal is synced to the disk: game, batch or none (tournaments/reference.toml says what
     /// each can lose).
     #[arg(long, value_name = "MODE", default_value_t = Durability::default())]
@@ -168,7 +166,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             restart: Restart::OnFailure,
             concurrency,
             on_overload: OnOverload::default(),
-            affinity: args.affinity,
+            affinity: args.affinity.choice(),
         };
         progress.show(true);
         let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;

@@ -56,6 +56,30 @@ impl PieFlag {
     }
 }
 
+/// `--affinity` and `--no-affinity` of `arena match` and `run`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct AffinityFlags {
+    /// Pin each concurrent game's bots, and the thread that referees it, to a core of their own (refused
+    /// when --concurrency exceeds the usable cores) [default: a tournament file's `affinity`, else pinned
+    /// exactly when --concurrency equals the usable cores].
+    #[arg(long, conflicts_with = "no_affinity")]
+    pub affinity: bool,
+    /// Never pin games to cores (for bots that think on several threads).
+    #[arg(long)]
+    pub no_affinity: bool,
+}
+
+impl AffinityFlags {
+    /// Pinning as the flags ask; `None` when neither is given.
+    pub fn choice(self) -> Option<bool> {
+        match (self.affinity, self.no_affinity) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// `--sandbox` of `arena game`, `match`, `run` and `check`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct SandboxFlag {

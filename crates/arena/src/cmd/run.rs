@@ -64,10 +64,8 @@ pub struct Args {
     /// Run every bot in the sandbox, with the limits the file gives it (or the defaults).
     #[command(flatten)]
     pub sandbox: super::SandboxFlag,
-    /// Pin each concurrent game's bots to a core of their own (refused when --concurrency exceeds the
-    /// usable cores) [default: the file's `affinity`, else off].
-    #[arg(long)]
-    pub affinity: bool,
+    #[command(flatten)]
+    pub affinity: super::AffinityFlags,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -97,8 +95,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             bot.sandbox.get_or_insert_with(Default::default);
         }
     }
-    if args.affinity {
-        file.settings.affinity = true;
+    if let Some(affinity) = args.affinity.choice() {
+        file.settings.affinity = Some(affinity);
     }
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
@@ -189,8 +187,10 @@ fn resume_command(args: &Args, shard: Option<Shard>) -> String {
     if args.restart_every_game {
         words.push("--restart-every-game".to_owned());
     }
-    if args.affinity {
-        words.push("--affinity".to_owned());
+    match args.affinity.choice() {
+        Some(true) => words.push("--affinity".to_owned()),
+        Some(false) => words.push("--no-affinity".to_owned()),
+        None => {}
     }
     if let Some(shard) = shard {
         words.extend(["--shard".to_owned(), shard.to_string()]);
