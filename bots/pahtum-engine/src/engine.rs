@@ -29,7 +29,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use crate::board::{BLACK, Board, cells_of};
 use crate::endgame::Solver;
 use crate::knowledge::{best_stake, outlook};
-use crate::mcts::{Limits, Report, Tree};
+use crate::mcts::{Limits, Report, Settings, Tree};
 use crate::options::Options;
 use crate::playout::below;
 
@@ -132,7 +132,7 @@ impl Engine {
             }
             time_for_tree = deadline.max(Instant::now());
         }
-        let report = self.search(board, pie, time_for_tree, rng);
+        let report = self.search(board, pie, &self.options.settings(), time_for_tree, rng);
         let info = Info {
             eval: Some(f64::from(report.best.value)),
             depth: Some(report.depth),
@@ -140,6 +140,11 @@ impl Engine {
             pv: Some(notation(&report.line)),
             comment: Some(if pie {
                 "tree search, first stone under the pie rule: eval is the worse side's expected result".to_owned()
+            } else if report.kept > 0 {
+                format!(
+                    "tree search, {} playouts kept from the previous move: eval is the expected result, 1 a win",
+                    report.kept
+                )
             } else {
                 "tree search: eval is the expected result, 1 a win".to_owned()
             }),
@@ -195,7 +200,12 @@ impl Engine {
         } else if self.options.level == 0 {
             (if outlook(board) < 0.0 { 1.0 } else { 0.0 }, None, None)
         } else {
-            let report = self.search(board, false, deadline, rng);
+            // Whether to swap is a question of which side is better: no contempt.
+            let settings = Settings {
+                contempt: 0.0,
+                ..self.options.settings()
+            };
+            let report = self.search(board, false, &settings, deadline, rng);
             (
                 1.0 - f64::from(report.best.value),
                 Some(report.playouts),
@@ -213,12 +223,19 @@ impl Engine {
         (Action::Pie(swap), info)
     }
 
-    fn search(&mut self, board: &Board, pie: bool, deadline: Instant, rng: &mut Xoshiro256PlusPlus) -> Report {
+    fn search(
+        &mut self,
+        board: &Board,
+        pie: bool,
+        settings: &Settings,
+        deadline: Instant,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Report {
         let limits = Limits {
             playouts: self.options.playouts.or(self.options.level_playouts()),
             deadline: Some(deadline),
         };
-        self.tree.search(board, pie, &self.options.settings(), &limits, rng)
+        self.tree.search(board, pie, settings, &limits, rng)
     }
 }
 
