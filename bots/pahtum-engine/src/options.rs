@@ -31,6 +31,14 @@ pub struct Options {
     #[arg(long, value_name = "CELLS", default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=44))]
     pub exact_cells: u32,
 
+    /// With this many free cells or fewer (where the endgame is solved), choose
+    /// among the moves that keep the exact value the one that leaves the
+    /// opponent the most replies that give some of it away (0: the solver's
+    /// first best move). Off by default: against a fallible opponent it did
+    /// not win more (see the README).
+    #[arg(long, value_name = "CELLS", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=44))]
+    pub trap_cells: u32,
+
     /// The share of the allowed time the engine uses; the rest is a safety
     /// margin for the referee's measurement.
     #[arg(long, value_name = "SHARE", default_value_t = 0.85, value_parser = parse_share)]
@@ -178,7 +186,7 @@ fn parse_share(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(share) if share > 0.0 && share <= 1.0 => Ok(share),
         _ => Err(format!(
-            "{text:?} is not a share of the time: expected a number above 0 and at most 1, like 0.7"
+            "{text:?} is not a share of the time: expected a number above 0 and at most 1, like 0.85"
         )),
     }
 }
