@@ -13,11 +13,11 @@ commit=${1:-de4f6ef}
 root=$(git rev-parse --show-toplevel)
 out=$root/target/engine-v1
 mkdir -p "$out"
-if [ "$(cat "$out/commit" 2>/dev/null)" != "$(git rev-parse "$commit")" ]; then
+if [ "$(cat "$out/commit" 2>/dev/null)" != "$(git -C "$root" rev-parse "$commit")" ]; then
   rm -rf "$out/src"
   mkdir -p "$out/src"
   git -C "$root" archive "$commit" | tar -x -C "$out/src"
-  git rev-parse "$commit" > "$out/commit"
+  git -C "$root" rev-parse "$commit" > "$out/commit"
 fi
 cargo build --release --quiet --locked -p pahtum-engine \
   --manifest-path "$out/src/Cargo.toml" --target-dir "$out/target" >&2
