@@ -12,14 +12,32 @@
 //!
 //! Positions the solver does not finish within `--seconds` are reported as
 //! unknown.
+//!
+//! With `--replay "ENGINE OPTIONS"`, each game is played again instead, the
+//! engine with those options taking Black's side at `--move-ms` per move and
+//! White repeating its recorded moves as long as the recorded cell is free;
+//! from the first that is not, a stand-in (`--stand-in`, the engine at a low
+//! level by default) plays White, since the recorded opponent is not at hand.
+//! Replaying from the first move is deliberate: from 22 free cells on, none of
+//! the recorded games had a Black win left, so the engine let it go earlier,
+//! where no exact solver reaches, and no later position is "where it went
+//! wrong". It prints each game's new result and how many games Black won.
+//!
+//! ```text
+//! cargo run --release -p pahtum-engine --example non_wins -- \
+//!     ../shared/data/engine-as-black-non-wins.jsonl --replay "" --move-ms 100
+//! ```
 
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
 use pahtum::{Action, Cell, Color, Game, Layout};
+use pahtum_engine::Engine;
 use pahtum_engine::board::{BLACK, Board};
 use pahtum_engine::endgame::Solver;
+use pahtum_protocol::Clock;
+use pahtum_protocol::bot::Player;
 use serde_json::Value;
 
 #[derive(Debug, Parser)]
@@ -32,6 +50,117 @@ struct Args {
     /// The time allowed for one position.
     #[arg(long, default_value_t = 30.0)]
     seconds: f64,
+    /// Replay Black's side with the engine of these options (e.g. "" for the
+    /// defaults) instead of analysing the recorded moves.
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    replay: Option<String>,
+    /// The options of the engine that plays White once a recorded White move
+    /// is no longer possible.
+    #[arg(
+        long,
+        value_name = "OPTIONS",
+        default_value = "--level 3 --seed 1",
+        allow_hyphen_values = true
+    )]
+    stand_in: String,
+    /// Black's time per move in a replay.
+    #[arg(long, default_value_t = 100)]
+    move_ms: u64,
+}
+
+/// One recorded game: its blocks, its stones in order, the final score and
+/// the engine's time per move.
+struct Recorded {
+    blocks: Vec<Cell>,
+    stones: Vec<Cell>,
+    score: (Value, Value),
+    move_ms: u64,
+}
+
+/// The games of an arena journal's records, one JSON object a line.
+fn read_games(text: &str) -> anyhow::Result<Vec<Recorded>> {
+    let cell = |value: &Value| -> anyhow::Result<Cell> { value.as_str().context("a cell")?.parse().context("a cell") };
+    text.lines()
+        .enumerate()
+        .map(|(number, line)| {
+            let record: Value = serde_json::from_str(line).with_context(|| format!("line {}", number + 1))?;
+            let stones = record["moves"].as_array().context("moves")?;
+            Ok(Recorded {
+                blocks: record["blocks"]
+                    .as_array()
+                    .context("blocks")?
+                    .iter()
+                    .map(cell)
+                    .collect::<Result<_, _>>()?,
+                stones: stones
+                    .iter()
+                    .map(|played| cell(&played["cell"]))
+                    .collect::<Result<_, _>>()?,
+                score: (record["score"]["white"].clone(), record["score"]["black"].clone()),
+                move_ms: record.get("engine_move_ms").and_then(Value::as_u64).unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+fn engine(options: &str) -> anyhow::Result<Engine> {
+    let args: Vec<String> = options.split_whitespace().map(str::to_owned).collect();
+    Ok(Engine::from_args(&args)?)
+}
+
+/// Plays each game again with the engine of `options` as Black; White keeps
+/// its recorded stones while it can, then the stand-in plays White.
+fn replay(games: &[Recorded], options: &str, args: &Args) -> anyhow::Result<()> {
+    let clock = Clock::per_move(args.move_ms);
+    let (mut wins, mut draws, mut kept_total) = (0, 0, 0);
+    for (number, recorded) in games.iter().enumerate() {
+        let mut black = engine(options)?;
+        let mut stand_in = engine(&args.stand_in)?;
+        let mut game = Game::new(
+            &Layout::Fixed {
+                blocks: recorded.blocks.clone(),
+            },
+            false,
+        )?;
+        let (mut ply, mut kept, mut diverged) = (0, 0, false);
+        while let Some(color) = game.color_to_act() {
+            let action = if color == Color::Black {
+                black.choose(&game, &clock).0
+            } else {
+                let recorded_stone = recorded.stones.get(ply).map(|&cell| Action::Stone(cell));
+                diverged |= recorded_stone.is_none_or(|action| game.check(action).is_err());
+                if diverged {
+                    stand_in.choose(&game, &clock).0
+                } else {
+                    kept += 1;
+                    recorded_stone.expect("checked above")
+                }
+            };
+            game.play(action)?;
+            ply += 1;
+        }
+        kept_total += kept;
+        let score = game.score();
+        let verdict = verdict(score.black as i32 - score.white as i32);
+        wins += usize::from(score.black > score.white);
+        draws += usize::from(score.black == score.white);
+        println!(
+            "game {:>2} ({} blocks, was {}-{}): {}-{}, {verdict}; White's recorded stones kept: {kept}",
+            number + 1,
+            recorded.blocks.len(),
+            recorded.score.0,
+            recorded.score.1,
+            score.white,
+            score.black,
+        );
+    }
+    println!(
+        "\nBlack won {wins}, drew {draws} and lost {} of {} games ({options:?} at {} ms a move); {kept_total} recorded White stones kept in all",
+        games.len() - wins - draws,
+        games.len(),
+        args.move_ms
+    );
+    Ok(())
 }
 
 /// Black's final margin with best play, or `None` when not solved in time.
@@ -60,23 +189,22 @@ fn verdict(margin: i32) -> &'static str {
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let text = std::fs::read_to_string(&args.games).with_context(|| format!("cannot read {}", args.games.display()))?;
+    let games = read_games(&text)?;
+    if let Some(options) = &args.replay {
+        return replay(&games, options, &args);
+    }
     let mut solver = Solver::new(22);
     let (mut black_let_go, mut never_won, mut unknown) = (0, 0, 0);
-    for (number, line) in text.lines().enumerate() {
-        let record: Value = serde_json::from_str(line).with_context(|| format!("line {}", number + 1))?;
-        let cells = |value: &Value| -> anyhow::Result<Vec<Cell>> {
-            value
-                .as_array()
-                .context("a list of cells")?
-                .iter()
-                .map(|cell| cell.as_str().context("a cell")?.parse().context("a cell"))
-                .collect()
-        };
-        let blocks = cells(&record["blocks"])?;
-        let mut game = Game::new(&Layout::Fixed { blocks: blocks.clone() }, false)?;
+    for (number, recorded) in games.iter().enumerate() {
+        let mut game = Game::new(
+            &Layout::Fixed {
+                blocks: recorded.blocks.clone(),
+            },
+            false,
+        )?;
         // The exact value (Black's final margin) before each ply, where solved.
         let mut values: Vec<(Option<i32>, u32)> = Vec::new();
-        for played in record["moves"].as_array().context("moves")? {
+        for &cell in &recorded.stones {
             let board = Board::from_game(&game);
             let free = board.free().count_ones();
             let value = (free <= args.from)
@@ -84,7 +212,6 @@ fn main() -> anyhow::Result<()> {
                 .flatten();
             unknown += usize::from(free <= args.from && value.is_none());
             values.push((value, free));
-            let cell: Cell = played["cell"].as_str().context("a cell")?.parse()?;
             game.play(Action::Stone(cell))?;
         }
         values.push((exact_for_black(&mut solver, &Board::from_game(&game), args.seconds), 0));
@@ -97,8 +224,6 @@ fn main() -> anyhow::Result<()> {
                 values[ply].0.is_some_and(|margin| margin > 0) && values[ply + 1].0.is_some_and(|margin| margin <= 0)
             })
         });
-        let score = &record["score"];
-        let ms = record.get("engine_move_ms").and_then(Value::as_u64).unwrap_or(0);
         let summary = match (first_win, lost_at) {
             (Some(win), Some(ply)) => {
                 black_let_go += 1;
@@ -118,11 +243,12 @@ fn main() -> anyhow::Result<()> {
             }
         };
         println!(
-            "game {:>2} ({} blocks, {ms} ms, {}-{}): {summary}",
+            "game {:>2} ({} blocks, {} ms, {}-{}): {summary}",
             number + 1,
-            blocks.len(),
-            score["white"],
-            score["black"]
+            recorded.blocks.len(),
+            recorded.move_ms,
+            recorded.score.0,
+            recorded.score.1
         );
     }
     println!(

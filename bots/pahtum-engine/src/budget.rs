@@ -12,6 +12,11 @@
 //!   moves (half the free cells), plus most of the increment, and never more
 //!   than `timeout_ms` allows.
 //! * No clock at all: a fixed default think time.
+//!
+//! The plan is what a search may use, not what it must: the tree search stops
+//! as soon as the remaining time cannot change its choice (see
+//! [`crate::mcts`]), and the exact endgame stops when solved, so decided
+//! positions cost little and the default share (85%) goes to unclear ones.
 
 use std::time::Duration;
 

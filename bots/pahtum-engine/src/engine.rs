@@ -26,10 +26,10 @@ use pahtum_protocol::{Clock, Info};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::board::{BLACK, Board, cells_of};
-use crate::endgame::Solver;
+use crate::board::{BLACK, Board, cells_of, gain};
+use crate::endgame::{Solution, Solver};
 use crate::knowledge::{best_stake, outlook};
-use crate::mcts::{Limits, Report, Tree};
+use crate::mcts::{Limits, Report, Settings, Tree};
 use crate::options::Options;
 use crate::playout::below;
 
@@ -121,18 +121,33 @@ impl Engine {
             };
             if let Some(solution) = self.solver.solve(board, Some(exact_deadline)) {
                 let final_margin = solution.value + mover_margin(board);
+                let trap = (free <= self.options.trap_cells)
+                    .then(|| self.most_traps(board, &solution, deadline))
+                    .flatten();
+                let (best, comment) = match trap {
+                    Some((stone, mistakes)) => (
+                        stone,
+                        format!(
+                            "exact: final margin {final_margin:+} for the mover; {mistakes} replies would give some away"
+                        ),
+                    ),
+                    None => (
+                        solution.best,
+                        format!("exact: final margin {final_margin:+} for the mover"),
+                    ),
+                };
                 let info = Info {
                     eval: Some(f64::from(final_margin.signum() + 1) / 2.0),
                     depth: Some(free),
                     nodes: Some(solution.nodes),
-                    pv: Some(notation(&solution.line)),
-                    comment: Some(format!("exact: final margin {final_margin:+} for the mover")),
+                    pv: Some(notation(&solution.line)).filter(|_| best == solution.best),
+                    comment: Some(comment),
                 };
-                return (cell(solution.best), info);
+                return (cell(best), info);
             }
             time_for_tree = deadline.max(Instant::now());
         }
-        let report = self.search(board, pie, time_for_tree, rng);
+        let report = self.search(board, pie, &self.options.settings(), time_for_tree, rng);
         let info = Info {
             eval: Some(f64::from(report.best.value)),
             depth: Some(report.depth),
@@ -140,11 +155,54 @@ impl Engine {
             pv: Some(notation(&report.line)),
             comment: Some(if pie {
                 "tree search, first stone under the pie rule: eval is the worse side's expected result".to_owned()
+            } else if report.kept > 0 {
+                format!(
+                    "tree search, {} playouts kept from the previous move: eval is the expected result, 1 a win",
+                    report.kept
+                )
             } else {
                 "tree search: eval is the expected result, 1 a win".to_owned()
             }),
         };
         (cell(report.best.cell), info)
+    }
+
+    /// Among the moves that keep the exact value of `board`, the one that
+    /// leaves the opponent the most replies that give some of it away, with
+    /// their number: a perfect opponent cannot tell the moves apart, a
+    /// fallible one may go wrong. The solver's own move unless another has
+    /// strictly more such replies; `None` if the deadline came first.
+    fn most_traps(&mut self, board: &Board, solution: &Solution, deadline: Instant) -> Option<(usize, u32)> {
+        let mut best: Option<(usize, u32)> = None;
+        for stone in cells_of(board.free()) {
+            let mut after = *board;
+            after.play(stone);
+            if after.free() == 0 {
+                continue;
+            }
+            let reply_value = self.solver.solve(&after, Some(deadline))?.value;
+            if gain(board.stones[board.mover], stone) as i32 - reply_value != solution.value {
+                continue;
+            }
+            let mut mistakes = 0;
+            for reply in cells_of(after.free()) {
+                let mut next = after;
+                next.play(reply);
+                let ours = if next.free() == 0 {
+                    0
+                } else {
+                    self.solver.solve(&next, Some(deadline))?.value
+                };
+                mistakes += u32::from((gain(after.stones[after.mover], reply) as i32 - ours) < reply_value);
+            }
+            let better = best.is_none_or(|(cell, most)| {
+                mistakes > most || (mistakes == most && stone == solution.best && cell != solution.best)
+            });
+            if better {
+                best = Some((stone, mistakes));
+            }
+        }
+        best
     }
 
     /// White's first stone under the pie rule on a board small enough to
@@ -195,7 +253,12 @@ impl Engine {
         } else if self.options.level == 0 {
             (if outlook(board) < 0.0 { 1.0 } else { 0.0 }, None, None)
         } else {
-            let report = self.search(board, false, deadline, rng);
+            // Whether to swap is a question of which side is better: no contempt.
+            let settings = Settings {
+                contempt: 0.0,
+                ..self.options.settings()
+            };
+            let report = self.search(board, false, &settings, deadline, rng);
             (
                 1.0 - f64::from(report.best.value),
                 Some(report.playouts),
@@ -213,12 +276,19 @@ impl Engine {
         (Action::Pie(swap), info)
     }
 
-    fn search(&mut self, board: &Board, pie: bool, deadline: Instant, rng: &mut Xoshiro256PlusPlus) -> Report {
+    fn search(
+        &mut self,
+        board: &Board,
+        pie: bool,
+        settings: &Settings,
+        deadline: Instant,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Report {
         let limits = Limits {
             playouts: self.options.playouts.or(self.options.level_playouts()),
             deadline: Some(deadline),
         };
-        self.tree.search(board, pie, &self.options.settings(), &limits, rng)
+        self.tree.search(board, pie, settings, &limits, rng)
     }
 }
 
@@ -287,8 +357,6 @@ fn notation(line: &[usize]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use pahtum::{Bitboard, Layout, Seat};
-
-    use crate::board::gain;
 
     use super::*;
 
@@ -456,23 +524,29 @@ mod tests {
         }
         let board = Board::from_game(&game);
         let best = Solver::new(12).solve(&board, None).unwrap();
-        let (action, info) = engine("--seed 1").choose(&game, &relaxed());
-        let Action::Stone(stone) = action else {
-            panic!("{action} is not a stone")
-        };
-        let mut after = board;
-        after.play(stone.index());
-        let reply = Solver::new(12).solve(&after, None).unwrap().value;
-        assert_eq!(
-            gain(board.stones[board.mover], stone.index()) as i32 - reply,
-            best.value
-        );
-        let info = info.unwrap();
         let final_margin = best.value + mover_margin(&board);
-        assert_eq!(
-            info.comment,
-            Some(format!("exact: final margin {final_margin:+} for the mover"))
-        );
-        assert_eq!(info.eval, Some(f64::from(final_margin.signum() + 1) / 2.0));
+        // The solver's move, and the one that sets the most traps.
+        for (options, traps) in [("--seed 1", false), ("--seed 1 --trap-cells 12", true)] {
+            let (action, info) = engine(options).choose(&game, &relaxed());
+            let Action::Stone(stone) = action else {
+                panic!("{action} is not a stone")
+            };
+            let mut after = board;
+            after.play(stone.index());
+            let reply = Solver::new(12).solve(&after, None).unwrap().value;
+            assert_eq!(
+                gain(board.stones[board.mover], stone.index()) as i32 - reply,
+                best.value,
+                "{options}"
+            );
+            let info = info.unwrap();
+            let comment = info.comment.unwrap();
+            assert!(
+                comment.starts_with(&format!("exact: final margin {final_margin:+} for the mover")),
+                "{comment}"
+            );
+            assert_eq!(comment.contains("replies would give some away"), traps, "{comment}");
+            assert_eq!(info.eval, Some(f64::from(final_margin.signum() + 1) / 2.0));
+        }
     }
 }

@@ -21,6 +21,13 @@
 //! for the same search; when the vector is full the tree stops growing and the
 //! search goes on with playouts from its leaves.
 //!
+//! The tree outlives its search: two plies later (the engine's move and the
+//! reply) the position is usually a grandchild of the old root, and the
+//! playouts already spent below it are worth keeping, so the next search
+//! starts from that subtree, copied to the front of the vector. A search also
+//! stops before its deadline once the remaining time could not change the
+//! most visited move, leaving the time to positions that are still unclear.
+//!
 //! The pie rule at the first stone is part of the root: the opponent will take
 //! over White's position if it is better, so White's value for a first stone is
 //! not its mean result `q` but `min(q, 1 - q)`, and the root selects and
@@ -48,6 +55,17 @@ pub struct Settings {
     /// RAVE equivalence: the child visits at which a move's own mean and its
     /// all-moves-as-first mean weigh the same; 0 turns RAVE off.
     pub rave: f32,
+    /// The share of a playout's value that comes from its final margin
+    /// rather than its result (0: the result alone), so that between two
+    /// lines that draw alike the search prefers the one that wins by more or
+    /// loses by less.
+    pub margin_weight: f32,
+    /// How much less than one half a draw is worth to the root's mover (and
+    /// more to the opponent): 0 values a draw at one half.
+    pub contempt: f32,
+    /// Whether a search starts from the subtree the previous search left for
+    /// its position (see [`Tree::search`]).
+    pub keep_tree: bool,
 }
 
 impl Default for Settings {
@@ -58,6 +76,9 @@ impl Default for Settings {
             max_nodes: 1 << 21,
             epsilon: 0.03,
             rave: 500.0,
+            margin_weight: 0.0,
+            contempt: 0.0,
+            keep_tree: true,
         }
     }
 }
@@ -94,6 +115,9 @@ pub struct Report {
     pub line: Vec<usize>,
     /// How many playouts the search ran (one per tree iteration).
     pub playouts: u64,
+    /// How many playouts of the previous search it started from (0 when it
+    /// started afresh).
+    pub kept: u32,
     /// The deepest ply the tree reached.
     pub depth: u32,
 }
@@ -118,11 +142,21 @@ struct Node {
 #[derive(Debug, Default)]
 pub struct Tree {
     nodes: Vec<Node>,
+    /// Where a kept subtree is copied to (then swapped with `nodes`).
+    spare: Vec<Node>,
+    /// The position at the root of `nodes` and the settings it was searched
+    /// with, while its subtrees may be kept for a later search.
+    root: Option<(Board, Settings)>,
 }
 
 impl Tree {
     /// Searches `board` (at least one free cell) within `limits`. With `pie`,
     /// the root is White's first stone under the pie rule.
+    ///
+    /// With `settings.keep_tree`, a search starts from what the previous one
+    /// learnt when `board` is two stones (one of each colour) after that
+    /// search's root, searched with the same settings, and the tree holds that
+    /// position: the subtree is kept and the rest dropped.
     pub fn search<R: Rng>(
         &mut self,
         board: &Board,
@@ -132,27 +166,42 @@ impl Tree {
         rng: &mut R,
     ) -> Report {
         debug_assert!(board.free() != 0);
-        self.nodes.clear();
-        self.nodes.push(Node {
-            wins: 0.0,
-            visits: 0,
-            prior: 1.0,
-            amaf_wins: 0.0,
-            amaf_visits: 0,
-            first_child: 0,
-            child_count: 0,
-            cell: 0,
-        });
-        self.expand(0, board, !pie, settings);
+        let may_keep = settings.keep_tree && !pie;
+        let previous = self.root.take();
+        if !(may_keep
+            && previous.is_some_and(|(old, old_settings)| old_settings == *settings && self.keep(&old, board)))
+        {
+            self.nodes.clear();
+            self.nodes.push(Node {
+                wins: 0.0,
+                visits: 0,
+                prior: 1.0,
+                amaf_wins: 0.0,
+                amaf_visits: 0,
+                first_child: 0,
+                child_count: 0,
+                cell: 0,
+            });
+            self.expand(0, board, !pie, settings);
+        }
+        self.root = may_keep.then_some((*board, *settings));
+        let kept = self.nodes[0].visits;
         let mut playouts = 0u64;
         let mut depth = 0;
         let mut path = Vec::with_capacity(pahtum::CELLS + 1);
+        let start = Instant::now();
         loop {
             if limits.playouts.is_some_and(|limit| playouts >= limit) {
                 break;
             }
-            if limits.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                break;
+            if let Some(deadline) = limits.deadline {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                if playouts % DECIDED_CHECK == DECIDED_CHECK - 1 && self.decided(start, now, deadline, playouts) {
+                    break;
+                }
             }
             depth = depth.max(self.iterate(board, pie, settings, rng, &mut path));
             playouts += 1;
@@ -163,8 +212,77 @@ impl Tree {
             best: self.stats(best, pie),
             line,
             playouts,
+            kept,
             depth,
         }
+    }
+
+    /// Makes the node of `board` the root, if `board` is one stone of the
+    /// mover of `old` (the root's position) and then one of the other colour
+    /// after it, and the tree has expanded that node; says whether it did.
+    fn keep(&mut self, old: &Board, board: &Board) -> bool {
+        if old.blocks != board.blocks || old.mover != board.mover || old.blocks_left + board.blocks_left != 0 {
+            return false;
+        }
+        let added = |color: usize| board.stones[color] & !old.stones[color];
+        let removed = (old.stones[0] & !board.stones[0]) | (old.stones[1] & !board.stones[1]);
+        let (mine, theirs) = (added(old.mover), added(old.mover ^ 1));
+        if removed != 0 || mine.count_ones() != 1 || theirs.count_ones() != 1 {
+            return false;
+        }
+        let kept = self
+            .child_on(0, mine.trailing_zeros())
+            .and_then(|child| self.child_on(child, theirs.trailing_zeros()))
+            .filter(|&node| self.nodes[node].first_child != 0);
+        let Some(kept) = kept else {
+            return false;
+        };
+        // Copies the subtree breadth first, children still side by side.
+        self.spare.clear();
+        self.spare.push(self.nodes[kept]);
+        let mut next = 0;
+        while next < self.spare.len() {
+            let node = self.spare[next];
+            if node.first_child != 0 {
+                let first = node.first_child as usize;
+                self.spare[next].first_child = self.spare.len() as u32;
+                self.spare
+                    .extend_from_slice(&self.nodes[first..first + usize::from(node.child_count)]);
+            }
+            next += 1;
+        }
+        std::mem::swap(&mut self.nodes, &mut self.spare);
+        true
+    }
+
+    /// The child of `node` on `cell`, if `node` is expanded.
+    fn child_on(&self, node: usize, cell: u32) -> Option<usize> {
+        let parent = &self.nodes[node];
+        let first = parent.first_child as usize;
+        if first == 0 {
+            return None;
+        }
+        (first..first + usize::from(parent.child_count)).find(|&child| u32::from(self.nodes[child].cell) == cell)
+    }
+
+    /// Whether the most visited root move is sure to stay so until the
+    /// deadline: its lead over the runner-up exceeds the playouts the rest of
+    /// the time allows at the rate so far. The move cannot change, so the
+    /// time is better kept.
+    fn decided(&self, start: Instant, now: Instant, deadline: Instant, playouts: u64) -> bool {
+        let elapsed = (now - start).as_secs_f64();
+        let playouts_left = playouts as f64 / elapsed.max(1e-9) * (deadline - now).as_secs_f64();
+        let root = &self.nodes[0];
+        let first = root.first_child as usize;
+        let (mut most, mut second) = (0, 0);
+        for child in &self.nodes[first..first + usize::from(root.child_count)] {
+            if child.visits > most {
+                (most, second) = (child.visits, most);
+            } else if child.visits > second {
+                second = child.visits;
+            }
+        }
+        f64::from(most - second) > playouts_left
     }
 
     /// One selection, expansion, playout and update; returns the depth reached.
@@ -193,7 +311,7 @@ impl Tree {
             path.push(node as u32);
         }
         let end = playout(&board, settings.epsilon, rng);
-        let white_result = result_for_white(&end);
+        let white_result = value_for_white(&end, root.mover, settings);
         // The player who moved into the node at depth d is the root's mover
         // for odd d; the root itself is credited to the other colour.
         for (depth, &index) in path.iter().enumerate() {
@@ -338,6 +456,31 @@ impl Tree {
     }
 }
 
+/// Playouts between two checks of whether the root's choice is decided.
+const DECIDED_CHECK: u64 = 256;
+
+/// Points of final margin at which the margin's part of a playout's value is
+/// about three quarters of the way from even to won: a row of five against
+/// nothing.
+const MARGIN_SCALE: f32 = 25.0;
+
+/// The value for White of the full board `end` of a playout from a root where
+/// `root_mover` is to move: the result (a draw shifted by the contempt against
+/// the root's mover), blended with a squashed final margin.
+fn value_for_white(end: &Board, root_mover: usize, settings: &Settings) -> f32 {
+    let margin = end.margin();
+    let result = if margin == 0 {
+        result_for(root_mover, 0.5 - settings.contempt)
+    } else {
+        result_for_white(end)
+    };
+    if settings.margin_weight == 0.0 {
+        return result;
+    }
+    let by_margin = 0.5 + 0.5 * (margin as f32 / MARGIN_SCALE).tanh();
+    (1.0 - settings.margin_weight) * result + settings.margin_weight * by_margin
+}
+
 /// The value of a mean result for White's first stone under the pie rule: the
 /// opponent keeps the worse side for White.
 #[inline]
@@ -390,6 +533,55 @@ mod tests {
         let one = search(&board, false, 200, 7);
         assert_eq!(one, search(&board, false, 200, 7));
         assert_eq!(one.best.cell, 6, "Black cuts the row");
+    }
+
+    /// Every expanded node's children hold its visits but the one that
+    /// expanded it (none for a root expanded at creation).
+    fn assert_consistent(tree: &Tree) {
+        for node in &tree.nodes {
+            if node.first_child != 0 {
+                let first = node.first_child as usize;
+                let children = &tree.nodes[first..first + usize::from(node.child_count)];
+                let visits: u32 = children.iter().map(|child| child.visits).sum();
+                assert!(node.visits - visits <= 1, "{node:?}: children's visits {visits}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_subtree_of_the_position_two_stones_on_is_kept() {
+        let board =
+            Board::from_game(&pahtum::Game::with_blocks(pahtum::setup::random_blocks(9, 5).unwrap(), false).unwrap());
+        let limits = Limits {
+            playouts: Some(3000),
+            deadline: None,
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let mut tree = Tree::default();
+        let settings = Settings::default();
+        let first = tree.search(&board, false, &settings, &limits, &mut rng);
+        assert_eq!(first.kept, 0);
+        let mut next = board;
+        next.play(first.line[0]);
+        next.play(first.line[1]);
+        let second = tree.search(&next, false, &settings, &limits, &mut rng);
+        assert!(second.kept > 0 && second.kept < 3000, "{second:?}");
+        assert_eq!(tree.nodes[0].visits, second.kept + 3000);
+        assert!(next.free() & 1 << second.best.cell != 0);
+        assert_consistent(&tree);
+        // A position four stones on, or other settings, start afresh.
+        for &cell in &second.line[..4] {
+            next.play(cell);
+        }
+        let third = tree.search(&next, false, &settings, &limits, &mut rng);
+        assert_eq!(third.kept, 0);
+        next.play(third.line[0]);
+        next.play(third.line[1]);
+        let fresh = Settings {
+            keep_tree: false,
+            ..settings
+        };
+        assert_eq!(tree.search(&next, false, &fresh, &limits, &mut rng).kept, 0);
     }
 
     #[test]

@@ -31,9 +31,17 @@ pub struct Options {
     #[arg(long, value_name = "CELLS", default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=44))]
     pub exact_cells: u32,
 
+    /// With this many free cells or fewer (where the endgame is solved), choose
+    /// among the moves that keep the exact value the one that leaves the
+    /// opponent the most replies that give some of it away (0: the solver's
+    /// first best move). Off by default: against a fallible opponent it did
+    /// not win more (see the README).
+    #[arg(long, value_name = "CELLS", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=44))]
+    pub trap_cells: u32,
+
     /// The share of the allowed time the engine uses; the rest is a safety
     /// margin for the referee's measurement.
-    #[arg(long, value_name = "SHARE", default_value_t = 0.7, value_parser = parse_share)]
+    #[arg(long, value_name = "SHARE", default_value_t = 0.85, value_parser = parse_share)]
     pub time_share: f64,
 
     /// Milliseconds kept back for the process and the pipes, on top of the
@@ -63,6 +71,24 @@ pub struct Options {
     /// RAVE off).
     #[arg(long, value_name = "K", default_value_t = Settings::default().rave, value_parser = parse_non_negative)]
     pub rave: f32,
+
+    /// The share of a playout's value that comes from its final margin (0:
+    /// the result alone, win 1, draw 1/2, loss 0), so that between lines that
+    /// look equally drawn the search prefers the one that keeps more points.
+    #[arg(long, value_name = "W", default_value_t = Settings::default().margin_weight, value_parser = parse_probability)]
+    pub margin_weight: f32,
+
+    /// How much less than one half a draw is worth to the engine in its tree
+    /// search (not in its pie decision), so that it plays on for a win.
+    #[arg(long, value_name = "C", default_value_t = Settings::default().contempt, value_parser = parse_contempt)]
+    pub contempt: f32,
+
+    /// Start every tree search afresh instead of keeping the subtree of the
+    /// position from the previous move (with --playouts or a level below 8,
+    /// searches always start afresh, so that an answer depends on the request
+    /// alone).
+    #[arg(long)]
+    pub fresh_tree: bool,
 }
 
 impl Options {
@@ -88,6 +114,9 @@ impl Options {
             temperature: self.temperature,
             epsilon: self.epsilon,
             rave: self.rave,
+            margin_weight: self.margin_weight,
+            contempt: self.contempt,
+            keep_tree: !self.fresh_tree && self.playouts.is_none() && self.level_playouts().is_none(),
             ..Settings::default()
         }
     }
@@ -144,11 +173,20 @@ fn parse_non_negative(text: &str) -> Result<f32, String> {
     }
 }
 
+fn parse_contempt(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(c) if (0.0..=0.5).contains(&c) => Ok(c),
+        _ => Err(format!(
+            "{text:?} is not a contempt: expected a number from 0 to 0.5, like 0.1"
+        )),
+    }
+}
+
 fn parse_share(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(share) if share > 0.0 && share <= 1.0 => Ok(share),
         _ => Err(format!(
-            "{text:?} is not a share of the time: expected a number above 0 and at most 1, like 0.7"
+            "{text:?} is not a share of the time: expected a number above 0 and at most 1, like 0.85"
         )),
     }
 }
