@@ -21,7 +21,7 @@ pub enum Event<'a> {
     Resumed {
         /// The game's index in the schedule.
         index: usize,
-        /// The game's record, as journaled.
+        /// The game's record, as journaled but without its moves (checked as it was read).
         record: &'a GameRecord,
     },
     /// The run starts: `total` games in the schedule, of which `done` are in the journal already.

@@ -611,9 +611,11 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Opens an existing journal for appending: reads it, truncates a torn last
-    /// line, and ends an unterminated last record with its newline.
-    pub fn open(path: &Path) -> Result<(Journal, Contents), JournalError> {
+    /// Opens an existing journal for appending: reads it, showing each record (without its moves) to
+    /// `on_record` as it streams by, so that resuming a journal of any length takes bounded memory;
+    /// then truncates a torn last line, and ends an unterminated last record with its newline.
+    /// Returns the journal and how its lines ended before the repair.
+    pub fn open(path: &Path, on_record: impl FnMut(GameRecord)) -> Result<(Journal, Ending), JournalError> {
         let file = OpenOptions::new()
             .append(true)
             .open(path)
@@ -623,22 +625,22 @@ impl Journal {
                 source,
             })?;
         lock(&file, path)?;
-        let contents = read(path)?;
+        let ending = JournalReader::open(path)?.for_each(Moves::Drop, on_record)?;
         let io_error = |source| JournalError::Io {
             action: "repair",
             path: path.to_owned(),
             source,
         };
         let mut journal = Journal::new(path, file);
-        if contents.torn {
-            journal.file.set_len(contents.valid_len).map_err(io_error)?;
+        if ending.torn {
+            journal.file.set_len(ending.valid_len).map_err(io_error)?;
             journal.file.sync_data().map_err(io_error)?;
         }
-        if contents.unterminated {
+        if ending.unterminated {
             journal.write_bytes(b"\n")?;
             journal.sync()?;
         }
-        Ok((journal, contents))
+        Ok((journal, ending))
     }
 
     fn new(path: &Path, file: File) -> Journal {
@@ -810,7 +812,7 @@ mod tests {
         assert_eq!(contents.records, records);
         assert_eq!(contents.valid_len, full_len);
 
-        let (mut journal, _) = Journal::open(&path).unwrap();
+        let (mut journal, _) = Journal::open(&path, drop).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), full_len);
         let extra = played(GAMES[5]);
         journal.append(&extra).unwrap();
@@ -825,8 +827,12 @@ mod tests {
         let (_dir, path, records) = journal_with(2);
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        let (mut journal, contents) = Journal::open(&path).unwrap();
-        assert_eq!(contents.records, records);
+        let mut opened = Vec::new();
+        let (mut journal, _) = Journal::open(&path, |record| opened.push(record.id)).unwrap();
+        assert_eq!(
+            opened,
+            records.iter().map(|record| record.id.clone()).collect::<Vec<_>>()
+        );
         journal.append(&played(GAMES[5])).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 3);
     }
@@ -835,7 +841,7 @@ mod tests {
     #[test]
     fn each_durability_syncs_when_it_says() {
         let (_dir, path, _) = journal_with(0);
-        let (mut journal, _) = Journal::open(&path).unwrap();
+        let (mut journal, _) = Journal::open(&path, drop).unwrap();
         let expected = [
             (Durability::Game, false),
             (Durability::Batch, true),
@@ -857,8 +863,8 @@ mod tests {
     #[test]
     fn a_journal_in_use_cannot_be_opened_again() {
         let (_dir, path, _) = journal_with(1);
-        let (first, _) = Journal::open(&path).unwrap();
-        let error = Journal::open(&path).unwrap_err();
+        let (first, _) = Journal::open(&path, drop).unwrap();
+        let error = Journal::open(&path, drop).unwrap_err();
         assert!(matches!(error, JournalError::Locked { .. }), "{error}");
         assert!(
             error
@@ -867,7 +873,7 @@ mod tests {
             "{error}"
         );
         drop(first);
-        assert!(Journal::open(&path).is_ok(), "the lock ends with the journal");
+        assert!(Journal::open(&path, drop).is_ok(), "the lock ends with the journal");
     }
 
     #[test]

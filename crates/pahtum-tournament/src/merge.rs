@@ -400,7 +400,7 @@ mod tests {
         let one = journal(dir.path(), "one", [0]);
         let games = schedule(&tournament());
         let two = journal(dir.path(), "two", []);
-        let mut other = Journal::open(&two).unwrap().0;
+        let mut other = Journal::open(&two, drop).unwrap().0;
         other
             .append(&won_by(
                 &games[0],
@@ -433,7 +433,7 @@ mod tests {
         let merged = merge(std::slice::from_ref(&path), &dir.path().join("merged.jsonl")).unwrap();
         assert_eq!((merged.games, merged.torn), (1, 1));
         let stranger = journal(dir.path(), "two", []);
-        Journal::open(&stranger)
+        Journal::open(&stranger, drop)
             .unwrap()
             .0
             .append(&record("999-00-a", "a", "b"))

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::config::Tournament;
 use crate::events::{Event, Observer, Quiet};
 use crate::game_set::GameSet;
-use crate::journal::{self, Header, Journal, JournalError};
+use crate::journal::{self, Header, Journal, JournalError, JournalReader, Moves};
 use crate::schedule::{Games, Schedule};
 use crate::shard::Shard;
 
@@ -177,18 +177,22 @@ pub fn open(
         let journal = Journal::create_with(&path, &Header::new(tournament).of_shard(shard))?;
         return Ok(Opened {
             journal,
-            plan: plan(tournament, Vec::new(), &path, observer)?,
+            plan: Planner::new(tournament, &path).finish(),
             repaired_torn_line: false,
             moved_aside,
         });
     }
-    let (journal, contents) = Journal::open(&path)?;
-    check_unchanged(&contents.header, tournament, &path)?;
-    check_shard(&contents.header, shard, &path)?;
+    // The header first, so that a journal of another tournament or shard is refused as such before its
+    // records are counted against this one's schedule.
+    let header = JournalReader::open(&path)?.header().clone();
+    check_unchanged(&header, tournament, &path)?;
+    check_shard(&header, shard, &path)?;
+    let (plan, (journal, ending)) =
+        plan_streamed(tournament, &path, observer, |on_record| Journal::open(&path, on_record))?;
     Ok(Opened {
         journal,
-        plan: plan(tournament, contents.records, &path, observer)?,
-        repaired_torn_line: contents.torn,
+        plan,
+        repaired_torn_line: ending.torn,
         moved_aside,
     })
 }
@@ -201,10 +205,13 @@ pub fn preview(out: &Path, tournament: &Tournament, shard: Option<Shard>) -> Res
     if !path.exists() {
         return Ok(None);
     }
-    let contents = journal::read(&path)?;
-    check_unchanged(&contents.header, tournament, &path)?;
-    check_shard(&contents.header, shard, &path)?;
-    plan(tournament, contents.records, &path, &mut Quiet).map(Some)
+    let reader = JournalReader::open(&path)?;
+    check_unchanged(reader.header(), tournament, &path)?;
+    check_shard(reader.header(), shard, &path)?;
+    let (plan, _) = plan_streamed(tournament, &path, &mut Quiet, |on_record| {
+        reader.for_each(Moves::Drop, on_record)
+    })?;
+    Ok(Some(plan))
 }
 
 /// The plan for `records` (of the journal at `path`, named in errors) of `tournament`, checking that each
@@ -215,28 +222,75 @@ pub fn plan(
     path: &Path,
     observer: &mut dyn Observer,
 ) -> Result<Plan, ResumeError> {
-    let schedule = Schedule::new(tournament);
-    let mut done = GameSet::new();
+    let mut planner = Planner::new(tournament, path);
     for record in records {
-        let Some(index) = schedule.index_of(&record.id) else {
+        planner.add(record, observer)?;
+    }
+    Ok(planner.finish())
+}
+
+/// The plan of the records that `read` shows as a journal streams by (so that no record is kept), and
+/// what `read` returns; the first record that does not fit the schedule is the error, once read ends.
+fn plan_streamed<T>(
+    tournament: &Tournament,
+    path: &Path,
+    observer: &mut dyn Observer,
+    read: impl FnOnce(&mut dyn FnMut(GameRecord)) -> Result<T, JournalError>,
+) -> Result<(Plan, T), ResumeError> {
+    let mut planner = Planner::new(tournament, path);
+    let mut refused = None;
+    let read = read(&mut |record| {
+        if refused.is_none() {
+            refused = planner.add(record, observer).err();
+        }
+    })?;
+    match refused {
+        Some(error) => Err(error),
+        None => Ok((planner.finish(), read)),
+    }
+}
+
+/// A plan being counted, one record at a time.
+struct Planner<'a> {
+    schedule: Schedule,
+    done: GameSet,
+    path: &'a Path,
+}
+
+impl<'a> Planner<'a> {
+    fn new(tournament: &Tournament, path: &'a Path) -> Planner<'a> {
+        Planner {
+            schedule: Schedule::new(tournament),
+            done: GameSet::new(),
+            path,
+        }
+    }
+
+    /// Counts `record` as done, showing it to `observer`; refuses a game outside the schedule or done twice.
+    fn add(&mut self, record: GameRecord, observer: &mut dyn Observer) -> Result<(), ResumeError> {
+        let Some(index) = self.schedule.index_of(&record.id) else {
             return Err(ResumeError::UnknownGame {
-                path: path.to_owned(),
+                path: self.path.to_owned(),
                 id: record.id,
             });
         };
-        if !done.insert(index) {
+        if !self.done.insert(index) {
             return Err(ResumeError::Duplicate {
-                path: path.to_owned(),
+                path: self.path.to_owned(),
                 id: record.id,
             });
         }
         observer.on(Event::Resumed { index, record: &record });
+        Ok(())
     }
-    Ok(Plan {
-        schedule,
-        done,
-        shard: None,
-    })
+
+    fn finish(self) -> Plan {
+        Plan {
+            schedule: self.schedule,
+            done: self.done,
+            shard: None,
+        }
+    }
 }
 
 /// Refuses a journal whose header names another shard than `shard` (`None`: every game). A header that
