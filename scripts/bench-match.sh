@@ -6,9 +6,9 @@
 #   scripts/bench-match.sh [GAMES [DIR [CONCURRENCY [EXTRA ARENA FLAGS...]]]]
 #
 # CONCURRENCY 1 (the default) runs everything on core 0 (`taskset -c 0`); a
-# higher one runs unpinned on every core, as a user would (add --affinity to
-# give each game's bots and the referee thread that plays it a core of their
-# own). Prints the load average, the floor (a raw pipe ping-pong between two
+# higher one runs on every core as a user's run would: with as many games as
+# cores, each game's bots and the referee thread that plays it are pinned to a
+# core of their own (add --no-affinity for the unpinned cost). Prints the load average, the floor (a raw pipe ping-pong between two
 # processes, from the referee's benchmark, on core 0), then per move: the wall
 # time (of throughput: the run's wall time over all its moves), the CPU time of
 # the referee and both bots (user + sys), games per second and the arena's
