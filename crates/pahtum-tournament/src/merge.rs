@@ -326,9 +326,10 @@ impl MergedJournal {
 mod tests {
     use super::*;
     use crate::audit::Fault;
+    use crate::config::Tournament;
     use crate::journal::{Journal, read};
     use crate::runner::game_spec;
-    use crate::schedule::schedule;
+    use crate::schedule::{ScheduledGame, schedule};
     use crate::testing::{record, tournament, won_by};
 
     /// Writes a journal of `tournament()` at `dir/name` with the games at `indexes` (won by their first bot).
@@ -338,15 +339,16 @@ mod tests {
         let games = schedule(&file);
         let mut journal = Journal::create(&path, &file).unwrap();
         for index in indexes {
-            journal
-                .append(&won_by(
-                    &games[index],
-                    &game_spec(&games[index], &file),
-                    &games[index].first,
-                ))
-                .unwrap();
+            append_won_by_first(&mut journal, &file, &games[index]);
         }
         path
+    }
+
+    /// Appends `game` of `file`, won by its first seat's bot.
+    fn append_won_by_first(journal: &mut Journal, file: &Tournament, game: &ScheduledGame) {
+        journal
+            .append(&won_by(game, &game_spec(game, file), &game.first))
+            .unwrap();
     }
 
     #[test]
@@ -484,15 +486,7 @@ mod tests {
         let shard = Shard::new(1, 2).unwrap();
         let path = dir.path().join("shard.jsonl");
         let mut journal = Journal::create_with(&path, &Header::new(&file).of_shard(Some(shard))).unwrap();
-        let append = |journal: &mut Journal, index: usize| {
-            journal
-                .append(&won_by(
-                    &games[index],
-                    &game_spec(&games[index], &file),
-                    &games[index].first,
-                ))
-                .unwrap();
-        };
+        let append = |journal: &mut Journal, index: usize| append_won_by_first(journal, &file, &games[index]);
         append(&mut journal, 0);
         let out = dir.path().join("merged.jsonl");
         let merged = merge(std::slice::from_ref(&path), &out).unwrap();
