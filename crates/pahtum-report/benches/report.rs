@@ -2,16 +2,18 @@
 //!
 //! Writes a synthetic journal (full games of random legal moves with timings, see
 //! `pahtum_tournament::testing::synthetic_journal`), then times what `arena report` does: read and check the
-//! journal with its moves, compute the standings, render the page, and write it atomically. Prints the page's
-//! size and the median and range of five runs.
+//! journal with its moves, compute the standings, and write the page atomically, its games read back from the
+//! journal. Prints the page's size and the median and range of five runs.
 //!
 //! `cargo bench -p pahtum-report --bench report [-- GAMES]`
 
+use std::fs::File;
 use std::time::{Duration, Instant};
 
-use pahtum_report::files::write_atomically;
+use pahtum_report::files::write_atomically_with;
 use pahtum_report::html::{Options, ReportBuilder};
-use pahtum_tournament::report::results_of_journal;
+use pahtum_tournament::journal::{Moves, read_record_at};
+use pahtum_tournament::report::fold_journal;
 use pahtum_tournament::testing;
 
 const RUNS: usize = 5;
@@ -29,14 +31,15 @@ fn main() {
     let mut times: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let started = Instant::now();
-            let results = results_of_journal(&journal, None).expect("the synthetic journal is valid");
-            let plan = &results.plan;
             let mut report = ReportBuilder::new(Options::default());
-            for record in &plan.done {
-                report.add(record);
-            }
-            let html = report.finish(&plan.tournament.name, plan.scheduled, &results.standings);
-            write_atomically(&page, html.as_bytes()).expect("the page is written");
+            let folded = fold_journal(&journal, Moves::Keep, None, |record, span| report.add(record, span))
+                .expect("the synthetic journal is valid");
+            let file = File::open(&journal).expect("the journal opens");
+            let read = |span| read_record_at(&file, &journal, span);
+            write_atomically_with(&page, |out| {
+                report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
+            })
+            .expect("the page is written");
             started.elapsed()
         })
         .collect();

@@ -20,6 +20,7 @@
 //! `cargo build --release -p pahtum-report --example streaming`, then
 //! `target/release/examples/streaming tallies 1000000`.
 
+use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Instant;
@@ -79,11 +80,16 @@ fn main() {
             for game in 0..games {
                 let record = records.game(game);
                 tallies.add(record);
-                report.add(record);
+                report.add(record, game);
             }
             let standings = tallies.finish(None).expect("the games rate");
-            let page = report.finish("synthetic", games, &standings);
-            println!("page: {:.2} MB", page.len() as f64 / 1e6);
+            // The records are made again by their index, as a journal's are read back by their offset.
+            let read = |game| Ok::<_, Infallible>(records.game(game).clone());
+            let mut page = ByteCount(0);
+            report
+                .finish("synthetic", games, &standings, read, &mut page)
+                .expect("the page is written");
+            println!("page: {:.2} MB", page.0 as f64 / 1e6);
         }
         _ => panic!("{USAGE}"),
     }
@@ -177,4 +183,18 @@ fn full_game() -> GameRecord {
         });
     }
     game
+}
+
+/// A sink that counts the bytes of the page instead of keeping them.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

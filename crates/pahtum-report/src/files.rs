@@ -8,7 +8,8 @@
 //! atomically (a temporary file in the same folder, then a rename), so that a
 //! run interrupted while writing it never leaves half a page.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use pahtum_tournament::standings::Standings;
@@ -44,13 +45,24 @@ pub fn write_standings(out: &Path, standings: &Standings) -> std::io::Result<Vec
 
 /// Writes `contents` to `path` atomically: into a temporary file beside it, synced, then renamed over it.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |out| out.write_all(contents))
+}
+
+/// Writes what `write` writes to `path` atomically, as [`write_atomically`] does, buffered: so that a page
+/// can be written a piece at a time, never whole in memory.
+pub fn write_atomically_with<E: From<std::io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
+) -> Result<(), E> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(contents)?;
-        file.sync_all()
+    let written = File::create(&temporary).map_err(E::from).and_then(|file| {
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|error| E::from(error.into_error()))?;
+        file.sync_all().map_err(E::from)
     });
-    match written.and_then(|()| std::fs::rename(&temporary, path)) {
+    match written.and_then(|()| std::fs::rename(&temporary, path).map_err(E::from)) {
         Ok(()) => Ok(()),
         Err(error) => {
             // The temporary file is ours; a failure to remove it too changes nothing for the caller.

@@ -33,7 +33,7 @@
 //! them keeps the hash it had before they existed.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -258,6 +258,36 @@ pub struct JournalReader {
     rest: BufReader<File>,
 }
 
+/// Where a record lies in its journal: what [`read_record_at`] reads back, so that a reader can keep the
+/// place of a record instead of the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Its line's number, from 1 (the header).
+    pub line: usize,
+    /// The offset of its line's first byte in the file.
+    pub offset: u64,
+    /// The length of its line, without the newline.
+    pub len: usize,
+}
+
+/// Reads back the record at `span` of the journal `file` at `path`, as a reader found it there: parsed, not
+/// checked again. A line that no longer parses is a fault of its line.
+pub fn read_record_at(mut file: &File, path: &Path, span: Span) -> Result<GameRecord, JournalError> {
+    let mut text = vec![0; span.len];
+    file.seek(SeekFrom::Start(span.offset))
+        .and_then(|_| file.read_exact(&mut text))
+        .map_err(|source| JournalError::Io {
+            action: "read",
+            path: path.to_owned(),
+            source,
+        })?;
+    serde_json::from_slice(&text).map_err(|error| JournalError::Fault {
+        path: path.to_owned(),
+        line: span.line,
+        source: Fault::NotARecord(error),
+    })
+}
+
 /// What the checking reader hands on, in file order.
 #[derive(Debug)]
 pub(crate) enum Item<'a, T> {
@@ -267,6 +297,8 @@ pub(crate) enum Item<'a, T> {
         line: usize,
         /// Its line, without the newline.
         text: &'a [u8],
+        /// The offset of its line in the file.
+        offset: u64,
         /// Its game's schedule index.
         index: usize,
         /// What was kept of it.
@@ -307,6 +339,15 @@ impl JournalReader {
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
     pub fn for_each(self, moves: Moves, mut on_record: impl FnMut(GameRecord)) -> Result<Ending, JournalError> {
+        self.for_each_spanned(moves, |record, _| on_record(record))
+    }
+
+    /// [`for_each`](Self::for_each), with where each record lies in the file.
+    pub fn for_each_spanned(
+        self,
+        moves: Moves,
+        mut on_record: impl FnMut(GameRecord, Span),
+    ) -> Result<Ending, JournalError> {
         let path = self.path.clone();
         let checker = Checker::new(&self.header.tournament);
         self.scan(
@@ -314,8 +355,15 @@ impl JournalReader {
             moves,
             |record, _| record,
             |item| match item {
-                Item::Record { kept, .. } => {
-                    on_record(kept);
+                Item::Record {
+                    kept,
+                    line,
+                    text,
+                    offset,
+                    ..
+                } => {
+                    let len = text.len();
+                    on_record(kept, Span { line, offset, len });
                     Ok(())
                 }
                 Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
@@ -409,6 +457,7 @@ impl JournalReader {
                             each(Item::Record {
                                 line: number,
                                 text: line.text,
+                                offset: ending.valid_len,
                                 index,
                                 kept,
                             })?;

@@ -15,7 +15,7 @@ use std::path::Path;
 use pahtum_record::GameRecord;
 
 use crate::config::Tournament;
-use crate::journal::{self, JournalReader, Moves};
+use crate::journal::{self, JournalReader, Moves, Span};
 use crate::resume::ResumeError;
 use crate::schedule;
 use crate::standings::{Standings, Tallies, standings};
@@ -50,7 +50,7 @@ pub fn results_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Jo
 
 /// The standings of the journal at `path` (see [`fold_journal`]), its records read without their moves.
 pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Standings, ReportError> {
-    fold_journal(path, Moves::Drop, anchor, |_| {}).map(|folded| folded.standings)
+    fold_journal(path, Moves::Drop, anchor, |_, _| {}).map(|folded| folded.standings)
 }
 
 /// What one pass over a journal found (see [`fold_journal`]).
@@ -66,20 +66,22 @@ pub struct Folded {
 
 /// The standings of the journal at `path`, with the ratings relative to the pool's average or to
 /// `anchor`, in one pass in bounded memory: each record, checked (a distinct game of its schedule that
-/// replays), is counted and then handed to `each`, in file order, with its moves as `moves` says.
+/// replays), is counted and then handed to `each`, in file order, with its moves as `moves` says and where it
+/// lies in the file (for a caller that reads a few records back later, [`journal::read_record_at`], instead
+/// of keeping them).
 pub fn fold_journal(
     path: &Path,
     moves: Moves,
     anchor: Option<&AnchorSpec>,
-    mut each: impl FnMut(&GameRecord),
+    mut each: impl FnMut(&GameRecord, Span),
 ) -> Result<Folded, ReportError> {
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
     let tournament = reader.header().tournament.clone();
     let mut tallies = Tallies::new(&tournament.bot_names());
     reader
-        .for_each(moves, |record| {
+        .for_each_spanned(moves, |record, span| {
             tallies.add(&record);
-            each(&record);
+            each(&record, span);
         })
         .map_err(ResumeError::from)?;
     Ok(Folded {

@@ -5,14 +5,15 @@
 //! this command makes the same page from any journal: one code path for a
 //! tournament, a match and a single game (see the `pahtum-report` crate).
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use pahtum_record::GameRecord;
-use pahtum_report::files::{REPORT_HTML, write_atomically, write_standings};
+use pahtum_report::files::{REPORT_HTML, write_atomically_with, write_standings};
 use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options, ReportBuilder};
-use pahtum_tournament::journal::Moves;
+use pahtum_tournament::journal::{Moves, Span, read_record_at};
 use pahtum_tournament::report::{Folded, fold_journal};
 use pahtum_tournament::standings::Standings;
 use pahtum_tournament::strength::AnchorSpec;
@@ -48,8 +49,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_replays: args.max_replays,
         ..Options::default()
     };
-    let (page, folded) = report_page(&journal, args.anchor.as_ref(), options)?;
-    write_atomically(&out, page.as_bytes()).with_context(|| format!("cannot write the report to {}", out.display()))?;
+    let (report, folded) = fold_report(&journal, args.anchor.as_ref(), options)?;
+    write_page(report, &folded, &journal, &out)?;
     eprintln!("arena: report {} ({} games)", out.display(), folded.standings.games);
     Ok(ExitCode::SUCCESS)
 }
@@ -70,27 +71,39 @@ pub fn write_run_reports(
     journal: &Path,
     anchor: Option<&AnchorSpec>,
 ) -> anyhow::Result<(Standings, Vec<PathBuf>)> {
-    let (page_html, folded) = report_page(journal, anchor, Options::default())?;
+    let (report, folded) = fold_report(journal, anchor, Options::default())?;
     let mut written = write_standings(out, &folded.standings)
         .with_context(|| format!("cannot write the standings into {}", out.display()))?;
     let page = out.join(REPORT_HTML);
-    write_atomically(&page, page_html.as_bytes())
-        .with_context(|| format!("cannot write the report to {}", page.display()))?;
+    write_page(report, &folded, journal, &page)?;
     written.push(page);
     Ok((folded.standings, written))
 }
 
-/// The HTML report of the journal at `journal` and what the pass over it found: one pass, the records
-/// streaming into the standings and the page at once.
-fn report_page(journal: &Path, anchor: Option<&AnchorSpec>, options: Options) -> anyhow::Result<(String, Folded)> {
+/// One pass over the journal at `journal`: its records stream into the standings and the report's samples
+/// at once, which keep where each sampled record lies in the file.
+fn fold_report(
+    journal: &Path,
+    anchor: Option<&AnchorSpec>,
+    options: Options,
+) -> anyhow::Result<(ReportBuilder<Span>, Folded)> {
     let mut report = ReportBuilder::new(options);
-    let folded = fold_journal(journal, Moves::Keep, anchor, |record| report.add(record))?;
-    let page = report.finish(&folded.tournament.name, folded.scheduled, &folded.standings);
-    Ok((page, folded))
+    let folded = fold_journal(journal, Moves::Keep, anchor, |record, span| report.add(record, span))?;
+    Ok((report, folded))
+}
+
+/// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
+fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page: &Path) -> anyhow::Result<()> {
+    let file = File::open(journal).with_context(|| format!("cannot read the journal {}", journal.display()))?;
+    let read = |span| read_record_at(&file, journal, span);
+    write_atomically_with(page, |out| {
+        report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
+    })
+    .with_context(|| format!("cannot write the report to {}", page.display()))
 }
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html`.
 pub fn write_game_page(path: &Path, record: &GameRecord) -> anyhow::Result<()> {
-    write_atomically(path, html::game_page(record).as_bytes())
+    write_atomically_with(path, |out| html::write_game_page(record, out))
         .with_context(|| format!("cannot write the game's page to {}", path.display()))
 }

@@ -16,7 +16,6 @@ use pahtum_protocol::{Info, Reason};
 use pahtum_record::{GameRecord, MoveKind};
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::render::{first_move_line, standings_rows};
 use crate::strength_render::{LOS_NOTE, los_rows, pairs_note, pairs_rows, rating_note};
@@ -213,95 +212,66 @@ fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
     .collect()
 }
 
-/// What the viewer's script reads: the rows of the games listed, and the replays embedded.
-#[derive(Debug, Default, Serialize)]
-pub struct Games {
-    /// The games listed, sorted by id: every game, or of a long run a sample (see [`crate::html`]).
-    pub games: Vec<GameRow>,
-    /// The games played, listed or not.
-    pub played: usize,
-    /// The embedded replays by game id, each a [`Replay`] already written as JSON.
-    pub replays: BTreeMap<String, Box<RawValue>>,
-    /// The distinct `info` comments, which [`MoveInfo::comment`] indexes.
-    pub comments: Vec<String>,
-    #[serde(skip)]
-    comment_index: HashMap<String, usize>,
+/// The distinct `info` comments of the embedded replays, which [`MoveInfo::comment`] indexes: bots repeat
+/// theirs, so the page holds each once.
+#[derive(Debug, Default)]
+pub struct Comments {
+    texts: Vec<String>,
+    index: HashMap<String, usize>,
 }
 
-impl Games {
-    /// The game list of `played` games, without replays yet.
-    pub fn new(games: Vec<GameRow>, played: usize) -> Games {
-        Games {
-            games,
-            played,
-            ..Games::default()
+impl Comments {
+    /// The index of `comment`, added at the end if it is new.
+    fn index_of(&mut self, comment: &str) -> usize {
+        if let Some(&index) = self.index.get(comment) {
+            return index;
+        }
+        let index = self.texts.len();
+        self.index.insert(comment.to_owned(), index);
+        self.texts.push(comment.to_owned());
+        index
+    }
+
+    /// Adds the comments of `record`'s moves, then of its pie decision, in that order (the order in which
+    /// [`Replay::of`] meets them).
+    pub fn add(&mut self, record: &GameRecord) {
+        let timings = record.moves.iter().map(|m| &m.timing).chain(&record.swap_move);
+        let infos = timings.filter_map(|timing| timing.info.as_ref());
+        for comment in infos.filter_map(|info| info.comment.as_deref()) {
+            self.index_of(comment);
         }
     }
 
-    /// Embeds the replay of game `id`, its comments moved into the page's table.
-    pub fn embed(&mut self, id: &str, replay: WrittenReplay) {
-        let indices: Vec<usize> = replay
-            .comments
-            .into_iter()
-            .map(|comment| match self.comment_index.get(&comment) {
-                Some(&index) => index,
-                None => {
-                    let index = self.comments.len();
-                    self.comment_index.insert(comment.clone(), index);
-                    self.comments.push(comment);
-                    index
-                }
-            })
-            .collect();
-        let json = if indices.iter().enumerate().all(|(own, &page)| own == page) {
-            replay.json
-        } else {
-            let mut value: serde_json::Value = serde_json::from_str(replay.json.get()).expect("a replay reads back");
-            let renumber = |info: &mut serde_json::Value| {
-                if let Some(comment) = info.get_mut("c") {
-                    let own = comment.as_u64().expect("a comment index") as usize;
-                    *comment = indices[own].into();
-                }
-            };
-            if let Some(infos) = value.get_mut("info").and_then(serde_json::Value::as_object_mut) {
-                infos.values_mut().for_each(renumber);
-            }
-            if let Some(info) = value.get_mut("swap_info") {
-                renumber(info);
-            }
-            serde_json::value::to_raw_value(&value).expect("a replay serializes")
-        };
-        self.replays.insert(id.to_owned(), json);
+    /// The comments, in the order they were added.
+    pub fn texts(&self) -> &[String] {
+        &self.texts
     }
 }
 
-/// A replay written as JSON, its comments indexing a table of its own until it is
-/// [embedded](Games::embed): the compact form in which the report keeps the replays it samples.
-#[derive(Debug)]
-pub struct WrittenReplay {
-    json: Box<RawValue>,
-    comments: Vec<String>,
+/// The size of `record`'s replay written as JSON with a comment table of its own, and whether it has any
+/// comment: what a report's byte budget counts (near enough, though the page's table may renumber them).
+pub fn replay_size(record: &GameRecord) -> (usize, bool) {
+    let mut comments = Comments::default();
+    let mut size = ByteCount(0);
+    serde_json::to_writer(&mut size, &Replay::of(record, &mut comments)).expect("a replay serializes");
+    (size.0, !comments.texts.is_empty())
 }
 
-impl WrittenReplay {
-    /// The replay of `record`, written.
-    pub fn of(record: &GameRecord) -> WrittenReplay {
-        let mut replay = Replay::of(record);
-        let comments = std::mem::take(&mut replay.comments);
-        WrittenReplay {
-            json: serde_json::value::to_raw_value(&replay).expect("a replay serializes"),
-            comments,
-        }
+/// A sink that counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
     }
 
-    /// Its size in bytes (with its own comment indices, which the page's table may renumber: near enough
-    /// for a budget).
-    pub fn size(&self) -> usize {
-        self.json.get().len()
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
-/// A bot's `info` about a move, compact: short keys, and the comment as an index into [`Games::comments`].
+/// A bot's `info` about a move, compact: short keys, and the comment as an index into the page's [`Comments`].
 #[derive(Debug, Serialize)]
 pub struct MoveInfo {
     /// The bot's evaluation, from its own point of view (its own units).
@@ -316,20 +286,15 @@ pub struct MoveInfo {
     /// The principal variation, its moves joined by spaces.
     #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
     pub pv: Option<String>,
-    /// The comment, as an index into [`Games::comments`] (into the replay's own table until it is embedded).
+    /// The comment, as an index into the page's [`Comments`].
     #[serde(rename = "c", skip_serializing_if = "Option::is_none")]
     pub comment: Option<usize>,
 }
 
 impl MoveInfo {
-    /// The `info` of a move, compact, with its comment in `comments` (a replay's own table).
-    fn of(info: &Info, comments: &mut Vec<String>) -> MoveInfo {
-        let comment = info.comment.as_ref().map(|comment| {
-            comments.iter().position(|known| known == comment).unwrap_or_else(|| {
-                comments.push(comment.clone());
-                comments.len() - 1
-            })
-        });
+    /// The `info` of a move, compact, with its comment in `comments`.
+    fn of(info: &Info, comments: &mut Comments) -> MoveInfo {
+        let comment = info.comment.as_deref().map(|comment| comments.index_of(comment));
         MoveInfo {
             eval: info.eval,
             depth: info.depth,
@@ -388,10 +353,6 @@ pub struct Replay {
     pub swap_info: Option<MoveInfo>,
     /// The forfeits, with their evidence (none in a game that ended normally).
     pub forfeits: Vec<ForfeitView>,
-    /// The distinct comments of the moves' `info`, which their [`MoveInfo::comment`] index until the replay
-    /// is [embedded](Games::embed), when they move into the page's table.
-    #[serde(skip)]
-    comments: Vec<String>,
 }
 
 /// A forfeit, with the evidence.
@@ -433,9 +394,8 @@ impl GameRow {
 }
 
 impl Replay {
-    /// The replay of `record`.
-    fn of(record: &GameRecord) -> Replay {
-        let mut comments = Vec::new();
+    /// The replay of `record`, its comments indexing `comments` (added there if new).
+    pub fn of(record: &GameRecord, comments: &mut Comments) -> Replay {
         let placed: Vec<_> = record
             .moves
             .iter()
@@ -474,7 +434,7 @@ impl Replay {
                     m.timing
                         .info
                         .as_ref()
-                        .map(|info| (index, MoveInfo::of(info, &mut comments)))
+                        .map(|info| (index, MoveInfo::of(info, comments)))
                 })
                 .collect(),
             swap: record.swap,
@@ -483,7 +443,7 @@ impl Replay {
                 .swap_move
                 .as_ref()
                 .and_then(|timing| timing.info.as_ref())
-                .map(|info| MoveInfo::of(info, &mut comments)),
+                .map(|info| MoveInfo::of(info, comments)),
             forfeits: record
                 .termination
                 .forfeits()
@@ -498,7 +458,6 @@ impl Replay {
                     stderr_tail: forfeit.stderr_tail.clone(),
                 })
                 .collect(),
-            comments,
         }
     }
 }
@@ -542,9 +501,7 @@ mod tests {
                 },
             })
             .to_vec();
-        let mut games = Games::new(Vec::new(), 1);
-        games.embed(&game.id, WrittenReplay::of(&game));
-        let replay: serde_json::Value = serde_json::from_str(games.replays["000-00-a"].get()).unwrap();
+        let replay = serde_json::to_value(Replay::of(&game, &mut Comments::default())).unwrap();
         assert_eq!(replay["cells"], "d4e5c3");
         assert_eq!(replay["colors"], "wbw");
         // The first seat's White stone, then the swap: the first seat holds Black, the second White.

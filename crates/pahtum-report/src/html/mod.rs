@@ -17,8 +17,8 @@
 //! puts text on the page only as text (`textContent`), never as markup.
 //!
 //! The page is built while the records stream past ([`ReportBuilder`]), in
-//! memory bounded by its options, not by the number of games: the standings
-//! come counted already, and of the games only samples are kept (see
+//! memory bounded by its options, not by the number of games, and small: the
+//! standings come counted already, and of the games only samples are kept (see
 //! [`sample`]), chosen by a hash of the game id, so the page does not depend on
 //! the order of the records (a merged journal of shards gives the page of an
 //! unsharded run):
@@ -33,16 +33,27 @@
 //!   all; the page says how many. The byte budget keeps a 10,000-game report
 //!   under 8 MB even when the bots send long `info` with every move, and the page
 //!   of any journal about that size.
+//!
+//! A sample keeps, of each game, its id and where its record lies (a journal
+//! offset, say: a locator of the caller's choice), not its row or its replay:
+//! those are made again from the record, read back, when the page is written,
+//! one game at a time straight into the file ([`ReportBuilder::finish`]). So
+//! the report holds a few tens of bytes per sampled game, and never the page:
+//! a whole page held as text, with its rows and replays, was the largest part
+//! of a long run's peak memory.
 
 pub mod data;
 pub mod sample;
+
+use std::convert::Infallible;
+use std::io::{self, Write};
 
 use minijinja::{Environment, Value, context};
 use pahtum_record::GameRecord;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
-use self::data::{GameRow, Games, Tables, WrittenReplay};
+use self::data::{Comments, GameRow, Replay, Tables, replay_size};
 use self::sample::{Rank, Sample};
 
 /// How the report is made.
@@ -87,24 +98,52 @@ impl Default for Options {
 const TEMPLATE: &str = include_str!("report.html");
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("viewer.js");
+/// Where the template takes the games' data, which is written between the parts rendered before and after.
+const DATA_SLOT: &str = "{{ data }}";
+
+/// Why a page cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError<E: std::error::Error + 'static> {
+    /// A sampled game's record cannot be read back.
+    #[error("cannot read back the record of a game of the report")]
+    Read(#[source] E),
+    /// A record read back is not the game that was sampled there.
+    #[error("the record of game {expected} is no longer where it was: the journal changed while the report was made")]
+    Moved {
+        /// The game sampled there.
+        expected: String,
+    },
+    /// The page cannot be written.
+    #[error("cannot write the page")]
+    Write(#[from] io::Error),
+}
+
+/// Where a sampled game's record lies, and whether its replay has comments (which must be numbered in the
+/// page's order before the replays are written in id order).
+#[derive(Debug, Clone, Copy)]
+struct ReplayAt<L> {
+    at: L,
+    commented: bool,
+}
 
 /// The report of a tournament or match journal, made from its records as they come: [`add`](Self::add)
-/// every record (with its moves), then [`finish`](Self::finish) with the standings.
+/// every record (with its moves) and where it lies (`L`, a locator the caller reads it back by: a journal
+/// offset, an index), then [`finish`](Self::finish) with the standings.
 #[derive(Debug)]
-pub struct ReportBuilder {
+pub struct ReportBuilder<L> {
     options: Options,
     games: usize,
     forfeits: usize,
-    listed_forfeits: Sample<GameRow>,
-    listed_others: Sample<GameRow>,
-    forfeit_replays: Sample<WrittenReplay>,
+    listed_forfeits: Sample<L>,
+    listed_others: Sample<L>,
+    forfeit_replays: Sample<ReplayAt<L>>,
     /// Bounded by the replays' count and byte budget less the forfeits'.
-    other_replays: Sample<WrittenReplay>,
+    other_replays: Sample<ReplayAt<L>>,
 }
 
-impl ReportBuilder {
+impl<L: Copy> ReportBuilder<L> {
     /// A report of no games yet.
-    pub fn new(options: Options) -> ReportBuilder {
+    pub fn new(options: Options) -> ReportBuilder<L> {
         let listed = options.listed();
         ReportBuilder {
             options,
@@ -117,14 +156,13 @@ impl ReportBuilder {
         }
     }
 
-    /// Counts the game of `record`, and keeps its row and its replay if the samples take them.
-    pub fn add(&mut self, record: &GameRecord) {
+    /// Counts the game of `record`, and keeps where it lies, `at`, if a sample takes it.
+    pub fn add(&mut self, record: &GameRecord, at: L) {
         let rank = Rank::of(&record.id);
-        let row = || (GameRow::of(record), 0);
+        let row = || (at, 0);
         let replay = || {
-            let replay = WrittenReplay::of(record);
-            let size = replay.size();
-            (replay, size)
+            let (size, commented) = replay_size(record);
+            (ReplayAt { at, commented }, size)
         };
         self.games += 1;
         if record.termination.forfeit.is_none() {
@@ -142,27 +180,42 @@ impl ReportBuilder {
             .lower_budget(self.options.replay_bytes.saturating_sub(self.forfeit_replays.bytes()));
     }
 
-    /// The page of the tournament `name`, which schedules `scheduled` games, with its `standings` (of the
-    /// same games).
-    pub fn finish(self, name: &str, scheduled: usize, standings: &Standings) -> String {
-        let mut rows: Vec<GameRow> = self
+    /// The games whose place the report keeps: at most twice the list's bound and twice the replays'
+    /// (a game listed and replayed counts twice), whatever the number of games added.
+    pub fn kept(&self) -> usize {
+        self.listed_forfeits.len() + self.listed_others.len() + self.forfeit_replays.len() + self.other_replays.len()
+    }
+
+    /// Writes to `out` the page of the tournament `name`, which schedules `scheduled` games, with its
+    /// `standings` (of the same games), reading the records of the sampled games back with `read`, one at a
+    /// time: each listed game once, each replayed game once more, and once again before that if its replay
+    /// has comments.
+    pub fn finish<E: std::error::Error + 'static>(
+        self,
+        name: &str,
+        scheduled: usize,
+        standings: &Standings,
+        read: impl FnMut(L) -> Result<GameRecord, E>,
+        out: &mut impl Write,
+    ) -> Result<(), PageError<E>> {
+        let mut listed: Vec<(String, L)> = self
             .listed_forfeits
             .into_values()
             .chain(self.listed_others.into_values())
-            .map(|(_, row)| row)
             .collect();
-        rows.sort_by(|a, b| a.id.cmp(&b.id));
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
         let (forfeit_replays, other_replays) = (self.forfeit_replays.len(), self.other_replays.len());
-        let mut games = Games::new(rows, self.games);
-        for (id, replay) in self
+        // The forfeits' replays first, then the others', each lowest-ranked first: the order in which
+        // their comments are numbered.
+        let replays: Vec<(String, L, bool)> = self
             .forfeit_replays
             .into_values()
             .chain(self.other_replays.into_values())
-        {
-            games.embed(&id, replay);
-        }
+            .map(|(id, replay)| (id, replay.at, replay.commented))
+            .collect();
+        let embedded = replays.len();
         let options = self.options;
-        let replays_note = (games.replays.len() < self.games).then(|| {
+        let replays_note = (embedded < self.games).then(|| {
             let chosen = if forfeit_replays == self.forfeits {
                 "every forfeit, and a sample of the rest chosen by game id (the same each time)".to_owned()
             } else {
@@ -173,19 +226,18 @@ impl ReportBuilder {
                 )
             };
             format!(
-                "The replays of {} of the {} games are embedded: {chosen}, at most {} games and about {:.1} MB. \
-                 Make the report with a higher --max-replays to embed more games.",
-                games.replays.len(),
+                "The replays of {embedded} of the {} games are embedded: {chosen}, at most {} games and about \
+                 {:.1} MB. Make the report with a higher --max-replays to embed more games.",
                 self.games,
                 options.max_replays,
                 options.replay_bytes as f64 / 1e6
             )
         });
-        let listed_note = (games.games.len() < self.games).then(|| {
+        let listed_note = (listed.len() < self.games).then(|| {
             format!(
                 "The list holds {} of the {} games: {}, and a sample of the other games chosen by game id, every \
                  game with a replay among them. The standings and the crosstable count every game.",
-                games.games.len(),
+                listed.len(),
                 self.games,
                 if self.forfeits <= options.listed() {
                     "every forfeit".to_owned()
@@ -195,42 +247,123 @@ impl ReportBuilder {
             )
         });
         let played = format!("{} of {scheduled} games played", self.games);
-        page(
+        let games = GameData {
+            listed,
+            played: self.games,
+            replays,
+            read,
+        };
+        write_page(
+            out,
             &format!("{name}: Pah Tum tournament"),
             &played,
             Some(Tables::of(standings)),
             [replays_note, listed_note].into_iter().flatten().collect(),
-            &games,
+            games,
         )
     }
 }
 
-/// The page of one game: the viewer alone.
-pub fn game_page(record: &GameRecord) -> String {
-    let mut games = Games::new(vec![GameRow::of(record)], 1);
-    games.embed(&record.id, WrittenReplay::of(record));
+/// Writes to `out` the page of one game: the viewer alone.
+pub fn write_game_page(record: &GameRecord, out: &mut impl Write) -> io::Result<()> {
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
-    page("Pah Tum game", &summary, None, Vec::new(), &games)
+    let games = GameData {
+        listed: vec![(record.id.clone(), ())],
+        played: 1,
+        replays: vec![(record.id.clone(), (), true)],
+        read: |()| Ok::<_, Infallible>(record.clone()),
+    };
+    write_page(out, "Pah Tum game", &summary, None, Vec::new(), games).map_err(|error| match error {
+        PageError::Write(error) => error,
+        PageError::Read(never) => match never {},
+        PageError::Moved { .. } => unreachable!("the game is read from memory"),
+    })
 }
 
-/// The page: `notes` say what the game list leaves out.
-fn page(title: &str, summary: &str, tables: Option<Tables>, notes: Vec<String>, games: &Games) -> String {
+/// The games of a page, as the viewer's script reads them, still to be read back: the games listed, sorted
+/// by id; the games replayed, in the order their comments are numbered; and how to read a record back.
+struct GameData<L, R> {
+    listed: Vec<(String, L)>,
+    played: usize,
+    replays: Vec<(String, L, bool)>,
+    read: R,
+}
+
+impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<GameRecord, E>> GameData<L, R> {
+    /// The record of game `id`, read back from `at`.
+    fn record(&mut self, id: &str, at: L) -> Result<GameRecord, PageError<E>> {
+        let record = (self.read)(at).map_err(PageError::Read)?;
+        if record.id != id {
+            return Err(PageError::Moved { expected: id.to_owned() });
+        }
+        Ok(record)
+    }
+
+    /// Writes the data as one JSON object, as [`script_json`] writes it: `games` (the rows of the games
+    /// listed), `played`, `replays` (each replay by game id, in id order) and `comments` (the distinct
+    /// comments the replays index, numbered in the order of `replays`).
+    fn write(mut self, out: &mut impl Write) -> Result<(), PageError<E>> {
+        let mut comments = Comments::default();
+        let mut replays = std::mem::take(&mut self.replays);
+        for (id, at, _) in replays.iter().filter(|(_, _, commented)| *commented) {
+            comments.add(&self.record(id, *at)?);
+        }
+        replays.sort_by(|a, b| a.0.cmp(&b.0));
+        out.write_all(b"{\"games\":[")?;
+        for (n, (id, at)) in std::mem::take(&mut self.listed).into_iter().enumerate() {
+            let row = GameRow::of(&self.record(&id, at)?);
+            write!(out, "{}{}", if n == 0 { "" } else { "," }, script_json(&row))?;
+        }
+        write!(out, "],\"played\":{},\"replays\":{{", self.played)?;
+        for (n, (id, at, _)) in replays.into_iter().enumerate() {
+            let replay = Replay::of(&self.record(&id, at)?, &mut comments);
+            let (id, replay) = (script_json(&id), script_json(&replay));
+            write!(out, "{}{id}:{replay}", if n == 0 { "" } else { "," })?;
+        }
+        write!(out, "}},\"comments\":{}}}", script_json(&comments.texts()))?;
+        Ok(())
+    }
+}
+
+/// Writes the page to `out`: `notes` say what the game list leaves out; the template is rendered around the
+/// games' data, which is written in between, one game at a time.
+fn write_page<L: Copy, E: std::error::Error + 'static>(
+    out: &mut impl Write,
+    title: &str,
+    summary: &str,
+    tables: Option<Tables>,
+    notes: Vec<String>,
+    games: GameData<L, impl FnMut(L) -> Result<GameRecord, E>>,
+) -> Result<(), PageError<E>> {
+    let (before, after) = TEMPLATE
+        .split_once(DATA_SLOT)
+        .expect("the report template has a slot for the data");
+    // Named `.html`, the parts are escaped as HTML.
     let mut environment = Environment::new();
-    environment
-        .add_template("report.html", TEMPLATE)
-        .expect("the report template is valid");
-    let template = environment.get_template("report.html").expect("added above");
-    template
-        .render(context! {
-            title,
-            summary,
-            tables,
-            notes,
-            style => Value::from_safe_string(STYLE.to_owned()),
-            script => Value::from_safe_string(SCRIPT.to_owned()),
-            data => Value::from_safe_string(script_json(games)),
-        })
-        .expect("the report template renders")
+    for (name, part) in [("before.html", before), ("after.html", after)] {
+        environment
+            .add_template(name, part)
+            .expect("the report template is valid");
+    }
+    let context = context! {
+        title,
+        summary,
+        tables,
+        notes,
+        style => Value::from_safe_string(STYLE.to_owned()),
+        script => Value::from_safe_string(SCRIPT.to_owned()),
+    };
+    let render = |name: &str| {
+        environment
+            .get_template(name)
+            .expect("added above")
+            .render(&context)
+            .expect("the report template renders")
+    };
+    out.write_all(render("before.html").as_bytes())?;
+    games.write(out)?;
+    out.write_all(render("after.html").as_bytes())?;
+    Ok(())
 }
 
 /// `value` as JSON that can stand inside a `<script>` element: `<`, `>` and `&` (so no `</script>` or `<!--`),

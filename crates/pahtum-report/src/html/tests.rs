@@ -29,9 +29,20 @@ fn report(results: &Results, options: Options) -> String {
 fn report_of<'a>(records: impl Iterator<Item = &'a GameRecord>, standings: &Standings, options: Options) -> String {
     let mut builder = ReportBuilder::new(options);
     for record in records {
-        builder.add(record);
+        builder.add(record, record);
     }
-    builder.finish("t", 6, standings)
+    let mut page = Vec::new();
+    builder
+        .finish("t", 6, standings, |record| Ok::<_, Infallible>(record.clone()), &mut page)
+        .unwrap();
+    String::from_utf8(page).unwrap()
+}
+
+/// The page of one game.
+fn game_page(record: &GameRecord) -> String {
+    let mut page = Vec::new();
+    write_game_page(record, &mut page).unwrap();
+    String::from_utf8(page).unwrap()
 }
 
 /// Three games of the test tournament (bots a, b, c), one a forfeit whose evidence is hostile.
@@ -360,4 +371,47 @@ fn forfeits_beyond_the_bound_are_sampled_too() {
     let (_, replays) = ids(&embedded(&report(&results, options)));
     assert!((2..=3).contains(&replays.len()), "{replays:?}");
     assert!(replays.iter().all(is_forfeit));
+}
+
+#[test]
+fn the_report_keeps_no_more_games_than_its_bounds_however_many_are_added() {
+    let options = Options {
+        max_replays: 4,
+        replay_bytes: usize::MAX,
+        max_listed: 6,
+    };
+    let bots = ["a", "b", "c"];
+    let mut builder = ReportBuilder::new(options);
+    let record = played("000-00-a", "a", "b");
+    for n in 0..3_000 {
+        let mut game = record.clone();
+        game.id = format!("{:03}-{:02}-a", n % 1000, n / 1000);
+        game.players.first = bots[n % 3].to_owned();
+        if n % 5 == 0 {
+            game = forfeited(game, Seat::First, Reason::Timeout);
+        }
+        // Where the game lies is all the report keeps of it: here, its number.
+        builder.add(&game, n);
+        assert!(builder.kept() <= 2 * 6 + 6 + 4, "{} games kept after {n}", builder.kept());
+    }
+}
+
+#[test]
+fn a_record_read_back_that_is_not_the_sampled_game_fails() {
+    let results = results();
+    let mut builder = ReportBuilder::new(Options::default());
+    for (n, record) in results.records.iter().enumerate() {
+        builder.add(record, n);
+    }
+    // The journal changed under the report: every place now holds the first game.
+    let error = builder
+        .finish(
+            "t",
+            6,
+            &results.standings,
+            |_| Ok::<_, Infallible>(results.records[0].clone()),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert!(matches!(error, PageError::Moved { .. }), "{error}");
 }
