@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pahtum_report::files::write_atomically_with;
 use pahtum_report::html::{Options, ReportBuilder};
-use pahtum_tournament::journal::{Moves, read_record_at};
+use pahtum_tournament::journal::{Moves, read_line_at};
 use pahtum_tournament::report::fold_journal;
 use pahtum_tournament::testing;
 
@@ -35,7 +35,7 @@ fn main() {
             let folded = fold_journal(&journal, Moves::Keep, None, |record, span| report.add(record, span))
                 .expect("the synthetic journal is valid");
             let file = File::open(&journal).expect("the journal opens");
-            let read = |span| read_record_at(&file, &journal, span);
+            let read = |span| read_line_at(&file, &journal, span);
             write_atomically_with(&page, |out| {
                 report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
             })

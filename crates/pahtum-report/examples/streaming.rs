@@ -20,7 +20,6 @@
 //! `cargo build --release -p pahtum-report --example streaming`, then
 //! `target/release/examples/streaming tallies 1000000`.
 
-use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Instant;
@@ -84,7 +83,7 @@ fn main() {
             }
             let standings = tallies.finish(None).expect("the games rate");
             // The records are made again by their index, as a journal's are read back by their offset.
-            let read = |game| Ok::<_, Infallible>(records.game(game).clone());
+            let read = |game| serde_json::to_vec(records.game(game));
             let mut page = ByteCount(0);
             report
                 .finish("synthetic", games, &standings, read, &mut page)

@@ -258,34 +258,28 @@ pub struct JournalReader {
     rest: BufReader<File>,
 }
 
-/// Where a record lies in its journal: what [`read_record_at`] reads back, so that a reader can keep the
+/// Where a record lies in its journal: what [`read_line_at`] reads back, so that a reader can keep the
 /// place of a record instead of the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
-    /// Its line's number, from 1 (the header).
-    pub line: usize,
     /// The offset of its line's first byte in the file.
     pub offset: u64,
     /// The length of its line, without the newline.
     pub len: usize,
 }
 
-/// Reads back the record at `span` of the journal `file` at `path`, as a reader found it there: parsed, not
-/// checked again. A line that no longer parses is a fault of its line.
-pub fn read_record_at(mut file: &File, path: &Path, span: Span) -> Result<GameRecord, JournalError> {
-    let mut text = vec![0; span.len];
+/// Reads back the line at `span` of the journal `file` at `path`: the record's JSON, as a reader found it
+/// there (unless the file was changed since).
+pub fn read_line_at(mut file: &File, path: &Path, span: Span) -> Result<Vec<u8>, JournalError> {
+    let mut line = vec![0; span.len];
     file.seek(SeekFrom::Start(span.offset))
-        .and_then(|_| file.read_exact(&mut text))
+        .and_then(|_| file.read_exact(&mut line))
         .map_err(|source| JournalError::Io {
             action: "read",
             path: path.to_owned(),
             source,
         })?;
-    serde_json::from_slice(&text).map_err(|error| JournalError::Fault {
-        path: path.to_owned(),
-        line: span.line,
-        source: Fault::NotARecord(error),
-    })
+    Ok(line)
 }
 
 /// What the checking reader hands on, in file order.
@@ -355,15 +349,9 @@ impl JournalReader {
             moves,
             |record, _| record,
             |item| match item {
-                Item::Record {
-                    kept,
-                    line,
-                    text,
-                    offset,
-                    ..
-                } => {
+                Item::Record { kept, text, offset, .. } => {
                     let len = text.len();
-                    on_record(kept, Span { line, offset, len });
+                    on_record(kept, Span { offset, len });
                     Ok(())
                 }
                 Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {

@@ -67,7 +67,7 @@ pub struct Folded {
 /// The standings of the journal at `path`, with the ratings relative to the pool's average or to
 /// `anchor`, in one pass in bounded memory: each record, checked (a distinct game of its schedule that
 /// replays), is counted and then handed to `each`, in file order, with its moves as `moves` says and where it
-/// lies in the file (for a caller that reads a few records back later, [`journal::read_record_at`], instead
+/// lies in the file (for a caller that reads a few records back later, [`journal::read_line_at`], instead
 /// of keeping them).
 pub fn fold_journal(
     path: &Path,

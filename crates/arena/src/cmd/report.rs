@@ -13,7 +13,7 @@ use anyhow::Context;
 use pahtum_record::GameRecord;
 use pahtum_report::files::{REPORT_HTML, write_atomically_with, write_standings};
 use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options, ReportBuilder};
-use pahtum_tournament::journal::{Moves, Span, read_record_at};
+use pahtum_tournament::journal::{Moves, Span, read_line_at};
 use pahtum_tournament::report::{Folded, fold_journal};
 use pahtum_tournament::standings::Standings;
 use pahtum_tournament::strength::AnchorSpec;
@@ -95,7 +95,7 @@ fn fold_report(
 /// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
 fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page: &Path) -> anyhow::Result<()> {
     let file = File::open(journal).with_context(|| format!("cannot read the journal {}", journal.display()))?;
-    let read = |span| read_record_at(&file, journal, span);
+    let read = |span| read_line_at(&file, journal, span);
     write_atomically_with(page, |out| {
         report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
     })

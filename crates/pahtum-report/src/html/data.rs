@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pahtum::{Color, Outcome, Seat};
+use pahtum::{Color, Outcome, Score, Seat};
 use pahtum_protocol::{Info, Reason};
-use pahtum_record::{GameRecord, MoveKind};
+use pahtum_record::{GameRecord, MoveKind, Players, Termination};
 use pahtum_tournament::standings::Standings;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::render::{first_move_line, standings_rows};
 use crate::strength_render::{LOS_NOTE, los_rows, pairs_note, pairs_rows, rating_note};
@@ -376,20 +376,33 @@ pub struct ForfeitView {
     pub stderr_tail: Vec<String>,
 }
 
+/// What a row shows of a record: read without the moves, most of a record's bytes, which the parser skips.
+#[derive(Deserialize)]
+struct RowFields {
+    id: String,
+    players: Players,
+    white: String,
+    black: String,
+    result: Outcome,
+    score: Score,
+    termination: Termination,
+}
+
 impl GameRow {
-    /// The game list's row of `record`.
-    pub fn of(record: &GameRecord) -> GameRow {
-        GameRow {
-            id: record.id.clone(),
-            first: record.players.first.clone(),
-            second: record.players.second.clone(),
-            white: record.white.clone(),
-            black: record.black.clone(),
+    /// The game list's row of the record written as `json`.
+    pub fn read(json: &[u8]) -> serde_json::Result<GameRow> {
+        let record: RowFields = serde_json::from_slice(json)?;
+        Ok(GameRow {
+            forfeited: record.termination.forfeits().map(|(_, f)| f.bot.clone()).collect(),
+            id: record.id,
+            first: record.players.first,
+            second: record.players.second,
+            white: record.white,
+            black: record.black,
             result: record.result,
             score: [record.score.white, record.score.black],
             reason: record.termination.reason,
-            forfeited: record.termination.forfeits().map(|(_, f)| f.bot.clone()).collect(),
-        }
+        })
     }
 }
 
@@ -430,12 +443,7 @@ impl Replay {
                 .moves
                 .iter()
                 .enumerate()
-                .filter_map(|(index, m)| {
-                    m.timing
-                        .info
-                        .as_ref()
-                        .map(|info| (index, MoveInfo::of(info, comments)))
-                })
+                .filter_map(|(index, m)| m.timing.info.as_ref().map(|info| (index, MoveInfo::of(info, comments))))
                 .collect(),
             swap: record.swap,
             swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
@@ -511,11 +519,9 @@ mod tests {
 
     #[test]
     fn the_row_of_a_forfeit_names_the_bot() {
-        let row = GameRow::of(&forfeited(
-            record("000-00-a", "a", "b"),
-            Seat::Second,
-            Reason::IllegalMove,
-        ));
+        let game = forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::IllegalMove);
+        let row = GameRow::read(&serde_json::to_vec(&game).unwrap()).unwrap();
+        assert_eq!((row.id.as_str(), row.first.as_str()), ("000-00-a", "a"));
         assert_eq!(row.forfeited, ["b"]);
         assert_eq!(row.reason, Reason::IllegalMove);
     }

@@ -45,7 +45,6 @@
 pub mod data;
 pub mod sample;
 
-use std::convert::Infallible;
 use std::io::{self, Write};
 
 use minijinja::{Environment, Value, context};
@@ -107,6 +106,9 @@ pub enum PageError<E: std::error::Error + 'static> {
     /// A sampled game's record cannot be read back.
     #[error("cannot read back the record of a game of the report")]
     Read(#[source] E),
+    /// A record read back is no longer a record.
+    #[error("a record read back for the report does not parse: the journal changed while the report was made")]
+    NotARecord(#[source] serde_json::Error),
     /// A record read back is not the game that was sampled there.
     #[error("the record of game {expected} is no longer where it was: the journal changed while the report was made")]
     Moved {
@@ -127,8 +129,9 @@ struct ReplayAt<L> {
 }
 
 /// The report of a tournament or match journal, made from its records as they come: [`add`](Self::add)
-/// every record (with its moves) and where it lies (`L`, a locator the caller reads it back by: a journal
-/// offset, an index), then [`finish`](Self::finish) with the standings.
+/// every record (with its moves) and where it lies (`L`, a locator by which the caller reads its JSON back:
+/// a journal's [`Span`](pahtum_tournament::journal::Span), an index), then [`finish`](Self::finish) with the
+/// standings.
 #[derive(Debug)]
 pub struct ReportBuilder<L> {
     options: Options,
@@ -187,15 +190,15 @@ impl<L: Copy> ReportBuilder<L> {
     }
 
     /// Writes to `out` the page of the tournament `name`, which schedules `scheduled` games, with its
-    /// `standings` (of the same games), reading the records of the sampled games back with `read`, one at a
-    /// time: each listed game once, each replayed game once more, and once again before that if its replay
-    /// has comments.
+    /// `standings` (of the same games), reading the records of the sampled games back with `read` (a record
+    /// as JSON, as the journal holds it), one at a time: each listed game once (its moves skipped), each
+    /// replayed game once more, and once again before that if its replay has comments.
     pub fn finish<E: std::error::Error + 'static>(
         self,
         name: &str,
         scheduled: usize,
         standings: &Standings,
-        read: impl FnMut(L) -> Result<GameRecord, E>,
+        read: impl FnMut(L) -> Result<Vec<u8>, E>,
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let mut listed: Vec<(String, L)> = self
@@ -271,11 +274,11 @@ pub fn write_game_page(record: &GameRecord, out: &mut impl Write) -> io::Result<
         listed: vec![(record.id.clone(), ())],
         played: 1,
         replays: vec![(record.id.clone(), (), true)],
-        read: |()| Ok::<_, Infallible>(record.clone()),
+        read: |()| serde_json::to_vec(record).map_err(io::Error::from),
     };
     write_page(out, "Pah Tum game", &summary, None, Vec::new(), games).map_err(|error| match error {
-        PageError::Write(error) => error,
-        PageError::Read(never) => match never {},
+        PageError::Write(error) | PageError::Read(error) => error,
+        PageError::NotARecord(error) => error.into(),
         PageError::Moved { .. } => unreachable!("the game is read from memory"),
     })
 }
@@ -289,14 +292,33 @@ struct GameData<L, R> {
     read: R,
 }
 
-impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<GameRecord, E>> GameData<L, R> {
+impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>> GameData<L, R> {
+    /// What `parse` makes of the record of game `id`, read back from `at`, if it is that game's (`id_of`).
+    fn read<T>(
+        &mut self,
+        id: &str,
+        at: L,
+        parse: fn(&[u8]) -> serde_json::Result<T>,
+        id_of: fn(&T) -> &str,
+    ) -> Result<T, PageError<E>> {
+        let json = (self.read)(at).map_err(PageError::Read)?;
+        let read = parse(&json).map_err(PageError::NotARecord)?;
+        if id_of(&read) != id {
+            return Err(PageError::Moved {
+                expected: id.to_owned(),
+            });
+        }
+        Ok(read)
+    }
+
     /// The record of game `id`, read back from `at`.
     fn record(&mut self, id: &str, at: L) -> Result<GameRecord, PageError<E>> {
-        let record = (self.read)(at).map_err(PageError::Read)?;
-        if record.id != id {
-            return Err(PageError::Moved { expected: id.to_owned() });
-        }
-        Ok(record)
+        self.read(
+            id,
+            at,
+            |json| serde_json::from_slice(json),
+            |record: &GameRecord| &record.id,
+        )
     }
 
     /// Writes the data as one JSON object, as [`script_json`] writes it: `games` (the rows of the games
@@ -311,7 +333,7 @@ impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<GameRecord, 
         replays.sort_by(|a, b| a.0.cmp(&b.0));
         out.write_all(b"{\"games\":[")?;
         for (n, (id, at)) in std::mem::take(&mut self.listed).into_iter().enumerate() {
-            let row = GameRow::of(&self.record(&id, at)?);
+            let row = self.read(&id, at, GameRow::read, |row| &row.id)?;
             write!(out, "{}{}", if n == 0 { "" } else { "," }, script_json(&row))?;
         }
         write!(out, "],\"played\":{},\"replays\":{{", self.played)?;
@@ -333,7 +355,7 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
     summary: &str,
     tables: Option<Tables>,
     notes: Vec<String>,
-    games: GameData<L, impl FnMut(L) -> Result<GameRecord, E>>,
+    games: GameData<L, impl FnMut(L) -> Result<Vec<u8>, E>>,
 ) -> Result<(), PageError<E>> {
     let (before, after) = TEMPLATE
         .split_once(DATA_SLOT)
