@@ -11,6 +11,7 @@ use std::fs::File;
 use std::time::{Duration, Instant};
 
 use pahtum_report::files::write_atomically_with;
+use pahtum_report::html::data::ReplaySize;
 use pahtum_report::html::{Options, ReportBuilder};
 use pahtum_tournament::journal::{Moves, read_line_at};
 use pahtum_tournament::report::fold_journal;
@@ -32,8 +33,10 @@ fn main() {
         .map(|_| {
             let started = Instant::now();
             let mut report = ReportBuilder::new(Options::default());
-            let folded = fold_journal(&journal, Moves::Keep, None, |record, span| report.add(record, span))
-                .expect("the synthetic journal is valid");
+            let folded = fold_journal(&journal, Moves::Keep, None, ReplaySize::of, |record, size, span| {
+                report.add(record, size, span)
+            })
+            .expect("the synthetic journal is valid");
             let file = File::open(&journal).expect("the journal opens");
             let read = |span| read_line_at(&file, &journal, span);
             write_atomically_with(&page, |out| {

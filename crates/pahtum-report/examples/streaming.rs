@@ -27,6 +27,7 @@ use std::time::Instant;
 use pahtum::{Score, Seat};
 use pahtum_protocol::{Info, Reason};
 use pahtum_record::GameRecord;
+use pahtum_report::html::data::ReplaySize;
 use pahtum_report::html::{Options, ReportBuilder};
 use pahtum_tournament::standings::Tallies;
 use pahtum_tournament::testing;
@@ -79,7 +80,7 @@ fn main() {
             for game in 0..games {
                 let record = records.game(game);
                 tallies.add(record);
-                report.add(record, game);
+                report.add(record, ReplaySize::of(record), game);
             }
             let standings = tallies.finish(None).expect("the games rate");
             // The records are made again by their index, as a journal's are read back by their offset.

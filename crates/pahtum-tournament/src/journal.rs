@@ -333,21 +333,25 @@ impl JournalReader {
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
     pub fn for_each(self, moves: Moves, mut on_record: impl FnMut(GameRecord)) -> Result<Ending, JournalError> {
-        self.for_each_spanned(moves, |record, _| on_record(record))
+        self.for_each_kept(moves, |record| record, |record, _| on_record(record))
     }
 
-    /// [`for_each`](Self::for_each), with where each record lies in the file.
-    pub fn for_each_spanned(
+    /// [`for_each`](Self::for_each), with where each record lies in the file, each record first made into
+    /// what `keep` keeps of it on the reading threads (which parse the records in parallel, a piece of the file
+    /// at a time): so that a caller that needs the moves only to compute something small from them does not
+    /// hold the moves of every record in flight.
+    pub fn for_each_kept<T: Send>(
         self,
         moves: Moves,
-        mut on_record: impl FnMut(GameRecord, Span),
+        keep: impl Fn(GameRecord) -> T + Sync,
+        mut on_record: impl FnMut(T, Span),
     ) -> Result<Ending, JournalError> {
         let path = self.path.clone();
         let checker = Checker::new(&self.header.tournament);
         self.scan(
             &checker,
             moves,
-            |record, _| record,
+            |record, _| keep(record),
             |item| match item {
                 Item::Record { kept, text, offset, .. } => {
                     let len = text.len();

@@ -50,7 +50,7 @@ pub fn results_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Jo
 
 /// The standings of the journal at `path` (see [`fold_journal`]), its records read without their moves.
 pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<Standings, ReportError> {
-    fold_journal(path, Moves::Drop, anchor, |_, _| {}).map(|folded| folded.standings)
+    fold_journal(path, Moves::Drop, anchor, |_| (), |_, (), _| {}).map(|folded| folded.standings)
 }
 
 /// What one pass over a journal found (see [`fold_journal`]).
@@ -66,22 +66,31 @@ pub struct Folded {
 
 /// The standings of the journal at `path`, with the ratings relative to the pool's average or to
 /// `anchor`, in one pass in bounded memory: each record, checked (a distinct game of its schedule that
-/// replays), is counted and then handed to `each`, in file order, with its moves as `moves` says and where it
-/// lies in the file (for a caller that reads a few records back later, [`journal::read_line_at`], instead
-/// of keeping them).
-pub fn fold_journal(
+/// replays), with its moves as `moves` says, is made into what `keep` keeps of it on the threads that read the
+/// journal, then counted and handed to `each` without its moves, in file order, with what `keep` kept and where
+/// it lies in the file (for a caller that reads a few records back later, [`journal::read_line_at`], instead of
+/// keeping them). So no more than a few pieces of the file's records are in memory at once, and of those only
+/// what `keep` keeps of their moves.
+pub fn fold_journal<T: Send>(
     path: &Path,
     moves: Moves,
     anchor: Option<&AnchorSpec>,
-    mut each: impl FnMut(&GameRecord, Span),
+    keep: impl Fn(&GameRecord) -> T + Sync,
+    mut each: impl FnMut(&GameRecord, T, Span),
 ) -> Result<Folded, ReportError> {
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
     let tournament = reader.header().tournament.clone();
     let mut tallies = Tallies::new(&tournament.bot_names());
+    let keep = |mut record: GameRecord| {
+        let kept = keep(&record);
+        record.moves = Vec::new();
+        record.swap_move = None;
+        (record, kept)
+    };
     reader
-        .for_each_spanned(moves, |record, span| {
+        .for_each_kept(moves, keep, |(record, kept), span| {
             tallies.add(&record);
-            each(&record, span);
+            each(&record, kept, span);
         })
         .map_err(ResumeError::from)?;
     Ok(Folded {
@@ -123,6 +132,34 @@ mod tests {
     use super::*;
     use crate::journal::Journal;
     use crate::testing::{played, tournament};
+
+    #[test]
+    fn a_fold_hands_on_what_keep_made_of_the_moves_and_where_each_record_lies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path, &tournament()).unwrap();
+        let games = [played("000-00-a"), played("001-00-b")];
+        for game in &games {
+            journal.append(game).unwrap();
+        }
+        let file = std::fs::File::open(&path).unwrap();
+        let mut seen = Vec::new();
+        fold_journal(
+            &path,
+            Moves::Keep,
+            None,
+            |record| record.moves.len(),
+            |record, moves, span| {
+                assert!(record.moves.is_empty(), "handed on without its moves");
+                let line = journal::read_line_at(&file, &path, span).unwrap();
+                seen.push((serde_json::from_slice::<GameRecord>(&line).unwrap(), moves));
+            },
+        )
+        .unwrap();
+        let expected: Vec<_> = games.iter().map(|game| (game.clone(), game.moves.len())).collect();
+        assert_eq!(seen, expected);
+        assert!(expected[0].1 > 0);
+    }
 
     #[test]
     fn standings_come_from_the_journal() {

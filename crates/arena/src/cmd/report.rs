@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pahtum_record::GameRecord;
 use pahtum_report::files::{REPORT_HTML, write_atomically_with, write_standings};
+use pahtum_report::html::data::ReplaySize;
 use pahtum_report::html::{self, DEFAULT_MAX_REPLAYS, Options, ReportBuilder};
 use pahtum_tournament::journal::{Moves, Span, read_line_at};
 use pahtum_tournament::report::{Folded, fold_journal};
@@ -81,14 +82,17 @@ pub fn write_run_reports(
 }
 
 /// One pass over the journal at `journal`: its records stream into the standings and the report's samples
-/// at once, which keep where each sampled record lies in the file.
+/// at once, which keep where each sampled record lies in the file; the moves are read only to size each
+/// game's replay, on the threads that read the journal, and dropped there.
 fn fold_report(
     journal: &Path,
     anchor: Option<&AnchorSpec>,
     options: Options,
 ) -> anyhow::Result<(ReportBuilder<Span>, Folded)> {
     let mut report = ReportBuilder::new(options);
-    let folded = fold_journal(journal, Moves::Keep, anchor, |record, span| report.add(record, span))?;
+    let folded = fold_journal(journal, Moves::Keep, anchor, ReplaySize::of, |record, size, span| {
+        report.add(record, size, span)
+    })?;
     Ok((report, folded))
 }
 

@@ -248,13 +248,27 @@ impl Comments {
     }
 }
 
-/// The size of `record`'s replay written as JSON with a comment table of its own, and whether it has any
-/// comment: what a report's byte budget counts (near enough, though the page's table may renumber them).
-pub fn replay_size(record: &GameRecord) -> (usize, bool) {
-    let mut comments = Comments::default();
-    let mut size = ByteCount(0);
-    serde_json::to_writer(&mut size, &Replay::of(record, &mut comments)).expect("a replay serializes");
-    (size.0, !comments.texts.is_empty())
+/// What a report's byte budget counts of a game's replay: its size written as JSON with a comment table of its
+/// own (near enough, though the page's table may renumber them), and whether it has any comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplaySize {
+    /// The bytes of the replay.
+    pub bytes: usize,
+    /// Whether a move's `info` or the pie decision's has a comment.
+    pub commented: bool,
+}
+
+impl ReplaySize {
+    /// The size of the replay of `record`, with its moves.
+    pub fn of(record: &GameRecord) -> ReplaySize {
+        let mut comments = Comments::default();
+        let mut size = ByteCount(0);
+        serde_json::to_writer(&mut size, &Replay::of(record, &mut comments)).expect("a replay serializes");
+        ReplaySize {
+            bytes: size.0,
+            commented: !comments.texts.is_empty(),
+        }
+    }
 }
 
 /// A sink that counts the bytes written to it.

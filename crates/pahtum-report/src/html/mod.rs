@@ -52,7 +52,7 @@ use pahtum_record::GameRecord;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
-use self::data::{Comments, GameRow, Replay, Tables, replay_size};
+use self::data::{Comments, GameRow, Replay, ReplaySize, Tables};
 use self::sample::{Rank, Sample};
 
 /// How the report is made.
@@ -159,13 +159,14 @@ impl<L: Copy> ReportBuilder<L> {
         }
     }
 
-    /// Counts the game of `record`, and keeps where it lies, `at`, if a sample takes it.
-    pub fn add(&mut self, record: &GameRecord, at: L) {
+    /// Counts the game of `record`, whose replay has `size` ([`ReplaySize::of`] the record with its moves,
+    /// which `record` itself need not hold), and keeps where it lies, `at`, if a sample takes it.
+    pub fn add(&mut self, record: &GameRecord, size: ReplaySize, at: L) {
         let rank = Rank::of(&record.id);
         let row = || (at, 0);
         let replay = || {
-            let (size, commented) = replay_size(record);
-            (ReplayAt { at, commented }, size)
+            let commented = size.commented;
+            (ReplayAt { at, commented }, size.bytes)
         };
         self.games += 1;
         if record.termination.forfeit.is_none() {

@@ -31,7 +31,7 @@ fn report(results: &Results, options: Options) -> String {
 fn report_of<'a>(records: impl Iterator<Item = &'a GameRecord>, standings: &Standings, options: Options) -> String {
     let mut builder = ReportBuilder::new(options);
     for record in records {
-        builder.add(record, record);
+        builder.add(record, ReplaySize::of(record), record);
     }
     let mut page = Vec::new();
     builder.finish("t", 6, standings, read_back, &mut page).unwrap();
@@ -396,7 +396,7 @@ fn the_report_keeps_no_more_games_than_its_bounds_however_many_are_added() {
             game = forfeited(game, Seat::First, Reason::Timeout);
         }
         // Where the game lies is all the report keeps of it: here, its number.
-        builder.add(&game, n);
+        builder.add(&game, ReplaySize::of(&game), n);
         assert!(
             builder.kept() <= 2 * 6 + 6 + 4,
             "{} games kept after {n}",
@@ -410,7 +410,7 @@ fn a_record_read_back_that_is_not_the_sampled_game_fails() {
     let results = results();
     let mut builder = ReportBuilder::new(Options::default());
     for (n, record) in results.records.iter().enumerate() {
-        builder.add(record, n);
+        builder.add(record, ReplaySize::of(record), n);
     }
     // The journal changed under the report: every place now holds the first game.
     let error = builder
