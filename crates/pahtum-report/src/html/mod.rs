@@ -53,7 +53,7 @@ use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
 use self::data::{Comments, GameRow, Replay, ReplaySize, Tables};
-use self::sample::{Rank, Sample};
+use self::sample::{Rank, Sample, budget_run};
 
 /// How the report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,12 +120,11 @@ pub enum PageError<E: std::error::Error + 'static> {
     Write(#[from] io::Error),
 }
 
-/// Where a sampled game's record lies, and whether its replay has comments (which must be numbered in the
-/// page's order before the replays are written in id order).
+/// What the report keeps of a sampled game: where its record lies and its replay's size.
 #[derive(Debug, Clone, Copy)]
-struct ReplayAt<L> {
+struct Kept<L> {
     at: L,
-    commented: bool,
+    replay: ReplaySize,
 }
 
 /// The report of a tournament or match journal, made from its records as they come: [`add`](Self::add)
@@ -137,11 +136,10 @@ pub struct ReportBuilder<L> {
     options: Options,
     games: usize,
     forfeits: usize,
-    listed_forfeits: Sample<L>,
-    listed_others: Sample<L>,
-    forfeit_replays: Sample<ReplayAt<L>>,
-    /// Bounded by the replays' count and byte budget less the forfeits'.
-    other_replays: Sample<ReplayAt<L>>,
+    /// The forfeits listed; the replays are a run of their first (see [`sample`]).
+    listed_forfeits: Sample<Kept<L>>,
+    /// The other games listed; their replays are a run of their first too.
+    listed_others: Sample<Kept<L>>,
 }
 
 impl<L: Copy> ReportBuilder<L> {
@@ -154,40 +152,27 @@ impl<L: Copy> ReportBuilder<L> {
             forfeits: 0,
             listed_forfeits: Sample::new(listed),
             listed_others: Sample::new(listed),
-            forfeit_replays: Sample::with_budget(listed, options.replay_bytes),
-            other_replays: Sample::with_budget(options.max_replays, options.replay_bytes),
         }
     }
 
-    /// Counts the game of `record`, whose replay has `size` ([`ReplaySize::of`] the record with its moves,
-    /// which `record` itself need not hold), and keeps where it lies, `at`, if a sample takes it.
-    pub fn add(&mut self, record: &GameRecord, size: ReplaySize, at: L) {
+    /// Counts the game of `record`, whose replay has `replay` as its size ([`ReplaySize::of`] the record with
+    /// its moves, which `record` itself need not hold), and keeps where it lies, `at`, if a sample takes it.
+    pub fn add(&mut self, record: &GameRecord, replay: ReplaySize, at: L) {
         let rank = Rank::of(&record.id);
-        let row = || (at, 0);
-        let replay = || {
-            let commented = size.commented;
-            (ReplayAt { at, commented }, size.bytes)
-        };
+        let kept = || Kept { at, replay };
         self.games += 1;
         if record.termination.forfeit.is_none() {
-            self.listed_others.offer(rank, row);
-            self.other_replays.offer(rank, replay);
-            return;
+            self.listed_others.offer(rank, kept);
+        } else {
+            self.forfeits += 1;
+            self.listed_forfeits.offer(rank, kept);
         }
-        self.forfeits += 1;
-        self.listed_forfeits.offer(rank, row);
-        self.forfeit_replays.offer(rank, replay);
-        // The forfeits' replays come first: the other games get what they leave.
-        self.other_replays
-            .lower_cap(self.options.max_replays.saturating_sub(self.forfeits));
-        self.other_replays
-            .lower_budget(self.options.replay_bytes.saturating_sub(self.forfeit_replays.bytes()));
     }
 
-    /// The games whose place the report keeps: at most twice the list's bound and twice the replays'
-    /// (a game listed and replayed counts twice), whatever the number of games added.
+    /// The games whose place the report keeps: at most twice the list's bound, whatever the number of games
+    /// added.
     pub fn kept(&self) -> usize {
-        self.listed_forfeits.len() + self.listed_others.len() + self.forfeit_replays.len() + self.other_replays.len()
+        self.listed_forfeits.len() + self.listed_others.len()
     }
 
     /// Writes to `out` the page of the tournament `name`, which schedules `scheduled` games, with its
@@ -202,23 +187,31 @@ impl<L: Copy> ReportBuilder<L> {
         read: impl FnMut(L) -> Result<Vec<u8>, E>,
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
-        let mut listed: Vec<(String, L)> = self
-            .listed_forfeits
-            .into_values()
-            .chain(self.listed_others.into_values())
-            .collect();
-        listed.sort_by(|a, b| a.0.cmp(&b.0));
-        let (forfeit_replays, other_replays) = (self.forfeit_replays.len(), self.other_replays.len());
+        let options = self.options;
+        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.into_values().collect();
+        let others: Vec<(String, Kept<L>)> = self.listed_others.into_values().collect();
+        let bytes = |games: &[(String, Kept<L>)]| games.iter().map(|(_, kept)| kept.replay.bytes).collect::<Vec<_>>();
+        // The forfeits' replays come first, within the byte budget; the other games get what they leave.
+        let (forfeit_replays, forfeit_bytes) = budget_run(bytes(&forfeits), usize::MAX, options.replay_bytes);
+        let (other_replays, _) = budget_run(
+            bytes(&others),
+            options.max_replays.saturating_sub(self.forfeits),
+            options.replay_bytes.saturating_sub(forfeit_bytes),
+        );
         // The forfeits' replays first, then the others', each lowest-ranked first: the order in which
         // their comments are numbered.
-        let replays: Vec<(String, L, bool)> = self
-            .forfeit_replays
-            .into_values()
-            .chain(self.other_replays.into_values())
-            .map(|(id, replay)| (id, replay.at, replay.commented))
+        let replays: Vec<(String, L, bool)> = forfeits[..forfeit_replays]
+            .iter()
+            .chain(&others[..other_replays])
+            .map(|(id, kept)| (id.clone(), kept.at, kept.replay.commented))
             .collect();
         let embedded = replays.len();
-        let options = self.options;
+        let mut listed: Vec<(String, L)> = forfeits
+            .into_iter()
+            .chain(others)
+            .map(|(id, kept)| (id, kept.at))
+            .collect();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
         let replays_note = (embedded < self.games).then(|| {
             let chosen = if forfeit_replays == self.forfeits {
                 "every forfeit, and a sample of the rest chosen by game id (the same each time)".to_owned()

@@ -4,9 +4,12 @@
 //! records stream past. A game is ranked by a hash of its id ([`SampleKey`]), and a [`Sample`] keeps the
 //! lowest-ranked games only (a bottom-k sample): that is the same set for the same games in any order, so the
 //! page of a merged journal of shards is the page of an unsharded run, and it is spread over the whole journal
-//! (ids hash at random), not its beginning. A sample may also hold a byte budget: it keeps the shortest run
-//! of lowest-ranked games whose sizes reach the budget. Both bounds only ever drop the highest-ranked games,
-//! which no game coming later can bring back, so a game dropped once is never needed again.
+//! (ids hash at random), not its beginning. The cap only ever drops the highest-ranked games, which no game
+//! coming later can bring back, so a game dropped once is never needed again.
+//!
+//! The replays are the lowest-ranked games of the list within a count and a byte budget: a run of its first
+//! games, the shortest whose sizes reach the budget ([`budget_run`]). So one sample serves both, and the
+//! replays' bounds, which depend on the forfeits' count and bytes, apply once every game is known.
 
 use std::collections::BTreeMap;
 
@@ -45,41 +48,30 @@ impl<'a> Rank<'a> {
     }
 }
 
-/// The lowest-ranked games offered, at most `cap` of them and, with a budget, the shortest run of them whose
-/// sizes reach it.
+/// The lowest-ranked games offered, at most `cap` of them.
 #[derive(Debug)]
 pub struct Sample<T> {
-    entries: BTreeMap<SampleKey, (T, usize)>,
+    entries: BTreeMap<SampleKey, T>,
     cap: usize,
-    budget: usize,
-    bytes: usize,
 }
 
 impl<T> Sample<T> {
-    /// A sample of at most `cap` games, without a byte budget.
+    /// A sample of at most `cap` games.
     pub fn new(cap: usize) -> Sample<T> {
-        Sample::with_budget(cap, usize::MAX)
-    }
-
-    /// A sample of at most `cap` games, and no more of them than the shortest run of lowest-ranked games
-    /// whose sizes reach `budget` bytes.
-    pub fn with_budget(cap: usize, budget: usize) -> Sample<T> {
         Sample {
             entries: BTreeMap::new(),
             cap,
-            budget,
-            bytes: 0,
         }
     }
 
-    /// Offers the game ranked `rank`: `make` gives its value and size only if the sample keeps it (a game
-    /// already in the sample is not offered twice).
-    pub fn offer(&mut self, rank: Rank<'_>, make: impl FnOnce() -> (T, usize)) {
+    /// Offers the game ranked `rank`: `make` gives its value only if the sample keeps it (a game already in
+    /// the sample is not offered twice).
+    pub fn offer(&mut self, rank: Rank<'_>, make: impl FnOnce() -> T) {
         let kept = match self.entries.last_key_value() {
-            Some((last, _)) if rank.is_after(last) => self.entries.len() < self.cap && self.bytes < self.budget,
+            Some((last, _)) if rank.is_after(last) => self.entries.len() < self.cap,
             // Before the last game it stays (only games after it can be dropped for it), unless the sample
             // keeps nothing at all.
-            _ => self.cap > 0 && self.budget > 0,
+            _ => self.cap > 0,
         };
         if !kept {
             return;
@@ -88,22 +80,10 @@ impl<T> Sample<T> {
         if self.entries.contains_key(&key) {
             return;
         }
-        let (value, bytes) = make();
-        self.bytes += bytes;
-        self.entries.insert(key, (value, bytes));
-        self.trim();
-    }
-
-    /// Lowers the cap to `cap` (or keeps it), dropping the highest-ranked games beyond it.
-    pub fn lower_cap(&mut self, cap: usize) {
-        self.cap = self.cap.min(cap);
-        self.trim();
-    }
-
-    /// Lowers the byte budget to `budget` (or keeps it), dropping the highest-ranked games beyond it.
-    pub fn lower_budget(&mut self, budget: usize) {
-        self.budget = self.budget.min(budget);
-        self.trim();
+        self.entries.insert(key, make());
+        if self.entries.len() > self.cap {
+            self.entries.pop_last();
+        }
     }
 
     /// The games kept.
@@ -116,26 +96,23 @@ impl<T> Sample<T> {
         self.entries.is_empty()
     }
 
-    /// The bytes of the games kept.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
     /// The games kept, lowest-ranked first, with their ids.
     pub fn into_values(self) -> impl Iterator<Item = (String, T)> {
-        self.entries.into_iter().map(|(key, (value, _))| (key.id, value))
+        self.entries.into_iter().map(|(key, value)| (key.id, value))
     }
+}
 
-    fn trim(&mut self) {
-        while let Some((_, &(_, last_bytes))) = self.entries.last_key_value() {
-            let over = self.entries.len() > self.cap || self.bytes - last_bytes >= self.budget;
-            if !over {
-                break;
-            }
-            self.entries.pop_last();
-            self.bytes -= last_bytes;
+/// How many of the first games of `sizes` (their sizes, lowest-ranked first) make the shortest run whose
+/// sizes reach `budget` bytes (all of them if they do not reach it), at most `cap` of them; and their bytes.
+pub fn budget_run(sizes: impl IntoIterator<Item = usize>, cap: usize, budget: usize) -> (usize, usize) {
+    let mut run = (0, 0);
+    for size in sizes.into_iter().take(cap) {
+        if run.1 >= budget {
+            break;
         }
+        run = (run.0 + 1, run.1 + size);
     }
+    run
 }
 
 /// The 64-bit FNV-1a hash: stable across runs and platforms, unlike the standard library's.
@@ -153,10 +130,10 @@ mod tests {
         sample.into_values().map(|(id, _)| id).collect()
     }
 
-    fn offered(ids: impl Iterator<Item = String>, cap: usize, budget: usize) -> Sample<usize> {
-        let mut sample = Sample::with_budget(cap, budget);
+    fn offered(ids: impl Iterator<Item = String>, cap: usize) -> Sample<usize> {
+        let mut sample = Sample::new(cap);
         for id in ids {
-            sample.offer(Rank::of(&id), || (id.len(), 10));
+            sample.offer(Rank::of(&id), || id.len());
         }
         sample
     }
@@ -164,53 +141,52 @@ mod tests {
     #[test]
     fn a_sample_keeps_the_lowest_ranked_games_in_any_order() {
         let games = || (0..200).map(|n| format!("{n:03}-00-a"));
-        let forward = ids(offered(games(), 12, usize::MAX));
+        let forward = ids(offered(games(), 12));
         assert_eq!(forward.len(), 12);
         let mut ranked: Vec<String> = games().collect();
         ranked.sort_by_key(|id| (fnv1a(id.as_bytes()), id.clone()));
         assert_eq!(forward, ranked[..12], "the twelve lowest hashes, lowest first");
-        assert_eq!(forward, ids(offered(games().rev(), 12, usize::MAX)));
+        assert_eq!(forward, ids(offered(games().rev(), 12)));
         let first_half: Vec<_> = games().take(100).collect();
         let interleaved = games().skip(100).zip(first_half).flat_map(|(a, b)| [a, b]);
-        assert_eq!(forward, ids(offered(interleaved, 12, usize::MAX)));
+        assert_eq!(forward, ids(offered(interleaved, 12)));
         assert!(
             forward.iter().any(|id| id.as_str() >= "100"),
             "spread over the journal: {forward:?}"
         );
+        assert!(offered(games(), 0).is_empty());
     }
 
     #[test]
-    fn a_budget_keeps_the_shortest_run_that_reaches_it() {
-        let games = || (0..50).map(|n| format!("{n:03}-00-a"));
+    fn a_budget_run_is_the_shortest_that_reaches_it() {
         // Ten bytes a game: the run that reaches 35 bytes is four games long.
-        assert_eq!(ids(offered(games(), 12, 35)).len(), 4);
-        assert_eq!(ids(offered(games(), 12, 40)).len(), 4);
-        assert_eq!(ids(offered(games(), 12, 41)).len(), 5);
-        assert_eq!(ids(offered(games(), 12, 35)), ids(offered(games().rev(), 12, 35)));
-        let mut sample = offered(games(), 12, usize::MAX);
-        sample.lower_budget(20);
-        assert_eq!((sample.len(), sample.bytes()), (2, 20));
-        sample.lower_cap(1);
-        assert_eq!(ids(sample), ids(offered(games(), 1, usize::MAX)));
-        assert!(offered(games(), 0, usize::MAX).is_empty());
+        let sizes = [10; 50];
+        assert_eq!(budget_run(sizes, 12, 35), (4, 40));
+        assert_eq!(budget_run(sizes, 12, 40), (4, 40));
+        assert_eq!(budget_run(sizes, 12, 41), (5, 50));
+        assert_eq!(budget_run(sizes, 3, 41), (3, 30), "no more than the cap");
+        assert_eq!(budget_run(sizes, 12, usize::MAX), (12, 120));
+        assert_eq!(
+            budget_run([10, 50, 10], 12, 20),
+            (2, 60),
+            "a long game may end the run past the budget"
+        );
+        assert_eq!(budget_run(sizes, 12, 0), (0, 0));
     }
 
     #[test]
     fn a_sample_that_keeps_nothing_makes_nothing() {
-        for mut sample in [Sample::with_budget(5, 0), Sample::new(0)] {
-            sample.offer(Rank::of("000-00-a"), || -> (usize, usize) {
-                panic!("made a value it drops")
-            });
-            assert!(sample.is_empty());
-        }
+        let mut sample = Sample::new(0);
+        sample.offer(Rank::of("000-00-a"), || -> usize { panic!("made a value it drops") });
+        assert!(sample.is_empty());
     }
 
     #[test]
     fn a_game_offered_twice_is_kept_once() {
         let mut sample = Sample::new(5);
         for _ in 0..2 {
-            sample.offer(Rank::of("000-00-a"), || (1, 7));
+            sample.offer(Rank::of("000-00-a"), || 1);
         }
-        assert_eq!((sample.len(), sample.bytes()), (1, 7));
+        assert_eq!(sample.len(), 1);
     }
 }
