@@ -247,7 +247,7 @@ pub struct Ending {
 /// and checks a piece's records ([`crate::audit`]), and they come back in file order, so that
 /// memory holds a few pieces, never the file, and the one check that needs the order (a game
 /// recorded twice) is made as they come. That check keeps the line of each game's first record by
-/// the game's schedule index (8 bytes a game of the schedule), not the ids read.
+/// the game's schedule index (4 bytes a game of the schedule), not the ids read.
 #[derive(Debug)]
 pub struct JournalReader {
     path: PathBuf,
@@ -420,8 +420,9 @@ impl JournalReader {
             let (index, record) = checker.check(text, moves)?;
             Ok((index, keep(record, text)))
         };
-        // The line of each game's first record, 0 for a game not seen yet.
-        let mut first_lines = vec![0; shape.games()];
+        // The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
+        // (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
+        let mut first_lines: Vec<u32> = vec![0; shape.games()];
         let mut ending = Ending {
             records: 0,
             valid_len: header_len,
@@ -444,7 +445,7 @@ impl JournalReader {
                     Some(Err(error)) => each(fault(error))?,
                     Some(Ok((index, kept))) => match first_lines[index] {
                         0 => {
-                            first_lines[index] = number;
+                            first_lines[index] = u32::try_from(number).unwrap_or(u32::MAX);
                             ending.records += 1;
                             each(Item::Record {
                                 line: number,
@@ -456,7 +457,7 @@ impl JournalReader {
                         }
                         first_line => each(fault(Fault::Duplicate {
                             id: shape.id_of(index),
-                            first_line,
+                            first_line: first_line as usize,
                         }))?,
                     },
                 }
