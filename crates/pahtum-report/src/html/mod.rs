@@ -190,7 +190,9 @@ impl<L: Copy> ReportBuilder<L> {
         let options = self.options;
         let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.into_values().collect();
         let others: Vec<(String, Kept<L>)> = self.listed_others.into_values().collect();
-        let bytes = |games: &[(String, Kept<L>)]| games.iter().map(|(_, kept)| kept.replay.bytes).collect::<Vec<_>>();
+        fn bytes<L>(games: &[(String, Kept<L>)]) -> impl Iterator<Item = usize> + '_ {
+            games.iter().map(|(_, kept)| kept.replay.bytes)
+        }
         // The forfeits' replays come first, within the byte budget; the other games get what they leave.
         let (forfeit_replays, forfeit_bytes) = budget_run(bytes(&forfeits), usize::MAX, options.replay_bytes);
         let (other_replays, _) = budget_run(
