@@ -88,6 +88,15 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
+    /// [`read_now`](Self::read_now) once this thread has let another run:
+    /// a bot woken by the request on this core, which did not take the core
+    /// at the write, answers then.
+    fn read_after_yielding(&mut self) -> Option<io::Result<usize>> {
+        self.eager?;
+        std::thread::yield_now();
+        self.read_now()
+    }
+
     /// A read straight on the descriptor, if this reader is eager and bytes
     /// (or the end of the stream) are there already.
     fn read_now(&mut self) -> Option<io::Result<usize>> {
@@ -129,7 +138,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 return Err(ReadError::TooLong { head });
             }
             self.make_room();
-            let read = match self.read_now() {
+            let read = match self.read_now().or_else(|| self.read_after_yielding()) {
                 Some(read) => read,
                 None => self.inner.read(&mut self.buf[self.end..]).await,
             };
