@@ -15,8 +15,12 @@
 //! referee and a bot share a core, the bot has usually run and answered by
 //! the time the referee's write returns, and the runtime would only learn
 //! that from the next `epoll_wait` (a system call and a turn of its event
-//! loop per move). A read that finds nothing costs one system call, and the
-//! runtime's readiness then decides as before; the runtime may later see the
+//! loop per move). A read that finds nothing yields the core once and reads
+//! again: a bot woken on this core that did not take the core at the write
+//! runs and answers then (with these two reads, `epoll_wait` went from about
+//! one call per move to one in 16). When the bot still has not answered (it
+//! thinks, or runs on another core), the runtime's readiness decides as
+//! before, two system calls later; the runtime may later see the
 //! pipe ready for bytes this read already took, and its next read then finds
 //! nothing and waits, so nothing is lost or read twice.
 
