@@ -80,6 +80,7 @@ pub fn run<P: Player>(player: &mut P) -> Result<(), BotError> {
 pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, mut input: R, mut output: W) -> Result<(), BotError> {
     let mut line = String::new();
     let mut encoded = Vec::new();
+    let mut memo = Memo::default();
     loop {
         line.clear();
         if input.read_line(&mut line)? == 0 {
@@ -88,7 +89,7 @@ pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, mut input: R, m
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match decode(&line)? {
+        let answer = match decode(&line, &mut memo)? {
             ToBot::Hello { .. } => {
                 let me = player.identity();
                 Some(FromBot::Hello {
@@ -124,20 +125,190 @@ pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, mut input: R, m
     }
 }
 
-/// `line` as a message. A request, the line of every move, is read in two
-/// passes that allocate nothing but the [`Request`] itself: its `"type"`
-/// (skipping the rest), then the request's fields. Any other well-formed line
-/// is decoded directly into its message; a line that fails either way goes to
+/// `line` as a message. A request, the line of every move, is read by hand
+/// when it is laid out exactly as the referee writes it ([`request_by_hand`]);
+/// otherwise it is decoded in one serde pass that allocates nothing but the
+/// [`Request`] itself, once its `"type"` is known: read straight from the
+/// line's start where the line begins as the referee writes it
+/// (`{"type":"play_stone",...`), else by a first pass that reads only the
+/// `"type"` and skips the rest. Any other well-formed line is decoded
+/// directly into its message; a line that fails either way goes to
 /// [`decode_to_bot`], whose error says what is wrong with it.
-fn decode(line: &str) -> Result<ToBot, DecodeError> {
+fn decode(line: &str, memo: &mut Memo) -> Result<ToBot, DecodeError> {
+    if let Some(request) = request_by_hand(line, memo) {
+        return Ok(request);
+    }
     let request = |message: fn(Request) -> ToBot| serde_json::from_str(line).ok().map(message);
-    let fast = match serde_json::from_str::<Kind>(line).map(|kind| kind.kind) {
+    let kind = match leading_kind(line) {
+        Some(kind) => Ok(kind),
+        None => serde_json::from_str::<Kind>(line).map(|kind| kind.kind),
+    };
+    let fast = match kind {
         Ok("place_block") => request(ToBot::PlaceBlock),
         Ok("play_stone") => request(ToBot::PlayStone),
         Ok("pie_decision") => request(ToBot::PieDecision),
         _ => serde_json::from_str(line).ok(),
     };
     fast.map_or_else(|| decode_to_bot(line), Ok)
+}
+
+/// A request laid out exactly as the referee writes it (`protocol.md`'s field
+/// order, no spaces, strings without escapes), read without serde's
+/// machinery for its lists, which was most of this loop's instructions per
+/// request: `None` for any other line, which serde then decodes. Only the
+/// two small objects, the rules and the clock, go through serde, and only
+/// when their text differs from the last request's ([`Memo`]). It accepts
+/// nothing serde would refuse (strings with a backslash or a control
+/// character, numbers with a sign or a leading zero go to serde), and a
+/// test holds its requests equal to the protocol decoder's.
+fn request_by_hand(line: &str, memo: &mut Memo) -> Option<ToBot> {
+    let mut text = Fields(line.trim_end_matches(['\n', '\r', ' ', '\t']));
+    text.expect("{\"type\":\"")?;
+    let message: fn(Request) -> ToBot = match text.until('"')? {
+        "place_block" => ToBot::PlaceBlock,
+        "play_stone" => ToBot::PlayStone,
+        "pie_decision" => ToBot::PieDecision,
+        _ => return None,
+    };
+    text.expect(",\"id\":")?;
+    let id = text.until(',')?;
+    if id.len() > 1 && id.starts_with('0') || !id.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    let id = id.parse().ok()?;
+    text.expect("\"game\":\"")?;
+    let game = plain(text.until('"')?)?.to_owned();
+    text.expect(",\"color\":\"")?;
+    let color = match text.until('"')? {
+        "white" => pahtum::Color::White,
+        "black" => pahtum::Color::Black,
+        _ => return None,
+    };
+    text.expect(",\"rules\":")?;
+    let rules = remembered(&mut memo.rules, text.object()?)?;
+    text.expect(",\"blocks\":[")?;
+    let blocks = cells(text.until(']')?)?;
+    text.expect(",\"white\":[")?;
+    let white = cells(text.until(']')?)?;
+    text.expect(",\"black\":[")?;
+    let black = cells(text.until(']')?)?;
+    text.expect(",\"moves\":[")?;
+    let moves = moves(text.until(']')?)?;
+    text.expect(",\"clock\":")?;
+    let clock = remembered(&mut memo.clock, text.object()?)?;
+    text.expect("}")?;
+    text.0.is_empty().then(|| {
+        message(Request {
+            id,
+            game,
+            color,
+            rules,
+            blocks,
+            white,
+            black,
+            moves,
+            clock,
+        })
+    })
+}
+
+/// The rest of a line being read by [`request_by_hand`].
+struct Fields<'a>(&'a str);
+
+impl<'a> Fields<'a> {
+    /// Skips `text`, which must come next.
+    fn expect(&mut self, text: &str) -> Option<()> {
+        self.0 = self.0.strip_prefix(text)?;
+        Some(())
+    }
+
+    /// The text up to `end`, which is skipped.
+    fn until(&mut self, end: char) -> Option<&'a str> {
+        let (head, rest) = self.0.split_once(end)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    /// A flat JSON object (no object inside it), braces included.
+    fn object(&mut self) -> Option<&'a str> {
+        let end = self.0.find('}')? + 1;
+        let (object, rest) = self.0.split_at(end);
+        self.0 = rest;
+        Some(object)
+    }
+}
+
+/// `text` if it is the content of a JSON string as serde reads it without
+/// escapes (no backslash, no control character).
+fn plain(text: &str) -> Option<&str> {
+    text.bytes().all(|byte| byte != b'\\' && byte >= 0x20).then_some(text)
+}
+
+/// The strings of a list's content (`"a1","b2"`; nothing for an empty list).
+fn strings(list: &str) -> impl Iterator<Item = Option<&str>> {
+    list.split(',')
+        .filter(move |_| !list.is_empty())
+        .map(|item| plain(item.strip_prefix('"')?.strip_suffix('"')?))
+}
+
+/// The cells of a list's content, each written `"a1"`.
+fn cells(list: &str) -> Option<Vec<pahtum::Cell>> {
+    let mut cells = Vec::with_capacity(list.len() / 5 + 1);
+    if list.is_empty() {
+        return Some(cells);
+    }
+    // Four bytes a cell and a comma between two: the last item has no comma.
+    if (list.len() + 1) % 5 != 0 {
+        return None;
+    }
+    for item in list.as_bytes().chunks(5) {
+        let (b'"', [column, row], b'"', b"" | b",") = (item[0], item.get(1..3)?, *item.get(3)?, &item[4..]) else {
+            return None;
+        };
+        let text = [*column, *row];
+        cells.push(std::str::from_utf8(&text).ok()?.parse().ok()?);
+    }
+    Some(cells)
+}
+
+/// The moves of a list's content (`"#a1","d4","swap"`).
+fn moves(list: &str) -> Option<Vec<String>> {
+    let mut moves = Vec::with_capacity(list.len() / 4 + 1);
+    for text in strings(list) {
+        moves.push(text?.to_owned());
+    }
+    Some(moves)
+}
+
+/// The rules and the clock of the last request read by hand, as text and
+/// value: they change seldom from request to request, so serde decodes
+/// them only when their text changes.
+#[derive(Debug, Default)]
+struct Memo {
+    rules: Option<(String, crate::Rules)>,
+    clock: Option<(String, Clock)>,
+}
+
+/// The value of the JSON object `text`: the remembered one if `text` is the
+/// remembered text, else decoded and remembered.
+fn remembered<T: serde::de::DeserializeOwned + Copy>(memo: &mut Option<(String, T)>, text: &str) -> Option<T> {
+    if let Some((last, value)) = memo
+        && last == text
+    {
+        return Some(*value);
+    }
+    let value = serde_json::from_str(text).ok()?;
+    *memo = Some((text.to_owned(), value));
+    Some(value)
+}
+
+/// The `"type"` of a line that starts with it, written without spaces or
+/// escapes (as the referee writes every line). A line with a second
+/// `"type"` (which no referee writes) is taken by its first.
+fn leading_kind(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("{\"type\":\"")?;
+    let kind = &rest[..rest.find('"')?];
+    (!kind.contains('\\')).then_some(kind)
 }
 
 /// The `"type"` of a line, borrowed from it; the other fields are skipped.
@@ -242,22 +413,70 @@ mod tests {
             blocks: 5,
             placement: Placement::Players,
         };
-        let mut game = Game::new(&pahtum::Layout::Placed { count: 5 }, true).unwrap();
-        let mut kinds = std::collections::BTreeSet::new();
-        while let Some(message) = ToBot::request(3, "g \"1\"", rules, &game, Clock::per_move(50)) {
-            let line = encode(&message);
-            assert_eq!(decode(&line).unwrap(), decode_to_bot(&line).unwrap(), "{line}");
-            kinds.insert(message.kind());
-            game.play(game.legal_moves()[0]).unwrap();
+        for id in ["g \"1\"", "g-1"] {
+            let mut game = Game::new(&pahtum::Layout::Placed { count: 5 }, true).unwrap();
+            let mut kinds = std::collections::BTreeSet::new();
+            let mut memo = Memo::default();
+            while let Some(message) = ToBot::request(3, id, rules, &game, Clock::per_move(50)) {
+                let line = encode(&message);
+                assert_eq!(
+                    decode(&line, &mut memo).unwrap(),
+                    decode_to_bot(&line).unwrap(),
+                    "{line}"
+                );
+                // An escaped id is left to serde.
+                let by_hand = (!line.contains('\\')).then(|| message.clone());
+                assert_eq!(request_by_hand(&line, &mut memo), by_hand, "read by hand: {line}");
+                kinds.insert(message.kind());
+                game.play(game.legal_moves()[0]).unwrap();
+            }
+            assert_eq!(kinds.len(), 3, "{kinds:?}");
         }
-        assert_eq!(kinds.len(), 3, "{kinds:?}");
         let escaped = "{\"type\":\"play\\u005fstone\",\"id\":1}";
         assert!(
-            decode(escaped).is_err(),
+            decode(escaped, &mut Memo::default()).is_err(),
             "an escaped type is judged by the protocol's decoder"
         );
         let quit = encode(&ToBot::Quit);
-        assert_eq!(decode(&quit).unwrap(), ToBot::Quit);
+        assert_eq!(decode(&quit, &mut Memo::default()).unwrap(), ToBot::Quit);
+    }
+
+    /// A request that is not laid out as the referee writes it is left to
+    /// serde, and one that serde refuses is never read by hand.
+    #[test]
+    fn only_the_referee_s_layout_is_read_by_hand() {
+        let rules = Rules {
+            pie: true,
+            blocks: 5,
+            placement: Placement::Random,
+        };
+        let mut game = Game::with_blocks(pahtum::setup::random_blocks(5, 2).unwrap(), true).unwrap();
+        for _ in 0..3 {
+            game.play(game.legal_moves()[0]).unwrap();
+        }
+        let message = ToBot::request(12, "g-1", rules, &game, Clock::per_move(50)).unwrap();
+        let line = encode(&message);
+        assert_eq!(request_by_hand(&line, &mut Memo::default()), Some(message));
+        let edits = [
+            ("\"id\":12", "\"id\":012"),
+            ("\"id\":12", "\"id\":-12"),
+            ("\"id\":12", "\"id\": 12"),
+            ("\"g-1\"", "\"g\\u002d1\""),
+            ("\"g-1\"", "\"g\t1\""),
+            ("\"color\":\"", "\"colour\":\""),
+            ("\"white\":[", "\"white\":[ "),
+            ("],\"moves\"", ",],\"moves\""),
+            ("],\"white\"", ",],\"white\""),
+            ("\"blocks\":[\"", "\"blocks\":[\"a"),
+            ("\"moves\":[\"", "\"moves\":[\"\\u0000"),
+            ("}}", "},\"extra\":1}"),
+            ("}}", "}}x"),
+        ];
+        for (from, to) in edits {
+            let edited = line.replacen(from, to, 1);
+            assert_ne!(edited, line, "the edit {from:?} applies");
+            assert_eq!(request_by_hand(&edited, &mut Memo::default()), None, "{edited}");
+        }
     }
 
     /// A line that fails the direct decoding is still judged by the

@@ -88,7 +88,8 @@ pub(crate) struct Answer {
     pub message: FromBot,
     /// From the request written to the answer's newline read.
     pub elapsed: Duration,
-    /// The bot's CPU time over the same span, where measured.
+    /// The bot's CPU time over the same span, where measured: on the game
+    /// clock only (not for the greeting, `ready` or `pong`).
     pub cpu: Option<Duration>,
     /// What the answer costs on its clock: `elapsed` on a wall clock, `cpu`
     /// on a CPU-time clock.
@@ -312,7 +313,14 @@ impl Bot {
         if asked.id.is_some() {
             self.check_nothing_unasked(format_args!("seen before {asked} was sent"))?;
         }
-        let cpu_before = self.process.cpu_time();
+        // Only an answer on the game clock needs the bot's CPU time (for its
+        // record, a CPU-time clock and the overload judgement of a timeout):
+        // the greeting, `ready` and `pong` are off the clock, and each reading
+        // is a system call.
+        let cpu_before = match silence {
+            Reason::Timeout => self.process.cpu_time(),
+            _ => None,
+        };
         // Where the system cannot tell the CPU time (not Linux), a CPU-time clock counts wall time.
         let budget = match cpu_before {
             Some(_) => budget,
@@ -325,9 +333,8 @@ impl Bot {
         let wall_deadline = sent + budget.wall_cap();
         self.process.send(&self.line, wall_deadline).await?;
         let cpu_since = |process: &BotProcess| {
-            cpu_before
-                .zip(process.cpu_time())
-                .map(|(before, after)| after.saturating_sub(before))
+            let before = cpu_before?;
+            Some(process.cpu_time()?.saturating_sub(before))
         };
         // On a CPU-time clock, the CPU time used at the last look (none before the first).
         let mut used = Duration::ZERO;

@@ -100,16 +100,30 @@ fn read_text<'a>(file: &File, buf: &'a mut [u8]) -> Option<&'a str> {
     std::str::from_utf8(&buf[..n]).ok()
 }
 
-/// `usage_usec` of an open `cpu.stat`.
+/// `usage_usec` of an open `cpu.stat` (this runs twice per move).
 fn cgroup_usage(stat: &File) -> Option<Duration> {
     let mut buf = [0u8; 512];
-    let usec = read_text(stat, &mut buf)?
-        .lines()
-        .find_map(|line| line.strip_prefix("usage_usec "))?
-        .trim()
-        .parse()
-        .ok()?;
-    Some(Duration::from_micros(usec))
+    let n = stat.read_at(&mut buf, 0).ok()?;
+    usage_usec(&buf[..n]).map(Duration::from_micros)
+}
+
+/// The `usage_usec` of a `cpu.stat` text. The kernel writes it first, so it
+/// is looked for there before anywhere else; the digits are read from the
+/// bytes, without checking the rest of the text as UTF-8 or splitting it
+/// into lines.
+fn usage_usec(text: &[u8]) -> Option<u64> {
+    const KEY: &[u8] = b"usage_usec ";
+    let value = match text.strip_prefix(KEY) {
+        Some(value) => value,
+        None => {
+            let line = text
+                .windows(KEY.len() + 1)
+                .position(|window| window[0] == b'\n' && &window[1..] == KEY)?;
+            &text[line + 1 + KEY.len()..]
+        }
+    };
+    let digits = value.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    std::str::from_utf8(&value[..digits]).ok()?.parse().ok()
 }
 
 /// Clock ticks of the process `pid` and of every live descendant (their own
@@ -244,6 +258,18 @@ mod tests {
                 x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
             }
         }
+    }
+
+    #[test]
+    fn usage_is_read_from_its_line_wherever_it_is() {
+        assert_eq!(
+            usage_usec(b"usage_usec 1234\nuser_usec 1000\nsystem_usec 234\n"),
+            Some(1234)
+        );
+        assert_eq!(usage_usec(b"user_usec 1000\nusage_usec 77\n"), Some(77));
+        assert_eq!(usage_usec(b"user_usec 1000\nsystem_usec 2\n"), None);
+        assert_eq!(usage_usec(b"my_usage_usec 5\n"), None);
+        assert_eq!(usage_usec(b"usage_usec \n"), None);
     }
 
     /// The process clock counts the work of this thread (and of any other).

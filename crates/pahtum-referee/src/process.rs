@@ -159,7 +159,7 @@ impl BotProcess {
             group: Pid::from_raw(pid as i32),
             pid,
             stdin: Some(stdin),
-            stdout: LineReader::new(stdout, MAX_LINE_BYTES),
+            stdout: LineReader::eager(stdout, MAX_LINE_BYTES),
             stderr: StderrDrain::start(stderr, log, stderr_cap),
             cpu: CpuMeter::of(pid, contained.cgroup()),
             exit: None,

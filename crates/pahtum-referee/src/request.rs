@@ -7,9 +7,12 @@
 //! (blocks, white, black, moves) are kept as JSON text and appended to once per
 //! action, the parts fixed for the game (its id and rules) are encoded once,
 //! and a request is these pieces copied one after the other, with its type,
-//! id, colour and clock filled in. Every value is encoded by serde; only the
-//! object's framing is written here, and a test holds the result to the
-//! protocol's own encoder, byte for byte.
+//! id, colour and clock filled in. The last clock encoded is kept with its
+//! text and used again while it does not change (on a per-move limit without
+//! a Fischer clock, every request of a seat shows the same clock; encoding it
+//! was a fifth of the referee's own instructions per move). Every value is
+//! encoded by serde; only the object's framing is written here, and a test
+//! holds the result to the protocol's own encoder, byte for byte.
 
 use std::io::Write;
 
@@ -29,6 +32,8 @@ pub(crate) struct RequestLine {
     white: Vec<u8>,
     black: Vec<u8>,
     moves: Vec<u8>,
+    /// The clock of the last request, and its JSON text.
+    clock: Option<(Clock, Vec<u8>)>,
 }
 
 /// Room for every element a list can reach (49 cells or 50 moves of at most
@@ -45,6 +50,7 @@ impl RequestLine {
             white: Vec::with_capacity(LIST_BYTES),
             black: Vec::with_capacity(LIST_BYTES),
             moves: Vec::with_capacity(LIST_BYTES),
+            clock: None,
         };
         for cell in blocks {
             append(&mut line.blocks, cell);
@@ -65,7 +71,7 @@ impl RequestLine {
 
     /// Writes the request of type `kind` with `id`, for `color`, with `clock`,
     /// into `out` (cleared first), newline included.
-    pub(crate) fn write(&self, kind: &str, id: u64, color: Color, clock: &Clock, out: &mut Vec<u8>) {
+    pub(crate) fn write(&mut self, kind: &str, id: u64, color: Color, clock: &Clock, out: &mut Vec<u8>) {
         out.clear();
         out.extend_from_slice(b"{\"type\":\"");
         out.extend_from_slice(kind.as_bytes());
@@ -87,8 +93,19 @@ impl RequestLine {
             out.extend_from_slice(list);
         }
         out.extend_from_slice(b"],\"clock\":");
-        write_json(out, clock);
+        out.extend_from_slice(self.clock_text(clock));
         out.extend_from_slice(b"}\n");
+    }
+
+    /// The JSON text of `clock`, encoded again only when it differs from the last one.
+    fn clock_text(&mut self, clock: &Clock) -> &[u8] {
+        let (last, text) = self.clock.get_or_insert_with(|| (*clock, to_json(clock)));
+        if last != clock {
+            *last = *clock;
+            text.clear();
+            write_json(text, clock);
+        }
+        text
     }
 }
 
@@ -164,11 +181,13 @@ mod tests {
             let Some(color) = game.color_to_act() else { break };
             expected.id = 1000 + step as u64;
             expected.color = color;
+            // The clock changes every other request, so that a request may show the clock of the last one.
+            let tick = step / 2;
             expected.clock = Clock {
-                remaining_ms: (step % 2 == 0).then_some(60_000 - step as u64),
+                remaining_ms: (tick % 2 == 0).then_some(60_000 - tick as u64),
                 opponent_ms: Some(59_000),
                 increment_ms: 100,
-                move_ms: (step % 3 == 0).then_some(2000),
+                move_ms: (tick % 3 == 0).then_some(2000),
                 timeout_ms: 2000,
                 kind: pahtum_protocol::ClockKind::Wall,
             };

@@ -209,6 +209,10 @@ impl Pool {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
+        // A game's future is tens of kilobytes; boxed, a spawn or a poll of
+        // its task moves a pointer instead (copying it was a tenth of the
+        // referee's instructions per game).
+        let task = Box::pin(task);
         let task = match index {
             Some(index) => Err(OnLane(self.lanes[index].runtime.spawn(task))),
             None => Ok(task),
