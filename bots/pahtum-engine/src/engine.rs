@@ -17,6 +17,7 @@
 //! and the position, so that with a fixed number of playouts the same request
 //! always gets the same answer, whatever came before.
 
+use std::cmp::Ordering;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
@@ -147,7 +148,49 @@ impl Engine {
             }
             time_for_tree = deadline.max(Instant::now());
         }
-        let report = self.search(board, pie, &self.options.settings(), time_for_tree, rng);
+        let oracle = (board.blocks_left == 0 && !pie && free <= self.options.outcome_from())
+            .then(|| {
+                let now = Instant::now();
+                self.solver
+                    .outcome(board, Some(now + time_for_tree.saturating_duration_since(now) / 3))
+            })
+            .flatten();
+        if let Some(win) = oracle.filter(|outcome| outcome.result == Ordering::Greater) {
+            let info = Info {
+                eval: Some(1.0),
+                depth: Some(free),
+                nodes: Some(win.nodes),
+                pv: None,
+                comment: Some("outcome: a win with best play".to_owned()),
+            };
+            return (cell(win.best), info);
+        }
+        let draw = oracle.filter(|outcome| outcome.result == Ordering::Equal);
+        // A drawn position keeps a share of the time to check the tree's move.
+        let tree_deadline = match draw {
+            Some(_) => {
+                let now = Instant::now();
+                now + time_for_tree.saturating_duration_since(now) * 2 / 3
+            }
+            None => time_for_tree,
+        };
+        let report = self.search(board, pie, &self.options.settings(), tree_deadline, rng);
+        let unsafe_move = draw.filter(|draw| {
+            report.best.cell != draw.best && !self.keeps_the_draw(board, report.best.cell, time_for_tree)
+        });
+        if let Some(draw) = unsafe_move {
+            let info = Info {
+                eval: Some(0.5),
+                depth: Some(free),
+                nodes: Some(draw.nodes),
+                pv: None,
+                comment: Some(format!(
+                    "outcome: a draw with best play; the tree's {} would not be proven to keep it",
+                    cell(report.best.cell)
+                )),
+            };
+            return (cell(draw.best), info);
+        }
         let info = Info {
             eval: Some(f64::from(report.best.value)),
             depth: Some(report.depth),
@@ -165,6 +208,19 @@ impl Engine {
             }),
         };
         (cell(report.best.cell), info)
+    }
+
+    /// Whether the mover of the drawn `board` still draws at least after
+    /// `stone`, proven before `deadline` (unproven: no).
+    fn keeps_the_draw(&mut self, board: &Board, stone: usize, deadline: Instant) -> bool {
+        let mut after = *board;
+        after.play(stone);
+        if after.free() == 0 {
+            return mover_margin(&after) <= 0;
+        }
+        self.solver
+            .outcome(&after, Some(deadline))
+            .is_some_and(|reply| reply.result != Ordering::Greater)
     }
 
     /// Among the moves that keep the exact value of `board`, the one that
@@ -512,6 +568,45 @@ mod tests {
             };
             assert_eq!(evenness(stone), most_even, "{options}: {info:?}");
         }
+    }
+
+    /// With the exact margin off, the outcome search alone keeps a won or
+    /// drawn result, whatever the (deliberately weak) tree search prefers.
+    #[test]
+    fn the_outcome_search_keeps_wins_and_draws() {
+        let mut results = std::collections::BTreeSet::new();
+        for seed in 0..12 {
+            let mut game = Game::with_blocks(
+                pahtum::setup::random_blocks(5 + 2 * (seed % 5), seed as u64).unwrap(),
+                false,
+            )
+            .unwrap();
+            let mut filler = engine(&format!("--level 0 --seed {seed}"));
+            while game.position().free().len() > 13 {
+                let (action, _) = filler.choose(&game, &relaxed());
+                game.play(action).unwrap();
+            }
+            let board = Board::from_game(&game);
+            let solution = Solver::new(12).solve(&board, None).unwrap();
+            let result = (solution.value + mover_margin(&board)).cmp(&0);
+            results.insert(result);
+            let (action, info) =
+                engine("--seed 1 --exact-cells 0 --outcome-cells 14 --playouts 2").choose(&game, &relaxed());
+            let Action::Stone(stone) = action else {
+                panic!("{action} is not a stone")
+            };
+            let mut after = board;
+            after.play(stone.index());
+            let reply = Solver::new(12).solve(&after, None).unwrap().value;
+            let final_margin = gain(board.stones[board.mover], stone.index()) as i32 - reply + mover_margin(&board);
+            if result != Ordering::Less {
+                assert_eq!(final_margin.cmp(&0), result, "seed {seed}: {info:?}");
+            }
+            if result == Ordering::Greater {
+                assert_eq!(info.unwrap().comment.as_deref(), Some("outcome: a win with best play"));
+            }
+        }
+        assert!(results.len() >= 2, "both wins and other results are tried: {results:?}");
     }
 
     #[test]
