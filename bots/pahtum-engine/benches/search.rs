@@ -55,6 +55,7 @@ fn tree(c: &mut Criterion) {
     let limits = Limits {
         playouts: Some(10_000),
         deadline: None,
+        stop_when_decided: true,
     };
     let mut group = c.benchmark_group("tree search from 9 blocks");
     group.throughput(Throughput::Elements(10_000));

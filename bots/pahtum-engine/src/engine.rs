@@ -31,7 +31,7 @@ use crate::board::{BLACK, Board, cells_of, gain};
 use crate::endgame::{Solution, Solver};
 use crate::knowledge::{best_stake, outlook};
 use crate::mcts::{Limits, Report, Settings, Tree};
-use crate::options::Options;
+use crate::options::{Options, StopDecided};
 use crate::playout::below;
 
 /// Entries of the exact endgame's table, as a power of two (24 bytes each).
@@ -47,6 +47,8 @@ pub struct Engine {
     seed: u64,
     tree: Tree,
     solver: Solver,
+    /// Whether the current decision's tree searches may stop early.
+    stop_when_decided: bool,
 }
 
 impl Engine {
@@ -60,6 +62,7 @@ impl Engine {
             seed,
             tree: Tree::default(),
             solver: Solver::new(TABLE_BITS),
+            stop_when_decided: true,
         }
     }
 
@@ -69,8 +72,11 @@ impl Engine {
         Ok(Engine::new(Options::parse_args(args)?))
     }
 
-    /// The decision for `game`, thinking until `deadline` at most.
-    pub fn decide(&mut self, game: &Game, deadline: Instant) -> (Action, Info) {
+    /// The decision for `game`, thinking until `deadline` at most; with
+    /// `stop_when_decided`, a tree search stops early once its choice cannot
+    /// change (see [`Limits::stop_when_decided`]).
+    pub fn decide(&mut self, game: &Game, deadline: Instant, stop_when_decided: bool) -> (Action, Info) {
+        self.stop_when_decided = stop_when_decided;
         let board = Board::from_game(game);
         let mut rng = self.generator(&board);
         match game.phase() {
@@ -198,13 +204,17 @@ impl Engine {
             pv: Some(notation(&report.line)),
             comment: Some(if pie {
                 "tree search, first stone under the pie rule: eval is the worse side's expected result".to_owned()
-            } else if report.kept > 0 {
-                format!(
-                    "tree search, {} playouts kept from the previous move: eval is the expected result, 1 a win",
-                    report.kept
-                )
             } else {
-                "tree search: eval is the expected result, 1 a win".to_owned()
+                let verdict = match oracle.map(|outcome| outcome.result) {
+                    Some(Ordering::Equal) => "outcome: a draw with best play, the tree's move keeps it; ",
+                    Some(_) => "outcome: a loss with best play; ",
+                    None => "",
+                };
+                let kept = match report.kept {
+                    0 => String::new(),
+                    kept => format!(", {kept} playouts kept from the previous move"),
+                };
+                format!("{verdict}tree search{kept}: eval is the expected result, 1 a win")
             }),
         };
         (cell(report.best.cell), info)
@@ -343,6 +353,7 @@ impl Engine {
         let limits = Limits {
             playouts: self.options.playouts.or(self.options.level_playouts()),
             deadline: Some(deadline),
+            stop_when_decided: self.stop_when_decided,
         };
         self.tree.search(board, pie, settings, &limits, rng)
     }
@@ -362,7 +373,12 @@ impl Player for Engine {
         let board = Board::from_game(game);
         let moves_left = (board.free().count_ones() + board.blocks_left).div_ceil(2);
         let think = self.options.plan().think_time(clock, moves_left);
-        let (action, info) = self.decide(game, start + think);
+        let stop_when_decided = match self.options.stop_decided {
+            StopDecided::Always => true,
+            // Time saved is worth something only on a clock that keeps it.
+            StopDecided::Clock => clock.remaining_ms.is_some(),
+        };
+        let (action, info) = self.decide(game, start + think, stop_when_decided);
         (action, Some(info))
     }
 }

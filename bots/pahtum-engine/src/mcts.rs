@@ -92,6 +92,11 @@ pub struct Limits {
     /// Stop once this instant has passed (read before each playout); `None`
     /// for no deadline.
     pub deadline: Option<Instant>,
+    /// Also stop before the deadline once the most visited move cannot change
+    /// any more: worth it only where the time saved is spent later (a game
+    /// clock); under a per-move limit the extra playouts still grow the
+    /// subtree that the next search keeps.
+    pub stop_when_decided: bool,
 }
 
 /// The search's opinion of one root move.
@@ -199,7 +204,10 @@ impl Tree {
                 if now >= deadline {
                     break;
                 }
-                if playouts % DECIDED_CHECK == DECIDED_CHECK - 1 && self.decided(start, now, deadline, playouts) {
+                if limits.stop_when_decided
+                    && playouts % DECIDED_CHECK == DECIDED_CHECK - 1
+                    && self.decided(start, now, deadline, playouts)
+                {
                     break;
                 }
             }
@@ -500,6 +508,7 @@ mod tests {
         let limits = Limits {
             playouts: Some(playouts),
             deadline: None,
+            stop_when_decided: true,
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         Tree::default().search(board, pie, &Settings::default(), &limits, &mut rng)
@@ -555,6 +564,7 @@ mod tests {
         let limits = Limits {
             playouts: Some(3000),
             deadline: None,
+            stop_when_decided: true,
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
         let mut tree = Tree::default();

@@ -91,12 +91,29 @@ pub struct Options {
     #[arg(long, value_name = "C", default_value_t = Settings::default().contempt, value_parser = parse_contempt)]
     pub contempt: f32,
 
+    /// When a tree search stops before its time once the most visited move
+    /// can no longer change: `clock` only with a game clock, where the time
+    /// saved is spent on later moves (under a per-move limit the search uses
+    /// its time, growing the subtree the next move keeps); `always` also
+    /// under a per-move limit (the engine before issue 18's last change).
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = StopDecided::Clock)]
+    pub stop_decided: StopDecided,
+
     /// Start every tree search afresh instead of keeping the subtree of the
     /// position from the previous move (with --playouts or a level below 8,
     /// searches always start afresh, so that an answer depends on the request
     /// alone).
     #[arg(long)]
     pub fresh_tree: bool,
+}
+
+/// When a tree search may stop early (see `--stop-decided`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StopDecided {
+    /// Only with a game clock (remaining time), where saved time is used later.
+    Clock,
+    /// Under any clock.
+    Always,
 }
 
 impl Options {
