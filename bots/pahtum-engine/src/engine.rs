@@ -2,8 +2,10 @@
 //!
 //! * **Stones.** With few free cells left, the exact endgame; otherwise (or if
 //!   the exact search does not finish in its half of the time) the tree
-//!   search. The exact search keeps its table between moves, so a search that
-//!   ran out of time makes the next one faster.
+//!   search, preceded from a few more free cells by the outcome search (win,
+//!   draw or loss), which plays a won position itself and keeps the tree
+//!   from giving a drawn one away. The exact search keeps its table between
+//!   moves, so a search that ran out of time makes the next one faster.
 //! * **White's first stone under the pie rule.** The tree search with a pie
 //!   root: it looks for the stone whose position is closest to even, because
 //!   the opponent will take whichever side is better.

@@ -24,9 +24,10 @@
 //! The tree outlives its search: two plies later (the engine's move and the
 //! reply) the position is usually a grandchild of the old root, and the
 //! playouts already spent below it are worth keeping, so the next search
-//! starts from that subtree, copied to the front of the vector. A search also
-//! stops before its deadline once the remaining time could not change the
-//! most visited move, leaving the time to positions that are still unclear.
+//! starts from that subtree, copied to the front of the vector. When asked to
+//! (with a game clock, where time saved is spent later), a search also stops
+//! before its deadline once the remaining time could not change the most
+//! visited move, leaving the time to positions that are still unclear.
 //!
 //! The pie rule at the first stone is part of the root: the opponent will take
 //! over White's position if it is better, so White's value for a first stone is
