@@ -71,8 +71,8 @@ pub struct Solver {
 /// The result of a completed [`Solver::outcome`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// A move (a cell index) that gets `result`; for a loss, the move that
-    /// held out longest in the search's order, no better than any other.
+    /// A move (a cell index) that gets `result`; for a loss, just a move (the
+    /// null window does not rank losing moves).
     pub best: usize,
     /// The mover's result with best play: `Greater` a win, `Equal` a draw,
     /// `Less` a loss.
