@@ -13,10 +13,11 @@
 //!   than `timeout_ms` allows.
 //! * No clock at all: a fixed default think time.
 //!
-//! The plan is what a search may use, not what it must: the tree search stops
-//! as soon as the remaining time cannot change its choice (see
-//! [`crate::mcts`]), and the exact endgame stops when solved, so decided
-//! positions cost little and the default share (85%) goes to unclear ones.
+//! The plan is what a search may use, not what it must: with a game clock the
+//! tree search stops as soon as the remaining time cannot change its choice
+//! (see [`crate::mcts`]), so decided positions cost little and the time goes
+//! to unclear ones; under a per-move limit, where time saved is lost, it
+//! uses its plan. The exact endgame stops when solved.
 
 use std::time::Duration;
 

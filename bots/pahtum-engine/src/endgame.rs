@@ -68,6 +68,19 @@ pub struct Solver {
     root_best: usize,
 }
 
+/// The result of a completed [`Solver::outcome`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// A move (a cell index) that gets `result`; for a loss, just a move (the
+    /// null window does not rank losing moves).
+    pub best: usize,
+    /// The mover's result with best play: `Greater` a win, `Equal` a draw,
+    /// `Less` a loss.
+    pub result: std::cmp::Ordering,
+    /// The positions this search visited.
+    pub nodes: u64,
+}
+
 /// The result of a completed search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Solution {
@@ -99,16 +112,7 @@ impl Solver {
     /// returns `None` if `deadline` came first.
     pub fn solve(&mut self, board: &Board, deadline: Option<Instant>) -> Option<Solution> {
         debug_assert!(board.blocks_left == 0 && board.free() != 0);
-        if board.blocks != self.blocks || self.generation == 0 {
-            self.generation = self.generation.checked_add(1).unwrap_or_else(|| {
-                self.table.fill(Entry::default());
-                1
-            });
-            self.blocks = board.blocks;
-        }
-        self.nodes = 0;
-        self.deadline = deadline;
-        self.stopped = false;
+        self.start(board, deadline);
         let mine = board.stones[board.mover];
         let theirs = board.stones[board.mover ^ 1];
         let free = board.free();
@@ -141,6 +145,55 @@ impl Solver {
         })
     }
 
+    /// Whether the mover of `board` (at least one free cell) wins, draws or
+    /// loses with best play from both sides, with a move that gets that
+    /// result (for a loss, any move), or `None` if `deadline` came first.
+    ///
+    /// A null window around the margin that would draw: the search only has
+    /// to tell the three results apart, not find the margin, so it cuts off
+    /// far more than [`Solver::solve`] and reaches positions with more free
+    /// cells in the same time. The table is shared with `solve`.
+    pub fn outcome(&mut self, board: &Board, deadline: Option<Instant>) -> Option<Outcome> {
+        debug_assert!(board.blocks_left == 0 && board.free() != 0);
+        self.start(board, deadline);
+        let mine = board.stones[board.mover];
+        let theirs = board.stones[board.mover ^ 1];
+        let current = pahtum::score::points(pahtum::Bitboard(mine)) as i32
+            - pahtum::score::points(pahtum::Bitboard(theirs)) as i32;
+        // The future margin that leaves the final margin at zero.
+        let level = -current;
+        let free = board.free();
+        let value = self.search(mine, theirs, free, level - 1, level + 1, true);
+        if self.stopped {
+            return None;
+        }
+        Some(Outcome {
+            // The search has no choice to make on a single cell.
+            best: if free.count_ones() == 1 {
+                free.trailing_zeros() as usize
+            } else {
+                self.root_best
+            },
+            result: value.cmp(&level),
+            nodes: self.nodes,
+        })
+    }
+
+    /// Prepares a search of `board`: a new generation when the blocks
+    /// changed, the node count and the deadline.
+    fn start(&mut self, board: &Board, deadline: Option<Instant>) {
+        if board.blocks != self.blocks || self.generation == 0 {
+            self.generation = self.generation.checked_add(1).unwrap_or_else(|| {
+                self.table.fill(Entry::default());
+                1
+            });
+            self.blocks = board.blocks;
+        }
+        self.nodes = 0;
+        self.deadline = deadline;
+        self.stopped = false;
+    }
+
     /// The future margin for the side with `mine`, with `free` cells left, if
     /// it lies in `(alpha, beta)`; otherwise a bound on the far side of the
     /// window (fail-soft).
@@ -165,13 +218,14 @@ impl Solver {
         if self.stopped {
             return 0;
         }
-        // Neither side can gain more than by getting every free cell.
+        // Neither side can gain more than by getting every free cell (not at
+        // the root, which must name a move).
         let most_for_me = potential(mine, free);
-        if most_for_me <= alpha {
+        if most_for_me <= alpha && !root {
             return most_for_me;
         }
         let least_for_me = -potential(theirs, free);
-        if least_for_me >= beta {
+        if least_for_me >= beta && !root {
             return least_for_me;
         }
         let (rows, columns) = lines_touched(free);
@@ -377,6 +431,31 @@ mod tests {
             prop_assert_eq!(solution.value + current, brute_force(&board));
             prop_assert_eq!(margin_after(&board, &solution.line), solution.value);
             prop_assert_eq!(solution.line.len(), free as usize);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn the_outcome_is_the_sign_of_the_exact_margin(seed in any::<u64>(), blocks in 0u32..8, free in 1u32..=10) {
+            let board = position(seed, blocks * 2 + 1, free);
+            let exact = Solver::new(12).solve(&board, None).unwrap();
+            let current = if board.mover == WHITE { board.margin() } else { -board.margin() };
+            let outcome = Solver::new(12).outcome(&board, None).unwrap();
+            prop_assert_eq!(outcome.result, (exact.value + current).cmp(&0));
+            // The move gets the result (a loss is lost whatever the move).
+            let mut after = board;
+            after.play(outcome.best);
+            let then = if after.free() == 0 {
+                0
+            } else {
+                Solver::new(12).solve(&after, None).unwrap().value
+            };
+            let final_margin = gain(board.stones[board.mover], outcome.best) as i32 - then + current;
+            if outcome.result != std::cmp::Ordering::Less {
+                prop_assert_eq!(final_margin.cmp(&0), outcome.result);
+            }
         }
     }
 

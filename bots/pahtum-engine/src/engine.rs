@@ -2,8 +2,10 @@
 //!
 //! * **Stones.** With few free cells left, the exact endgame; otherwise (or if
 //!   the exact search does not finish in its half of the time) the tree
-//!   search. The exact search keeps its table between moves, so a search that
-//!   ran out of time makes the next one faster.
+//!   search, preceded from a few more free cells by the outcome search (win,
+//!   draw or loss), which plays a won position itself and keeps the tree
+//!   from giving a drawn one away. The exact search keeps its table between
+//!   moves, so a search that ran out of time makes the next one faster.
 //! * **White's first stone under the pie rule.** The tree search with a pie
 //!   root: it looks for the stone whose position is closest to even, because
 //!   the opponent will take whichever side is better.
@@ -17,6 +19,7 @@
 //! and the position, so that with a fixed number of playouts the same request
 //! always gets the same answer, whatever came before.
 
+use std::cmp::Ordering;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
@@ -30,7 +33,7 @@ use crate::board::{BLACK, Board, cells_of, gain};
 use crate::endgame::{Solution, Solver};
 use crate::knowledge::{best_stake, outlook};
 use crate::mcts::{Limits, Report, Settings, Tree};
-use crate::options::Options;
+use crate::options::{Options, StopDecided};
 use crate::playout::below;
 
 /// Entries of the exact endgame's table, as a power of two (24 bytes each).
@@ -46,6 +49,8 @@ pub struct Engine {
     seed: u64,
     tree: Tree,
     solver: Solver,
+    /// Whether the current decision's tree searches may stop early.
+    stop_when_decided: bool,
 }
 
 impl Engine {
@@ -59,6 +64,7 @@ impl Engine {
             seed,
             tree: Tree::default(),
             solver: Solver::new(TABLE_BITS),
+            stop_when_decided: true,
         }
     }
 
@@ -68,8 +74,11 @@ impl Engine {
         Ok(Engine::new(Options::parse_args(args)?))
     }
 
-    /// The decision for `game`, thinking until `deadline` at most.
-    pub fn decide(&mut self, game: &Game, deadline: Instant) -> (Action, Info) {
+    /// The decision for `game`, thinking until `deadline` at most; with
+    /// `stop_when_decided`, a tree search stops early once its choice cannot
+    /// change (see [`Limits::stop_when_decided`]).
+    pub fn decide(&mut self, game: &Game, deadline: Instant, stop_when_decided: bool) -> (Action, Info) {
+        self.stop_when_decided = stop_when_decided;
         let board = Board::from_game(game);
         let mut rng = self.generator(&board);
         match game.phase() {
@@ -147,7 +156,49 @@ impl Engine {
             }
             time_for_tree = deadline.max(Instant::now());
         }
-        let report = self.search(board, pie, &self.options.settings(), time_for_tree, rng);
+        let oracle = (board.blocks_left == 0 && !pie && free <= self.options.outcome_from())
+            .then(|| {
+                let now = Instant::now();
+                self.solver
+                    .outcome(board, Some(now + time_for_tree.saturating_duration_since(now) / 3))
+            })
+            .flatten();
+        if let Some(win) = oracle.filter(|outcome| outcome.result == Ordering::Greater) {
+            let info = Info {
+                eval: Some(1.0),
+                depth: Some(free),
+                nodes: Some(win.nodes),
+                pv: None,
+                comment: Some("outcome: a win with best play".to_owned()),
+            };
+            return (cell(win.best), info);
+        }
+        let draw = oracle.filter(|outcome| outcome.result == Ordering::Equal);
+        // A drawn position keeps a share of the time to check the tree's move.
+        let tree_deadline = match draw {
+            Some(_) => {
+                let now = Instant::now();
+                now + time_for_tree.saturating_duration_since(now) * 2 / 3
+            }
+            None => time_for_tree,
+        };
+        let report = self.search(board, pie, &self.options.settings(), tree_deadline, rng);
+        let unsafe_move = draw.filter(|draw| {
+            report.best.cell != draw.best && !self.keeps_the_draw(board, report.best.cell, time_for_tree)
+        });
+        if let Some(draw) = unsafe_move {
+            let info = Info {
+                eval: Some(0.5),
+                depth: Some(free),
+                nodes: Some(draw.nodes),
+                pv: None,
+                comment: Some(format!(
+                    "outcome: a draw with best play; the tree's {} would not be proven to keep it",
+                    cell(report.best.cell)
+                )),
+            };
+            return (cell(draw.best), info);
+        }
         let info = Info {
             eval: Some(f64::from(report.best.value)),
             depth: Some(report.depth),
@@ -155,16 +206,33 @@ impl Engine {
             pv: Some(notation(&report.line)),
             comment: Some(if pie {
                 "tree search, first stone under the pie rule: eval is the worse side's expected result".to_owned()
-            } else if report.kept > 0 {
-                format!(
-                    "tree search, {} playouts kept from the previous move: eval is the expected result, 1 a win",
-                    report.kept
-                )
             } else {
-                "tree search: eval is the expected result, 1 a win".to_owned()
+                let verdict = match oracle.map(|outcome| outcome.result) {
+                    Some(Ordering::Equal) => "outcome: a draw with best play, the tree's move keeps it; ",
+                    Some(_) => "outcome: a loss with best play; ",
+                    None => "",
+                };
+                let kept = match report.kept {
+                    0 => String::new(),
+                    kept => format!(", {kept} playouts kept from the previous move"),
+                };
+                format!("{verdict}tree search{kept}: eval is the expected result, 1 a win")
             }),
         };
         (cell(report.best.cell), info)
+    }
+
+    /// Whether the mover of the drawn `board` still draws at least after
+    /// `stone`, proven before `deadline` (unproven: no).
+    fn keeps_the_draw(&mut self, board: &Board, stone: usize, deadline: Instant) -> bool {
+        let mut after = *board;
+        after.play(stone);
+        if after.free() == 0 {
+            return mover_margin(&after) <= 0;
+        }
+        self.solver
+            .outcome(&after, Some(deadline))
+            .is_some_and(|reply| reply.result != Ordering::Greater)
     }
 
     /// Among the moves that keep the exact value of `board`, the one that
@@ -287,6 +355,7 @@ impl Engine {
         let limits = Limits {
             playouts: self.options.playouts.or(self.options.level_playouts()),
             deadline: Some(deadline),
+            stop_when_decided: self.stop_when_decided,
         };
         self.tree.search(board, pie, settings, &limits, rng)
     }
@@ -306,7 +375,12 @@ impl Player for Engine {
         let board = Board::from_game(game);
         let moves_left = (board.free().count_ones() + board.blocks_left).div_ceil(2);
         let think = self.options.plan().think_time(clock, moves_left);
-        let (action, info) = self.decide(game, start + think);
+        let stop_when_decided = match self.options.stop_decided {
+            StopDecided::Always => true,
+            // Time saved is worth something only on a clock that keeps it.
+            StopDecided::Clock => clock.remaining_ms.is_some(),
+        };
+        let (action, info) = self.decide(game, start + think, stop_when_decided);
         (action, Some(info))
     }
 }
@@ -512,6 +586,45 @@ mod tests {
             };
             assert_eq!(evenness(stone), most_even, "{options}: {info:?}");
         }
+    }
+
+    /// With the exact margin off, the outcome search alone keeps a won or
+    /// drawn result, whatever the (deliberately weak) tree search prefers.
+    #[test]
+    fn the_outcome_search_keeps_wins_and_draws() {
+        let mut results = std::collections::BTreeSet::new();
+        for seed in 0..12 {
+            let mut game = Game::with_blocks(
+                pahtum::setup::random_blocks(5 + 2 * (seed % 5), seed as u64).unwrap(),
+                false,
+            )
+            .unwrap();
+            let mut filler = engine(&format!("--level 0 --seed {seed}"));
+            while game.position().free().len() > 13 {
+                let (action, _) = filler.choose(&game, &relaxed());
+                game.play(action).unwrap();
+            }
+            let board = Board::from_game(&game);
+            let solution = Solver::new(12).solve(&board, None).unwrap();
+            let result = (solution.value + mover_margin(&board)).cmp(&0);
+            results.insert(result);
+            let (action, info) =
+                engine("--seed 1 --exact-cells 0 --outcome-cells 14 --playouts 2").choose(&game, &relaxed());
+            let Action::Stone(stone) = action else {
+                panic!("{action} is not a stone")
+            };
+            let mut after = board;
+            after.play(stone.index());
+            let reply = Solver::new(12).solve(&after, None).unwrap().value;
+            let final_margin = gain(board.stones[board.mover], stone.index()) as i32 - reply + mover_margin(&board);
+            if result != Ordering::Less {
+                assert_eq!(final_margin.cmp(&0), result, "seed {seed}: {info:?}");
+            }
+            if result == Ordering::Greater {
+                assert_eq!(info.unwrap().comment.as_deref(), Some("outcome: a win with best play"));
+            }
+        }
+        assert!(results.len() >= 2, "both wins and other results are tried: {results:?}");
     }
 
     #[test]

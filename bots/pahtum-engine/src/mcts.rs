@@ -24,9 +24,10 @@
 //! The tree outlives its search: two plies later (the engine's move and the
 //! reply) the position is usually a grandchild of the old root, and the
 //! playouts already spent below it are worth keeping, so the next search
-//! starts from that subtree, copied to the front of the vector. A search also
-//! stops before its deadline once the remaining time could not change the
-//! most visited move, leaving the time to positions that are still unclear.
+//! starts from that subtree, copied to the front of the vector. When asked to
+//! (with a game clock, where time saved is spent later), a search also stops
+//! before its deadline once the remaining time could not change the most
+//! visited move, leaving the time to positions that are still unclear.
 //!
 //! The pie rule at the first stone is part of the root: the opponent will take
 //! over White's position if it is better, so White's value for a first stone is
@@ -92,6 +93,11 @@ pub struct Limits {
     /// Stop once this instant has passed (read before each playout); `None`
     /// for no deadline.
     pub deadline: Option<Instant>,
+    /// Also stop before the deadline once the most visited move cannot change
+    /// any more: worth it only where the time saved is spent later (a game
+    /// clock); under a per-move limit the extra playouts still grow the
+    /// subtree that the next search keeps.
+    pub stop_when_decided: bool,
 }
 
 /// The search's opinion of one root move.
@@ -199,7 +205,10 @@ impl Tree {
                 if now >= deadline {
                     break;
                 }
-                if playouts % DECIDED_CHECK == DECIDED_CHECK - 1 && self.decided(start, now, deadline, playouts) {
+                if limits.stop_when_decided
+                    && playouts % DECIDED_CHECK == DECIDED_CHECK - 1
+                    && self.decided(start, now, deadline, playouts)
+                {
                     break;
                 }
             }
@@ -500,6 +509,7 @@ mod tests {
         let limits = Limits {
             playouts: Some(playouts),
             deadline: None,
+            stop_when_decided: true,
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         Tree::default().search(board, pie, &Settings::default(), &limits, &mut rng)
@@ -555,6 +565,7 @@ mod tests {
         let limits = Limits {
             playouts: Some(3000),
             deadline: None,
+            stop_when_decided: true,
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
         let mut tree = Tree::default();

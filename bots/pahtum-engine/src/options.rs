@@ -31,6 +31,14 @@ pub struct Options {
     #[arg(long, value_name = "CELLS", default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=44))]
     pub exact_cells: u32,
 
+    /// From this many free cells (capped by the level), before the tree
+    /// search, find out whether the position is won, drawn or lost with best
+    /// play (a null-window exact search, cheaper than the exact margin): a
+    /// won position is played by the winning move, and in a drawn one the
+    /// tree's move is kept only if it is proven to keep the draw.
+    #[arg(long, value_name = "CELLS", default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=44))]
+    pub outcome_cells: u32,
+
     /// With this many free cells or fewer (where the endgame is solved), choose
     /// among the moves that keep the exact value the one that leaves the
     /// opponent the most replies that give some of it away (0: the solver's
@@ -83,12 +91,29 @@ pub struct Options {
     #[arg(long, value_name = "C", default_value_t = Settings::default().contempt, value_parser = parse_contempt)]
     pub contempt: f32,
 
+    /// When a tree search stops before its time once the most visited move
+    /// can no longer change: `clock` only with a game clock, where the time
+    /// saved is spent on later moves (under a per-move limit the search uses
+    /// its time, growing the subtree the next move keeps); `always` also
+    /// under a per-move limit (the engine before issue 18's last change).
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = StopDecided::Clock)]
+    pub stop_decided: StopDecided,
+
     /// Start every tree search afresh instead of keeping the subtree of the
     /// position from the previous move (with --playouts or a level below 8,
     /// searches always start afresh, so that an answer depends on the request
     /// alone).
     #[arg(long)]
     pub fresh_tree: bool,
+}
+
+/// When a tree search may stop early (see `--stop-decided`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StopDecided {
+    /// Only with a game clock (remaining time), where saved time is used later.
+    Clock,
+    /// Under any clock.
+    Always,
 }
 
 impl Options {
@@ -128,10 +153,21 @@ impl Options {
 
     /// The number of free cells from which the endgame is solved exactly.
     pub fn exact_from(&self) -> u32 {
+        self.capped_by_level(self.exact_cells)
+    }
+
+    /// The number of free cells from which the result with best play is
+    /// searched before the tree search (see `--outcome-cells`).
+    pub fn outcome_from(&self) -> u32 {
+        self.capped_by_level(self.outcome_cells)
+    }
+
+    /// A number of free cells for the exact searches, capped by the level.
+    fn capped_by_level(&self, cells: u32) -> u32 {
         if self.level < 8 {
-            self.exact_cells.min(2 + 2 * self.level)
+            cells.min(2 + 2 * self.level)
         } else {
-            self.exact_cells
+            cells
         }
     }
 }
