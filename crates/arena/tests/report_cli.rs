@@ -65,6 +65,32 @@ fn a_run_writes_its_report_and_arena_report_makes_the_same_from_the_journal() {
     assert!(bounded.contains("The replays of 4 of the 6 games are embedded"));
 }
 
+/// `arena match` folds its standings and report from its own games as they end; `arena report` folds the
+/// same from the journal: the pages are the same.
+#[test]
+fn a_match_s_report_is_the_one_arena_report_makes_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    arena(
+        &[
+            "match",
+            "heuristic",
+            "first-free",
+            "--games",
+            "6",
+            "--seed",
+            "5",
+            "--out",
+            "m",
+        ],
+        dir.path(),
+    );
+    let written = std::fs::read_to_string(dir.path().join("m/report.html")).unwrap();
+    assert_eq!(game_ids(&written).len(), 6);
+    arena(&["report", "m", "--out", "again.html"], dir.path());
+    let again = std::fs::read_to_string(dir.path().join("again.html")).unwrap();
+    assert_eq!(again, written);
+}
+
 #[test]
 fn show_lists_games_and_prints_one_move_by_move() {
     let dir = tempfile::tempdir().unwrap();

@@ -186,7 +186,7 @@ impl Observer for Progress {
                 self.show(true);
             }
             Event::GameStarted { .. } => {}
-            Event::GameFinished { record } => {
+            Event::GameFinished { record, .. } => {
                 self.count(record);
                 self.played += 1;
                 for note in forfeit_notes(record) {
@@ -289,6 +289,7 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
+    use pahtum_tournament::journal::Span;
     use pahtum_tournament::testing::{forfeited, record};
 
     /// A writer whose bytes the test can read afterwards.
@@ -320,10 +321,14 @@ mod tests {
             concurrency: 2,
         });
         let lost = forfeited(record("000-00-b", "b", "a"), Seat::First, Reason::Timeout);
-        progress.on(Event::GameFinished { record: &lost });
+        progress.on(Event::GameFinished {
+            record: &lost,
+            at: Span::default(),
+        });
         progress.on(Event::BotRestarted { bot: "b" });
         progress.on(Event::GameFinished {
             record: &record("001-00-a", "a", "c"),
+            at: Span::default(),
         });
         progress.on(Event::Interrupted { done: 3, total: 4 });
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
@@ -367,8 +372,14 @@ mod tests {
             done: 0,
             concurrency: 2,
         });
-        progress.on(Event::GameFinished { record: &starved });
-        progress.on(Event::GameFinished { record: &starved });
+        progress.on(Event::GameFinished {
+            record: &starved,
+            at: Span::default(),
+        });
+        progress.on(Event::GameFinished {
+            record: &starved,
+            at: Span::default(),
+        });
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let warnings: Vec<&str> = text.lines().filter(|line| line.contains("warning")).collect();
         assert_eq!(warnings.len(), 1, "{text}");

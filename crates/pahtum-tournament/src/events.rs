@@ -12,6 +12,7 @@
 
 use pahtum_record::GameRecord;
 
+use crate::journal::Span;
 use crate::schedule::ScheduledGame;
 
 /// Something that happened in a run.
@@ -48,6 +49,8 @@ pub enum Event<'a> {
     GameFinished {
         /// The game's record, as journaled.
         record: &'a GameRecord,
+        /// Where its line lies in the journal.
+        at: Span,
     },
     /// A game was lost on time under overload and played again
     /// ([`crate::config::OnOverload::Replay`]): this record of it is not journaled.
@@ -94,4 +97,27 @@ pub struct Quiet;
 
 impl Observer for Quiet {
     fn on(&mut self, _event: Event<'_>) {}
+}
+
+/// Two observers as one: each sees every event, in order, and a game starts only if both let it (both
+/// are asked, so that each sees every game it is asked about).
+pub struct Tee<'a>(pub &'a mut dyn Observer, pub &'a mut dyn Observer);
+
+impl std::fmt::Debug for Tee<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tee").finish_non_exhaustive()
+    }
+}
+
+impl Observer for Tee<'_> {
+    fn on(&mut self, event: Event<'_>) {
+        self.0.on(event);
+        self.1.on(event);
+    }
+
+    fn may_start(&mut self, game: &ScheduledGame) -> bool {
+        let first = self.0.may_start(game);
+        let second = self.1.may_start(game);
+        first && second
+    }
 }

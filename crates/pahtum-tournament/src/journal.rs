@@ -260,7 +260,7 @@ pub struct JournalReader {
 
 /// Where a record lies in its journal: what [`read_line_at`] reads back, so that a reader can keep the
 /// place of a record instead of the record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Span {
     /// The offset of its line's first byte in the file.
     pub offset: u64,
@@ -618,6 +618,8 @@ pub struct Journal {
     unsynced_since: Option<Instant>,
     /// The line being written, kept between appends so that an append does not allocate.
     line: Vec<u8>,
+    /// The file's length, as far as this journal knows: where the next line starts.
+    len: u64,
 }
 
 impl Journal {
@@ -682,6 +684,7 @@ impl Journal {
             journal.write_bytes(b"\n")?;
             journal.sync()?;
         }
+        journal.len = journal.file.metadata().map_err(io_error)?.len();
         Ok((journal, ending))
     }
 
@@ -692,6 +695,7 @@ impl Journal {
             durability: Durability::default(),
             unsynced_since: None,
             line: Vec::new(),
+            len: 0,
         }
     }
 
@@ -703,13 +707,15 @@ impl Journal {
     /// Appends one record: the whole line in one write, then synced as the durability says: at once
     /// (`game`), once [`BATCH_INTERVAL`] has passed since the oldest unsynced write (`batch`), or not
     /// (`none`). The caller syncs the rest: at [`Journal::sync_due`] and with [`Journal::sync`] at the end.
-    pub fn append(&mut self, record: &GameRecord) -> Result<(), JournalError> {
-        self.write_line(record)?;
+    /// Returns where the record's line lies in the file, for reading it back ([`read_line_at`]).
+    pub fn append(&mut self, record: &GameRecord) -> Result<Span, JournalError> {
+        let span = self.write_line(record)?;
         match self.durability {
-            Durability::Game => self.sync(),
-            Durability::Batch if self.sync_due().is_some_and(|due| Instant::now() >= due) => self.sync(),
-            Durability::Batch | Durability::None => Ok(()),
+            Durability::Game => self.sync()?,
+            Durability::Batch if self.sync_due().is_some_and(|due| Instant::now() >= due) => self.sync()?,
+            Durability::Batch | Durability::None => {}
         }
+        Ok(span)
     }
 
     /// When the writes not yet synced are due to be: `None` when there are none, or when only the end of
@@ -730,21 +736,26 @@ impl Journal {
         Ok(())
     }
 
-    /// Writes `value` as one JSON line, in one write, not synced.
-    fn write_line(&mut self, value: &impl Serialize) -> Result<(), JournalError> {
+    /// Writes `value` as one JSON line, in one write, not synced; returns where the line lies.
+    fn write_line(&mut self, value: &impl Serialize) -> Result<Span, JournalError> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         serde_json::to_writer(&mut line, value).expect("a journal line serializes");
+        let span = Span {
+            offset: self.len,
+            len: line.len(),
+        };
         line.push(b'\n');
         let written = self.write_bytes(&line);
         self.line = line;
-        written
+        written.map(|()| span)
     }
 
     fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), JournalError> {
         self.file
             .write_all(bytes)
             .map_err(|source| self.io_error("append to", source))?;
+        self.len += bytes.len() as u64;
         self.unsynced_since.get_or_insert_with(Instant::now);
         Ok(())
     }

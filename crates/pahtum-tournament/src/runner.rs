@@ -131,9 +131,10 @@ pub async fn run(
                     Err(error) if error.is_cancelled() => continue,
                     Err(error) => std::panic::resume_unwind(error.into_panic()),
                 };
-                if let Err(error) = journal.append(&played.record) {
-                    return Err(abandon(running, journal, error).await);
-                }
+                let at = match journal.append(&played.record) {
+                    Ok(at) => at,
+                    Err(error) => return Err(abandon(running, journal, error).await),
+                };
                 done += 1;
                 for bot in &played.restarted {
                     observer.on(Event::BotRestarted { bot });
@@ -141,7 +142,7 @@ pub async fn run(
                 for record in &played.replayed {
                     observer.on(Event::Replayed { record });
                 }
-                observer.on(Event::GameFinished { record: &played.record });
+                observer.on(Event::GameFinished { record: &played.record, at });
             }
             () = sleep_until(journal.sync_due()) => {
                 if let Err(error) = journal.sync() {
@@ -407,7 +408,7 @@ mod tests {
                 Event::Resumed { index, .. } => format!("resumed {index}"),
                 Event::Started { total, .. } => format!("started {total}"),
                 Event::GameStarted { id, .. } => format!("game {id}"),
-                Event::GameFinished { record } => {
+                Event::GameFinished { record, .. } => {
                     self.finished.notify_one();
                     format!("recorded {}", record.id)
                 }

@@ -96,7 +96,7 @@ impl Observer for SprtGate {
                 self.count(record);
                 self.toggle_half_played(index);
             }
-            Event::GameFinished { record } => {
+            Event::GameFinished { record, .. } => {
                 self.count(record);
             }
             _ => {}

@@ -33,7 +33,7 @@ use pahtum_report::progress::{self, PLAIN_EVERY};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{Event, Observer};
+use pahtum_tournament::events::{Event, Observer, Tee};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::{self, ScheduledGame};
@@ -42,6 +42,7 @@ use pahtum_tournament::strength::{AnchorSpec, PairStrength};
 use serde::Serialize;
 
 use super::flow;
+use super::report::LiveReport;
 use crate::duration::TimeFlags;
 use crate::names::NamesFlag;
 
@@ -155,6 +156,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         opened => opened?,
     };
 
+    let mut live = LiveReport::of(&opened);
     let ending = if opened.plan.pending().any(|index| progress.gate.allows(index)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
@@ -169,7 +171,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             affinity: args.affinity.choice(),
         };
         progress.show(true);
-        let ending = flow::play(&mut opened, &out, bots, &mut progress, |_| String::new()).await;
+        let mut observer = Tee(&mut progress, &mut live);
+        let ending = flow::play(&mut opened, &out, bots, &mut observer, |_| String::new()).await;
         progress.finish();
         ending?
     } else if opened.plan.pending().next().is_none() {
@@ -179,7 +182,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let journal = opened.journal.path();
-    let (standings, mut written) = super::report::write_run_reports(&out, journal, args.anchor.as_ref())?;
+    let (standings, mut written) = super::report::write_run_reports(&out, journal, args.anchor.as_ref(), Some(live))?;
     let planned = opened.plan.schedule.len();
     let report_path = out.join("match.json");
     std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))
@@ -360,7 +363,7 @@ impl Observer for MatchProgress {
     fn on(&mut self, event: Event<'_>) {
         match event {
             Event::Resumed { .. } => self.gate.on(event),
-            Event::GameFinished { record } => {
+            Event::GameFinished { record, .. } => {
                 let decided = self.gate.count(record);
                 for note in progress::forfeit_notes(record) {
                     self.note(&note);

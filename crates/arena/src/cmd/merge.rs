@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             merged.torn
         );
     }
-    let (standings, written) = super::report::write_run_reports(&args.out, &journal, None)?;
+    let (standings, written) = super::report::write_run_reports(&args.out, &journal, None, None)?;
     let lead = format!(
         "{} of {} games, from {} journals\n",
         merged.games,

@@ -18,11 +18,13 @@ use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::durability::Durability;
+use pahtum_tournament::events::Tee;
 use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
 use super::flow;
+use super::report::LiveReport;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -140,9 +142,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_default();
         format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
     };
-    let ending = flow::play(&mut opened, &out, bots, &mut progress, locate).await?;
+    let mut live = LiveReport::of(&opened);
+    let ending = flow::play(&mut opened, &out, bots, &mut Tee(&mut progress, &mut live), locate).await?;
     let journal = opened.journal.path();
-    let (standings, written) = super::report::write_run_reports(&out, journal, None)?;
+    let (standings, written) = super::report::write_run_reports(&out, journal, None, Some(live))?;
     let resume = format!("to resume, run: {}", resume_command(&args, shard));
     // A tournament's progress observer never declines a game.
     Ok(flow::report("", &standings, journal, &written, ending, &resume))
