@@ -275,6 +275,27 @@ fn a_bot_that_won_everything_is_finite_and_open_upwards() {
     assert!(r.ranking[0].los_next.unwrap() > 0.99);
 }
 
+/// Found by the `finite` property test: with a weak prior, player 1 (one
+/// game, a win) sits far out where the prior is nearly flat, and an end of
+/// player 0's interval was not located.
+#[test]
+fn a_weak_prior_still_bounds_every_interval() {
+    let game = |a, b, score_a| Game { a, b, score_a };
+    let games = [
+        game(2, 4, 0.5),
+        game(0, 3, 0.5),
+        game(0, 2, 0.5),
+        game(2, 0, 0.0),
+        game(3, 1, 0.0),
+        game(3, 0, 1.0),
+    ];
+    let options = FitOptions {
+        prior_draws: 0.1,
+        anchor: Anchor::PoolAverage,
+    };
+    assert_all_finite(&fit_games(5, &games, &options));
+}
+
 #[test]
 fn without_prior_an_unbeaten_bot_is_an_error_not_infinity() {
     let games = repeat(
