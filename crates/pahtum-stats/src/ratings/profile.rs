@@ -47,9 +47,31 @@ const REFRESH_EVERY: usize = 8;
 const MAX_ROOT_STEPS: usize = 100;
 /// Accept an interval end once `sqrt(2·drop)` is this close to `z`.
 const ROOT_TOLERANCE: f64 = 1e-7;
-/// No interval end lies further than this from the estimate (nats, about
-/// 170,000 Elo); reaching it means the likelihood never drops enough.
-const MAX_OFFSET: f64 = 1e3;
+/// The longest move of one rating in one ascent step, in nats (about
+/// 4,300 Elo), or the size of the largest rating if that is more. Where a
+/// bot sits on the flat tail of the logistic curve the likelihood is
+/// nearly linear in it, and a Newton step can be `10^20` nats long: more
+/// than the line search's halvings can shorten. Letting the limit grow
+/// with the ratings still reaches a far end (a weak prior can put one
+/// thousands of nats out) in a few doublings.
+const MAX_STEP: f64 = 10.0;
+/// Added to the diagonal of a reduced Hessian, relative to its largest
+/// entry. Far out the curvature of a bot underflows to exactly 0 and the
+/// matrix would not factorise; with this floor its Newton step is merely
+/// very long, and the step limit and line search shorten it. Elsewhere it
+/// changes the steps by about one part in `10^12`.
+const RIDGE: f64 = 1e-12;
+/// A step that gains more than this fraction of what its slope promises
+/// met no curvature (a quadratic gives a Newton step half): the
+/// likelihood is nearly linear along it, so the next step is made twice
+/// as long. Far out, where a weak prior is all that bends the likelihood,
+/// a Newton step from a metric of the centre is fractions of a nat.
+const LINEAR_GAIN: f64 = 0.9;
+/// Without a prior, no interval end is looked for further than this from
+/// the estimate (nats, about 170,000 Elo): reaching it means the
+/// likelihood never drops enough. With a prior the bound follows from the
+/// prior ([`Likelihood::contrast_reach`]), and every end lies within it.
+const MAX_OFFSET_WITHOUT_PRIOR: f64 = 1e3;
 
 /// A rating contrast with its estimate and 95% profile interval, in nats.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,8 +120,8 @@ struct Metric {
 
 impl Metric {
     /// The metric of `neg_hessian` (minus a Hessian) for the contrast `e`
-    /// (not all zero), or `None` when the reduced matrix is numerically
-    /// singular.
+    /// (not all zero), or `None` when even with [`RIDGE`] the reduced
+    /// matrix does not factorise (every entry 0).
     fn new(neg_hessian: &Matrix, e: &[f64]) -> Option<Self> {
         let pivot = (0..e.len()).max_by(|&i, &j| e[i].abs().total_cmp(&e[j].abs()))?;
         let ratios: Vec<f64> = e
@@ -120,6 +142,8 @@ impl Metric {
                 );
             }
         }
+        let ridge = RIDGE * (0..free.len()).map(|a| reduced.get(a, a)).fold(0.0, f64::max);
+        (0..free.len()).for_each(|a| reduced.add(a, a, ridge));
         Some(Self {
             pivot,
             ratios,
@@ -152,6 +176,16 @@ impl Metric {
     }
 }
 
+/// `step` times `stretch`, shortened to the limit of [`MAX_STEP`] at
+/// `theta`.
+fn within_limit(mut step: Vec<f64>, stretch: f64, theta: &[f64]) -> Vec<f64> {
+    let largest = |v: &[f64]| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let limit = MAX_STEP.max(largest(theta));
+    let scale = stretch.min(limit / largest(&step));
+    step.iter_mut().for_each(|s| *s *= scale);
+    step
+}
+
 /// One contrast being profiled.
 #[derive(Debug)]
 struct Contrast<'e> {
@@ -160,6 +194,8 @@ struct Contrast<'e> {
     direction: Vec<f64>,
     /// The metric at the maximum.
     metric: Metric,
+    /// No end of the interval lies further than this from the estimate.
+    reach: f64,
 }
 
 /// The last constrained maximum found, to start the next one from.
@@ -179,6 +215,8 @@ impl<'a> Profiler<'a> {
     }
 
     /// The interval of `eᵀθ`, or `None` if an end could not be located.
+    /// Every weight of `e` is at most 1 in size, as in a rating minus the
+    /// pool mean or minus the anchor's rating.
     pub(super) fn interval(&self, e: &[f64]) -> Option<Interval> {
         let estimate = dot(e, &self.optimum.theta);
         let sigma_e = self.optimum.covariance.mul_vec(e);
@@ -196,6 +234,10 @@ impl<'a> Profiler<'a> {
             weights: e,
             direction: sigma_e.iter().map(|x| x / variance).collect(),
             metric: Metric::new(&self.neg_hessian, e)?,
+            reach: self
+                .likelihood
+                .contrast_reach(self.optimum.value - Z95 * Z95 / 2.0)
+                .map_or(MAX_OFFSET_WITHOUT_PRIOR, |reach| reach + estimate.abs()),
         };
         let std_error = variance.sqrt();
         Some(Interval {
@@ -223,7 +265,7 @@ impl<'a> Profiler<'a> {
         let mut high = Z95 * std_error;
         let mut f_high = root(high)?;
         while f_high < 0.0 {
-            if high > MAX_OFFSET {
+            if high >= contrast.reach {
                 return None;
             }
             // Exact when the drop grows linearly (the flat side of an
@@ -231,7 +273,7 @@ impl<'a> Profiler<'a> {
             // quadratic.
             let growth = (Z95 / (f_high + Z95)).powi(2).clamp(1.2, 16.0);
             (low, f_low) = (high, f_high);
-            high *= growth;
+            high = (high * growth).min(contrast.reach);
             f_high = root(high)?;
         }
 
@@ -283,12 +325,18 @@ impl<'a> Profiler<'a> {
         let mut metric = Cow::Borrowed(&contrast.metric);
         let mut theta = start;
         let mut value = self.likelihood.value(&theta);
+        // How many Newton steps long the next step is (see LINEAR_GAIN).
+        let mut stretch = 1.0;
         for step_count in 1..=MAX_ASCENT_STEPS {
             let gradient = self.likelihood.gradient(&theta);
-            let step = metric.step(&gradient);
+            let step = within_limit(metric.step(&gradient), stretch, &theta);
             match advance(self.likelihood, &theta, value, &gradient, &step) {
                 Progress::Converged(last, last_value) => return Some((last, last_value)),
-                Progress::Moved(next, next_value) => (theta, value) = (next, next_value),
+                Progress::Moved(next, next_value) => {
+                    let linear = next_value - value > LINEAR_GAIN * dot(&gradient, &step);
+                    stretch = if linear { 2.0 * stretch } else { 1.0 };
+                    (theta, value) = (next, next_value);
+                }
                 Progress::Stuck => return None,
             }
             if step_count % REFRESH_EVERY == 0 {
