@@ -3,6 +3,7 @@
 mod common;
 
 use common::{centred, elo_from_score, expected_score, rng, round_robin};
+use pahtum_stats::ratings::MIN_PRIOR_DRAWS;
 use pahtum_stats::{Anchor, FitOptions, Game, LayoutPair, PairMatrix, Ratings, StatsError, fit};
 
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
@@ -355,6 +356,8 @@ fn bad_options_are_rejected() {
         Err(StatsError::NoPlayers)
     );
     assert_eq!(with(-1.0, Anchor::PoolAverage), Err(StatsError::InvalidPrior(-1.0)));
+    assert_eq!(with(0.01, Anchor::PoolAverage), Err(StatsError::InvalidPrior(0.01)));
+    assert!(with(MIN_PRIOR_DRAWS, Anchor::PoolAverage).is_ok());
     assert!(matches!(
         with(f64::NAN, Anchor::PoolAverage),
         Err(StatsError::InvalidPrior(_))
