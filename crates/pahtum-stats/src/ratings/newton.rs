@@ -92,8 +92,9 @@ pub(super) enum Progress {
 /// gain is a rating running off to infinity, which must not count as
 /// converged. With a prior no rating can, and it is a direction in which
 /// a weak prior is nearly flat: the value, all that a profile needs, is
-/// already as exact as rounding allows (a prior of 10⁻⁴ draws stalled
-/// intervals on steps of 10⁻⁵ nats that no line search could see).
+/// already as exact as rounding allows (with weak priors, interval
+/// searches stalled on steps of 10⁻⁵ nats whose gain no line search could
+/// see).
 pub(super) fn advance(likelihood: &Likelihood, theta: &[f64], value: f64, gradient: &[f64], step: &[f64]) -> Progress {
     let shifted = |scale: f64| -> Vec<f64> { theta.iter().zip(step).map(|(t, d)| t + scale * d).collect() };
     let largest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));

@@ -53,7 +53,7 @@ const ROOT_TOLERANCE: f64 = 1e-7;
 /// nearly linear in it, and a Newton step can be `10^20` nats long: more
 /// than the line search's halvings can shorten. Letting the limit grow
 /// with the ratings still reaches a far end (a weak prior can put one
-/// thousands of nats out) in a few doublings.
+/// hundreds of nats out) in a few doublings.
 const MAX_STEP: f64 = 10.0;
 /// Added to the diagonal of a reduced Hessian, relative to its largest
 /// entry. Far out the curvature of a bot underflows to exactly 0 and the
@@ -260,6 +260,7 @@ impl<'a> Profiler<'a> {
             let drop = self.drop(contrast, sign * t, &mut warm)?;
             Some((2.0 * drop).sqrt() - Z95)
         };
+
         // Bracket: the quadratic guess first, then grow.
         let (mut low, mut f_low) = (0.0, -Z95);
         let mut high = Z95 * std_error;
