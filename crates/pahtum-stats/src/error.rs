@@ -36,8 +36,12 @@ pub enum StatsError {
         /// The largest valid score (1 for a game, 2 for a layout pair).
         max: f64,
     },
-    /// The prior strength is negative or not finite.
-    #[error("invalid prior strength {0}: expected a finite number of virtual draws >= 0")]
+    /// The prior strength is neither 0 nor a finite number of at least
+    /// [`MIN_PRIOR_DRAWS`](crate::ratings::MIN_PRIOR_DRAWS).
+    #[error(
+        "invalid prior strength {0}: expected 0 (no prior) or a finite number of virtual draws >= {min}",
+        min = crate::ratings::MIN_PRIOR_DRAWS
+    )]
     InvalidPrior(f64),
     /// The rating given to the anchor player is not finite.
     #[error("invalid anchor rating {0}: expected a finite number")]

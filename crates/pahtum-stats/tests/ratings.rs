@@ -3,6 +3,7 @@
 mod common;
 
 use common::{centred, elo_from_score, expected_score, rng, round_robin};
+use pahtum_stats::ratings::MIN_PRIOR_DRAWS;
 use pahtum_stats::{Anchor, FitOptions, Game, LayoutPair, PairMatrix, Ratings, StatsError, fit};
 
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
@@ -275,6 +276,27 @@ fn a_bot_that_won_everything_is_finite_and_open_upwards() {
     assert!(r.ranking[0].los_next.unwrap() > 0.99);
 }
 
+/// Found by the `finite` property test: with a weak prior, player 1 (one
+/// game, a win) sits far out where the prior is nearly flat, and an end of
+/// player 0's interval was not located.
+#[test]
+fn a_weak_prior_still_bounds_every_interval() {
+    let game = |a, b, score_a| Game { a, b, score_a };
+    let games = [
+        game(2, 4, 0.5),
+        game(0, 3, 0.5),
+        game(0, 2, 0.5),
+        game(2, 0, 0.0),
+        game(3, 1, 0.0),
+        game(3, 0, 1.0),
+    ];
+    let options = FitOptions {
+        prior_draws: 0.1,
+        anchor: Anchor::PoolAverage,
+    };
+    assert_all_finite(&fit_games(5, &games, &options));
+}
+
 #[test]
 fn without_prior_an_unbeaten_bot_is_an_error_not_infinity() {
     let games = repeat(
@@ -334,6 +356,8 @@ fn bad_options_are_rejected() {
         Err(StatsError::NoPlayers)
     );
     assert_eq!(with(-1.0, Anchor::PoolAverage), Err(StatsError::InvalidPrior(-1.0)));
+    assert_eq!(with(0.01, Anchor::PoolAverage), Err(StatsError::InvalidPrior(0.01)));
+    assert!(with(MIN_PRIOR_DRAWS, Anchor::PoolAverage).is_ok());
     assert!(matches!(
         with(f64::NAN, Anchor::PoolAverage),
         Err(StatsError::InvalidPrior(_))

@@ -85,6 +85,24 @@ impl Likelihood {
         data + self.half_prior * prior
     }
 
+    /// Whether there is a prior: the likelihood is then strictly concave,
+    /// and it falls at least linearly in every direction, so no rating
+    /// can run off to infinity.
+    pub(super) fn has_prior(&self) -> bool {
+        self.half_prior > 0.0
+    }
+
+    /// How far from 0 any contrast `eᵀθ` with weights `|eᵢ| ≤ 1` can lie
+    /// where the likelihood is at least `value`; `None` without a prior,
+    /// where it is unbounded.
+    ///
+    /// Each player's prior term is at most `−(m/2)|θᵢ|` and every data
+    /// term at most 0, so the likelihood is at most `−(m/2) Σ|θᵢ|`, which
+    /// is at most `−(m/2)|eᵀθ|`.
+    pub(super) fn contrast_reach(&self, value: f64) -> Option<f64> {
+        self.has_prior().then(|| -value / self.half_prior)
+    }
+
     /// The gradient at `theta`: actual minus expected points per player.
     pub(super) fn gradient(&self, theta: &[f64]) -> Vec<f64> {
         // Written as differences of sigmoids rather than `1 − sigmoid`,

@@ -88,14 +88,20 @@ pub(super) enum Progress {
 /// the likelihood (a sum of thousands of terms), and a line search can no
 /// longer tell better from worse. Once the step is also small, the
 /// quadratic model is accurate, so the full step is taken without checking
-/// and the search stops. (A long step with a negligible gain is a rating
-/// running off to infinity, which must not count as converged.)
+/// and the search stops. Without a prior, a long step with a negligible
+/// gain is a rating running off to infinity, which must not count as
+/// converged. With a prior no rating can, and it is a direction in which
+/// a weak prior is nearly flat: the value, all that a profile needs, is
+/// already as exact as rounding allows (with weak priors, interval
+/// searches stalled on steps of 10⁻⁵ nats whose gain no line search could
+/// see).
 pub(super) fn advance(likelihood: &Likelihood, theta: &[f64], value: f64, gradient: &[f64], step: &[f64]) -> Progress {
     let shifted = |scale: f64| -> Vec<f64> { theta.iter().zip(step).map(|(t, d)| t + scale * d).collect() };
     let largest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
     let slope = dot(gradient, step);
     let negligible_gain = slope < ROUNDOFF_GAIN * (1.0 + value.abs());
-    if largest < STEP_TOLERANCE || (largest < ROUNDOFF_STEP && negligible_gain) {
+    let short = largest < ROUNDOFF_STEP || likelihood.has_prior();
+    if largest < STEP_TOLERANCE || (short && negligible_gain) {
         let last = shifted(1.0);
         let last_value = likelihood.value(&last);
         return Progress::Converged(last, last_value);

@@ -22,11 +22,13 @@
 //! Each evaluation is a constrained maximisation. Starting from the
 //! maximum moved along `d = Σe / (eᵀΣe)` (the straight line the profile
 //! follows when the likelihood is quadratic; `Σ` is the inverse Hessian at
-//! the maximum), it takes Newton steps with the fixed metric `Σ` projected
-//! onto the constraint, `δ = Σg − d (eᵀΣg)`. Each step costs `O(n²)`
-//! instead of the `O(n³)` of a fresh Hessian factorisation; in the rare
-//! case where the metric is far off (a bot pushed to an extreme rating) it
-//! is refreshed from the local Hessian after a few steps. With 100 bots and
+//! the maximum), it takes Newton steps inside the constraint with a fixed
+//! metric: the Hessian at the maximum, reduced to the ratings that keep
+//! `eᵀθ` fixed and factorised once per contrast (see [`Metric`] for why
+//! reduced rather than a projection of `Σ`). Each step costs `O(n²)`
+//! instead of the `O(n³)` of a fresh factorisation; in the rare case where
+//! the metric is far off (a bot pushed to an extreme rating) it is
+//! refreshed from the local Hessian after a few steps. With 100 bots and
 //! 100,000 games the whole fit, all 200 interval ends included, takes
 //! under 0.2 s (`cargo bench -p pahtum-stats`).
 
@@ -35,7 +37,7 @@ use std::borrow::Cow;
 use super::likelihood::Likelihood;
 use super::newton::{Optimum, Progress, advance};
 use crate::elo::Z95;
-use crate::linalg::{Matrix, dot};
+use crate::linalg::{Cholesky, Matrix, dot};
 
 /// Ascent steps of one constrained maximisation before giving up.
 const MAX_ASCENT_STEPS: usize = 200;
@@ -45,9 +47,31 @@ const REFRESH_EVERY: usize = 8;
 const MAX_ROOT_STEPS: usize = 100;
 /// Accept an interval end once `sqrt(2·drop)` is this close to `z`.
 const ROOT_TOLERANCE: f64 = 1e-7;
-/// No interval end lies further than this from the estimate (nats, about
-/// 170,000 Elo); reaching it means the likelihood never drops enough.
-const MAX_OFFSET: f64 = 1e3;
+/// The longest move of one rating in one ascent step, in nats (about
+/// 4,300 Elo), or the size of the largest rating if that is more. Where a
+/// bot sits on the flat tail of the logistic curve the likelihood is
+/// nearly linear in it, and a Newton step can be `10^20` nats long: more
+/// than the line search's halvings can shorten. Letting the limit grow
+/// with the ratings still reaches a far end (a weak prior can put one
+/// hundreds of nats out) in a few doublings.
+const MAX_STEP: f64 = 10.0;
+/// Added to the diagonal of a reduced Hessian, relative to its largest
+/// entry. Far out the curvature of a bot underflows to exactly 0 and the
+/// matrix would not factorise; with this floor its Newton step is merely
+/// very long, and the step limit and line search shorten it. Elsewhere it
+/// changes the steps by about one part in `10^12`.
+const RIDGE: f64 = 1e-12;
+/// A step that gains more than this fraction of what its slope promises
+/// met no curvature (a quadratic gives a Newton step half): the
+/// likelihood is nearly linear along it, so the next step is made twice
+/// as long. Far out, where a weak prior is all that bends the likelihood,
+/// a Newton step from a metric of the centre is fractions of a nat.
+const LINEAR_GAIN: f64 = 0.9;
+/// Without a prior, no interval end is looked for further than this from
+/// the estimate (nats, about 170,000 Elo): reaching it means the
+/// likelihood never drops enough. With a prior the bound follows from the
+/// prior ([`Likelihood::contrast_reach`]), and every end lies within it.
+const MAX_OFFSET_WITHOUT_PRIOR: f64 = 1e3;
 
 /// A rating contrast with its estimate and 95% profile interval, in nats.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,26 +90,112 @@ pub(super) struct Interval {
 pub(super) struct Profiler<'a> {
     likelihood: &'a Likelihood,
     optimum: &'a Optimum,
+    /// Minus the Hessian at the maximum: every contrast's first metric.
+    neg_hessian: Matrix,
 }
 
-/// The metric of the projected Newton steps, for one contrast `e`.
+/// Newton steps that keep the contrast `eᵀθ` where it is.
+///
+/// A step moves every rating but the pivot `k` (the largest weight of `e`)
+/// freely, by `z`, and the pivot by `−Σ rⱼ zⱼ` with `rⱼ = eⱼ / eₖ`, which
+/// leaves `eᵀθ` unchanged. The step is the Newton step in those `n − 1`
+/// coordinates, whose Hessian `PᵀHP` is factorised once per metric.
+///
+/// Why not the shorter projection `Σg − d (eᵀΣg)` of the unconstrained
+/// step: far from the estimate, a bot that won all its few games sits
+/// where the logistic curve is flat (curvature about `e^-45` with a weak
+/// prior), so `Σ = H⁻¹` holds entries near `10^19`, and the step, a
+/// difference of such numbers, keeps neither the constraint nor the
+/// ascent; the search then stalls. Inside the constraint that bot cannot
+/// move alone (the others follow it), so the reduced Hessian has no such
+/// flat direction, and nothing large is ever subtracted.
 #[derive(Debug, Clone)]
-struct Metric<'a> {
-    sigma: Cow<'a, Matrix>,
-    /// `Σe / (eᵀΣe)`: moves the contrast by exactly one unit.
-    direction: Vec<f64>,
+struct Metric {
+    pivot: usize,
+    /// `eⱼ / eₖ`, with 0 at the pivot.
+    ratios: Vec<f64>,
+    /// Of the reduced Hessian, over the players other than the pivot.
+    reduced: Cholesky,
 }
 
-impl<'a> Metric<'a> {
-    /// `None` when `eᵀΣe` is zero: the contrast is fixed by definition.
-    fn new(sigma: Cow<'a, Matrix>, e: &[f64]) -> Option<(Self, f64)> {
-        let sigma_e = sigma.mul_vec(e);
-        let variance = dot(e, &sigma_e);
-        (variance > 0.0).then(|| {
-            let direction = sigma_e.iter().map(|x| x / variance).collect();
-            (Self { sigma, direction }, variance)
+impl Metric {
+    /// The metric of `neg_hessian` (minus a Hessian) for the contrast `e`
+    /// (not all zero), or `None` when even with [`RIDGE`] the reduced
+    /// matrix does not factorise (every entry 0).
+    fn new(neg_hessian: &Matrix, e: &[f64]) -> Option<Self> {
+        let pivot = (0..e.len()).max_by(|&i, &j| e[i].abs().total_cmp(&e[j].abs()))?;
+        let ratios: Vec<f64> = e
+            .iter()
+            .enumerate()
+            .map(|(j, &weight)| if j == pivot { 0.0 } else { weight / e[pivot] })
+            .collect();
+        let free: Vec<usize> = (0..e.len()).filter(|&j| j != pivot).collect();
+        let h = |i: usize, j: usize| neg_hessian.get(i, j);
+        let mut reduced = Matrix::zeros(free.len());
+        for (a, &i) in free.iter().enumerate() {
+            for (b, &j) in free.iter().enumerate() {
+                let (ri, rj) = (ratios[i], ratios[j]);
+                reduced.add(
+                    a,
+                    b,
+                    h(i, j) - ri * h(pivot, j) - rj * h(i, pivot) + ri * rj * h(pivot, pivot),
+                );
+            }
+        }
+        let ridge = RIDGE * (0..free.len()).map(|a| reduced.get(a, a)).fold(0.0, f64::max);
+        (0..free.len()).for_each(|a| reduced.add(a, a, ridge));
+        Some(Self {
+            pivot,
+            ratios,
+            reduced: reduced.cholesky()?,
         })
     }
+
+    /// The Newton step for `gradient` that keeps `eᵀθ` fixed.
+    fn step(&self, gradient: &[f64]) -> Vec<f64> {
+        let pivot_gradient = gradient[self.pivot];
+        let reduced_gradient: Vec<f64> = gradient
+            .iter()
+            .zip(&self.ratios)
+            .enumerate()
+            .filter(|&(j, _)| j != self.pivot)
+            .map(|(_, (g, r))| g - r * pivot_gradient)
+            .collect();
+        let mut free_steps = self.reduced.solve(&reduced_gradient).into_iter();
+        let mut step: Vec<f64> = (0..gradient.len())
+            .map(|j| {
+                if j == self.pivot {
+                    0.0
+                } else {
+                    free_steps.next().unwrap_or(0.0)
+                }
+            })
+            .collect();
+        step[self.pivot] = -dot(&self.ratios, &step);
+        step
+    }
+}
+
+/// `step` times `stretch`, shortened to the limit of [`MAX_STEP`] at
+/// `theta`.
+fn within_limit(mut step: Vec<f64>, stretch: f64, theta: &[f64]) -> Vec<f64> {
+    let largest = |v: &[f64]| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let limit = MAX_STEP.max(largest(theta));
+    let scale = stretch.min(limit / largest(&step));
+    step.iter_mut().for_each(|s| *s *= scale);
+    step
+}
+
+/// One contrast being profiled.
+#[derive(Debug)]
+struct Contrast<'e> {
+    weights: &'e [f64],
+    /// `Σe / (eᵀΣe)`: moves the contrast by exactly one unit.
+    direction: Vec<f64>,
+    /// The metric at the maximum.
+    metric: Metric,
+    /// No end of the interval lies further than this from the estimate.
+    reach: f64,
 }
 
 /// The last constrained maximum found, to start the next one from.
@@ -97,39 +207,57 @@ struct WarmStart {
 
 impl<'a> Profiler<'a> {
     pub(super) fn new(likelihood: &'a Likelihood, optimum: &'a Optimum) -> Self {
-        Self { likelihood, optimum }
+        Self {
+            likelihood,
+            optimum,
+            neg_hessian: likelihood.neg_hessian(&optimum.theta),
+        }
     }
 
     /// The interval of `eᵀθ`, or `None` if an end could not be located.
+    /// Every weight of `e` is at most 1 in size, as in a rating minus the
+    /// pool mean or minus the anchor's rating.
     pub(super) fn interval(&self, e: &[f64]) -> Option<Interval> {
         let estimate = dot(e, &self.optimum.theta);
-        let Some((metric, variance)) = Metric::new(Cow::Borrowed(&self.optimum.covariance), e) else {
+        let sigma_e = self.optimum.covariance.mul_vec(e);
+        let variance = dot(e, &sigma_e);
+        if variance <= 0.0 {
+            // The contrast is fixed by definition (the anchor itself).
             return Some(Interval {
                 estimate,
                 std_error: 0.0,
                 below: 0.0,
                 above: 0.0,
             });
+        }
+        let contrast = Contrast {
+            weights: e,
+            direction: sigma_e.iter().map(|x| x / variance).collect(),
+            metric: Metric::new(&self.neg_hessian, e)?,
+            reach: self
+                .likelihood
+                .contrast_reach(self.optimum.value - Z95 * Z95 / 2.0)
+                .map_or(MAX_OFFSET_WITHOUT_PRIOR, |reach| reach + estimate.abs()),
         };
         let std_error = variance.sqrt();
         Some(Interval {
             estimate,
             std_error,
-            below: self.end(e, &metric, std_error, -1.0)?,
-            above: self.end(e, &metric, std_error, 1.0)?,
+            below: self.end(&contrast, std_error, -1.0)?,
+            above: self.end(&contrast, std_error, 1.0)?,
         })
     }
 
     /// The distance from the estimate to the interval end on the side of
     /// `sign`, by a bracketing secant (Illinois) search on
     /// `sqrt(2·drop) − z`.
-    fn end(&self, e: &[f64], metric: &Metric, std_error: f64, sign: f64) -> Option<f64> {
+    fn end(&self, contrast: &Contrast, std_error: f64, sign: f64) -> Option<f64> {
         let mut warm = WarmStart {
             offset: 0.0,
             theta: self.optimum.theta.clone(),
         };
         let mut root = |t: f64| -> Option<f64> {
-            let drop = self.drop(e, metric, sign * t, &mut warm)?;
+            let drop = self.drop(contrast, sign * t, &mut warm)?;
             Some((2.0 * drop).sqrt() - Z95)
         };
 
@@ -138,7 +266,7 @@ impl<'a> Profiler<'a> {
         let mut high = Z95 * std_error;
         let mut f_high = root(high)?;
         while f_high < 0.0 {
-            if high > MAX_OFFSET {
+            if high >= contrast.reach {
                 return None;
             }
             // Exact when the drop grows linearly (the flat side of an
@@ -146,7 +274,7 @@ impl<'a> Profiler<'a> {
             // quadratic.
             let growth = (Z95 / (f_high + Z95)).powi(2).clamp(1.2, 16.0);
             (low, f_low) = (high, f_high);
-            high *= growth;
+            high = (high * growth).min(contrast.reach);
             f_high = root(high)?;
         }
 
@@ -179,42 +307,45 @@ impl<'a> Profiler<'a> {
 
     /// How much the profile log-likelihood at `ĉ + offset` lies below the
     /// maximum.
-    fn drop(&self, e: &[f64], metric: &Metric, offset: f64, warm: &mut WarmStart) -> Option<f64> {
+    fn drop(&self, contrast: &Contrast, offset: f64, warm: &mut WarmStart) -> Option<f64> {
         let shift = offset - warm.offset;
         let start: Vec<f64> = warm
             .theta
             .iter()
-            .zip(&metric.direction)
+            .zip(&contrast.direction)
             .map(|(t, d)| t + shift * d)
             .collect();
-        let (theta, value) = self.constrained_max(e, metric, start)?;
+        let (theta, value) = self.constrained_max(contrast, start)?;
         *warm = WarmStart { offset, theta };
         Some((self.optimum.value - value).max(0.0))
     }
 
     /// Maximizes the likelihood over the ratings that keep `eᵀθ` where
     /// `start` has it.
-    fn constrained_max(&self, e: &[f64], metric: &Metric, start: Vec<f64>) -> Option<(Vec<f64>, f64)> {
-        let mut metric = Cow::Borrowed(metric);
+    fn constrained_max(&self, contrast: &Contrast, start: Vec<f64>) -> Option<(Vec<f64>, f64)> {
+        let mut metric = Cow::Borrowed(&contrast.metric);
         let mut theta = start;
         let mut value = self.likelihood.value(&theta);
+        // How many Newton steps long the next step is (see LINEAR_GAIN).
+        let mut stretch = 1.0;
         for step_count in 1..=MAX_ASCENT_STEPS {
             let gradient = self.likelihood.gradient(&theta);
-            let sigma_g = metric.sigma.mul_vec(&gradient);
-            let along = dot(e, &sigma_g);
-            let step: Vec<f64> = sigma_g
-                .iter()
-                .zip(&metric.direction)
-                .map(|(s, d)| s - d * along)
-                .collect();
+            let step = within_limit(metric.step(&gradient), stretch, &theta);
             match advance(self.likelihood, &theta, value, &gradient, &step) {
                 Progress::Converged(last, last_value) => return Some((last, last_value)),
-                Progress::Moved(next, next_value) => (theta, value) = (next, next_value),
+                Progress::Moved(next, next_value) => {
+                    let linear = next_value - value > LINEAR_GAIN * dot(&gradient, &step);
+                    stretch = if linear { 2.0 * stretch } else { 1.0 };
+                    (theta, value) = (next, next_value);
+                }
                 Progress::Stuck => return None,
             }
             if step_count % REFRESH_EVERY == 0 {
-                let local = self.likelihood.neg_hessian(&theta).cholesky()?.inverse();
-                metric = Cow::Owned(Metric::new(Cow::Owned(local), e)?.0);
+                // A local Hessian too flat to factorise leaves the metric
+                // as it is: any positive definite metric points uphill.
+                if let Some(local) = Metric::new(&self.likelihood.neg_hessian(&theta), contrast.weights) {
+                    metric = Cow::Owned(local);
+                }
             }
         }
         None
