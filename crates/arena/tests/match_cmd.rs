@@ -121,10 +121,17 @@ fn an_sprt_stops_the_match_as_soon_as_it_decides() {
     assert!(played < 400, "the match did not stop early: {played} games");
     assert_eq!(played as usize, journal_games(&out));
     assert_eq!(played % 2, 0, "whole layout pairs: {played}");
-    assert_eq!(report["sprt"]["outcome"]["status"], "accept_h1");
+    // The verdict is the test's state when it crossed the bound; the pairs begun then were completed.
+    let decision = &report["sprt"]["decision"];
+    assert_eq!(decision["status"], "accept_h1");
     assert_eq!(report["sprt"]["elo1"], 50.0);
-    let llr = report["sprt"]["outcome"]["llr"].as_f64().unwrap();
-    assert!(llr >= report["sprt"]["outcome"]["upper"].as_f64().unwrap(), "{llr}");
+    let llr = decision["llr"].as_f64().unwrap();
+    assert!(llr >= decision["upper"].as_f64().unwrap(), "{llr}");
+    let decided_after = decision["games"].as_u64().unwrap();
+    assert!(
+        decided_after <= played && played <= decided_after + 2,
+        "{decided_after} {played}"
+    );
     assert!(
         stdout.contains("H1 accepted: heuristic is at least 50 Elo stronger than first-free"),
         "{stdout}"

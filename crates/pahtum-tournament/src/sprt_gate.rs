@@ -34,8 +34,17 @@ pub struct SprtGate {
     /// Layout pairs (schedule index / 2) with one game started or done: their second game may still start
     /// after the test decides.
     half_played: HashSet<usize>,
-    /// The test has decided (it stays so, see the module docs).
-    decided: bool,
+    /// The test's state when it decided, and the games counted then (it stays decided, see the module docs).
+    decision: Option<Decision>,
+}
+
+/// The test's state at the moment it decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision {
+    /// The outcome that crossed a bound.
+    pub outcome: SprtOutcome,
+    /// The games counted when it did.
+    pub games: usize,
 }
 
 impl SprtGate {
@@ -45,18 +54,24 @@ impl SprtGate {
             tally: PairTally::new(first, second),
             sprt,
             half_played: HashSet::new(),
-            decided: false,
+            decision: None,
         }
     }
 
     /// Counts a game that just finished; true when it is the one that made the test decide.
     pub fn count(&mut self, record: &GameRecord) -> bool {
-        let was_decided = self.decided;
         self.tally.add(record);
-        self.decided |= self
+        if self.decision.is_some() {
+            return false;
+        }
+        self.decision = self
             .outcome()
-            .is_some_and(|outcome| outcome.status != SprtStatus::Continue);
-        self.decided && !was_decided
+            .filter(|outcome| outcome.status != SprtStatus::Continue)
+            .map(|outcome| Decision {
+                outcome,
+                games: self.tally.summary().games as usize,
+            });
+        self.decision.is_some()
     }
 
     /// Notes that one more game of the layout pair of the game at schedule index `index` started.
@@ -69,7 +84,13 @@ impl SprtGate {
     /// Whether the game at schedule index `index` may start: any game until the test decides, then only
     /// the second game of a layout pair whose first game is recorded or running.
     pub fn allows(&self, index: usize) -> bool {
-        !self.decided || self.half_played.contains(&(index / 2))
+        self.decision.is_none() || self.half_played.contains(&(index / 2))
+    }
+
+    /// The test's state when it decided, if it has: the verdict, even if the layout pairs completed since
+    /// moved the ratio back inside the bounds.
+    pub fn decision(&self) -> Option<Decision> {
+        self.decision
     }
 
     /// The test's state now, if there is a test.
@@ -186,10 +207,14 @@ mod tests {
         }
         let (running, partner, next) = (&games[n], &games[n + 1], &games[n + 2]);
         assert!(gate.may_start(partner) && !gate.allows(next.index));
+        let decision = gate.decision().expect("the test decided");
+        assert_eq!((decision.games, decision.outcome.status), (n, SprtStatus::AcceptH1));
         for game in [running, partner] {
             assert!(!gate.count(&won(game, "b")));
         }
         assert!(!gate.allows(next.index), "the decision stands");
+        assert_eq!(gate.decision(), Some(decision), "as it was when it was made");
+        assert!(gate.outcome().unwrap().llr < decision.outcome.llr);
     }
 
     /// A resumed match: the journal's games count, and a layout with one game recorded is half played, so

@@ -413,7 +413,10 @@ fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, 
         pair.first,
         pair.points
     );
-    if let (Some(sprt), Some(outcome)) = (gate.sprt(), gate.outcome()) {
+    if let (Some(sprt), Some(now)) = (gate.sprt(), gate.outcome()) {
+        // The verdict is the test's state when it crossed a bound; the layout pairs begun then were
+        // completed afterwards and may have moved the ratio back inside the bounds (see `SprtGate`).
+        let outcome = gate.decision().map_or(now, |decision| decision.outcome);
         let verdict = match outcome.status {
             SprtStatus::AcceptH1 => format!(
                 "H1 accepted: {} is at least {} Elo stronger than {}",
@@ -430,8 +433,17 @@ fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, 
             SprtStatus::Continue if ending == Ending::Interrupted => "no decision yet (interrupted)".to_owned(),
             SprtStatus::Continue => "no decision: the games ran out before a bound was crossed".to_owned(),
         };
+        let when = match gate.decision() {
+            Some(decision) if decision.games < played => format!(
+                " after {} games ({} once the layout pairs begun were completed)",
+                decision.games,
+                llr_text(&now)
+            ),
+            Some(decision) => format!(" after {} games", decision.games),
+            None => String::new(),
+        };
         text.push_str(&format!(
-            "SPRT elo0 {}, elo1 {}, alpha {}, beta {}: {}: {verdict}.\n",
+            "SPRT elo0 {}, elo1 {}, alpha {}, beta {}: {}{when}: {verdict}.\n",
             sprt.elo0(),
             sprt.elo1(),
             sprt.alpha(),
@@ -456,7 +468,17 @@ struct MatchReport {
 struct SprtReport {
     #[serde(flatten)]
     test: Sprt,
+    /// The test's state after every game played.
     outcome: SprtOutcome,
+    /// Its state when it crossed a bound, which is the verdict; `null` if it did not.
+    decision: Option<DecisionReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct DecisionReport {
+    #[serde(flatten)]
+    outcome: SprtOutcome,
+    games: usize,
 }
 
 fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
@@ -466,10 +488,14 @@ fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
         bots: [pair.first, pair.second],
         games_planned: planned,
         games_played: played,
-        sprt: gate
-            .sprt()
-            .zip(gate.outcome())
-            .map(|(test, outcome)| SprtReport { test, outcome }),
+        sprt: gate.sprt().zip(gate.outcome()).map(|(test, outcome)| SprtReport {
+            test,
+            outcome,
+            decision: gate.decision().map(|decision| DecisionReport {
+                outcome: decision.outcome,
+                games: decision.games,
+            }),
+        }),
     };
     let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");
     text.push('\n');
