@@ -27,7 +27,7 @@ use std::time::Instant;
 use pahtum::{Score, Seat};
 use pahtum_protocol::{Info, Reason};
 use pahtum_record::GameRecord;
-use pahtum_report::html::data::ReplaySize;
+use pahtum_report::html::data::{ByteCount, ReplaySize};
 use pahtum_report::html::{Options, ReportBuilder};
 use pahtum_tournament::standings::Tallies;
 use pahtum_tournament::testing;
@@ -183,18 +183,4 @@ fn full_game() -> GameRecord {
         });
     }
     game
-}
-
-/// A sink that counts the bytes of the page instead of keeping them.
-struct ByteCount(usize);
-
-impl std::io::Write for ByteCount {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }

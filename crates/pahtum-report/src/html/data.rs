@@ -271,8 +271,9 @@ impl ReplaySize {
     }
 }
 
-/// A sink that counts the bytes written to it.
-struct ByteCount(usize);
+/// A sink that counts the bytes written to it: the size of what would be written, without keeping it.
+#[derive(Debug, Default)]
+pub struct ByteCount(pub usize);
 
 impl std::io::Write for ByteCount {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
