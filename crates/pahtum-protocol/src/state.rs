@@ -65,11 +65,14 @@ impl Rules {
     /// the board, or for players' placement an empty board (`blocks` is then
     /// ignored: the players' blocks come with the moves).
     pub fn start(&self, blocks: &[Cell]) -> Result<Game, SetupError> {
+        self.start_on(blocks.iter().copied().collect())
+    }
+
+    /// [`Rules::start`] with the blocks as a set.
+    pub fn start_on(&self, blocks: Bitboard) -> Result<Game, SetupError> {
         match self.placement {
             Placement::Players => Game::new(&Layout::Placed { count: self.blocks }, self.pie),
-            Placement::Random | Placement::Fixed => {
-                Game::with_blocks(blocks.iter().copied().collect::<Bitboard>(), self.pie)
-            }
+            Placement::Random | Placement::Fixed => Game::with_blocks(blocks, self.pie),
         }
     }
 }
