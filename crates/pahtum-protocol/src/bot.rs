@@ -235,6 +235,7 @@ impl<'a> RequestText<'a> {
 #[derive(Debug, Default)]
 struct Replay(Option<Replayed>);
 
+/// A game, with the rules, blocks and moves it was replayed from.
 #[derive(Debug)]
 struct Replayed {
     rules: crate::Rules,
