@@ -287,8 +287,8 @@ impl Replay {
                 source,
             })?;
         }
-        replayed.moves.clear();
-        replayed.moves.push_str(request.moves);
+        // The request's moves start with those already replayed.
+        replayed.moves.push_str(&request.moves[replayed.moves.len()..]);
         let position = replayed.game.position();
         if (position.blocks(), position.white(), position.black()) != (request.blocks, request.white, request.black) {
             return Err(StateError::Mismatch);
