@@ -191,40 +191,36 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The value of a string that must be one of `words`, each with what it means.
+    fn word<T: Copy>(&mut self, words: &[(&[u8], T)]) -> Option<T> {
+        let text = self.plain_string()?;
+        words.iter().find(|(word, _)| *word == text).map(|&(_, value)| value)
+    }
+
+    /// An optional member `key` followed by a comma, whose value is one of `words`: `Some(None)` if
+    /// the member is absent, `None` if it is present but not as expected.
+    fn leading_member<T: Copy>(&mut self, key: &[u8], words: &[(&[u8], T)]) -> Option<Option<T>> {
+        if self.eat(key).is_none() {
+            return Some(None);
+        }
+        let value = self.word(words)?;
+        self.eat_byte(b',')?;
+        Some(Some(value))
+    }
+
     /// One move as a [`pahtum_record::MoveRecord`] serializes: `kind` (only for a block), `seat`,
     /// `color`, `cell`, then its timing's `ms` and `cpu_ms` (each where present), in that order.
     fn bare_move(&mut self) -> Option<BareMove> {
         self.eat_byte(b'{')?;
-        let kind = match self.eat(b"\"kind\":") {
-            Some(()) => {
-                let kind = match self.plain_string()? {
-                    b"block" => MoveKind::Block,
-                    b"stone" => MoveKind::Stone,
-                    _ => return None,
-                };
-                self.eat_byte(b',')?;
-                kind
-            }
-            None => MoveKind::Stone,
-        };
-        let seat = match self.eat(b"\"seat\":") {
-            Some(()) => {
-                let seat = match self.plain_string()? {
-                    b"first" => Seat::First,
-                    b"second" => Seat::Second,
-                    _ => return None,
-                };
-                self.eat_byte(b',')?;
-                Some(seat)
-            }
-            None => None,
-        };
+        let kind = self
+            .leading_member(
+                b"\"kind\":",
+                &[(b"block", MoveKind::Block), (b"stone", MoveKind::Stone)],
+            )?
+            .unwrap_or(MoveKind::Stone);
+        let seat = self.leading_member(b"\"seat\":", &[(b"first", Seat::First), (b"second", Seat::Second)])?;
         self.eat(b"\"color\":")?;
-        let color = match self.plain_string()? {
-            b"white" => Color::White,
-            b"black" => Color::Black,
-            _ => return None,
-        };
+        let color = self.word(&[(b"white", Color::White), (b"black", Color::Black)])?;
         self.eat(b",\"cell\":")?;
         let cell: Cell = std::str::from_utf8(self.plain_string()?).ok()?.parse().ok()?;
         for key in [&b",\"ms\":"[..], b",\"cpu_ms\":"] {
