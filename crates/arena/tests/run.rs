@@ -652,7 +652,8 @@ fn sandbox_available() -> bool {
         .unwrap();
     let available = output.status.success();
     if !available {
-        let why = text(&output.stderr);
+        // `arena check` prints its checks, and why one failed, on stdout.
+        let why = format!("{}{}", text(&output.stdout), text(&output.stderr));
         assert!(
             !std::env::var("CI").is_ok_and(|ci| ci == "true"),
             "the sandbox tests need the sandbox in CI: {why}"

@@ -49,7 +49,8 @@ pub struct Args {
 /// What to look at when a bot does not start in the sandbox.
 const SANDBOX_HINT: &str = "        In the sandbox the bot sees only the system's folders (/usr) and its own folder, read-only, \
      with no network, and runs as `nobody` when arena runs as root: use the system's interpreter \
-     (/usr/bin/python3, not one under a home folder) or name more folders in `ro_paths`; see SECURITY.md.";
+     (/usr/bin/python3, not one under a home folder) or name more folders in `ro_paths`, each in a folder \
+     that `nobody` may enter (not under /root or a folder of mode 0700); see SECURITY.md.";
 
 /// One game of the check.
 struct Scenario {
