@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use pahtum_protocol::ClockKind;
-use pahtum_referee::TimeControl;
+use pahtum_protocol::TimeControl;
 use pahtum_tournament::config;
 
 /// The longest duration a flag takes: a day, the referee's limit of an answer without any limit.
-const LONGEST: Duration = Duration::from_millis(pahtum_referee::UNLIMITED_MOVE_MS);
+const LONGEST: Duration = Duration::from_millis(pahtum_protocol::UNLIMITED_MOVE_MS);
 
 /// Parses `100ms`, `2s`, `1.5s` or `1m`: a limit, from 1 ms to a day.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {

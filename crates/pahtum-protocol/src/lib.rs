@@ -10,6 +10,7 @@
 //!   what was wrong with which line;
 //! * [`state`]: the game a request describes, rebuilt with the rules crate,
 //!   and the request for whoever acts next in a game;
+//! * [`time`]: time controls, their default margin and constructors;
 //! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines;
 //! * [`untrusted`]: what a bot wrote, escaped for the terminal.
 
@@ -19,10 +20,12 @@ pub mod bot;
 pub mod codec;
 pub mod messages;
 pub mod state;
+pub mod time;
 pub mod untrusted;
 
 pub use codec::{DecodeError, MAX_LINE_BYTES, decode_from_bot, decode_to_bot, encode};
 pub use messages::*;
+pub use time::{ClockKind, DEFAULT_MARGIN_MS, TimeControl, UNLIMITED_MOVE_MS, fischer, move_time};
 
 /// The major version of the protocol. A bot that answers the greeting with
 /// another major version is refused.

@@ -8,6 +8,8 @@
 use pahtum::{Action, Cell, Color, Outcome, Score};
 use serde::{Deserialize, Serialize};
 
+use crate::time::{ClockKind, TimeControl};
+
 /// Messages from the referee to a bot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -216,57 +218,6 @@ pub enum Placement {
     Fixed,
     /// Placed by the players, Black first and last.
     Players,
-}
-
-/// The time control of a game, in milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-pub struct TimeControl {
-    /// Time per answer, fresh for each move; `null` for none.
-    #[serde(default)]
-    pub move_ms: Option<u64>,
-    /// Fischer clock: the starting time of each player's clock; `null` for none.
-    #[serde(default)]
-    pub base_ms: Option<u64>,
-    /// Fischer clock: added to a player's clock after each of its answers.
-    #[serde(default)]
-    pub increment_ms: u64,
-    /// The referee's tolerance beyond the limit before it calls a timeout.
-    #[serde(default)]
-    pub margin_ms: u64,
-    /// What the limits measure: wall time (the default, left out of the
-    /// JSON, so that records and tournament hashes without it are unchanged)
-    /// or the CPU time of the bot's processes.
-    #[serde(default, skip_serializing_if = "ClockKind::is_wall")]
-    pub clock: ClockKind,
-}
-
-/// What a time control measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum ClockKind {
-    /// Wall time on a monotonic clock, from the request's write to the answer's read.
-    #[default]
-    Wall,
-    /// The CPU time (user and system) of all the bot's processes and threads
-    /// over the same span, with a wall-time cap.
-    Cpu,
-}
-
-impl ClockKind {
-    /// True for the default, wall time (for `skip_serializing_if`).
-    pub fn is_wall(&self) -> bool {
-        *self == ClockKind::Wall
-    }
-
-    /// `"wall"` or `"cpu"`, as in the JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClockKind::Wall => "wall",
-            ClockKind::Cpu => "cpu",
-        }
-    }
 }
 
 /// A request for a block, a stone or a pie decision, with the full state so

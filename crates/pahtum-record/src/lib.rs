@@ -9,6 +9,10 @@
 
 #![warn(missing_docs)]
 
+mod spec;
+
+pub use spec::GameSpec;
+
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
 use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};

@@ -17,7 +17,9 @@
 use std::time::{Duration, Instant};
 
 use pahtum_protocol::Reason;
-use pahtum_referee::{Bot, BotSpec, GameEvent, GameSpec, Limits, Sandbox, move_time, play_game};
+use pahtum_protocol::move_time;
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, Sandbox, play_game};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-bot");
 

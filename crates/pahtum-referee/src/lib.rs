@@ -79,6 +79,6 @@ pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
 pub use sandbox::{Sandbox, SandboxError};
-pub use spec::{BotSpec, CommandError, DEFAULT_MARGIN_MS, GameSpec, Limits, UNLIMITED_MOVE_MS, fischer, move_time};
+pub use spec::{BotSpec, CommandError, Limits};
 pub use turn::Choice;
 pub use verdict::Failure;

@@ -11,8 +11,10 @@ use std::time::Duration;
 use common::{Fixtures, is_running, poll};
 use pahtum::Seat;
 use pahtum_protocol::Reason;
+use pahtum_protocol::move_time;
+use pahtum_record::GameSpec;
 use pahtum_referee::contain::NO_CGROUP;
-use pahtum_referee::{GameSpec, Tracking, move_time, play_game};
+use pahtum_referee::{Tracking, play_game};
 
 fn game() -> GameSpec {
     GameSpec::random("contained", 7, 3, true, move_time(Duration::from_secs(2))).unwrap()

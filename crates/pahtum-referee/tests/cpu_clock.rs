@@ -14,8 +14,10 @@ use std::time::{Duration, Instant};
 use common::Fixtures;
 use pahtum::Seat;
 use pahtum_protocol::{ClockKind, Reason};
+use pahtum_protocol::{TimeControl, move_time};
 use pahtum_record::GameRecord;
-use pahtum_referee::{BotSpec, GameSpec, TimeControl, move_time, play_game};
+use pahtum_record::GameSpec;
+use pahtum_referee::{BotSpec, play_game};
 
 /// One load-sensitive test at a time.
 static LOAD: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

@@ -8,7 +8,9 @@ use std::time::Duration;
 use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
 use pahtum_protocol::Reason;
-use pahtum_referee::{Bot, GameSpec, move_time, play_game};
+use pahtum_protocol::move_time;
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, play_game};
 
 async fn start(fixtures: &Fixtures, mode: &str, name: &str) -> Bot {
     let mut spec = fixtures.spec(mode);

@@ -9,8 +9,10 @@ use std::time::Duration;
 use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
 use pahtum_protocol::{Placement, Reason};
+use pahtum_protocol::{TimeControl, move_time};
+use pahtum_record::GameSpec;
 use pahtum_record::{GameRecord, MoveKind};
-use pahtum_referee::{Bot, BotSpec, GameSpec, TimeControl, move_time, play_game};
+use pahtum_referee::{Bot, BotSpec, play_game};
 
 fn time() -> TimeControl {
     move_time(Duration::from_millis(500))
@@ -39,7 +41,7 @@ async fn bots_are_reused_across_layouts_and_pie_settings() {
             "placed-pie",
             5,
             true,
-            pahtum_referee::fischer(Duration::from_secs(5), Duration::ZERO),
+            pahtum_protocol::fischer(Duration::from_secs(5), Duration::ZERO),
         )
         .unwrap(),
     ];

@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 use common::{Fixtures, MEMORY_BOUND_KIB, poll, process_state, quick_limits};
 use pahtum::{Outcome, Seat};
 use pahtum_protocol::Reason;
+use pahtum_protocol::{TimeControl, move_time};
 use pahtum_record::GameRecord;
-use pahtum_referee::{Bot, GameEvent, GameSpec, StartError, TimeControl, move_time, play_game};
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, GameEvent, StartError, play_game};
 
 /// The limit of the games that end in silence (a timeout or a stall), which
 /// last as long as it.
@@ -247,7 +249,7 @@ async fn lines_nobody_asked_for_are_protocol_errors() {
 /// before it does depends on the machine's load; at least one does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_fischer_clock_is_a_timeout() {
-    let clock = pahtum_referee::fischer(Duration::from_millis(100), Duration::ZERO);
+    let clock = pahtum_protocol::fischer(Duration::from_millis(100), Duration::ZERO);
     let record = forfeit("delay=30", Seat::First, clock, bound(), Reason::Timeout).await;
     let moves = record.moves.iter().filter(|m| m.color == pahtum::Color::White).count();
     assert!(

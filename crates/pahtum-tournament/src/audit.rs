@@ -12,7 +12,7 @@
 //! * its id is a game of the schedule, recorded once;
 //! * its players (by seat), layout key, seed, rules, blocks (unless the
 //!   players placed them) and time controls are the ones the schedule gives
-//!   that game (the runner's [`game_spec`]);
+//!   that game ([`ScheduledGame::spec`](crate::schedule::ScheduledGame::spec));
 //! * it replays by the rules ([`GameRecord::replay_moves`]): legal moves by the
 //!   colour to act, the pie decision where the game reached it, the score the
 //!   board's and the result the one its end gives.
@@ -29,12 +29,11 @@ use std::collections::HashSet;
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
+use pahtum_record::GameSpec;
 use pahtum_record::{BareMove, GameRecord, ReplayError};
-use pahtum_referee::GameSpec;
 use serde::Serialize;
 
 use crate::config::Tournament;
-use crate::runner::game_spec;
 use crate::schedule::{Schedule, ScheduledGame};
 
 /// What is wrong with one line of a journal.
@@ -135,7 +134,7 @@ impl Audit {
             .index_of(id)
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
         let game = self.schedule.game(index);
-        as_scheduled(record, &game, &game_spec(&game, self.schedule.tournament()))?;
+        as_scheduled(record, &game, &game.spec(self.schedule.tournament()))?;
         record
             .replay_moves(moves)
             .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
@@ -211,7 +210,7 @@ mod tests {
         let audit = Audit::new(&t);
         let games = schedule(&t);
         for game in games.iter().rev() {
-            let record = won_by(game, &game_spec(game, &t), &game.first);
+            let record = won_by(game, &game.spec(&t), &game.first);
             checked(&audit, &record).unwrap();
         }
     }
@@ -226,7 +225,7 @@ mod tests {
         };
         let audit = Audit::new(&t);
         let games = schedule(&t);
-        let mut record = won_by(&games[0], &game_spec(&games[0], &t), "a");
+        let mut record = won_by(&games[0], &games[0].spec(&t), "a");
         record.id = "0-0-a".to_owned();
         let fault = checked(&audit, &record).unwrap_err();
         assert!(

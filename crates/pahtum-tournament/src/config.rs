@@ -22,11 +22,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use pahtum::Cell;
-use pahtum_protocol::{ClockKind, Placement, TimeControl};
-use pahtum_referee::{DEFAULT_MARGIN_MS, Limits};
+use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, Placement, TimeControl};
 use serde::{Deserialize, Serialize};
 
 use crate::durability::Durability;
@@ -37,7 +35,7 @@ pub const DEFAULT_BLOCK_COUNTS: [usize; 5] = [5, 7, 9, 11, 13];
 pub const DEFAULT_MOVE_MS: u64 = 1000;
 /// The longest value of a time key: a day, the referee's longest limit of an
 /// answer (so that no clock arithmetic can overflow).
-pub const MAX_TIME_MS: u64 = pahtum_referee::UNLIMITED_MOVE_MS;
+pub const MAX_TIME_MS: u64 = pahtum_protocol::UNLIMITED_MOVE_MS;
 /// The default number of games per pair of bots.
 pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
 
@@ -249,7 +247,8 @@ pub enum Restart {
     EveryGame,
 }
 
-/// Limits off the game clock that the file sets; `None` keeps the referee's default.
+/// Limits off the game clock that the file sets; `None` keeps the referee's
+/// default (the runner maps them onto the referee's limits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LimitOverrides {
     /// From the spawn to the bot's `hello`, in milliseconds (`startup_ms`).
@@ -263,21 +262,6 @@ pub struct LimitOverrides {
     pub quit_grace_ms: Option<u64>,
     /// The bytes of a bot's stderr logged per game (`stderr_cap_bytes`).
     pub stderr_cap_bytes: Option<u64>,
-}
-
-impl LimitOverrides {
-    /// The referee's limits with these overrides.
-    pub fn limits(&self) -> Limits {
-        let defaults = Limits::default();
-        let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
-        Limits {
-            startup: ms(self.startup_ms, defaults.startup),
-            ready: ms(self.ready_ms, defaults.ready),
-            ping: ms(self.ping_ms, defaults.ping),
-            quit_grace: ms(self.quit_grace_ms, defaults.quit_grace),
-            stderr_cap: self.stderr_cap_bytes.unwrap_or(defaults.stderr_cap),
-        }
-    }
 }
 
 /// A tournament file, read and checked.
@@ -1000,14 +984,6 @@ mod tests {
         assert_eq!(file.base_dir, Path::new("tournaments"));
     }
 
-    #[test]
-    fn limits_override_the_referee_defaults_key_by_key() {
-        let file = parse_text(&format!("{MINIMAL}\n[limits]\nstartup_ms = 30000\n")).unwrap();
-        let limits = file.settings.limits.limits();
-        assert_eq!(limits.startup, Duration::from_secs(30));
-        assert_eq!(limits.ready, Limits::default().ready);
-    }
-
     /// Durability is how the run syncs, not what the games are: the key leaves the tournament's hash alone.
     #[test]
     fn durability_is_a_run_setting_outside_the_hash() {
@@ -1225,7 +1201,6 @@ mod tests {
         assert_eq!(minimal.tournament, reference.tournament);
         assert_eq!(minimal.settings.restart, reference.settings.restart);
         assert_eq!(minimal.settings.out, reference.settings.out);
-        assert_eq!(minimal.settings.limits.limits(), reference.settings.limits.limits());
     }
 
     #[test]

@@ -774,10 +774,10 @@ impl Journal {
     }
 }
 
-#[cfg(test)]
 impl Journal {
     /// A journal on Linux's `/dev/full`: every append fails as on a full disk (for the runner's tests).
-    pub(crate) fn on_a_full_disk() -> Journal {
+    #[doc(hidden)]
+    pub fn on_a_full_disk() -> Journal {
         let path = PathBuf::from("/dev/full");
         let file = OpenOptions::new().append(true).open(&path).expect("/dev/full opens");
         Journal::new(&path, file)
@@ -1043,7 +1043,7 @@ mod tests {
             pause_idle: true,
             ..t.clone()
         };
-        used.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        used.bots[0].time = Some(pahtum_protocol::move_time(std::time::Duration::from_millis(250)));
         assert_eq!(
             tournament_hash(&used),
             "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b"
@@ -1064,7 +1064,7 @@ mod tests {
         };
         assert_ne!(tournament_hash(&fair), tournament_hash(&t));
         let mut own_time = t.clone();
-        own_time.bots[0].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        own_time.bots[0].time = Some(pahtum_protocol::move_time(std::time::Duration::from_millis(250)));
         assert_ne!(tournament_hash(&own_time), tournament_hash(&t));
     }
 

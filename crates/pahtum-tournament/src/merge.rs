@@ -328,7 +328,6 @@ mod tests {
     use crate::audit::Fault;
     use crate::config::Tournament;
     use crate::journal::{Journal, read};
-    use crate::runner::game_spec;
     use crate::schedule::{ScheduledGame, schedule};
     use crate::testing::{record, tournament, won_by};
 
@@ -346,9 +345,7 @@ mod tests {
 
     /// Appends `game` of `file`, won by its first seat's bot.
     fn append_won_by_first(journal: &mut Journal, file: &Tournament, game: &ScheduledGame) {
-        journal
-            .append(&won_by(game, &game_spec(game, file), &game.first))
-            .unwrap();
+        journal.append(&won_by(game, &game.spec(file), &game.first)).unwrap();
     }
 
     #[test]
@@ -404,11 +401,7 @@ mod tests {
         let two = journal(dir.path(), "two", []);
         let mut other = Journal::open(&two, drop).unwrap().0;
         other
-            .append(&won_by(
-                &games[0],
-                &game_spec(&games[0], &tournament()),
-                &games[0].second,
-            ))
+            .append(&won_by(&games[0], &games[0].spec(&tournament()), &games[0].second))
             .unwrap();
         let error = merge(&[one, two], &dir.path().join("merged.jsonl")).unwrap_err();
         assert!(matches!(error, MergeError::Disagreement { line: 2, .. }), "{error:?}");

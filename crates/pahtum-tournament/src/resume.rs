@@ -422,7 +422,7 @@ mod tests {
         );
         let recorded = [opened.plan.schedule.game(1), opened.plan.schedule.game(8)];
         for game in &recorded {
-            let spec = crate::runner::game_spec(game, &t);
+            let spec = game.spec(&t);
             opened.journal.append(&won_by(game, &spec, &game.first)).unwrap();
         }
         drop(opened);
@@ -466,7 +466,7 @@ mod tests {
         changed.bots[1].env.insert("DEPTH".into(), "3".into());
         changed.format = Format::Gauntlet { challenger: "a".into() };
         changed.pause_idle = true;
-        changed.bots[2].time = Some(pahtum_referee::move_time(std::time::Duration::from_millis(250)));
+        changed.bots[2].time = Some(pahtum_protocol::move_time(std::time::Duration::from_millis(250)));
         let error = open(dir.path(), &changed, None, Existing::Resume, &mut Quiet)
             .unwrap_err()
             .to_string();

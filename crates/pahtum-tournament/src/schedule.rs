@@ -50,6 +50,7 @@ use std::ops::Range;
 
 use pahtum::Cell;
 use pahtum_protocol::Rules;
+use pahtum_record::GameSpec;
 use sha2::{Digest, Sha256};
 
 use crate::config::{BlockSource, Format, Tournament};
@@ -73,6 +74,24 @@ pub struct ScheduledGame {
     pub rules: Rules,
     /// The blocks, empty when the players place them.
     pub blocks: Vec<Cell>,
+}
+
+impl ScheduledGame {
+    /// The game's [`GameSpec`] in `tournament`: each bot plays by its own
+    /// time control, and fair mode is the tournament's.
+    pub fn spec(&self, tournament: &Tournament) -> GameSpec {
+        GameSpec {
+            id: self.id.clone(),
+            layout: Some(self.layout.clone()),
+            seed: self.seed,
+            rules: self.rules,
+            blocks: self.blocks.clone(),
+            time: tournament.time,
+            time_by_seat: None,
+            pause_idle: tournament.pause_idle,
+        }
+        .with_seat_times(tournament.time_of(&self.first), tournament.time_of(&self.second))
+    }
 }
 
 /// The schedule of one tournament, computed game by game (see the module documentation).

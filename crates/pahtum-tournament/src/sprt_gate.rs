@@ -137,7 +137,6 @@ impl Observer for SprtGate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::game_spec;
     use crate::schedule::schedule;
     use crate::testing::{head_to_head, won_by};
 
@@ -146,7 +145,7 @@ mod tests {
     }
 
     fn won(game: &ScheduledGame, winner: &str) -> GameRecord {
-        won_by(game, &game_spec(game, &head_to_head(40)), winner)
+        won_by(game, &game.spec(&head_to_head(40)), winner)
     }
 
     fn a_wins(game: &ScheduledGame) -> GameRecord {

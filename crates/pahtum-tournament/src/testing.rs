@@ -5,14 +5,13 @@ use std::path::Path;
 
 use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
 use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
+use pahtum_record::GameSpec;
 use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
-use pahtum_referee::GameSpec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{self, Tournament};
 use crate::journal::Journal;
-use crate::runner::game_spec;
 use crate::schedule::{Schedule, ScheduledGame};
 
 /// A round-robin of bots `a`, `b` and `c`.
@@ -172,7 +171,7 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
 
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
 fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
-    let spec = game_spec(game, tournament);
+    let spec = game.spec(tournament);
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();
     for i in (1..free.len()).rev() {
@@ -250,7 +249,7 @@ pub fn played(id: &str) -> GameRecord {
         .index_of(id)
         .unwrap_or_else(|| panic!("{id} is not a game of the test tournament"));
     let game = schedule.game(index);
-    let spec = game_spec(&game, &tournament);
+    let spec = game.spec(&tournament);
     let mut board = spec.initial_game();
     let mut moves = Vec::new();
     while let (Some(seat), Some(color)) = (board.seat_to_act(), board.color_to_act()) {

@@ -22,8 +22,10 @@ use std::time::Duration;
 
 use pahtum::Seat;
 use pahtum_protocol::untrusted::escape;
+use pahtum_protocol::{fischer, move_time};
+use pahtum_record::GameSpec;
 use pahtum_record::{GameRecord, MoveKind};
-use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, StartError, fischer, move_time, play_game};
+use pahtum_referee::{Bot, BotSpec, Limits, StartError, play_game};
 
 use super::forfeit::Evidence;
 use crate::duration::parse_duration;

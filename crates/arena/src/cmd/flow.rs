@@ -14,12 +14,12 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use pahtum_referee::{BotSpec, Limits};
 use pahtum_report::render::{Format, render};
+use pahtum_runner::pool::Pool;
+use pahtum_runner::runner::Ending;
 use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, Tournament};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::Observer;
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
-use pahtum_tournament::runner::Ending;
 use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
 

@@ -8,7 +8,8 @@ use anyhow::Context;
 use pahtum::Color;
 use pahtum_protocol::untrusted::escape;
 use pahtum_record::GameRecord;
-use pahtum_referee::{Bot, GameSpec, Limits, play_game};
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, Limits, play_game};
 
 use super::forfeit::Evidence;
 use crate::duration::TimeFlags;

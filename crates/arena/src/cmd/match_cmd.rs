@@ -28,14 +28,15 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pahtum_referee::{Limits, TimeControl};
+use pahtum_protocol::TimeControl;
+use pahtum_referee::Limits;
 use pahtum_report::progress::{self, PLAIN_EVERY};
+use pahtum_runner::runner::Ending;
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Event, Observer, Tee};
 use pahtum_tournament::resume::ResumeError;
-use pahtum_tournament::runner::Ending;
 use pahtum_tournament::schedule::{self, ScheduledGame};
 use pahtum_tournament::sprt_gate::SprtGate;
 use pahtum_tournament::strength::{AnchorSpec, PairStrength};

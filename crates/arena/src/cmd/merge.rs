@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use pahtum_runner::runner::Ending;
 use pahtum_tournament::merge::{Merged, merge};
 use pahtum_tournament::resume::JOURNAL;
-use pahtum_tournament::runner::Ending;
 use pahtum_tournament::shard::Shard;
 
 use super::flow;

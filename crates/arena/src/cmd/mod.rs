@@ -24,11 +24,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context, bail};
 use pahtum_referee::StartError;
+use pahtum_runner::pool::Pool;
+use pahtum_runner::runner::{self, Ending};
 use pahtum_tournament::events::Observer;
 use pahtum_tournament::journal::Journal;
-use pahtum_tournament::pool::Pool;
 use pahtum_tournament::resume::Plan;
-use pahtum_tournament::runner::{self, Ending};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 

@@ -16,10 +16,10 @@ use crate::output::outln;
 use anyhow::Context;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
+use pahtum_runner::launch::{Launcher, check_programs};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::Tee;
-use pahtum_tournament::launch::{Launcher, check_programs};
 use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
@@ -127,7 +127,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
     let bots = flow::Bots {
         specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
-        limits: file.settings.limits.limits(),
+        limits: pahtum_runner::limits::referee_limits(&file.settings.limits),
         restart: file.settings.restart,
         concurrency: file.settings.concurrency,
         on_overload: file.settings.on_overload,

@@ -45,7 +45,9 @@ use std::time::{Duration, Instant};
 
 use pahtum::{Cell, Game};
 use pahtum_protocol::{Clock, ClockKind, FromBot, Placement, Reason, Rules, ToBot, encode};
-use pahtum_referee::{Bot, BotSpec, GameEvent, GameSpec, Limits, TimeControl, move_time, play_game};
+use pahtum_protocol::{TimeControl, move_time};
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, play_game};
 
 mod timing;
 

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use pahtum::Color;
 use pahtum_protocol::Reason;
+use pahtum_protocol::{TimeControl, move_time};
 use pahtum_record::GameRecord;
-use pahtum_referee::{Bot, GameSpec, Limits, TimeControl, move_time, play_game};
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, Limits, play_game};
 
 use crate::{fixture, load_average, percentile};
 

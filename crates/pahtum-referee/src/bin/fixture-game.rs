@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use pahtum_protocol::ClockKind;
-use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, TimeControl, move_time, play_game};
+use pahtum_protocol::{TimeControl, move_time};
+use pahtum_record::GameSpec;
+use pahtum_referee::{Bot, BotSpec, Limits, play_game};
 
 fn main() -> ExitCode {
     let modes: Vec<String> = std::env::args().skip(1).collect();

@@ -4,7 +4,7 @@
 //! processes from the [`Pool`]. This task alone writes the journal: each
 //! record is appended as its game ends, then reported to the [`Observer`].
 //! Syncing is group commit: the journal says when its unsynced writes are due
-//! ([`Journal::sync_due`], by its [`Durability`](crate::durability::Durability)),
+//! ([`Journal::sync_due`], by its [`Durability`](pahtum_tournament::durability::Durability)),
 //! this task syncs them then, once for every game written meanwhile, and syncs
 //! whatever is left when the run ends, is interrupted or fails. When `stop` completes (Ctrl-C), no new game starts, the
 //! running games are cancelled (their bots are killed with their process
@@ -37,16 +37,16 @@ use std::sync::Arc;
 
 use pahtum::Seat;
 use pahtum_protocol::Reason;
+use pahtum_record::GameSpec;
 use pahtum_record::{Forfeit, GameRecord, OtherForfeit, Players, Termination, unix_ms};
-use pahtum_referee::{GameSpec, StartError, play_game};
+use pahtum_referee::{StartError, play_game};
 use tokio::task::JoinSet;
 
-use crate::config::Tournament;
-use crate::events::{Event, Observer};
-use crate::journal::{Journal, JournalError};
 use crate::pool::{Pool, Slot};
-use crate::resume::Plan;
-use crate::schedule::ScheduledGame;
+use pahtum_tournament::events::{Event, Observer};
+use pahtum_tournament::journal::{Journal, JournalError};
+use pahtum_tournament::resume::Plan;
+use pahtum_tournament::schedule::ScheduledGame;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub struct Played {
     /// Bots whose process was restarted for this game after a failure.
     pub restarted: Vec<String>,
     /// The records of earlier tries, discarded because a bot lost on time
-    /// under overload ([`crate::config::OnOverload::Replay`]); not journaled.
+    /// under overload ([`pahtum_tournament::config::OnOverload::Replay`]); not journaled.
     pub replayed: Vec<GameRecord>,
 }
 
@@ -118,7 +118,7 @@ pub async fn run(
                 first: &game.first,
                 second: &game.second,
             });
-            let spec = game_spec(&game, plan.tournament());
+            let spec = game.spec(plan.tournament());
             running.spawn(Arc::clone(executor).play(game, spec));
         }
         if running.is_empty() {
@@ -198,22 +198,6 @@ fn next_allowed(
         *declined = true;
     }
     None
-}
-
-/// The referee's spec of a scheduled game of `tournament`: each bot plays by
-/// its own time control, and fair mode is the tournament's.
-pub fn game_spec(game: &ScheduledGame, tournament: &Tournament) -> GameSpec {
-    GameSpec {
-        id: game.id.clone(),
-        layout: Some(game.layout.clone()),
-        seed: game.seed,
-        rules: game.rules,
-        blocks: game.blocks.clone(),
-        time: tournament.time,
-        time_by_seat: None,
-        pause_idle: tournament.pause_idle,
-    }
-    .with_seat_times(tournament.time_of(&game.first), tournament.time_of(&game.second))
 }
 
 /// Plays one game in `slot` with processes from the pool, again while a bot loses it on time under
@@ -330,13 +314,13 @@ mod tests {
     use tokio::sync::Notify;
 
     use super::*;
-    use crate::config;
-    use crate::events::{Event, Quiet};
-    use crate::journal;
-    use crate::resume::plan;
-    use crate::schedule::schedule;
-    use crate::sprt_gate::SprtGate;
-    use crate::testing::{head_to_head, tournament, won_by};
+    use pahtum_tournament::config::{self, Tournament};
+    use pahtum_tournament::events::{Event, Quiet};
+    use pahtum_tournament::journal;
+    use pahtum_tournament::resume::plan;
+    use pahtum_tournament::schedule::schedule;
+    use pahtum_tournament::sprt_gate::SprtGate;
+    use pahtum_tournament::testing::{head_to_head, tournament, won_by};
 
     /// An executor without processes: every game is won by `winner` at once, except the games of
     /// `hanging` (by schedule index), which never end; it counts the games dropped before their end.
@@ -437,8 +421,8 @@ mod tests {
     #[tokio::test]
     async fn overloaded_games_are_replayed_a_bounded_number_of_times() {
         let try_of = |overloaded: bool| {
-            let mut record = crate::testing::forfeited(
-                crate::testing::record("000-00-a", "a", "b"),
+            let mut record = pahtum_tournament::testing::forfeited(
+                pahtum_tournament::testing::record("000-00-a", "a", "b"),
                 Seat::First,
                 Reason::Timeout,
             );
@@ -614,7 +598,7 @@ mod tests {
     /// earlier run still starts when the games before it are declined.
     #[test]
     fn declined_games_are_skipped_and_the_scan_goes_on() {
-        let tournament = crate::testing::tournament();
+        let tournament = pahtum_tournament::testing::tournament();
         let games = schedule(&tournament);
         let declined_layout = games[0].layout.as_str();
         let pending = [0, 1, 3, 4].map(|index| games[index].clone());
@@ -643,8 +627,8 @@ mod tests {
         let games = schedule(&tournament);
         let (own, shared) = (tournament.time_of("a"), tournament.time);
         assert_eq!((own.move_ms, shared.move_ms), (Some(400), Some(100)));
-        let a_first = game_spec(&games[0], &tournament);
-        let a_second = game_spec(&games[1], &tournament);
+        let a_first = games[0].spec(&tournament);
+        let a_second = games[1].spec(&tournament);
         assert_eq!((games[0].first.as_str(), games[1].second.as_str()), ("a", "a"));
         assert_eq!(
             (a_first.time_of(Seat::First), a_first.time_of(Seat::Second)),

@@ -7,7 +7,7 @@
 //! `python3 missing.py`, is found by starting each bot once before the first
 //! game: see [`crate::pool::Pool::warm_up`].)
 //!
-//! Paths follow [`crate::config`]: the working directory is the bot's `dir`
+//! Paths follow [`pahtum_tournament::config`]: the working directory is the bot's `dir`
 //! relative to the tournament file's folder (the folder itself by default); a
 //! program with a `/` is relative to that working directory; a program without
 //! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME [OPTIONS]`,
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use pahtum_referee::{BotSpec, Sandbox};
 
-use crate::config::{BotConfig, ConfigError, Launch, SandboxConfig, TournamentFile};
+use pahtum_tournament::config::{BotConfig, ConfigError, Launch, SandboxConfig, TournamentFile};
 
 /// How to start the bots of one tournament file.
 #[derive(Debug, Clone)]
@@ -193,7 +193,7 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config;
+    use pahtum_tournament::config;
 
     fn file_in(dir: &Path, bots: &str) -> TournamentFile {
         let path = dir.join("t.toml");

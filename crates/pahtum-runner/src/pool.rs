@@ -33,7 +33,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::config::Restart;
+use pahtum_tournament::config::Restart;
 
 /// Idle processes per bot, and how to start more.
 #[derive(Debug)]
@@ -229,7 +229,7 @@ impl Pool {
     }
 
     /// A pool whose games lost on time under overload are played again, up
-    /// to `replays` times each ([`crate::config::OnOverload::Replay`]).
+    /// to `replays` times each ([`pahtum_tournament::config::OnOverload::Replay`]).
     pub fn replaying_overloads(mut self, replays: u32) -> Pool {
         self.overload_replays = replays;
         self

@@ -1,0 +1,204 @@
+//! Everything about one game except the bots: the rules, the blocks, the
+//! time control. Plain data, which a schedule, the command line or a test
+//! builds; the referee plays it and [`GameSpec::record`] turns its end into a
+//! [`GameRecord`]. It lives beside the record so that the data side (the
+//! tournament's schedule and checks) needs no referee.
+
+use pahtum::{Cell, Color, Game, Seat, SetupError};
+use pahtum_protocol::{Placement, Rules, TimeControl};
+
+use crate::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
+
+/// Everything about one game except the bots.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameSpec {
+    /// The game's stable id (unique within a tournament).
+    pub id: String,
+    /// The key shared by the two games of a layout pair, if any.
+    pub layout: Option<String>,
+    /// The seed of a random layout.
+    pub seed: Option<u64>,
+    /// The rules sent to both bots: the pie rule, the block count and who chose the blocks.
+    pub rules: Rules,
+    /// The blocks; empty when the players place them.
+    pub blocks: Vec<Cell>,
+    /// The time control of both seats, unless `time_by_seat` says otherwise.
+    pub time: TimeControl,
+    /// Each seat's own time control, when the bots do not both play by
+    /// `time` (see [`GameSpec::with_seat_times`]). Clocks belong to seats:
+    /// a pie swap changes the bots' colours, not their clocks.
+    pub time_by_seat: Option<SeatTimes>,
+    /// Fair mode: the bot that is not to move is stopped (SIGSTOP) until it
+    /// is asked, so that it cannot think on its opponent's CPU.
+    pub pause_idle: bool,
+}
+
+impl GameSpec {
+    /// The game before its first action.
+    ///
+    /// # Panics
+    ///
+    /// If the spec contradicts itself (blocks that are not a legal layout, or
+    /// that disagree with the rules); the constructors check this.
+    pub fn initial_game(&self) -> Game {
+        assert!(
+            self.rules.placement != Placement::Players || self.blocks.is_empty(),
+            "a game whose players place the blocks has none to start with"
+        );
+        let game = self
+            .rules
+            .start(&self.blocks)
+            .unwrap_or_else(|error| panic!("game {}: invalid layout: {error}", self.id));
+        assert_eq!(
+            game.blocks_total(),
+            self.rules.blocks,
+            "game {}: the rules' block count differs from the blocks",
+            self.id
+        );
+        game
+    }
+
+    /// The record of this game between `players` as `game` stands at its
+    /// end, with the moves' timings and how it ended; it ends now.
+    pub fn record(
+        &self,
+        players: Players,
+        game: &Game,
+        moves: Vec<MoveRecord>,
+        swap_move: Option<Timing>,
+        termination: Termination,
+        started_unix_ms: u64,
+    ) -> GameRecord {
+        let score = game.score();
+        let name_of = |color: Color| players.of(game.seat_of(color)).to_owned();
+        GameRecord {
+            id: self.id.clone(),
+            layout: self.layout.clone(),
+            seed: self.seed,
+            rules: self.rules,
+            time: self.time,
+            time_by_seat: self.time_by_seat,
+            pause_idle: self.pause_idle,
+            white: name_of(Color::White),
+            black: name_of(Color::Black),
+            blocks: game.position().blocks().cells().collect(),
+            moves,
+            swap: game.swapped(),
+            swap_move,
+            score,
+            result: termination.result(score),
+            termination,
+            players,
+            started_unix_ms,
+            ended_unix_ms: unix_ms(),
+        }
+    }
+
+    /// A game on `count` blocks drawn from `seed`.
+    pub fn random(
+        id: impl Into<String>,
+        count: usize,
+        seed: u64,
+        pie: bool,
+        time: TimeControl,
+    ) -> Result<Self, SetupError> {
+        let blocks = pahtum::setup::random_blocks(count, seed)?.cells().collect();
+        Ok(GameSpec {
+            seed: Some(seed),
+            ..GameSpec::with_blocks(id, blocks, Placement::Random, pie, time)
+        })
+    }
+
+    /// A game on the given blocks.
+    pub fn fixed(id: impl Into<String>, blocks: &[Cell], pie: bool, time: TimeControl) -> Result<Self, SetupError> {
+        let blocks = pahtum::setup::fixed_blocks(blocks)?.cells().collect();
+        Ok(GameSpec::with_blocks(id, blocks, Placement::Fixed, pie, time))
+    }
+
+    /// A game whose `count` blocks the players place, Black first and last.
+    pub fn placed(id: impl Into<String>, count: usize, pie: bool, time: TimeControl) -> Result<Self, SetupError> {
+        pahtum::setup::check_count(count)?;
+        Ok(GameSpec {
+            rules: Rules {
+                pie,
+                blocks: count,
+                placement: Placement::Players,
+            },
+            ..GameSpec::with_blocks(id, Vec::new(), Placement::Players, pie, time)
+        })
+    }
+
+    fn with_blocks(
+        id: impl Into<String>,
+        blocks: Vec<Cell>,
+        placement: Placement,
+        pie: bool,
+        time: TimeControl,
+    ) -> Self {
+        GameSpec {
+            id: id.into(),
+            layout: None,
+            seed: None,
+            rules: Rules {
+                pie,
+                blocks: blocks.len(),
+                placement,
+            },
+            blocks,
+            time,
+            time_by_seat: None,
+            pause_idle: false,
+        }
+    }
+
+    /// The same game with a time control for each seat (`time_by_seat` stays
+    /// `None` when both are `time`).
+    pub fn with_seat_times(self, first: TimeControl, second: TimeControl) -> Self {
+        GameSpec {
+            time_by_seat: SeatTimes::differing_from(self.time, first, second),
+            ..self
+        }
+    }
+
+    /// The time control the bot in `seat` plays by.
+    pub fn time_of(&self, seat: Seat) -> TimeControl {
+        self.time_by_seat.map_or(self.time, |times| times.of(seat))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use pahtum_protocol::move_time;
+
+    use super::*;
+
+    #[test]
+    fn game_specs_follow_the_rules() {
+        let time = move_time(Duration::from_millis(100));
+        let game = GameSpec::random("g", 7, 42, true, time).unwrap();
+        assert_eq!(game.blocks.len(), 7);
+        assert_eq!(game.rules.blocks, 7);
+        assert_eq!(game.seed, Some(42));
+        assert!(GameSpec::random("g", 8, 42, true, time).is_err());
+        let placed = GameSpec::placed("g", 5, false, time).unwrap();
+        assert!(placed.blocks.is_empty());
+        assert_eq!(placed.rules.placement, Placement::Players);
+        let a1: Cell = "a1".parse().unwrap();
+        assert!(GameSpec::fixed("g", &[a1, a1, a1], false, time).is_err());
+    }
+
+    #[test]
+    fn seats_play_by_the_game_time_unless_given_their_own() {
+        let time = move_time(Duration::from_millis(100));
+        let slow = move_time(Duration::from_millis(400));
+        let game = GameSpec::random("g", 7, 42, true, time).unwrap();
+        assert_eq!(game.time_by_seat, None);
+        let same = game.clone().with_seat_times(time, time);
+        assert_eq!(same.time_by_seat, None);
+        let own = game.with_seat_times(time, slow);
+        assert_eq!((own.time_of(Seat::First), own.time_of(Seat::Second)), (time, slow));
+        assert_eq!(own.time, time);
+    }
+}

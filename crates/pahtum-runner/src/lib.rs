@@ -1,0 +1,21 @@
+//! The runner of pahtum-arena: plays the scheduled games of a tournament with
+//! real bot processes.
+//!
+//! `pahtum-tournament` says which games a run still needs ([`resume`](pahtum_tournament::resume))
+//! and keeps their journal; this crate plays them. [`launch`] turns the file's
+//! bots into the referee's launch specs and checks that their programs exist,
+//! [`pool`] keeps greeted bot processes between games, and [`runner`] plays the
+//! missing games concurrently, appends each record to the journal and reports
+//! every step to an [`Observer`](pahtum_tournament::events::Observer).
+//! [`limits`] maps the file's limits onto the referee's.
+//!
+//! This is the only crate above the referee that owns processes and the async
+//! runtime: the data (schedule, journal, standings) stays synchronous in
+//! `pahtum-tournament`, and presenting what happens is `pahtum-report`'s work.
+
+#![warn(missing_docs)]
+
+pub mod launch;
+pub mod limits;
+pub mod pool;
+pub mod runner;

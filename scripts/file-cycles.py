@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Find circles of imports between the source files of each crate.
+
+A file `a.rs` depends on `b.rs` when it names `crate::b` (or `super::b`,
+`self::b`, a sibling) in code that is not inside a `#[cfg(test)]` module.
+Prints every strongly connected component of more than one file, crate by
+crate, and exits 1 when there is one.
+"""
+import os, re, sys
+
+def modules(src):
+    """Map module path (tuple) -> file path for every .rs under src."""
+    out = {}
+    for root, _, files in os.walk(src):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, src)[:-3].split(os.sep)
+            if rel[-1] in ("lib", "main") and len(rel) == 1:
+                mod = ()
+            elif rel[-1] == "mod":
+                mod = tuple(rel[:-1])
+            else:
+                mod = tuple(rel)
+            if rel[0] == "bin":
+                continue
+            out[mod] = p
+    return out
+
+def strip_tests(text):
+    # drop `#[cfg(test)] mod x { ... }` blocks and `#[cfg(test)] mod x;` lines
+    out, i = [], 0
+    pat = re.compile(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*([;{])")
+    while True:
+        m = pat.search(text, i)
+        if not m:
+            out.append(text[i:]); break
+        out.append(text[i:m.start()])
+        if m.group(3) == ";":
+            i = m.end(); continue
+        depth, j = 1, m.end()
+        while depth and j < len(text):
+            depth += {"{": 1, "}": -1}.get(text[j], 0); j += 1
+        i = j
+    return "".join(out)
+
+def resolve(mods, reexports, path):
+    """The file that `path` (a tuple, absolute) names: the longest known
+    module, followed through a `pub use` re-export of the next name."""
+    for n in range(len(path), -1, -1):
+        if path[:n] in mods:
+            target = path[:n]
+            if n < len(path):
+                source = reexports.get((target, path[n]))
+                if source is None and (target, "*") in reexports and not defines(mods[target], path[n]):
+                    source = reexports[(target, "*")][:-1] + (path[n],)
+                if source is not None and source != target + (path[n],):
+                    return resolve(mods, reexports, source)
+            return target
+    return None
+
+DEFINED = {}
+
+def defines(file, name):
+    """Whether `file` defines an item called `name` itself."""
+    if file not in DEFINED:
+        with open(file) as f:
+            DEFINED[file] = set(re.findall(
+                r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static|fn|struct|enum|trait|type|mod|macro_rules!)\s+(\w+)",
+                strip_tests(f.read()), re.M))
+    return name in DEFINED[file]
+
+def paths(mod, text):
+    """Every absolute path (a tuple) that `text`, the file of `mod`, names
+    through `crate::`, `super::` or `self::`, with the `use` it came from."""
+    text = re.sub(r"//[^\n]*", "", text)
+    for m in re.finditer(r"\b(crate|super|self)((?:::\w+)+|::\{)", text):
+        start, end, depth = m.start(), m.start(), 0
+        while end < len(text):
+            c = text[end]
+            if c == "{": depth += 1
+            elif c == "}":
+                if depth == 0: break
+                depth -= 1
+            elif c in ";(<,=" and depth == 0: break
+            elif c in " \n\t)" and depth == 0: break
+            end += 1
+        line_start = text.rfind("\n", 0, start) + 1
+        is_pub_use = re.match(r"\s*pub(\([^)]*\))?\s+use\s", text[line_start:start]) is not None
+        for p in expand(text[start:end]):
+            parts = p.split("::")
+            head, rest = parts[0], parts[1:]
+            base = mod
+            if head == "crate": base = ()
+            elif head == "super": base = mod[:-1]
+            while rest and rest[0] == "super":
+                base, rest = base[:-1], rest[1:]
+            rest = [r.split(" as ")[0] for r in rest]
+            yield base + tuple(rest), is_pub_use
+    # a parent that names its own child module (`child::item`, `pub use child::X`)
+    decl = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", re.M)
+    body = decl.sub("", text)
+    for child in decl.findall(text):
+        for m in re.finditer(r"(?<![:\w])" + child + r"::(\{[^}]*\}|\w+)", body):
+            line_start = body.rfind("\n", 0, m.start()) + 1
+            is_pub_use = re.match(r"\s*pub(\([^)]*\))?\s+use\s", body[line_start:m.start()]) is not None
+            for p in expand(child + "::" + m.group(1)):
+                yield mod + tuple(p.split("::")), is_pub_use
+
+def deps(mods, reexports, mod, text):
+    """The files that `text` uses. A `pub use` is not a use: it publishes
+    an item of another file, and a path through it is followed instead."""
+    found = set()
+    for path, is_pub_use in paths(mod, text):
+        if is_pub_use:
+            continue
+        target = resolve(mods, reexports, path)
+        if target is not None and target != mod:
+            found.add(target)
+    return found
+
+def expand(path):
+    path = re.sub(r"\s+", "", path)
+    m = re.match(r"^(.*?)::\{(.*)\}$", path)
+    if not m:
+        return [path]
+    prefix, inner = m.group(1), m.group(2)
+    items, depth, cur = [], 0, ""
+    for c in inner:
+        if c == "," and depth == 0:
+            items.append(cur); cur = ""; continue
+        depth += c == "{"; depth -= c == "}"; cur += c
+    items.append(cur)
+    out = []
+    for it in items:
+        if not it or it == "self":
+            out.append(prefix); continue
+        out += expand(prefix + "::" + it)
+    return out
+
+def sccs(graph):
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+    def visit(v):
+        index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v: break
+            out.append(comp)
+    for v in graph:
+        if v not in index: visit(v)
+    return out
+
+def main(roots):
+    bad = 0
+    for root in roots:
+        src = os.path.join(root, "src")
+        if not os.path.isdir(src):
+            continue
+        mods = modules(src)
+        texts = {}
+        for mod, path in mods.items():
+            with open(path) as f:
+                texts[mod] = strip_tests(f.read())
+        # `pub use a::X` in module M: a path through M to X is a path to a
+        reexports = {}
+        for mod, text in texts.items():
+            for path, is_pub_use in paths(mod, text):
+                if is_pub_use and path:
+                    reexports[(mod, path[-1])] = path
+        graph = {mod: deps(mods, reexports, mod, text) for mod, text in texts.items()}
+        for comp in sccs(graph):
+            if len(comp) > 1:
+                bad += 1
+                print(root + ": " + " <-> ".join(sorted(mods[m] for m in comp)))
+                for m in sorted(comp):
+                    inside = sorted(mods[t] for t in graph[m] if t in comp)
+                    print("    " + mods[m] + " -> " + ", ".join(inside))
+    if not bad:
+        print("no circles between files in", len(roots), "crates")
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
