@@ -27,6 +27,7 @@ pub mod shard;
 pub mod sprt_gate;
 pub mod standings;
 pub mod strength;
+mod tally;
 
 #[doc(hidden)]
 pub mod testing;

@@ -60,7 +60,8 @@ use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::roster::{PerPair, Roster};
-use crate::strength::{AnchorSpec, LayoutPairing, Strength, StrengthError, half_points_of, strength};
+use crate::strength::{AnchorSpec, LayoutPairing, Strength, StrengthError, strength};
+use crate::tally::{SeatResults, half_points_of};
 
 /// The value of the `schema` key.
 pub const SCHEMA: &str = "pahtum-arena/standings/1";
@@ -306,47 +307,6 @@ impl BotSums {
         self.normal_games += other.normal_games;
         self.pahtum_for += other.pahtum_for;
         self.pahtum_against += other.pahtum_against;
-    }
-}
-
-/// The games of one bot in the first seat against another in the second, from the first's side: what the
-/// crosstable, the bots' lines and the ratings are made of.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct SeatResults {
-    wins: u32,
-    draws: u32,
-    losses: u32,
-}
-
-impl SeatResults {
-    /// Counts a game in which the first seat scored `half_points` (2 a win, 1 a draw, 0 a loss).
-    fn add(&mut self, half_points: u8) {
-        match half_points {
-            2 => self.wins += 1,
-            1 => self.draws += 1,
-            _ => self.losses += 1,
-        }
-    }
-
-    fn merge(&mut self, other: SeatResults) {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-    }
-
-    /// The games counted.
-    pub(crate) fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
-    }
-
-    /// The first seat's points, in half-points.
-    pub(crate) fn first_half_points(&self) -> u64 {
-        2 * u64::from(self.wins) + u64::from(self.draws)
-    }
-
-    /// The second seat's points, in half-points.
-    pub(crate) fn second_half_points(&self) -> u64 {
-        2 * u64::from(self.losses) + u64::from(self.draws)
     }
 }
 

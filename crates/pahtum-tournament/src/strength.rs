@@ -71,7 +71,7 @@ use pahtum_stats::{Anchor, FitOptions, PairMatrix, Pentanomial, StatsError, fit}
 use serde::{Deserialize, Serialize};
 
 use crate::roster::PerPair;
-use crate::standings::SeatResults;
+use crate::tally::{SeatResults, half_points_of};
 
 /// Virtual draws each bot gets against the pool average (pahtum-stats' default prior).
 pub const PRIOR_DRAWS: f64 = 2.0;
@@ -562,12 +562,6 @@ impl PairTally {
         self.pairing
             .summary(&self.first, &self.second, self.games, self.half_points)
     }
-}
-
-/// The points of the bot in `seat`, in half-points: 2 for a win, 1 for a draw, 0 for a loss.
-pub(crate) fn half_points_of(record: &GameRecord, seat: Seat) -> u8 {
-    // Exact: the points are 0, 1/2 or 1.
-    (2.0 * record.points_of(seat)) as u8
 }
 
 #[cfg(test)]

@@ -1,0 +1,102 @@
+//! The first layer: the file's keys as written, every key optional and
+//! unknown keys refused (serde's `deny_unknown_fields`), so that a misspelt
+//! key is reported, not silently ignored; and one problem with one key,
+//! before the file's path is attached.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// The file's keys as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileKeys {
+    pub(super) name: Option<String>,
+    pub(super) seed: Option<u64>,
+    pub(super) format: Option<String>,
+    pub(super) challenger: Option<String>,
+    pub(super) games_per_pair: Option<i64>,
+    pub(super) pause_idle: Option<bool>,
+    pub(super) sandbox: Option<bool>,
+    pub(super) memory_mb: Option<u64>,
+    pub(super) max_processes: Option<u64>,
+    pub(super) concurrency: Option<i64>,
+    pub(super) out: Option<PathBuf>,
+    pub(super) restart: Option<String>,
+    pub(super) on_overload: Option<String>,
+    pub(super) affinity: Option<bool>,
+    pub(super) durability: Option<String>,
+    #[serde(default)]
+    pub(super) rules: RulesKeys,
+    #[serde(default)]
+    pub(super) time: TimeKeys,
+    #[serde(default)]
+    pub(super) limits: LimitKeys,
+    #[serde(default)]
+    pub(super) bots: Vec<BotKeys>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RulesKeys {
+    pub(super) placement: Option<String>,
+    pub(super) blocks: Option<Vec<i64>>,
+    pub(super) layouts: Option<Vec<Vec<String>>>,
+    pub(super) pie: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TimeKeys {
+    pub(super) move_ms: Option<u64>,
+    pub(super) base_ms: Option<u64>,
+    pub(super) increment_ms: Option<u64>,
+    pub(super) margin_ms: Option<u64>,
+    pub(super) clock: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LimitKeys {
+    pub(super) startup_ms: Option<u64>,
+    pub(super) ready_ms: Option<u64>,
+    pub(super) ping_ms: Option<u64>,
+    pub(super) quit_grace_ms: Option<u64>,
+    pub(super) stderr_cap_bytes: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BotKeys {
+    pub(super) name: Option<String>,
+    pub(super) command: Option<String>,
+    pub(super) builtin: Option<String>,
+    pub(super) dir: Option<String>,
+    #[serde(default)]
+    pub(super) env: BTreeMap<String, String>,
+    pub(super) time: Option<TimeKeys>,
+    pub(super) sandbox: Option<bool>,
+    pub(super) memory_mb: Option<u64>,
+    pub(super) max_processes: Option<u64>,
+    #[serde(default)]
+    pub(super) ro_paths: Vec<String>,
+    #[serde(default)]
+    pub(super) rw_paths: Vec<String>,
+}
+
+/// One problem with one key, before the file's path is attached.
+pub(super) struct KeyError {
+    pub(super) key: String,
+    pub(super) problem: String,
+    pub(super) fix: String,
+}
+
+pub(super) fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
+    KeyError {
+        key: key.into(),
+        problem: problem.to_string(),
+        fix: fix.into(),
+    }
+}

@@ -1,0 +1,68 @@
+//! The tournament file: TOML in, a checked [`Tournament`] and its [`RunSettings`] out.
+//!
+//! The file is read in two layers. The first mirrors the file, every key
+//! optional and unknown keys refused (a misspelt key is reported, not silently
+//! ignored); the second checks each key and fills in every default, so that an
+//! error can name the file, the key, what is wrong and what would be right.
+//!
+//! The result is split in two on purpose. [`Tournament`] holds what decides the
+//! games (bots, rules, clocks, fair mode, seed, pairing); the journal keeps it in its
+//! header and refuses to resume when it changes. [`RunSettings`] holds how the
+//! games are run (concurrency, output folder, limits, restarts, durability); it may change
+//! between a run and its resume, and flags on the command line override it.
+//!
+//! Paths: a bot's `dir` is relative to the tournament file's folder (so that a
+//! file works from any working directory), and a bot's program, when it
+//! contains a `/`, is relative to the bot's working directory, as if typed in a
+//! shell there. The output folder, like `--out`, is relative to the working
+//! directory of `arena run`.
+//!
+//! `tournaments/reference.toml` documents every key and its default.
+
+mod keys;
+mod model;
+mod names;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub use model::*;
+pub use names::{MAX_NAME_LEN, PLAIN_NAME_RULE, is_plain_char, is_plain_name};
+
+use keys::FileKeys;
+
+/// Reads and checks the tournament file at `path`.
+pub fn load(path: &Path) -> Result<TournamentFile, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(path, &text)
+}
+
+/// Checks the text of a tournament file; `path` names it in errors and anchors its relative paths.
+pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, ConfigError> {
+    let file: FileKeys = toml::from_str(text).map_err(|error| ConfigError::Syntax {
+        path: path.to_owned(),
+        message: error.to_string().trim_end().to_owned(),
+    })?;
+    let invalid = |key: &str, problem: String, fix: &str| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: key.to_owned(),
+        problem,
+        fix: fix.to_owned(),
+    };
+    let (tournament, settings) = resolve::resolve(file).map_err(|e| invalid(&e.key, e.problem, &e.fix))?;
+    let base_dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    Ok(TournamentFile {
+        path: path.to_owned(),
+        base_dir,
+        tournament,
+        settings,
+    })
+}

@@ -1,0 +1,444 @@
+//! The second layer: each key checked and every default filled in, so that
+//! an error names the key, what is wrong and what would be right.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use pahtum::Cell;
+use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, TimeControl};
+
+use crate::durability::Durability;
+
+use super::keys::{BotKeys, FileKeys, KeyError, RulesKeys, TimeKeys, key_error};
+use super::model::*;
+use super::names::check_name;
+
+/// The sandbox keys at the top of the file: the default of every bot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SandboxDefaults {
+    pub(super) sandbox: bool,
+    pub(super) memory_mb: Option<u64>,
+    pub(super) max_processes: Option<u64>,
+}
+
+pub(super) fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
+    let name = file
+        .name
+        .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-tournament\"`"))?;
+    check_name("name", &name)?;
+    let defaults = SandboxDefaults {
+        sandbox: file.sandbox.unwrap_or(false),
+        memory_mb: file.memory_mb,
+        max_processes: file.max_processes,
+    };
+    if !defaults.sandbox && (defaults.memory_mb.is_some() || defaults.max_processes.is_some()) {
+        return Err(key_error(
+            if defaults.memory_mb.is_some() {
+                "memory_mb"
+            } else {
+                "max_processes"
+            },
+            "a sandbox limit without the sandbox",
+            "add `sandbox = true` (limits hold only in the sandbox), or set it in the sandboxed bots' entries",
+        ));
+    }
+    let bots = file
+        .bots
+        .into_iter()
+        .enumerate()
+        .map(|(index, keys)| resolve_bot(index, keys, defaults))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_bots(&bots)?;
+    let format = resolve_format(file.format.as_deref(), file.challenger, &bots)?;
+    let games_per_pair = match file.games_per_pair {
+        None => DEFAULT_GAMES_PER_PAIR,
+        Some(n) if n >= 2 && n % 2 == 0 => n as u32,
+        Some(n) => {
+            return Err(key_error(
+                "games_per_pair",
+                format!("{n} games per pair"),
+                "use an even number from 2 up: each layout is played twice with seats swapped",
+            ));
+        }
+    };
+    let tournament = Tournament {
+        name: name.clone(),
+        seed: file.seed.unwrap_or(0),
+        format,
+        games_per_pair,
+        rules: resolve_rules(file.rules)?,
+        time: resolve_time("time", &file.time)?,
+        pause_idle: file.pause_idle.unwrap_or(false),
+        bots,
+    };
+    let concurrency = match file.concurrency {
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Some(n) if n >= 1 => n as usize,
+        Some(n) => return Err(key_error("concurrency", format!("{n}"), "use 1 or more games at once")),
+    };
+    let restart = match file.restart.as_deref() {
+        None | Some("on-failure") => Restart::OnFailure,
+        Some("every-game") => Restart::EveryGame,
+        Some(other) => {
+            return Err(key_error(
+                "restart",
+                format!("\"{other}\" is not a restart policy"),
+                "use \"on-failure\" (reuse bot processes) or \"every-game\"",
+            ));
+        }
+    };
+    let limits = LimitOverrides {
+        startup_ms: file.limits.startup_ms,
+        ready_ms: file.limits.ready_ms,
+        ping_ms: file.limits.ping_ms,
+        quit_grace_ms: file.limits.quit_grace_ms,
+        stderr_cap_bytes: file.limits.stderr_cap_bytes,
+    };
+    let on_overload = match file.on_overload.as_deref() {
+        None | Some("count") => OnOverload::Count,
+        Some("replay") => OnOverload::Replay,
+        Some(other) => {
+            return Err(key_error(
+                "on_overload",
+                format!("\"{other}\" is not a choice"),
+                "use \"count\" (a timeout under overload stands, marked) or \"replay\" (the game is played again, \
+                 up to 3 times)",
+            ));
+        }
+    };
+    let durability = match file.durability.as_deref().map(str::parse::<Durability>) {
+        None => Durability::default(),
+        Some(Ok(durability)) => durability,
+        Some(Err(error)) => {
+            return Err(key_error(
+                "durability",
+                format!("\"{}\" is not a durability", error.0),
+                crate::durability::CHOICES,
+            ));
+        }
+    };
+    let settings = RunSettings {
+        concurrency,
+        out: file.out.unwrap_or_else(|| Path::new("runs").join(&name)),
+        restart,
+        limits,
+        on_overload,
+        affinity: file.affinity,
+        durability,
+    };
+    Ok((tournament, settings))
+}
+
+pub(super) fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults) -> Result<BotConfig, KeyError> {
+    let key = TournamentFile::bot_key(index);
+    let name = keys.name.ok_or_else(|| {
+        key_error(
+            format!("{key}.name"),
+            "missing",
+            "give every [[bots]] entry a name such as `name = \"my-bot\"`",
+        )
+    })?;
+    check_name(&format!("{key}.name"), &name)?;
+    let launch = match (keys.command, keys.builtin) {
+        (Some(command), None) => {
+            let words = shlex::split(&command).ok_or_else(|| {
+                key_error(
+                    format!("{key}.command"),
+                    format!("bot {name}: {command:?} has unbalanced quotes"),
+                    "quote words as in a shell, e.g. `command = \"python3 'my bot.py'\"`",
+                )
+            })?;
+            if words.is_empty() {
+                return Err(key_error(
+                    format!("{key}.command"),
+                    format!("bot {name}: the command is empty"),
+                    "give the program and its arguments, e.g. `command = \"python3 bot.py\"`",
+                ));
+            }
+            Launch::Command(words)
+        }
+        (None, Some(builtin)) => Launch::Builtin(builtin),
+        (Some(_), Some(_)) => {
+            return Err(key_error(
+                key,
+                format!("bot {name} has both `command` and `builtin`"),
+                "keep one of them",
+            ));
+        }
+        (None, None) => {
+            return Err(key_error(
+                key,
+                format!("bot {name} has neither `command` nor `builtin`"),
+                "add `command = \"program args\"` or `builtin = \"heuristic\"`",
+            ));
+        }
+    };
+    let time = keys
+        .time
+        .map(|time| resolve_time(&format!("{key}.time"), &time))
+        .transpose()
+        .map_err(|error| KeyError {
+            problem: format!("bot {name}: {}", error.problem),
+            ..error
+        })?;
+    let sandbox_key = [
+        ("memory_mb", keys.memory_mb.is_some()),
+        ("max_processes", keys.max_processes.is_some()),
+        ("ro_paths", !keys.ro_paths.is_empty()),
+        ("rw_paths", !keys.rw_paths.is_empty()),
+    ]
+    .into_iter()
+    .find_map(|(key, given)| given.then_some(key));
+    let sandboxed = keys.sandbox.unwrap_or(defaults.sandbox);
+    if let (false, Some(sandbox_key)) = (sandboxed, sandbox_key) {
+        return Err(key_error(
+            format!("{key}.{sandbox_key}"),
+            format!("bot {name}: a sandbox setting for a bot that runs without the sandbox"),
+            "add `sandbox = true` to the bot (or at the top of the file)",
+        ));
+    }
+    let sandbox = sandboxed.then(|| SandboxConfig {
+        memory_mb: keys.memory_mb.or(defaults.memory_mb),
+        max_processes: keys.max_processes.or(defaults.max_processes),
+        ro_paths: keys.ro_paths,
+        rw_paths: keys.rw_paths,
+    });
+    if let Some(config) = &sandbox
+        && (config.memory_mb == Some(0) || config.max_processes == Some(0))
+    {
+        return Err(key_error(
+            format!("{key}.memory_mb"),
+            format!("bot {name}: a memory or process limit of 0"),
+            "give the MiB of memory (default 1024) and the processes and threads (default 256) the bot may use",
+        ));
+    }
+    Ok(BotConfig {
+        name,
+        launch,
+        dir: keys.dir,
+        env: keys.env,
+        time,
+        sandbox,
+    })
+}
+
+pub(super) fn check_bots(bots: &[BotConfig]) -> Result<(), KeyError> {
+    if bots.len() < 2 {
+        return Err(key_error(
+            "bots",
+            format!("{} bot(s)", bots.len()),
+            "add at least two [[bots]] entries",
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for (index, bot) in bots.iter().enumerate() {
+        if !seen.insert(&bot.name) {
+            return Err(key_error(
+                format!("{}.name", TournamentFile::bot_key(index)),
+                format!("the name {} is used twice", bot.name),
+                "give every bot its own name",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn resolve_format(
+    format: Option<&str>,
+    challenger: Option<String>,
+    bots: &[BotConfig],
+) -> Result<Format, KeyError> {
+    match (format.unwrap_or("round-robin"), challenger) {
+        ("round-robin", None) => Ok(Format::RoundRobin),
+        ("round-robin", Some(_)) => Err(key_error(
+            "challenger",
+            "a challenger is only meaningful in a gauntlet",
+            "set `format = \"gauntlet\"` or remove `challenger`",
+        )),
+        ("gauntlet", Some(challenger)) => {
+            if bots.iter().any(|bot| bot.name == challenger) {
+                Ok(Format::Gauntlet { challenger })
+            } else {
+                let names: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+                Err(key_error(
+                    "challenger",
+                    format!("no bot is named {challenger:?}"),
+                    format!("use one of the bots' names: {}", names.join(", ")),
+                ))
+            }
+        }
+        ("gauntlet", None) => Err(key_error(
+            "challenger",
+            "missing: a gauntlet needs a challenger",
+            "add `challenger = \"NAME\"` with the name of the bot that meets every other",
+        )),
+        (other, _) => Err(key_error(
+            "format",
+            format!("\"{other}\" is not a format"),
+            "use \"round-robin\" or \"gauntlet\"",
+        )),
+    }
+}
+
+pub(super) fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
+    let pie = keys.pie.unwrap_or(true);
+    let placement = keys.placement.as_deref().unwrap_or("random");
+    let counts = || -> Result<Vec<usize>, KeyError> {
+        let Some(counts) = &keys.blocks else {
+            return Ok(DEFAULT_BLOCK_COUNTS.to_vec());
+        };
+        if counts.is_empty() {
+            return Err(key_error(
+                "rules.blocks",
+                "the list is empty",
+                "give the block counts to draw from, e.g. `blocks = [5, 7, 9]`",
+            ));
+        }
+        counts
+            .iter()
+            .map(|&count| {
+                usize::try_from(count)
+                    .ok()
+                    .filter(|&count| pahtum::setup::check_count(count).is_ok())
+                    .ok_or_else(|| {
+                        key_error(
+                            "rules.blocks",
+                            format!("{count} blocks"),
+                            "use odd counts from 1 to 47, so that both colours get as many stones",
+                        )
+                    })
+            })
+            .collect()
+    };
+    let no_layouts = |placement: &str| match keys.layouts {
+        Some(_) => Err(key_error(
+            "rules.layouts",
+            format!("layouts are only used with placement = \"fixed\", not \"{placement}\""),
+            "remove `layouts` or set `placement = \"fixed\"`",
+        )),
+        None => Ok(()),
+    };
+    let blocks = match placement {
+        "random" => {
+            no_layouts(placement)?;
+            BlockSource::Random { counts: counts()? }
+        }
+        "players" => {
+            no_layouts(placement)?;
+            BlockSource::Players { counts: counts()? }
+        }
+        "fixed" => {
+            if keys.blocks.is_some() {
+                return Err(key_error(
+                    "rules.blocks",
+                    "block counts are not used with placement = \"fixed\" (each layout has its own)",
+                    "remove `blocks`",
+                ));
+            }
+            BlockSource::Fixed {
+                layouts: resolve_layouts(keys.layouts.as_deref())?,
+            }
+        }
+        other => {
+            return Err(key_error(
+                "rules.placement",
+                format!("\"{other}\" is not a placement"),
+                "use \"random\", \"players\" or \"fixed\"",
+            ));
+        }
+    };
+    Ok(RulesConfig {
+        pie,
+        blocks,
+        cycle_counts: false,
+    })
+}
+
+pub(super) fn resolve_layouts(layouts: Option<&[Vec<String>]>) -> Result<Vec<Vec<Cell>>, KeyError> {
+    let fix = "give a list of layouts, each a list of an odd number of distinct cells, e.g. `layouts = [[\"a1\", \"d4\", \"g7\"]]`";
+    let layouts = layouts
+        .filter(|layouts| !layouts.is_empty())
+        .ok_or_else(|| key_error("rules.layouts", "missing: placement = \"fixed\" needs layouts", fix))?;
+    layouts
+        .iter()
+        .enumerate()
+        .map(|(index, layout)| {
+            let key = format!("rules.layouts[{index}]");
+            let cells = layout
+                .iter()
+                .map(|text| {
+                    text.parse::<Cell>()
+                        .map_err(|error| key_error(&key, format!("{text:?}: {error}"), fix))
+                })
+                .collect::<Result<Vec<Cell>, _>>()?;
+            pahtum::setup::fixed_blocks(&cells).map_err(|error| key_error(&key, error, fix))?;
+            Ok(cells)
+        })
+        .collect()
+}
+
+/// The time control of the `[time]` table, or of a bot's `[bots.time]` (named
+/// `key` in errors): one second per move when it sets no limit.
+pub(super) fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
+    let TimeKeys {
+        move_ms,
+        base_ms,
+        increment_ms,
+        margin_ms,
+        ref clock,
+    } = *keys;
+    let clock = match clock.as_deref() {
+        None | Some("wall") => ClockKind::Wall,
+        Some("cpu") => ClockKind::Cpu,
+        Some(other) => {
+            return Err(key_error(
+                format!("{key}.clock"),
+                format!("\"{other}\" is not a kind of clock"),
+                "use \"wall\" (the default: wall time) or \"cpu\" (the CPU time of the bot's processes, \
+                 which does not depend on what else the machine runs)",
+            ));
+        }
+    };
+    let increment_ms = increment_ms.unwrap_or(0);
+    if base_ms.is_none() && increment_ms > 0 {
+        return Err(key_error(
+            format!("{key}.increment_ms"),
+            "an increment without a Fischer clock",
+            "add `base_ms` (the clock's starting time) or remove `increment_ms`",
+        ));
+    }
+    if move_ms == Some(0) || base_ms == Some(0) {
+        return Err(key_error(
+            key,
+            "a limit of 0 ms",
+            "give every bot at least 1 ms (plus the margin) per answer",
+        ));
+    }
+    let limits = [
+        ("move_ms", move_ms),
+        ("base_ms", base_ms),
+        ("increment_ms", Some(increment_ms)),
+        ("margin_ms", margin_ms),
+    ];
+    if let Some((name, ms)) = limits
+        .iter()
+        .find_map(|&(name, ms)| ms.filter(|&ms| ms > MAX_TIME_MS).map(|ms| (name, ms)))
+    {
+        return Err(key_error(
+            format!("{key}.{name}"),
+            format!("{ms} ms is longer than a day"),
+            format!("give at most {MAX_TIME_MS} ms (a day, the referee's longest limit)"),
+        ));
+    }
+    let move_ms = match (move_ms, base_ms) {
+        (None, None) => Some(DEFAULT_MOVE_MS),
+        (move_ms, _) => move_ms,
+    };
+    Ok(TimeControl {
+        move_ms,
+        base_ms,
+        increment_ms,
+        margin_ms: margin_ms.unwrap_or(DEFAULT_MARGIN_MS),
+        clock,
+    })
+}

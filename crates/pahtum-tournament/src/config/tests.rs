@@ -1,0 +1,301 @@
+use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, Placement, TimeControl};
+
+use super::*;
+use crate::durability::Durability;
+
+const MINIMAL: &str = r#"
+    name = "t"
+    [[bots]]
+    name = "a"
+    command = "python3 a.py"
+    [[bots]]
+    name = "b"
+    builtin = "heuristic"
+"#;
+
+fn parse_text(text: &str) -> Result<TournamentFile, ConfigError> {
+    parse(Path::new("tournaments/t.toml"), text)
+}
+
+fn error_of(text: &str) -> String {
+    parse_text(text).unwrap_err().to_string()
+}
+
+#[test]
+fn sandbox_settings_need_the_sandbox() {
+    let error = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nmemory_mb = 100"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`memory_mb`") && error.contains("sandbox = true"),
+        "{error}"
+    );
+    let bot = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nrw_paths = [\"x\"]\n", 1);
+    let error = parse_text(&bot).unwrap_err().to_string();
+    assert!(
+        error.contains("bots[0].rw_paths") && error.contains("sandbox = true"),
+        "{error}"
+    );
+    let one = MINIMAL.replacen("[[bots]]\n", "[[bots]]\nsandbox = true\nmemory_mb = 64\n", 1);
+    let bots = parse_text(&one).unwrap().tournament.bots;
+    assert_eq!(bots[0].sandbox.as_ref().and_then(|sandbox| sandbox.memory_mb), Some(64));
+    assert_eq!(bots[1].sandbox, None);
+    let all_but_one = MINIMAL
+        .replace("name = \"t\"", "name = \"t\"\nsandbox = true\nmax_processes = 9")
+        .replacen("[[bots]]\n", "[[bots]]\nsandbox = false\n", 1);
+    let bots = parse_text(&all_but_one).unwrap().tournament.bots;
+    assert_eq!(bots[0].sandbox, None);
+    assert_eq!(
+        bots[1].sandbox.as_ref().and_then(|sandbox| sandbox.max_processes),
+        Some(9)
+    );
+}
+
+#[test]
+fn defaults_are_filled_in() {
+    let file = parse_text(MINIMAL).unwrap();
+    let t = &file.tournament;
+    assert_eq!(t.seed, 0);
+    assert_eq!(t.format, Format::RoundRobin);
+    assert_eq!(t.games_per_pair, 2);
+    assert!(t.rules.pie);
+    assert_eq!(
+        t.rules.blocks,
+        BlockSource::Random {
+            counts: DEFAULT_BLOCK_COUNTS.to_vec()
+        }
+    );
+    assert_eq!(t.time.move_ms, Some(DEFAULT_MOVE_MS));
+    assert_eq!(t.time.margin_ms, DEFAULT_MARGIN_MS);
+    assert_eq!(t.bots[0].launch, Launch::Command(vec!["python3".into(), "a.py".into()]));
+    assert_eq!(t.bots[1].launch, Launch::Builtin("heuristic".into()));
+    assert_eq!(file.settings.out, Path::new("runs/t"));
+    assert_eq!(file.settings.restart, Restart::OnFailure);
+    assert_eq!(file.base_dir, Path::new("tournaments"));
+}
+
+/// Durability is how the run syncs, not what the games are: the key leaves the tournament's hash alone.
+#[test]
+fn durability_is_a_run_setting_outside_the_hash() {
+    let plain = parse_text(MINIMAL).unwrap();
+    assert_eq!(plain.settings.durability, Durability::Batch);
+    let durable = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"game\"")).unwrap();
+    assert_eq!(durable.settings.durability, Durability::Game);
+    assert_eq!(
+        crate::journal::tournament_hash(&durable.tournament),
+        crate::journal::tournament_hash(&plain.tournament)
+    );
+    let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"fast\""));
+    assert!(
+        error.contains("key `durability`: \"fast\" is not a durability; use \"game\""),
+        "{error}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_refused_with_their_line() {
+    let error = error_of(&format!("{MINIMAL}\nconcurency = 3\n"));
+    assert!(error.contains("tournaments/t.toml"), "{error}");
+    assert!(error.contains("concurency"), "{error}");
+}
+
+#[test]
+fn plain_names() {
+    assert!(is_plain_name("a.b_c-1"));
+    for bad in [".hidden", "a/b", "", "a b", &"x".repeat(65)] {
+        assert!(!is_plain_name(bad), "{bad:?}");
+    }
+}
+
+#[test]
+fn errors_name_the_key_and_the_fix() {
+    let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ngames_per_pair = 3"));
+    assert_eq!(
+        error,
+        "tournaments/t.toml: key `games_per_pair`: 3 games per pair; \
+         use an even number from 2 up: each layout is played twice with seats swapped"
+    );
+    let error = error_of(&MINIMAL.replace(
+        "name = \"t\"",
+        "name = \"t\"\nformat = \"gauntlet\"\nchallenger = \"c\"",
+    ));
+    assert!(
+        error.contains("key `challenger`: no bot is named \"c\"; use one of the bots' names: a, b"),
+        "{error}"
+    );
+    let error = error_of(&MINIMAL.replace("name = \"b\"", "name = \"a\""));
+    assert!(
+        error.contains("key `bots[1].name`: the name a is used twice"),
+        "{error}"
+    );
+    let error = error_of(&MINIMAL.replace("command = \"python3 a.py\"", "command = \"python3 'a.py\""));
+    assert!(error.contains("key `bots[0].command`: bot a:"), "{error}");
+    let error = error_of(&format!("{MINIMAL}\n[rules]\nblocks = [5, 6]\n"));
+    assert!(
+        error.contains("key `rules.blocks`: 6 blocks; use odd counts"),
+        "{error}"
+    );
+    let error = error_of(&format!("{MINIMAL}\n[time]\nincrement_ms = 5\n"));
+    assert!(error.contains("key `time.increment_ms`"), "{error}");
+    let error = error_of(&format!(
+        "{MINIMAL}\n[rules]\nplacement = \"fixed\"\nlayouts = [[\"a1\", \"a1\", \"b2\"]]\n"
+    ));
+    assert!(
+        error.contains("key `rules.layouts[0]`: cell a1 is listed twice"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_clock_kind_and_what_overload_does_are_read() {
+    let file = parse_text(MINIMAL).unwrap();
+    assert_eq!(file.tournament.time.clock, ClockKind::Wall);
+    assert_eq!(file.settings.on_overload, OnOverload::Count);
+    let text = MINIMAL.replace(
+        "command = \"python3 a.py\"",
+        "command = \"python3 a.py\"\n[bots.time]\nmove_ms = 100\nclock = \"wall\"",
+    );
+    let file = parse_text(&format!(
+        "on_overload = \"replay\"\n{text}\n[time]\nmove_ms = 100\nclock = \"cpu\"\n"
+    ))
+    .unwrap();
+    assert_eq!(file.tournament.time.clock, ClockKind::Cpu);
+    assert_eq!(file.tournament.bots[0].time.unwrap().clock, ClockKind::Wall);
+    assert_eq!(file.settings.on_overload, OnOverload::Replay);
+    assert_eq!(file.settings.affinity, None);
+    assert_eq!(
+        parse_text(&format!("affinity = true\n{MINIMAL}"))
+            .unwrap()
+            .settings
+            .affinity,
+        Some(true)
+    );
+    let error = error_of(&format!("{MINIMAL}\n[time]\nclock = \"thread\"\n"));
+    assert!(
+        error.contains("key `time.clock`: \"thread\" is not a kind of clock; use \"wall\""),
+        "{error}"
+    );
+    let error = error_of(&format!("on_overload = \"ignore\"\n{MINIMAL}"));
+    assert!(error.contains("key `on_overload`"), "{error}");
+}
+
+#[test]
+fn a_bot_may_have_its_own_time_control() {
+    let text = MINIMAL.replace(
+        "command = \"python3 a.py\"",
+        "command = \"python3 a.py\"\n[bots.time]\nbase_ms = 4000\nincrement_ms = 50",
+    );
+    let t = parse_text(&format!("{text}\n[time]\nmove_ms = 500\nmargin_ms = 30\n"))
+        .unwrap()
+        .tournament;
+    let own = TimeControl {
+        move_ms: None,
+        base_ms: Some(4000),
+        increment_ms: 50,
+        margin_ms: DEFAULT_MARGIN_MS,
+        clock: ClockKind::Wall,
+    };
+    assert_eq!(
+        t.bots[0].time,
+        Some(own),
+        "keys it leaves out take [time]'s defaults, not its values"
+    );
+    assert_eq!(t.bots[1].time, None);
+    assert_eq!((t.time_of("a"), t.time_of("b")), (own, t.time));
+    assert_eq!(t.time.move_ms, Some(500));
+
+    let text = MINIMAL.replace("builtin = \"heuristic\"", "builtin = \"heuristic\"\n[bots.time]\n");
+    assert_eq!(
+        parse_text(&text).unwrap().tournament.bots[1]
+            .time
+            .map(|time| time.move_ms),
+        Some(Some(DEFAULT_MOVE_MS))
+    );
+    let error = error_of(&MINIMAL.replace(
+        "builtin = \"heuristic\"",
+        "builtin = \"heuristic\"\n[bots.time]\nincrement_ms = 5",
+    ));
+    assert_eq!(
+        error,
+        "tournaments/t.toml: key `bots[1].time.increment_ms`: bot b: an increment without a Fischer clock; \
+         add `base_ms` (the clock's starting time) or remove `increment_ms`"
+    );
+    let error = error_of(&MINIMAL.replace(
+        "builtin = \"heuristic\"",
+        "builtin = \"heuristic\"\n[bots.time]\nmove_ms = 0",
+    ));
+    assert!(error.contains("key `bots[1].time`: bot b: a limit of 0 ms"), "{error}");
+    for key in ["move_ms", "base_ms", "margin_ms"] {
+        let error = error_of(&format!("{MINIMAL}\n[time]\n{key} = {}\n", u64::MAX));
+        assert!(
+            error.contains(&format!("key `time.{key}`: {} ms is longer than a day", u64::MAX)),
+            "{error}"
+        );
+    }
+    let day = format!("{MINIMAL}\n[time]\nbase_ms = {MAX_TIME_MS}\nincrement_ms = {MAX_TIME_MS}\n");
+    assert_eq!(parse_text(&day).unwrap().tournament.time.base_ms, Some(MAX_TIME_MS));
+    let error = error_of(&MINIMAL.replace(
+        "builtin = \"heuristic\"",
+        "builtin = \"heuristic\"\n[bots.time]\npause_idle = true",
+    ));
+    assert!(error.contains("unknown field `pause_idle`"), "{error}");
+}
+
+#[test]
+fn fair_mode_is_off_unless_asked_for() {
+    assert!(!parse_text(MINIMAL).unwrap().tournament.pause_idle);
+    let fair = MINIMAL.replace("name = \"t\"", "name = \"t\"\npause_idle = true");
+    assert!(parse_text(&fair).unwrap().tournament.pause_idle);
+}
+
+#[test]
+fn fixed_and_players_placements() {
+    let file = parse_text(&format!(
+        "{MINIMAL}\n[rules]\nplacement = \"fixed\"\npie = false\nlayouts = [[\"a1\", \"d4\", \"g7\"]]\n"
+    ))
+    .unwrap();
+    let rules = &file.tournament.rules;
+    assert!(!rules.pie);
+    assert_eq!(rules.blocks.placement(), Placement::Fixed);
+    let file = parse_text(&format!("{MINIMAL}\n[rules]\nplacement = \"players\"\nblocks = [3]\n")).unwrap();
+    assert_eq!(file.tournament.rules.blocks, BlockSource::Players { counts: vec![3] });
+}
+
+fn bundled(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tournaments")
+        .join(name)
+}
+
+#[test]
+fn every_bundled_tournament_file_is_valid() {
+    let dir = bundled("");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|ext| ext == "toml") {
+            load(&path).unwrap_or_else(|error| panic!("{error}"));
+            count += 1;
+        }
+    }
+    assert!(count >= 3, "quickstart, reference and at least one more");
+}
+
+/// The reference file writes every default out; a file without those keys must resolve the same.
+#[test]
+fn the_reference_file_states_the_true_defaults() {
+    let reference = load(&bundled("reference.toml")).unwrap();
+    let text = std::fs::read_to_string(bundled("reference.toml")).unwrap();
+    let bots = &text[text.find("\n[[bots]]").unwrap()..];
+    let minimal = parse(&bundled("minimal.toml"), &format!("name = \"reference\"\n{bots}")).unwrap();
+    assert_eq!(minimal.tournament, reference.tournament);
+    assert_eq!(minimal.settings.restart, reference.settings.restart);
+    assert_eq!(minimal.settings.out, reference.settings.out);
+}
+
+#[test]
+fn the_resolved_tournament_round_trips_through_json() {
+    let tournament = parse_text(MINIMAL).unwrap().tournament;
+    let json = serde_json::to_string(&tournament).unwrap();
+    assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), tournament);
+}
