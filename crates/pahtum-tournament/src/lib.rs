@@ -1,14 +1,20 @@
-//! Tournaments of pahtum-arena.
+//! The data of pahtum-arena's tournaments: synchronous, no processes.
 //!
 //! A tournament file ([`config`]) gives a deterministic list of games
-//! ([`schedule`]); the [`runner`] plays the missing ones with bot processes
-//! from a [`pool`] and appends each record to an append-only [`journal`], the
-//! only source of truth: [`resume`], [`standings`], [`strength`] and
-//! [`report`] are derived from it, and every record read from it is checked
-//! first ([`audit`]). The runner reports what happens as [`events`].
-//! Presenting all this (tables, files, the HTML report, the progress display)
-//! is the `pahtum-report` crate's work, which depends on this one and never
-//! the reverse.
+//! ([`schedule`], cut into [`shard`]s for a cluster; [`game_set`] names a set
+//! of them). Each finished game is appended to an append-only [`journal`], the
+//! only source of truth: [`resume`] (what is left to play), [`merge`] (shards
+//! into one run), [`standings`] and [`strength`] (ratings with intervals, from
+//! the same [`tally`](crate::standings) of the records) and [`report`] (the
+//! fold of a run into its tables) are derived from it, and every record read
+//! from it is checked first ([`audit`]). What happens during a run is told as
+//! [`events`]; [`sprt_gate`] decides when a match may stop.
+//!
+//! Playing the games (bot processes, the async runtime) is the
+//! `pahtum-runner` crate's work, and presenting them (tables, files, the HTML
+//! report, progress) is `pahtum-report`'s; both depend on this crate and never
+//! the reverse, so `arena standings`, `verify`, `merge` and `report` link no
+//! process machinery.
 
 #![warn(missing_docs)]
 

@@ -243,7 +243,7 @@ mod tests {
     use pahtum_record::GameRecord;
 
     use super::*;
-    use crate::journal::WithoutMoves;
+    use crate::journal::check::WithoutMoves;
     use crate::testing::{played, synthetic_journal};
 
     /// What serde reads of `line`, whole.

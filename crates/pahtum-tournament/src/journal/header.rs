@@ -1,0 +1,52 @@
+//! The journal's first line: its format, the resolved tournament and the
+//! tournament's hash (as the module documentation of [`crate::journal`]
+//! defines it), and for one shard's journal, the shard.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::Tournament;
+use crate::shard::Shard;
+
+/// The value of the header's `journal` key for this format.
+pub const FORMAT: &str = "pahtum-arena/journal/1";
+
+/// The journal's first line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// The journal format, [`FORMAT`].
+    pub journal: String,
+    /// [`tournament_hash`] of `tournament`.
+    pub hash: String,
+    /// The resolved tournament the journal's games belong to.
+    pub tournament: Tournament,
+    /// The shard whose games the journal holds (`arena run --shard K/N`); absent for a journal of
+    /// every game, and in journals written before shards were named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+impl Header {
+    /// The header of a new journal of `tournament`, of every game.
+    pub fn new(tournament: &Tournament) -> Header {
+        Header {
+            journal: FORMAT.to_owned(),
+            hash: tournament_hash(tournament),
+            tournament: tournament.clone(),
+            shard: None,
+        }
+    }
+
+    /// This header, naming `shard` (`None`: a journal of every game).
+    pub fn of_shard(self, shard: Option<Shard>) -> Header {
+        Header { shard, ..self }
+    }
+}
+
+/// The hash of a resolved tournament, as the module documentation defines it.
+pub fn tournament_hash(tournament: &Tournament) -> String {
+    let json = serde_json::to_vec(tournament).expect("a tournament serializes to JSON");
+    let digest = Sha256::digest(&json);
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
+}

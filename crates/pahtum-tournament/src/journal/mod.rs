@@ -1,0 +1,51 @@
+//! The journal: the one source of truth of a tournament.
+//!
+//! A JSON Lines file, append-only. The first line is a [`Header`]: the format,
+//! the resolved tournament (every default filled in) and its hash, and for the
+//! journal of one shard of a sharded run, the shard. Every other
+//! line is one [`GameRecord`](pahtum_record::GameRecord), written whole with its newline in one `write`
+//! as its game ends, so that a killed referee loses nothing; it reaches the
+//! disk as the journal's [`Durability`](crate::durability::Durability) says (group commit: one sync for the
+//! games of up to 200 ms by default), which bounds what a power cut loses. Standings, tables and resume are all derived
+//! from the journal, never from state kept elsewhere.
+//!
+//! A crash in the middle of a write leaves a *torn* last line: no newline at
+//! its end, and not a valid record. Reading drops exactly that line (and
+//! [`Journal::open`] truncates it away before appending). Blank lines (empty
+//! or only whitespace, a trailing one too) are harmless and skipped, since
+//! editors and `echo >>` leave them. Anything else is a record, and every
+//! reader checks every record as it reads it ([`crate::audit`]: the rules
+//! replay it, and the schedule of the header's tournament must have it): a
+//! line that does not parse or does not pass is an error naming the line and
+//! the fault, and [`verify`] lists every such line at once. A
+//! [`JournalReader`] streams the records in bounded memory, on every core, in
+//! file order; [`read`] is that stream collected.
+//!
+//! A [`Journal`] holds an exclusive lock (`flock`) on its file for as long as
+//! it lives, so that two arenas never append to the same journal: the second
+//! one fails with [`JournalError::Locked`] instead of interleaving its records
+//! with the first one's.
+//!
+//! The hash is `"sha256:"` and the lowercase hex SHA-256 of the compact JSON of
+//! the tournament (`serde_json`, keys in the order of the Rust structs, bot
+//! environments sorted by key), as written in the header. Fair mode and a
+//! bot's own time control are left out when unused, so a tournament without
+//! them keeps the hash it had before they existed.
+
+mod check;
+mod error;
+mod fast;
+mod header;
+mod lines;
+mod read;
+#[cfg(test)]
+mod tests;
+mod write;
+
+pub(crate) use check::Checker;
+pub use check::Moves;
+pub use error::JournalError;
+pub use header::{FORMAT, Header, tournament_hash};
+pub(crate) use read::Item;
+pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};
+pub use write::{Journal, lock};

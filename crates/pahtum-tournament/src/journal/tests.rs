@@ -1,0 +1,285 @@
+use std::path::PathBuf;
+use std::time::Instant;
+
+use pahtum_record::GameRecord;
+
+use super::*;
+use crate::config::Tournament;
+use crate::durability::{BATCH_INTERVAL, Durability};
+use crate::testing::{played, tournament};
+
+/// The ids of the test tournament's games, in schedule order.
+const GAMES: [&str; 6] = ["000-00-a", "000-00-b", "001-00-a", "001-00-b", "002-00-a", "002-00-b"];
+
+fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let mut journal = Journal::create(&path, &tournament()).unwrap();
+    let records: Vec<GameRecord> = GAMES[..records].iter().map(|id| played(id)).collect();
+    for r in &records {
+        journal.append(r).unwrap();
+    }
+    (dir, path, records)
+}
+
+#[test]
+fn records_round_trip_after_the_header() {
+    let (_dir, path, records) = journal_with(3);
+    let contents = read(&path).unwrap();
+    assert_eq!(contents.header, Header::new(&tournament()));
+    assert_eq!(contents.records, records);
+    assert!(!contents.torn && !contents.unterminated);
+    assert!(
+        Journal::create(&path, &tournament()).is_err(),
+        "create must not overwrite"
+    );
+}
+
+#[test]
+fn results_are_the_records_without_their_moves() {
+    let (_dir, path, records) = journal_with(2);
+    assert!(records.iter().all(|r| !r.moves.is_empty() && r.swap_move.is_some()));
+    let without_moves: Vec<GameRecord> = records
+        .iter()
+        .map(|r| GameRecord {
+            moves: Vec::new(),
+            swap_move: None,
+            ..r.clone()
+        })
+        .collect();
+    assert_eq!(read(&path).unwrap().records, records);
+    let mut results = Vec::new();
+    let reader = JournalReader::open(&path).unwrap();
+    reader.for_each(Moves::Drop, |record| results.push(record)).unwrap();
+    assert_eq!(results, without_moves);
+}
+
+#[test]
+fn a_torn_last_line_is_dropped_and_truncated_before_appending() {
+    let (_dir, path, records) = journal_with(2);
+    let full_len = std::fs::metadata(&path).unwrap().len();
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(br#"{"id":"000-05-a","lay"#);
+    std::fs::write(&path, &bytes).unwrap();
+
+    let contents = read(&path).unwrap();
+    assert!(contents.torn);
+    assert_eq!(contents.records, records);
+    assert_eq!(contents.valid_len, full_len);
+
+    let (mut journal, _) = Journal::open(&path, drop).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), full_len);
+    let extra = played(GAMES[5]);
+    journal.append(&extra).unwrap();
+    let contents = read(&path).unwrap();
+    assert_eq!(contents.records.len(), 3);
+    assert_eq!(contents.records[2], extra);
+    assert!(!contents.torn);
+}
+
+#[test]
+fn a_complete_record_without_its_newline_is_kept() {
+    let (_dir, path, records) = journal_with(2);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+    let mut opened = Vec::new();
+    let (mut journal, _) = Journal::open(&path, |record| opened.push(record.id)).unwrap();
+    assert_eq!(
+        opened,
+        records.iter().map(|record| record.id.clone()).collect::<Vec<_>>()
+    );
+    journal.append(&played(GAMES[5])).unwrap();
+    assert_eq!(read(&path).unwrap().records.len(), 3);
+}
+
+/// `game` syncs at once; `batch` leaves the write due within the batch interval; `none` never asks.
+#[test]
+fn each_durability_syncs_when_it_says() {
+    let (_dir, path, _) = journal_with(0);
+    let (mut journal, _) = Journal::open(&path, drop).unwrap();
+    let expected = [
+        (Durability::Game, false),
+        (Durability::Batch, true),
+        (Durability::None, false),
+    ];
+    for ((durability, due), id) in expected.into_iter().zip(GAMES) {
+        journal.set_durability(durability);
+        let before = Instant::now();
+        journal.append(&played(id)).unwrap();
+        let sync_due = journal.sync_due();
+        assert_eq!(sync_due.is_some(), due, "{durability}");
+        assert!(sync_due.is_none_or(|at| at >= before + BATCH_INTERVAL), "{durability}");
+        journal.sync().unwrap();
+        assert_eq!(journal.sync_due(), None, "{durability}: synced");
+    }
+    assert_eq!(read(&path).unwrap().records.len(), 3, "every mode writes at once");
+}
+
+#[test]
+fn a_journal_in_use_cannot_be_opened_again() {
+    let (_dir, path, _) = journal_with(1);
+    let (first, _) = Journal::open(&path, drop).unwrap();
+    let error = Journal::open(&path, drop).unwrap_err();
+    assert!(matches!(error, JournalError::Locked { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("another arena is running this tournament: "),
+        "{error}"
+    );
+    drop(first);
+    assert!(Journal::open(&path, drop).is_ok(), "the lock ends with the journal");
+}
+
+#[test]
+fn damage_before_the_last_line_is_an_error_naming_the_line() {
+    let (_dir, path, _) = journal_with(2);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.insert_str(text.find("\n{").unwrap() + 1, "garbage\n");
+    std::fs::write(&path, text).unwrap();
+    let error = read(&path).unwrap_err().to_string();
+    assert!(error.contains("line 2 of the journal"), "{error}");
+}
+
+#[test]
+fn blank_lines_are_skipped_and_every_fault_is_listed() {
+    let (_dir, path, records) = journal_with(3);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(2, "");
+    lines.insert(3, " \t ");
+    std::fs::write(&path, lines.join("\n") + "\n\n").unwrap();
+    assert_eq!(read(&path).unwrap().records, records);
+
+    let second = lines[4].to_owned();
+    lines.insert(4, "not json");
+    lines.push(&second);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let error = read(&path).unwrap_err();
+    assert!(matches!(error, JournalError::Fault { line: 5, .. }), "{error}");
+    let verified = verify(&path).unwrap();
+    let faults: Vec<(usize, String)> = verified
+        .faults
+        .iter()
+        .map(|fault| (fault.line, fault.fault.to_string()))
+        .collect();
+    assert_eq!(
+        faults,
+        [
+            (5, "not a game record".to_owned()),
+            (8, "game \"000-00-b\" was already recorded on line 6".to_owned())
+        ]
+    );
+    assert_eq!(verified.good, 3);
+}
+
+/// A journal of more than a piece: its lines keep their numbers, and a
+/// game recorded in two pieces is seen twice.
+#[test]
+fn a_journal_read_in_pieces_keeps_its_line_numbers() {
+    let (_dir, path, records) = journal_with(2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let blanks = 2 * lines::PIECE_BYTES / 128 + 1;
+    let blank = " ".repeat(127);
+    let mut long: Vec<&str> = vec![lines[0], lines[1]];
+    long.extend(std::iter::repeat_n(blank.as_str(), blanks));
+    long.extend([lines[2], "not json", lines[1]]);
+    std::fs::write(&path, long.join("\n") + "\n").unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() as usize > 2 * lines::PIECE_BYTES);
+    let faults: Vec<(usize, String)> = verify(&path)
+        .unwrap()
+        .faults
+        .iter()
+        .map(|fault| (fault.line, fault.fault.to_string()))
+        .collect();
+    let after = blanks + 3;
+    assert_eq!(
+        faults,
+        [
+            (after + 1, "not a game record".to_owned()),
+            (after + 2, "game \"000-00-a\" was already recorded on line 2".to_owned())
+        ]
+    );
+    let mut sound = long;
+    sound.truncate(sound.len() - 2);
+    std::fs::write(&path, sound.join("\n") + "\n").unwrap();
+    assert_eq!(read(&path).unwrap().records, records);
+}
+
+#[test]
+fn a_missing_or_foreign_header_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    std::fs::write(&path, "").unwrap();
+    assert!(matches!(read(&path), Err(JournalError::NoHeader { .. })));
+    std::fs::write(&path, "{\"hello\":1}\n").unwrap();
+    assert!(matches!(read(&path), Err(JournalError::BadHeader { .. })));
+}
+
+#[test]
+fn the_hash_follows_the_tournament() {
+    let t = tournament();
+    assert_eq!(tournament_hash(&t), tournament_hash(&t.clone()));
+    assert!(tournament_hash(&t).starts_with("sha256:"));
+    assert_eq!(tournament_hash(&t).len(), "sha256:".len() + 64);
+    let other = Tournament {
+        seed: t.seed + 1,
+        ..t.clone()
+    };
+    assert_ne!(tournament_hash(&other), tournament_hash(&t));
+}
+
+/// The hash is part of the journal format: a journal written by an older
+/// arena must keep its hash, or it could not be resumed. These are the
+/// hashes of the test tournament as written before this test existed,
+/// without and with the keys that are left out when unused.
+#[test]
+fn the_hash_of_a_tournament_is_pinned() {
+    let t = tournament();
+    assert_eq!(
+        tournament_hash(&t),
+        "sha256:c9beddc68838a536c8560570a5389a197bfcfdc1042826830c29802ff7ef6c8d"
+    );
+    let mut used = Tournament {
+        pause_idle: true,
+        ..t.clone()
+    };
+    used.bots[0].time = Some(pahtum_protocol::move_time(std::time::Duration::from_millis(250)));
+    assert_eq!(
+        tournament_hash(&used),
+        "sha256:5793d148919065f5126bee3b9c89c3e830699227f10af77c557ffa3167e0027b"
+    );
+}
+
+/// Journals written before fair mode and per-bot time existed must resume:
+/// a tournament that uses neither serializes (and hashes) as it did then.
+#[test]
+fn unused_fair_mode_and_bot_time_stay_out_of_the_hash() {
+    let t = tournament();
+    let json = serde_json::to_string(&t).unwrap();
+    assert!(!json.contains("pause_idle"), "{json}");
+    assert_eq!(json.matches("\"time\"").count(), 1, "only the tournament's: {json}");
+    let fair = Tournament {
+        pause_idle: true,
+        ..t.clone()
+    };
+    assert_ne!(tournament_hash(&fair), tournament_hash(&t));
+    let mut own_time = t.clone();
+    own_time.bots[0].time = Some(pahtum_protocol::move_time(std::time::Duration::from_millis(250)));
+    assert_ne!(tournament_hash(&own_time), tournament_hash(&t));
+}
+
+/// A wall clock (the default) stays out of the JSON, so that journals
+/// written before CPU-time clocks existed resume; a CPU clock changes the hash.
+#[test]
+fn a_wall_clock_stays_out_of_the_hash() {
+    let t = tournament();
+    assert_eq!(t.time.clock, pahtum_protocol::ClockKind::Wall);
+    let json = serde_json::to_string(&t).unwrap();
+    assert!(!json.contains("clock"), "{json}");
+    let mut cpu = t.clone();
+    cpu.time.clock = pahtum_protocol::ClockKind::Cpu;
+    assert!(serde_json::to_string(&cpu).unwrap().contains(r#""clock":"cpu""#));
+    assert_ne!(tournament_hash(&cpu), tournament_hash(&t));
+}
