@@ -9,8 +9,13 @@ mod builtin;
 mod cmd;
 mod duration;
 mod exit;
+mod flags;
+mod forfeit;
+mod inputs;
 mod names;
 mod output;
+mod runtime;
+mod signals;
 
 use std::process::ExitCode;
 

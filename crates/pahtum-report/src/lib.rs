@@ -13,8 +13,10 @@
 
 pub mod files;
 pub mod html;
+pub mod match_report;
 pub mod progress;
 pub mod render;
+pub mod run_report;
 pub mod show;
 pub mod strength_render;
 mod table;

@@ -7,7 +7,8 @@
 //! [`pool`] keeps greeted bot processes between games, and [`runner`] plays the
 //! missing games concurrently, appends each record to the journal and reports
 //! every step to an [`Observer`](pahtum_tournament::events::Observer).
-//! [`limits`] maps the file's limits onto the referee's.
+//! [`limits`] maps the file's limits onto the referee's, and [`play`] is the one
+//! call a command makes: a run's opened journal and bots in, how it ended out.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -17,5 +18,6 @@
 
 pub mod launch;
 pub mod limits;
+pub mod play;
 pub mod pool;
 pub mod runner;

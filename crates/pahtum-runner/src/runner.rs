@@ -43,21 +43,11 @@ use pahtum_referee::{StartError, play_game};
 use tokio::task::JoinSet;
 
 use crate::pool::{Pool, Slot};
+pub use pahtum_tournament::events::Ending;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::journal::{Journal, JournalError};
 use pahtum_tournament::resume::Plan;
 use pahtum_tournament::schedule::ScheduledGame;
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// Every game of the schedule is in the journal.
-    Finished,
-    /// Stopped before the end; running the same command again resumes.
-    Interrupted,
-    /// The observer declined some games; every game started was played and recorded.
-    Declined,
-}
 
 /// What one game's task hands back.
 #[derive(Debug)]

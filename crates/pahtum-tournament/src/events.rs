@@ -84,7 +84,7 @@ pub trait Observer {
 
     /// Consulted before each game starts, in schedule order. A game declined (`false`) is skipped for
     /// the rest of the run and the next one is asked about; the run then ends as
-    /// `pahtum_runner::runner::Ending::Declined` once the games started are recorded. An SPRT stops a match
+    /// [`Ending::Declined`] once the games started are recorded. An SPRT stops a match
     /// this way (declining the games that would begin new layout pairs); a tournament plays every game.
     fn may_start(&mut self, _game: &ScheduledGame) -> bool {
         true
@@ -120,4 +120,15 @@ impl Observer for Tee<'_> {
         let second = self.1.may_start(game);
         first && second
     }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Every game of the schedule is in the journal.
+    Finished,
+    /// Stopped before the end; running the same command again resumes.
+    Interrupted,
+    /// The observer declined some games; every game started was played and recorded.
+    Declined,
 }

@@ -7,7 +7,7 @@
 //! `ok` with what happened (the colour the bot held after the pie decision,
 //! whose points are whose, who won) or `FAIL` with what went wrong in plain
 //! words (the referee's failures carry the fix), the offending line and the
-//! bot's stderr tail, all escaped ([`super::forfeit`]). A failure that
+//! bot's stderr tail, all escaped ([`crate::forfeit`]). A failure that
 //! repeats in several games is shown once, with the games it happened in. A
 //! failed bot is started again for the next check, so that one bug does not
 //! hide the others. The check ends with the bot's answer times (median and
@@ -27,8 +27,8 @@ use pahtum_record::GameSpec;
 use pahtum_record::{GameRecord, MoveKind};
 use pahtum_referee::{Bot, BotSpec, Limits, StartError, play_game};
 
-use super::forfeit::Evidence;
 use crate::duration::parse_duration;
+use crate::forfeit::Evidence;
 use crate::output::outln;
 
 /// Check that a bot speaks the protocol correctly.
@@ -45,7 +45,7 @@ pub struct Args {
     move_time: Duration,
     /// Check the bot inside the sandbox, as a tournament with `sandbox = true` runs it.
     #[command(flatten)]
-    sandbox: super::SandboxFlag,
+    sandbox: crate::flags::SandboxFlag,
 }
 
 /// What to look at when a bot does not start in the sandbox.
@@ -65,7 +65,7 @@ struct Scenario {
 const OPPONENT: &str = "first-free";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    super::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::require_sandbox(args.sandbox.sandbox)?;
     let bot = args.sandbox.apply(crate::builtin::spec("bot", &args.command)?);
     let opponent = crate::builtin::spec(OPPONENT, OPPONENT)?;
     outln!("arena check: {}", escape(&args.command));
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sandbox.max_processes
         );
     }
-    let failures = super::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;
+    let failures = crate::runtime::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;
     if failures == 0 {
         outln!("The bot conforms to the protocol.");
         Ok(ExitCode::SUCCESS)
@@ -147,13 +147,13 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
     let mut bot = match Bot::start(spec, &limits, None).await {
         Ok(bot) => bot,
         Err(error @ StartError::Handshake { .. }) => {
-            fail("greeting", &super::forfeit::start_error(&error, ""));
+            fail("greeting", &crate::forfeit::start_error(&error, ""));
             if spec.sandbox.is_some() {
                 outln!("{SANDBOX_HINT}");
             }
             return Ok(1);
         }
-        Err(error) => return Err(super::explain(error)),
+        Err(error) => return Err(crate::forfeit::explain(error)),
     };
     let identity = bot.identity();
     ok(&format!(
@@ -173,13 +173,15 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
             fail("ping", &Evidence::of_failure(&failure, &[]).render(""));
         }
     }
-    let mut opponent = Bot::start(opponent, &limits, None).await.map_err(super::explain)?;
+    let mut opponent = Bot::start(opponent, &limits, None)
+        .await
+        .map_err(crate::forfeit::explain)?;
     let mut verdicts = Vec::with_capacity(scenarios.len());
     let mut times = Vec::new();
     for scenario in scenarios {
         if !bot.is_reusable() {
             bot.shutdown().await;
-            bot = Bot::start(spec, &limits, None).await.map_err(super::explain)?;
+            bot = Bot::start(spec, &limits, None).await.map_err(crate::forfeit::explain)?;
         }
         let record = match scenario.seat {
             Seat::First => play_game(&scenario.spec, &mut bot, &mut opponent, &mut |_| {}).await,

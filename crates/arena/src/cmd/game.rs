@@ -11,8 +11,8 @@ use pahtum_record::GameRecord;
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, Limits, play_game};
 
-use super::forfeit::Evidence;
 use crate::duration::TimeFlags;
+use crate::forfeit::Evidence;
 use crate::names::NamesFlag;
 use crate::output::{out, outln};
 
@@ -34,24 +34,24 @@ pub struct Args {
         long,
         value_name = "N",
         default_value_t = 7,
-        value_parser = super::parse_block_count,
+        value_parser = crate::flags::parse_block_count,
         conflicts_with = "placed_blocks"
     )]
     blocks: usize,
     /// The players place N blocks instead, Black first and last.
-    #[arg(long, value_name = "N", value_parser = super::parse_block_count)]
+    #[arg(long, value_name = "N", value_parser = crate::flags::parse_block_count)]
     placed_blocks: Option<usize>,
     #[command(flatten)]
     names: NamesFlag,
     #[command(flatten)]
-    pie: super::PieFlag,
+    pie: crate::flags::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
     #[command(flatten)]
-    sandbox: super::SandboxFlag,
+    sandbox: crate::flags::SandboxFlag,
     /// The seed of the random blocks [default: from the clock].
     #[arg(long)]
     seed: Option<u64>,
@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
     }
     if let Some(html) = &args.html {
-        super::report::write_game_page(html, &record)?;
+        pahtum_report::run_report::write_game_page(html, &record)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -122,7 +122,7 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     }
     let (white_log, black_log) = (log("white"), log("black"));
     let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
-    super::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::require_sandbox(args.sandbox.sandbox)?;
     let white = args.sandbox.apply(crate::builtin::spec(&white_name, &args.white)?);
     let black = args.sandbox.apply(crate::builtin::spec(&black_name, &args.black)?);
     let (white, black) = tokio::join!(
@@ -135,11 +135,11 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
             if let Ok(bot) = other {
                 bot.shutdown().await;
             }
-            return Err(super::explain(error));
+            return Err(crate::forfeit::explain(error));
         }
         (Ok(bot), Err(error)) => {
             bot.shutdown().await;
-            return Err(super::explain(error));
+            return Err(crate::forfeit::explain(error));
         }
     };
     let record = play_game(spec, &mut white, &mut black, &mut |_| {}).await;

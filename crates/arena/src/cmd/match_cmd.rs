@@ -11,8 +11,9 @@
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
 //! crosses a bound, no new layout pair starts; the games already running finish
 //! and count, and so does the second game of a layout pair already begun. That
-//! rule is pahtum-tournament's [`SprtGate`]; this module holds the flags, the
-//! call and the output (the rest of the flow is [`flow`]'s, shared with `arena run`).
+//! rule is pahtum-tournament's [`SprtGate`]; this module holds the flags and the
+//! call; the progress, the summary and `match.json` are pahtum-report's
+//! `match_report`, and the rest of the flow is [`flow`]'s, shared with `arena run`.
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
@@ -24,28 +25,25 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_protocol::TimeControl;
 use pahtum_referee::Limits;
-use pahtum_report::progress::{self, PLAIN_EVERY};
-use pahtum_runner::runner::Ending;
-use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
+use pahtum_report::match_report::{MatchProgress, match_json, summary};
+use pahtum_stats::Sprt;
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{Event, Observer, Tee};
+use pahtum_tournament::events::Ending;
+use pahtum_tournament::events::Tee;
 use pahtum_tournament::resume::ResumeError;
-use pahtum_tournament::schedule::{self, ScheduledGame};
+use pahtum_tournament::schedule;
 use pahtum_tournament::sprt_gate::SprtGate;
-use pahtum_tournament::strength::{AnchorSpec, PairStrength};
-use serde::Serialize;
+use pahtum_tournament::strength::AnchorSpec;
 
 use super::flow;
-use super::report::LiveReport;
 use crate::duration::TimeFlags;
 use crate::names::NamesFlag;
+use pahtum_report::run_report::LiveReport;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -79,17 +77,17 @@ pub struct Args {
         long,
         value_name = "N[,N...]",
         value_delimiter = ',',
-        value_parser = super::parse_block_count,
+        value_parser = crate::flags::parse_block_count,
         default_value = "5,7,9,11,13",
         conflicts_with = "placed_blocks"
     )]
     blocks: Vec<usize>,
     /// The players place N blocks instead (a count, or counts the layouts take in turn), Black first and
     /// last.
-    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = super::parse_block_count)]
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = crate::flags::parse_block_count)]
     placed_blocks: Option<Vec<usize>>,
     #[command(flatten)]
-    pie: super::PieFlag,
+    pie: crate::flags::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
     /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
@@ -99,10 +97,10 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Games played at once [default: the number of cores].
-    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
+    #[arg(long, value_name = "N", value_parser = crate::flags::parse_concurrency)]
     concurrency: Option<usize>,
     #[command(flatten)]
-    affinity: super::AffinityFlags,
+    affinity: crate::flags::AffinityFlags,
     /// When the journal is synced to the disk: game, batch or none (tournaments/reference.toml says what
     /// each can lose).
     #[arg(long, value_name = "MODE", default_value_t = Durability::default())]
@@ -114,15 +112,15 @@ pub struct Args {
     #[arg(long, value_name = "NAME=ELO")]
     anchor: Option<AnchorSpec>,
     #[command(flatten)]
-    sandbox: super::SandboxFlag,
+    sandbox: crate::flags::SandboxFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    super::runtime()?.block_on(play(args))
+    crate::runtime::runtime()?.block_on(play(args))
 }
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
-    super::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::require_sandbox(args.sandbox.sandbox)?;
     let tournament = tournament(&args)?;
     let names = tournament.bot_names();
     if let Some(anchor) = &args.anchor
@@ -142,7 +140,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let gate = SprtGate::new(&names[0], &names[1], args.sprt);
-    let mut progress = MatchProgress::new(gate, schedule::len(&tournament));
+    let mut progress = MatchProgress::new(gate, schedule::len(&tournament), flow::live_status());
     let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut progress) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
@@ -158,12 +156,12 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let mut live = LiveReport::of(&opened);
-    let ending = if opened.plan.pending().any(|index| progress.gate.allows(index)) {
+    let ending = if opened.plan.pending().any(|index| progress.gate().allows(index)) {
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
             .map(|(name, command)| crate::builtin::spec(name, command).map(|spec| args.sandbox.apply(spec)))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let bots = flow::Bots {
+        let bots = pahtum_runner::play::Bots {
             specs,
             limits: Limits::default(),
             restart: Restart::OnFailure,
@@ -183,13 +181,14 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let journal = opened.journal.path();
-    let (standings, mut written) = super::report::write_run_reports(&out, journal, args.anchor.as_ref(), Some(live))?;
+    let (standings, mut written) =
+        pahtum_report::run_report::write_run_reports(&out, journal, args.anchor.as_ref(), Some(live))?;
     let planned = opened.plan.schedule.len();
     let report_path = out.join("match.json");
-    std::fs::write(&report_path, match_json(&progress.gate, standings.games, planned))
+    std::fs::write(&report_path, match_json(progress.gate(), standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
-    let summary = summary(&progress.gate, &tournament.rules, standings.games, planned, ending);
+    let summary = summary(progress.gate(), &tournament.rules, standings.games, planned, ending);
     let resume = "run the same command again to resume";
     Ok(flow::report(
         &format!("{summary}\n"),
@@ -267,238 +266,4 @@ fn bot_config(name: &str, command: &str, time: Option<TimeControl>) -> anyhow::R
         // The sandbox does not change a game's result: a match resumes with or without it.
         sandbox: None,
     })
-}
-
-/// The match's score, Elo and SPRT as games finish, shown on stderr around the [`SprtGate`].
-#[derive(Debug)]
-struct MatchProgress {
-    gate: SprtGate,
-    total: usize,
-    line: StatusLine,
-}
-
-/// One line redrawn by indicatif on a terminal ([`flow::live_status`]); plain lines otherwise, one when
-/// forced or every few seconds, never the same twice in a row.
-#[derive(Debug)]
-enum StatusLine {
-    Live(ProgressBar),
-    Plain { last: Option<(Instant, String)> },
-}
-
-impl MatchProgress {
-    fn new(gate: SprtGate, total: usize) -> MatchProgress {
-        let line = if flow::live_status() {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(ProgressStyle::with_template("arena: {msg}").expect("the template is valid"));
-            StatusLine::Live(bar)
-        } else {
-            StatusLine::Plain { last: None }
-        };
-        MatchProgress { gate, total, line }
-    }
-
-    fn status(&self) -> String {
-        let pair = self.gate.tally().summary();
-        let mut line = format!(
-            "{}/{} games: {} {}-{} {}",
-            pair.games,
-            self.total,
-            pair.first,
-            pair.points,
-            f64::from(pair.games) - pair.points,
-            pair.second
-        );
-        match pair.elo {
-            Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
-            None => line.push_str(", Elo -"),
-        }
-        if let Some(outcome) = self.gate.outcome() {
-            line.push_str(&format!(", {}", llr_text(&outcome)));
-        }
-        line
-    }
-
-    /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
-    /// The line is made only when it is shown: not after every game of a fast match.
-    fn show(&mut self, force: bool) {
-        let due = match &self.line {
-            StatusLine::Live(bar) => {
-                bar.set_message(self.status());
-                return;
-            }
-            StatusLine::Plain { last } => force || last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY),
-        };
-        if !due {
-            return;
-        }
-        let status = self.status();
-        if let StatusLine::Plain { last } = &mut self.line
-            && last.as_ref().is_none_or(|(_, line)| *line != status)
-        {
-            eprintln!("arena: {status}");
-            *last = Some((Instant::now(), status));
-        }
-    }
-
-    /// A line of its own, above the status line.
-    fn note(&self, text: &str) {
-        match &self.line {
-            StatusLine::Live(bar) => bar.println(text),
-            StatusLine::Plain { .. } => eprintln!("{text}"),
-        }
-    }
-
-    /// The last status, kept on the terminal as a line of its own.
-    fn finish(&mut self) {
-        match &self.line {
-            StatusLine::Live(bar) => {
-                bar.finish_and_clear();
-                eprintln!("arena: {}", self.status());
-            }
-            StatusLine::Plain { .. } => self.show(true),
-        }
-    }
-}
-
-impl Observer for MatchProgress {
-    fn on(&mut self, event: Event<'_>) {
-        match event {
-            Event::Resumed { .. } => self.gate.on(event),
-            Event::GameFinished { record, .. } => {
-                let decided = self.gate.count(record);
-                for note in progress::forfeit_notes(record) {
-                    self.note(&note);
-                }
-                self.show(decided);
-            }
-            Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
-            Event::Replayed { record } => self.note(&progress::replay_note(record)),
-            Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
-        }
-    }
-
-    fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        self.gate.may_start(game)
-    }
-}
-
-fn llr_text(outcome: &SprtOutcome) -> String {
-    format!("LLR {:.2} [{:.2}, {:.2}]", outcome.llr, outcome.lower, outcome.upper)
-}
-
-/// The rules of the match's games, in words.
-fn rules_text(rules: &RulesConfig) -> String {
-    let counts = |counts: &[usize]| counts.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
-    let blocks = match &rules.blocks {
-        BlockSource::Random { counts: these } => format!("{} random blocks", counts(these)),
-        BlockSource::Players { counts: these } => format!("{} blocks placed by the players", counts(these)),
-        BlockSource::Fixed { layouts } => format!("{} fixed layouts", layouts.len()),
-    };
-    let pie = if rules.pie { "pie rule" } else { "no pie rule" };
-    format!("{pie}, {blocks}")
-}
-
-/// The result in words, for stdout.
-fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
-    let pair: PairStrength = gate.tally().summary();
-    let score = if played > 0 {
-        100.0 * pair.points / played as f64
-    } else {
-        0.0
-    };
-    let mut text = format!(
-        "Match {} vs {} ({}): {played} of {planned} games played; {} scored {}/{played} ({score:.1}%).\n",
-        pair.first,
-        pair.second,
-        rules_text(rules),
-        pair.first,
-        pair.points
-    );
-    if let (Some(sprt), Some(now)) = (gate.sprt(), gate.outcome()) {
-        // The verdict is the test's state when it crossed a bound; the layout pairs begun then were
-        // completed afterwards and may have moved the ratio back inside the bounds (see `SprtGate`).
-        let outcome = gate.decision().map_or(now, |decision| decision.outcome);
-        let verdict = match outcome.status {
-            SprtStatus::AcceptH1 => format!(
-                "H1 accepted: {} is at least {} Elo stronger than {}",
-                pair.first,
-                sprt.elo1(),
-                pair.second
-            ),
-            SprtStatus::AcceptH0 => format!(
-                "H0 accepted: {} is at most {} Elo stronger than {}",
-                pair.first,
-                sprt.elo0(),
-                pair.second
-            ),
-            SprtStatus::Continue if ending == Ending::Interrupted => "no decision yet (interrupted)".to_owned(),
-            SprtStatus::Continue => "no decision: the games ran out before a bound was crossed".to_owned(),
-        };
-        let when = match gate.decision() {
-            Some(decision) if decision.games < played => format!(
-                " after {} games ({} once the layout pairs begun were completed)",
-                decision.games,
-                llr_text(&now)
-            ),
-            Some(decision) => format!(" after {} games", decision.games),
-            None => String::new(),
-        };
-        text.push_str(&format!(
-            "SPRT elo0 {}, elo1 {}, alpha {}, beta {}: {}{when}: {verdict}.\n",
-            sprt.elo0(),
-            sprt.elo1(),
-            sprt.alpha(),
-            sprt.beta(),
-            llr_text(&outcome)
-        ));
-    }
-    text
-}
-
-/// `match.json`: what was asked, what was played, and the SPRT's state.
-#[derive(Debug, Serialize)]
-struct MatchReport {
-    schema: &'static str,
-    bots: [String; 2],
-    games_planned: usize,
-    games_played: usize,
-    sprt: Option<SprtReport>,
-}
-
-#[derive(Debug, Serialize)]
-struct SprtReport {
-    #[serde(flatten)]
-    test: Sprt,
-    /// The test's state after every game played.
-    outcome: SprtOutcome,
-    /// Its state when it crossed a bound, which is the verdict; `null` if it did not.
-    decision: Option<DecisionReport>,
-}
-
-#[derive(Debug, Serialize)]
-struct DecisionReport {
-    #[serde(flatten)]
-    outcome: SprtOutcome,
-    games: usize,
-}
-
-fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
-    let pair = gate.tally().summary();
-    let report = MatchReport {
-        schema: "pahtum-arena/match/1",
-        bots: [pair.first, pair.second],
-        games_planned: planned,
-        games_played: played,
-        sprt: gate.sprt().zip(gate.outcome()).map(|(test, outcome)| SprtReport {
-            test,
-            outcome,
-            decision: gate.decision().map(|decision| DecisionReport {
-                outcome: decision.outcome,
-                games: decision.games,
-            }),
-        }),
-    };
-    let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");
-    text.push('\n');
-    text
 }

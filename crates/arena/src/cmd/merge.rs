@@ -4,22 +4,22 @@
 //! merges them (pahtum-tournament's merge module: same tournament, no disagreeing overlap) into
 //! `OUT/journal.jsonl` (every record checked, each of a shard's journal a game of the shard its header
 //! names) and writes the standings, ratings and report beside it through the same call as
-//! `arena run` ([`super::report::write_run_reports`]), so a merged run's files are those of an unsharded
+//! `arena run` (`pahtum_report::run_report::write_run_reports`), so a merged run's files are those of an unsharded
 //! run. Games still missing are listed by shard (a shard that never ran is named), and the exit code
 //! is then 1, so that a dependent job notices.
-//!
-//! [`journals`] is also how `arena standings` and `arena report` take several journals or folders.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use pahtum_runner::runner::Ending;
+use pahtum_report::run_report::write_run_reports;
+use pahtum_tournament::events::Ending;
 use pahtum_tournament::merge::{Merged, merge};
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use super::flow;
+use crate::inputs::journals;
 
 /// How many ids of a shard's missing games are printed.
 const MISSING_SHOWN: usize = 10;
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             merged.torn
         );
     }
-    let (standings, written) = super::report::write_run_reports(&args.out, &journal, None, None)?;
+    let (standings, written) = write_run_reports(&args.out, &journal, None, None)?;
     let lead = format!(
         "{} of {} games, from {} journals\n",
         merged.games,
@@ -109,58 +109,4 @@ fn report_missing(merged: &Merged, inputs: &[PathBuf]) {
 /// The shard whose run folder holds the journal at `path`, by the folder's name.
 fn shard_of(path: &Path) -> Option<Shard> {
     Shard::from_folder_name(path.parent()?.file_name()?.to_str()?)
-}
-
-/// The journals that `paths` name: a journal is itself, a run folder its journal.jsonl, and a folder
-/// of shards the journals of its `shard-K-of-N` folders, in shard order.
-pub fn journals(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut journals = Vec::new();
-    for path in paths {
-        if !path.is_dir() {
-            journals.push(path.clone());
-            continue;
-        }
-        if path.join(JOURNAL).exists() {
-            journals.push(path.join(JOURNAL));
-            continue;
-        }
-        let mut shards: Vec<(Shard, PathBuf)> = std::fs::read_dir(path)
-            .with_context(|| format!("cannot list the folder {}", path.display()))?
-            .filter_map(|entry| {
-                let entry = entry.ok()?;
-                let shard = Shard::from_folder_name(entry.file_name().to_str()?)?;
-                Some((shard, entry.path().join(JOURNAL)))
-            })
-            .filter(|(_, journal)| journal.exists())
-            .collect();
-        if shards.is_empty() {
-            bail!(
-                "{} holds neither {JOURNAL} nor shard-K-of-N folders with one; give a journal or a run folder",
-                path.display()
-            );
-        }
-        shards.sort_by_key(|(shard, _)| (shard.count(), shard.index()));
-        journals.extend(shards.into_iter().map(|(_, journal)| journal));
-    }
-    Ok(journals)
-}
-
-/// One journal for `paths` (see [`journals`]): the journal itself when there is one, else the
-/// journals merged into a temporary folder, which lives as long as the folder returned.
-pub fn one_journal(paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
-    let inputs = journals(paths)?;
-    if let [journal] = inputs.as_slice() {
-        return Ok((journal.clone(), None));
-    }
-    let folder = tempfile::tempdir().context("cannot create a temporary folder to merge the journals in")?;
-    let journal = folder.path().join(JOURNAL);
-    let merged = merge(&inputs, &journal)?;
-    if !merged.missing.is_empty() {
-        eprintln!(
-            "arena: {} of {} games are missing from these journals (arena merge lists them)",
-            merged.missing.len(),
-            merged.scheduled
-        );
-    }
-    Ok((journal, Some(folder)))
 }

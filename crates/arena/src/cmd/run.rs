@@ -24,7 +24,7 @@ use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
 use super::flow;
-use super::report::LiveReport;
+use pahtum_report::run_report::LiveReport;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once [default: the file's `concurrency`, else the number of cores].
-    #[arg(long, value_name = "N", value_parser = super::parse_concurrency)]
+    #[arg(long, value_name = "N", value_parser = crate::flags::parse_concurrency)]
     pub concurrency: Option<usize>,
     /// When the journal is synced to the disk: game, batch or none [default: the file's `durability`,
     /// else batch] (tournaments/reference.toml says what each can lose).
@@ -65,13 +65,13 @@ pub struct Args {
     pub shard_count: Option<usize>,
     /// Run every bot in the sandbox, with the limits the file gives it (or the defaults).
     #[command(flatten)]
-    pub sandbox: super::SandboxFlag,
+    pub sandbox: crate::flags::SandboxFlag,
     #[command(flatten)]
-    pub affinity: super::AffinityFlags,
+    pub affinity: crate::flags::AffinityFlags,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    super::runtime()?.block_on(play(args))
+    crate::runtime::runtime()?.block_on(play(args))
 }
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
@@ -103,7 +103,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
-    super::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
+    crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
     if args.dry_run {
         return dry_run(&file, shard);
     }
@@ -125,7 +125,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(shard) = shard {
         opened.plan.only(shard);
     }
-    let bots = flow::Bots {
+    let bots = pahtum_runner::play::Bots {
         specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
         limits: pahtum_runner::limits::referee_limits(&file.settings.limits),
         restart: file.settings.restart,
@@ -145,7 +145,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let mut live = LiveReport::of(&opened);
     let ending = flow::play(&mut opened, &out, bots, &mut Tee(&mut progress, &mut live), locate).await?;
     let journal = opened.journal.path();
-    let (standings, written) = super::report::write_run_reports(&out, journal, None, Some(live))?;
+    let (standings, written) = pahtum_report::run_report::write_run_reports(&out, journal, None, Some(live))?;
     let resume = format!("to resume, run: {}", resume_command(&args, shard));
     // A tournament's progress observer never declines a game.
     Ok(flow::report("", &standings, journal, &written, ending, &resume))

@@ -33,7 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let path = super::report::journal_path(&args.source);
+    let path = crate::inputs::journal_path(&args.source);
     let text = match (load(&path)?, &args.game) {
         (Source::Record(record), _) => game_text(&record)?,
         (Source::Journal(records), Some(id)) => {

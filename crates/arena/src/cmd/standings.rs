@@ -40,7 +40,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (journal, _merged) = super::merge::one_journal(&args.journals)?;
+    let (journal, _merged) = crate::inputs::one_journal(&args.journals)?;
     let standings = report::standings_of_journal(&journal, args.anchor.as_ref())?;
     out!("{}", render(&standings, args.format.0));
     Ok(ExitCode::SUCCESS)

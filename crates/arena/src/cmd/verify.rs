@@ -26,7 +26,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let verified = journal::verify(&args.journal)?;
     for fault in &verified.faults {
-        outln!("line {}: {}", fault.line, escape(&super::chain(&fault.fault)));
+        outln!("line {}: {}", fault.line, escape(&crate::forfeit::chain(&fault.fault)));
     }
     let path = args.journal.display();
     if verified.torn {

@@ -24,8 +24,8 @@ use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Terminat
 use pahtum_referee::{Bot, Limits};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::forfeit::Evidence;
 use crate::duration::parse_duration;
+use crate::forfeit::Evidence;
 use input::Input;
 
 /// Which colour the person starts with.
@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     placed_blocks: Option<usize>,
     #[command(flatten)]
-    pie: super::PieFlag,
+    pie: crate::flags::PieFlag,
     /// The bot's limit per answer, e.g. 100ms or 2s.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
     move_time: Duration,
@@ -204,7 +204,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
     let bot_spec = crate::builtin::spec(&crate::names::default_name(&args.bot), &args.bot)?;
     let mut bot = Bot::start(&bot_spec, &Limits::default(), None)
         .await
-        .map_err(super::explain)?;
+        .map_err(crate::forfeit::explain)?;
     if bot.name() == args.name {
         bot.shutdown().await;
         anyhow::bail!(

@@ -67,6 +67,22 @@ pub fn start_error(error: &StartError, indent: &str) -> String {
             failure.reason,
             Evidence::of_failure(failure, stderr_tail).render(indent)
         ),
-        other => escape(&super::chain(other)).into_owned(),
+        other => escape(&chain(other)).into_owned(),
     }
+}
+
+/// A bot that could not start, with the evidence (escaped).
+pub fn explain(error: StartError) -> anyhow::Error {
+    anyhow::anyhow!(start_error(&error, "  "))
+}
+
+/// An error and its causes, on one line.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }

@@ -1,0 +1,91 @@
+//! The flags that several commands share: the pie rule, core pinning, the
+//! sandbox, the games at once and block counts.
+
+use anyhow::Context;
+
+/// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
+#[derive(Debug, clap::Args)]
+pub struct PieFlag {
+    /// Play without the pie rule (by default, after White's first stone, Black may swap colours).
+    #[arg(long)]
+    no_pie: bool,
+}
+
+impl PieFlag {
+    pub fn pie(&self) -> bool {
+        !self.no_pie
+    }
+}
+
+/// `--affinity` and `--no-affinity` of `arena match` and `run`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct AffinityFlags {
+    /// Pin each concurrent game's bots, and the thread that referees it, to a core of their own (refused
+    /// when --concurrency exceeds the usable cores) [default: a tournament file's `affinity`, else pinned
+    /// exactly when --concurrency equals the usable cores].
+    #[arg(long, conflicts_with = "no_affinity")]
+    pub affinity: bool,
+    /// Never pin games to cores (for bots that think on several threads).
+    #[arg(long)]
+    pub no_affinity: bool,
+}
+
+impl AffinityFlags {
+    /// Pinning as the flags ask; `None` when neither is given.
+    pub fn choice(self) -> Option<bool> {
+        match (self.affinity, self.no_affinity) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// `--sandbox` of `arena game`, `match`, `run` and `check`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct SandboxFlag {
+    /// Run the bots in the sandbox (bubblewrap): no network, only the system and their own folder to read, a
+    /// private /tmp, 1 GiB of memory and 256 processes each; see SECURITY.md.
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
+impl SandboxFlag {
+    /// `spec`, in the default sandbox if the flag is given.
+    pub fn apply(self, spec: pahtum_referee::BotSpec) -> pahtum_referee::BotSpec {
+        pahtum_referee::BotSpec {
+            sandbox: self.sandbox.then(pahtum_referee::Sandbox::default).or(spec.sandbox),
+            ..spec
+        }
+    }
+}
+
+/// Refuses to go on, before any bot starts, when a sandbox is `wanted` and
+/// cannot run here: never a sandboxed bot run without its sandbox.
+pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
+    if wanted {
+        pahtum_referee::sandbox::check().context(
+            "a bot is to run in the sandbox (--sandbox or `sandbox = true`), which cannot run here; no bot was started",
+        )?;
+    }
+    Ok(())
+}
+
+/// `--concurrency`: games at once, 1 or more.
+pub fn parse_concurrency(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use 1 or more games at once".to_owned()),
+    }
+}
+
+/// A block count: odd, from 1 to 47.
+pub fn parse_block_count(text: &str) -> Result<usize, String> {
+    let count: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of blocks: use an odd count from 1 to 47"))?;
+    pahtum::setup::check_count(count)
+        .map_err(|_| format!("{count} blocks: use odd counts from 1 to 47, so that both colours get as many stones"))?;
+    Ok(count)
+}

@@ -1,0 +1,12 @@
+//! The async runtime of the commands that run bots.
+
+use anyhow::Context;
+
+/// The runtime of the subcommands that run bots: multi-threaded, as in a
+/// tournament.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}

@@ -1,0 +1,258 @@
+//! What a match shows: its score, Elo and SPRT on stderr as the games finish
+//! ([`MatchProgress`], an observer of the run), the result in words
+//! ([`summary`]) and `match.json` ([`match_json`]).
+
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
+use pahtum_tournament::config::{BlockSource, RulesConfig};
+use pahtum_tournament::events::{Ending, Event, Observer};
+use pahtum_tournament::schedule::ScheduledGame;
+use pahtum_tournament::sprt_gate::SprtGate;
+use pahtum_tournament::strength::PairStrength;
+use serde::Serialize;
+
+use crate::progress::{self, PLAIN_EVERY};
+
+/// The match's score, Elo and SPRT as games finish, shown on stderr around the [`SprtGate`].
+#[derive(Debug)]
+pub struct MatchProgress {
+    gate: SprtGate,
+    total: usize,
+    line: StatusLine,
+}
+
+/// One line redrawn by indicatif on a terminal (when the caller says it can be); plain lines otherwise, one when
+/// forced or every few seconds, never the same twice in a row.
+#[derive(Debug)]
+enum StatusLine {
+    Live(ProgressBar),
+    Plain { last: Option<(Instant, String)> },
+}
+
+impl MatchProgress {
+    /// The progress of a match of `total` games decided by `gate`: one line redrawn in place when `live`
+    /// (a terminal that can), else plain lines.
+    pub fn new(gate: SprtGate, total: usize, live: bool) -> MatchProgress {
+        let line = if live {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("arena: {msg}").expect("the template is valid"));
+            StatusLine::Live(bar)
+        } else {
+            StatusLine::Plain { last: None }
+        };
+        MatchProgress { gate, total, line }
+    }
+
+    /// The SPRT gate, with the games counted so far.
+    pub fn gate(&self) -> &SprtGate {
+        &self.gate
+    }
+
+    fn status(&self) -> String {
+        let pair = self.gate.tally().summary();
+        let mut line = format!(
+            "{}/{} games: {} {}-{} {}",
+            pair.games,
+            self.total,
+            pair.first,
+            pair.points,
+            f64::from(pair.games) - pair.points,
+            pair.second
+        );
+        match pair.elo {
+            Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
+            None => line.push_str(", Elo -"),
+        }
+        if let Some(outcome) = self.gate.outcome() {
+            line.push_str(&format!(", {}", llr_text(&outcome)));
+        }
+        line
+    }
+
+    /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
+    /// The line is made only when it is shown: not after every game of a fast match.
+    pub fn show(&mut self, force: bool) {
+        let due = match &self.line {
+            StatusLine::Live(bar) => {
+                bar.set_message(self.status());
+                return;
+            }
+            StatusLine::Plain { last } => force || last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY),
+        };
+        if !due {
+            return;
+        }
+        let status = self.status();
+        if let StatusLine::Plain { last } = &mut self.line
+            && last.as_ref().is_none_or(|(_, line)| *line != status)
+        {
+            eprintln!("arena: {status}");
+            *last = Some((Instant::now(), status));
+        }
+    }
+
+    /// A line of its own, above the status line.
+    fn note(&self, text: &str) {
+        match &self.line {
+            StatusLine::Live(bar) => bar.println(text),
+            StatusLine::Plain { .. } => eprintln!("{text}"),
+        }
+    }
+
+    /// The last status, kept on the terminal as a line of its own.
+    pub fn finish(&mut self) {
+        match &self.line {
+            StatusLine::Live(bar) => {
+                bar.finish_and_clear();
+                eprintln!("arena: {}", self.status());
+            }
+            StatusLine::Plain { .. } => self.show(true),
+        }
+    }
+}
+
+impl Observer for MatchProgress {
+    fn on(&mut self, event: Event<'_>) {
+        match event {
+            Event::Resumed { .. } => self.gate.on(event),
+            Event::GameFinished { record, .. } => {
+                let decided = self.gate.count(record);
+                for note in progress::forfeit_notes(record) {
+                    self.note(&note);
+                }
+                self.show(decided);
+            }
+            Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
+            Event::Replayed { record } => self.note(&progress::replay_note(record)),
+            Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
+        }
+    }
+
+    fn may_start(&mut self, game: &ScheduledGame) -> bool {
+        self.gate.may_start(game)
+    }
+}
+
+fn llr_text(outcome: &SprtOutcome) -> String {
+    format!("LLR {:.2} [{:.2}, {:.2}]", outcome.llr, outcome.lower, outcome.upper)
+}
+
+/// The rules of the match's games, in words.
+fn rules_text(rules: &RulesConfig) -> String {
+    let counts = |counts: &[usize]| counts.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    let blocks = match &rules.blocks {
+        BlockSource::Random { counts: these } => format!("{} random blocks", counts(these)),
+        BlockSource::Players { counts: these } => format!("{} blocks placed by the players", counts(these)),
+        BlockSource::Fixed { layouts } => format!("{} fixed layouts", layouts.len()),
+    };
+    let pie = if rules.pie { "pie rule" } else { "no pie rule" };
+    format!("{pie}, {blocks}")
+}
+
+/// The result in words, for stdout.
+pub fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
+    let pair: PairStrength = gate.tally().summary();
+    let score = if played > 0 {
+        100.0 * pair.points / played as f64
+    } else {
+        0.0
+    };
+    let mut text = format!(
+        "Match {} vs {} ({}): {played} of {planned} games played; {} scored {}/{played} ({score:.1}%).\n",
+        pair.first,
+        pair.second,
+        rules_text(rules),
+        pair.first,
+        pair.points
+    );
+    if let (Some(sprt), Some(now)) = (gate.sprt(), gate.outcome()) {
+        // The verdict is the test's state when it crossed a bound; the layout pairs begun then were
+        // completed afterwards and may have moved the ratio back inside the bounds (see `SprtGate`).
+        let outcome = gate.decision().map_or(now, |decision| decision.outcome);
+        let verdict = match outcome.status {
+            SprtStatus::AcceptH1 => format!(
+                "H1 accepted: {} is at least {} Elo stronger than {}",
+                pair.first,
+                sprt.elo1(),
+                pair.second
+            ),
+            SprtStatus::AcceptH0 => format!(
+                "H0 accepted: {} is at most {} Elo stronger than {}",
+                pair.first,
+                sprt.elo0(),
+                pair.second
+            ),
+            SprtStatus::Continue if ending == Ending::Interrupted => "no decision yet (interrupted)".to_owned(),
+            SprtStatus::Continue => "no decision: the games ran out before a bound was crossed".to_owned(),
+        };
+        let when = match gate.decision() {
+            Some(decision) if decision.games < played => format!(
+                " after {} games ({} once the layout pairs begun were completed)",
+                decision.games,
+                llr_text(&now)
+            ),
+            Some(decision) => format!(" after {} games", decision.games),
+            None => String::new(),
+        };
+        text.push_str(&format!(
+            "SPRT elo0 {}, elo1 {}, alpha {}, beta {}: {}{when}: {verdict}.\n",
+            sprt.elo0(),
+            sprt.elo1(),
+            sprt.alpha(),
+            sprt.beta(),
+            llr_text(&outcome)
+        ));
+    }
+    text
+}
+
+/// `match.json`: what was asked, what was played, and the SPRT's state.
+#[derive(Debug, Serialize)]
+struct MatchReport {
+    schema: &'static str,
+    bots: [String; 2],
+    games_planned: usize,
+    games_played: usize,
+    sprt: Option<SprtReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct SprtReport {
+    #[serde(flatten)]
+    test: Sprt,
+    /// The test's state after every game played.
+    outcome: SprtOutcome,
+    /// Its state when it crossed a bound, which is the verdict; `null` if it did not.
+    decision: Option<DecisionReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct DecisionReport {
+    #[serde(flatten)]
+    outcome: SprtOutcome,
+    games: usize,
+}
+
+/// The text of `match.json` for the match decided by `gate`: `played` of `planned` games.
+pub fn match_json(gate: &SprtGate, played: usize, planned: usize) -> String {
+    let pair = gate.tally().summary();
+    let report = MatchReport {
+        schema: "pahtum-arena/match/1",
+        bots: [pair.first, pair.second],
+        games_planned: planned,
+        games_played: played,
+        sprt: gate.sprt().zip(gate.outcome()).map(|(test, outcome)| SprtReport {
+            test,
+            outcome,
+            decision: gate.decision().map(|decision| DecisionReport {
+                outcome: decision.outcome,
+                games: decision.games,
+            }),
+        }),
+    };
+    let mut text = serde_json::to_string_pretty(&report).expect("the match report serializes");
+    text.push('\n');
+    text
+}
