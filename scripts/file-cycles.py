@@ -1,12 +1,21 @@
 #!/usr/bin/env python3
 """Find circles of imports between the source files of each crate.
 
-A file `a.rs` depends on `b.rs` when it names `crate::b` (or `super::b`,
-`self::b`, a sibling) in code that is not inside a `#[cfg(test)]` module.
-Prints every strongly connected component of more than one file, crate by
-crate, and exits 1 when there is one.
+Usage: file-cycles.py CRATE_DIR...
+
+A file uses another when its code (test modules left out) names an item of
+the other: a path through `crate::`, `super::` or `self::`, or, in a parent
+module, a path through one of its own child modules (`child::item`). A
+`pub use` re-export is not a use: it only publishes an item, and a path
+through it is followed to the file that defines the item. Each circle (a
+strongly connected group of two or more files) is printed with its edges,
+crate by crate; the exit code is 1 when there is one.
+
+crates/arena/tests/architecture.rs runs this over the workspace.
 """
-import os, re, sys
+import os
+import re
+import sys
 
 def modules(src):
     """Map module path (tuple) -> file path for every .rs under src."""
@@ -17,19 +26,21 @@ def modules(src):
                 continue
             p = os.path.join(root, f)
             rel = os.path.relpath(p, src)[:-3].split(os.sep)
-            if rel[-1] in ("lib", "main") and len(rel) == 1:
+            if rel[0] == "bin":
+                continue  # each file of src/bin is a crate of its own
+            if rel == ["main"] and os.path.exists(os.path.join(src, "lib.rs")):
+                continue  # a binary beside a library uses it by the crate's name
+            if rel in (["lib"], ["main"]):
                 mod = ()
             elif rel[-1] == "mod":
                 mod = tuple(rel[:-1])
             else:
                 mod = tuple(rel)
-            if rel[0] == "bin":
-                continue
             out[mod] = p
     return out
 
 def strip_tests(text):
-    # drop `#[cfg(test)] mod x { ... }` blocks and `#[cfg(test)] mod x;` lines
+    """`text` without its `#[cfg(test)] mod x { ... }` blocks and `#[cfg(test)] mod x;` lines."""
     out, i = [], 0
     pat = re.compile(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*([;{])")
     while True:

@@ -1,0 +1,162 @@
+//! The workspace's shape, held by tests: no circle of imports between the
+//! source files of any crate, and no process machinery (the async runtime,
+//! the referee) under the crates that only read and present data.
+//!
+//! The circles are found by `scripts/file-cycles.py` (see its doc: a `pub use`
+//! re-export is followed to the file that defines the item, a parent module
+//! naming its child counts as using it, and test modules are left out). The
+//! dependencies come from `cargo metadata`, the resolved graph of normal
+//! (not dev or build) dependencies.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn file_cycles(roots: &[PathBuf]) -> std::process::Output {
+    Command::new("python3")
+        .arg(workspace().join("scripts/file-cycles.py"))
+        .args(roots)
+        .output()
+        .expect("python3 runs scripts/file-cycles.py")
+}
+
+#[test]
+fn no_two_source_files_import_each_other() {
+    let mut roots = Vec::new();
+    for group in ["crates", "bots"] {
+        for entry in std::fs::read_dir(workspace().join(group)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.join("Cargo.toml").exists() {
+                roots.push(path);
+            }
+        }
+    }
+    assert!(roots.len() >= 10, "the crates were not found: {roots:?}");
+    let output = file_cycles(&roots);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "circles between files:\n{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        text.contains(&format!("no circles between files in {} crates", roots.len())),
+        "{text}"
+    );
+}
+
+/// The checker finds a circle when there is one, through a re-export and a parent module too.
+#[test]
+fn the_circle_checker_finds_circles() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("m")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod m;\npub use m::Thing;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::Thing;\npub fn f() {}\n").unwrap();
+    std::fs::write(src.join("m/mod.rs"), "mod thing;\npub use thing::Thing;\n").unwrap();
+    std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\nfn g() { crate::a::f() }\n").unwrap();
+    let output = file_cycles(&[dir.path().to_owned()]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "{text}");
+    assert!(
+        text.contains("src/a.rs <-> ") && text.contains("src/m/thing.rs"),
+        "{text}"
+    );
+
+    std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\n").unwrap();
+    let output = file_cycles(&[dir.path().to_owned()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+}
+
+/// Every package's normal dependencies, by name, from `cargo metadata`.
+fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let rustc = Command::new("rustc").arg("-vV").output().expect("rustc -vV runs");
+    let rustc = String::from_utf8(rustc.stdout).unwrap();
+    let host = rustc
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc names its host");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    // This machine's packages only: the others' (Windows crates) may not have been downloaded.
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--filter-platform",
+            host,
+        ])
+        .current_dir(workspace())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: BTreeMap<&str, &str> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|package| (package["id"].as_str().unwrap(), package["name"].as_str().unwrap()))
+        .collect();
+    metadata["resolve"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| {
+            let normal = node["deps"].as_array().unwrap().iter().filter(|dep| {
+                dep["dep_kinds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|kind| kind["kind"].is_null())
+            });
+            let deps = normal
+                .map(|dep| names[dep["pkg"].as_str().unwrap()].to_owned())
+                .collect();
+            (names[node["id"].as_str().unwrap()].to_owned(), deps)
+        })
+        .collect()
+}
+
+/// The packages `package` links, itself and everything below it.
+fn links(graph: &BTreeMap<String, BTreeSet<String>>, package: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut next = vec![package.to_owned()];
+    while let Some(name) = next.pop() {
+        if seen.insert(name.clone()) {
+            next.extend(graph[&name].iter().cloned());
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_data_crates_link_no_processes() {
+    let graph = normal_dependencies();
+    for package in [
+        "pahtum",
+        "pahtum-protocol",
+        "pahtum-record",
+        "pahtum-stats",
+        "pahtum-tournament",
+        "pahtum-report",
+    ] {
+        let linked = links(&graph, package);
+        for machinery in ["tokio", "pahtum-referee", "pahtum-runner"] {
+            assert!(!linked.contains(machinery), "{package} links {machinery}");
+        }
+    }
+    // The check sees what it looks for: the runner links both.
+    let runner = links(&graph, "pahtum-runner");
+    assert!(
+        runner.contains("tokio") && runner.contains("pahtum-referee"),
+        "{runner:?}"
+    );
+}
