@@ -75,8 +75,8 @@ fn the_circle_checker_finds_circles() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
 }
 
-/// Every package's normal dependencies, by name, from `cargo metadata`.
-fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+/// Every package's normal dependencies by name, from `cargo metadata`, and the workspace's own packages.
+fn normal_dependencies() -> (BTreeMap<String, BTreeSet<String>>, BTreeSet<String>) {
     let rustc = Command::new("rustc").arg("-vV").output().expect("rustc -vV runs");
     let rustc = String::from_utf8(rustc.stdout).unwrap();
     let host = rustc
@@ -105,7 +105,13 @@ fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|package| (package["id"].as_str().unwrap(), package["name"].as_str().unwrap()))
         .collect();
-    metadata["resolve"]["nodes"]
+    let members = metadata["workspace_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| names[id.as_str().unwrap()].to_owned())
+        .collect();
+    let graph = metadata["resolve"]["nodes"]
         .as_array()
         .unwrap()
         .iter()
@@ -122,7 +128,8 @@ fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
                 .collect();
             (names[node["id"].as_str().unwrap()].to_owned(), deps)
         })
-        .collect()
+        .collect();
+    (graph, members)
 }
 
 /// The packages `package` links, itself and everything below it.
@@ -137,9 +144,44 @@ fn links(graph: &BTreeMap<String, BTreeSet<String>>, package: &str) -> BTreeSet<
     seen
 }
 
+/// docs/crates.md's graph, line by line, is the workspace's own dependencies.
+#[test]
+fn the_documented_graph_is_the_workspace_graph() {
+    let (graph, members) = normal_dependencies();
+    let page = std::fs::read_to_string(workspace().join("docs/crates.md")).unwrap();
+    let section = &page[page.find("## The graph").expect("docs/crates.md has a graph")..];
+    let block = section.split("```").nth(1).expect("the graph is a code block");
+    let documented: BTreeMap<String, BTreeSet<String>> = block
+        .lines()
+        .filter_map(|line| line.split_once("->"))
+        .map(|(name, deps)| {
+            let deps = deps
+                .split(',')
+                .map(str::trim)
+                .filter(|dep| !dep.is_empty())
+                .map(str::to_owned);
+            (name.trim().to_owned(), deps.collect())
+        })
+        .collect();
+    let actual: BTreeMap<String, BTreeSet<String>> = members
+        .iter()
+        .map(|name| (name.clone(), graph[name].intersection(&members).cloned().collect()))
+        .collect();
+    assert_eq!(
+        documented, actual,
+        "docs/crates.md's graph differs from the workspace's"
+    );
+    for name in &members {
+        assert!(
+            page.contains(&format!("| `{name}` (")),
+            "docs/crates.md's table lacks {name}"
+        );
+    }
+}
+
 #[test]
 fn the_data_crates_link_no_processes() {
-    let graph = normal_dependencies();
+    let (graph, _) = normal_dependencies();
     for package in [
         "pahtum",
         "pahtum-protocol",
