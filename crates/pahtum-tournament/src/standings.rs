@@ -18,37 +18,12 @@
 //! something), then by points, then by name. Bots with equal score and points
 //! share a rank. Bots without a game come last.
 //!
-//! # JSON schema (`standings.json`)
+//! # JSON (`standings.json`)
 //!
-//! ```text
-//! {
-//!   "schema": "pahtum-arena/standings/1",
-//!   "games": 132,                      // records counted
-//!   "bots": [                          // in rank order
-//!     { "rank": 1, "bot": "heuristic", "games": 44, "wins": 40, "draws": 1, "losses": 3,
-//!       "points": 40.5,                // win 1, draw 1/2, loss 0
-//!       "score_pct": 92.05,            // points / games * 100; null without games
-//!       "pahtum_for": 48.3,            // average Pah Tum points of the bot's colour, over
-//!       "pahtum_against": 21.0,        //   games ended normally; null without one
-//!       "forfeits": { "timeout": 0, "crash": 0, "illegal_move": 0, "protocol_error": 0, "stall": 0 },
-//!                                      // and "overloaded": N, of the timeouts, when N > 0
-//!       "rating": { "elo": 210.4, "lower": 150.2, "upper": 281.0,   // the 95% interval; null without a fit
-//!                   "los_next": 0.97 } } ],  // P(stronger than the bot on the next row); null for the last row
-//!                                            //   or when that bot is not rated
-//!   "crosstable": {
-//!     "bots": ["heuristic", ...],      // rank order, as the rows and columns
-//!     "results": [[null, { "games": 2, "wins": 2, "draws": 0, "losses": 0, "points": 2.0 }, ...], ...]
-//!   },                                 // results[i][j]: bot i against bot j, from i's side; null if they did not meet
-//!   "first_move": {
-//!     "games": 132,
-//!     "white_score_pct": 55.3,         // the points of the colour White (after any swap) per game
-//!     "first_seat_score_pct": 50.4,    // the points of the seat that started as White
-//!     "draw_pct": 3.0,
-//!     "pie_decisions": 120, "swaps": 41, "swap_pct": 34.2   // swap_pct null without decisions
-//!   },
-//!   "rating_model": ..., "ratings": ..., "unrated": ..., "pairs": ..., "unpaired_games": ...
-//! }                                    // the strength, as documented in `crate::strength`
-//! ```
+//! [`Standings`] serialized; `OUTPUTS.md` at the root of the repository
+//! documents every key, and `standings.schema.json` beside this crate's
+//! manifest is the JSON Schema generated from these types (a test holds the
+//! two together).
 //!
 //! A crash forfeit is the referee's `disconnect` (the bot exited or closed a
 //! pipe); a stall is a bot that did not answer `new_game` or `ping` in time.
@@ -67,7 +42,7 @@ use crate::tally::{SeatResults, half_points_of};
 pub const SCHEMA: &str = "pahtum-arena/standings/1";
 
 /// Everything the standings report says.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Standings {
     /// Always [`SCHEMA`]; a reader checks it before trusting the rest.
     pub schema: String,
@@ -86,7 +61,7 @@ pub struct Standings {
 }
 
 /// One bot's line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BotStanding {
     /// 1 for the best; bots with equal score and points share a rank.
     pub rank: usize,
@@ -116,7 +91,7 @@ pub struct BotStanding {
 }
 
 /// A bot's Elo, as the standings show it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rating {
     /// The Elo, on the scale of [`RatingModel`](crate::strength::RatingModel)
     /// (relative to the pool's average, or to the anchor).
@@ -130,7 +105,7 @@ pub struct Rating {
 }
 
 /// A bot's forfeits by kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Forfeits {
     /// Games lost on time.
     pub timeout: u32,
@@ -201,7 +176,7 @@ impl Forfeits {
 }
 
 /// The results between every two bots.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Crosstable {
     /// Rank order: the rows and the columns.
     pub bots: Vec<String>,
@@ -210,7 +185,7 @@ pub struct Crosstable {
 }
 
 /// Games, wins, draws, losses and points, from one side.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tally {
     /// Games between the two bots.
     pub games: u32,
@@ -249,7 +224,7 @@ impl Tally {
 }
 
 /// How much the first move and the pie rule weigh.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FirstMove {
     /// The games counted.
     pub games: usize,

@@ -37,30 +37,8 @@
 //!
 //! # JSON
 //!
-//! A [`Strength`] is written into `standings.json` (see [`crate::standings`]), its keys beside the
-//! standings' own:
-//!
-//! ```text
-//! {
-//!   "rating_model": { "prior_draws": 2.0, "anchor": null },  // or { "bot": "heuristic", "elo": 1500.0 }
-//!   "ratings": {
-//!     "status": "fitted",                                 // or "disconnected" with "groups": [["a", "b"], ["c"]],
-//!     "bots": [                                           //   or "no_games"
-//!       { "rank": 1, "bot": "heuristic", "games": 40, "points": 31.5,
-//!         "elo": 105.2, "lower": 52.0, "upper": 163.9,    // the 95% interval
-//!         "std_error": 28.1, "los_next": 0.998 } ],       // null for the last
-//!     "los": { "bots": ["heuristic", ...], "values": [[0.5, 0.998], ...] }  // P(row stronger than column)
-//!   },
-//!   "unrated": ["idle"],                                  // bots without a game
-//!   "pairs": [
-//!     { "first": "heuristic", "second": "first-free", "games": 20, "points": 17.5,   // points of `first`
-//!       "pentanomial": [0, 1, 2, 3, 4],                   // layout pairs in which `first` scored 0, 1/2, 1, 3/2, 2
-//!       "elo": { "elo": 190.8, "error95": 80.1, "nelo": 120.3, "nelo_error95": 87.6 },
-//!                                                         // null: no estimate (see `PairStrength::elo`)
-//!       "unpaired_games": 0 } ],
-//!   "unpaired_games": 0
-//! }
-//! ```
+//! A [`Strength`] is written into `standings.json`, its keys beside the
+//! standings' own (see [`crate::standings`] and `OUTPUTS.md`).
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -77,7 +55,7 @@ use crate::tally::{SeatResults, half_points_of};
 pub const PRIOR_DRAWS: f64 = 2.0;
 
 /// A bot whose rating is fixed at a given value (`--anchor NAME=ELO`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AnchorSpec {
     /// The anchored bot's name.
     pub bot: String,
@@ -111,7 +89,7 @@ impl FromStr for AnchorSpec {
 }
 
 /// Ratings and pair statistics of a set of games.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Strength {
     /// How the ratings were fitted (prior, anchor).
     pub rating_model: RatingModel,
@@ -126,7 +104,7 @@ pub struct Strength {
 }
 
 /// How the ratings were fitted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RatingModel {
     /// Virtual draws per bot against the pool average.
     pub prior_draws: f64,
@@ -135,7 +113,7 @@ pub struct RatingModel {
 }
 
 /// The joint fit, or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Ratings {
     /// Every bot with games, rated in one fit.
@@ -155,7 +133,7 @@ pub enum Ratings {
 }
 
 /// One bot's rating.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BotRating {
     /// 1 for the strongest.
     pub rank: usize,
@@ -178,7 +156,7 @@ pub struct BotRating {
 }
 
 /// Likelihood of superiority between every two rated bots.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LosMatrix {
     /// Strongest first: the rows and the columns.
     pub bots: Vec<String>,
@@ -187,7 +165,7 @@ pub struct LosMatrix {
 }
 
 /// Two bots that met, from the first one's side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairStrength {
     /// The first bot, whose side the figures take.
     pub first: String,
@@ -208,7 +186,7 @@ pub struct PairStrength {
 }
 
 /// The Elo difference of a pair from its layout pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairElo {
     /// Elo of `first` over `second`.
     pub elo: f64,

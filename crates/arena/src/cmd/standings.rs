@@ -31,7 +31,7 @@ pub struct Args {
     /// shards of a run) are merged first, as `arena merge` does.
     #[arg(required = true)]
     pub journals: Vec<PathBuf>,
-    /// The format (the JSON schema is documented in pahtum-tournament's standings module).
+    /// The format (OUTPUTS.md documents the JSON, key by key).
     #[arg(long, default_value = "table")]
     pub format: FormatArg,
     /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].
