@@ -10,13 +10,37 @@
 //! over a game, which catches an engine that blocks or sleeps. How late
 //! answers arrive through the pipes of a loaded machine is for the referee's
 //! benchmark and the tournaments.
+//!
+//! The tests are serialized: each holds [`SERIAL`] from its first line to its
+//! end, so that the two never search at once. Two searches side by side would
+//! share the machine's cores, and what the tests measure, the CPU time of each
+//! answer against its limit and the wall time of a game against the sanity
+//! bound, would then depend on the other test as well as on the engine. A
+//! failing test poisons the lock; the next takes it anyway (`into_inner`), so
+//! that one failure does not fail the other. Every test of this file takes
+//! `SERIAL`, so nothing else of this test binary runs beside one of them (a new
+//! test here must take it too). The rest of the suite stays off their cores
+//! because `cargo test` runs the test binaries one after another: the tests of
+//! other binaries (the engine's unit tests, its protocol tests, other crates,
+//! the doc-tests) run before or after this binary, never during it. A runner
+//! that runs several binaries at once (`cargo nextest`) gives no such
+//! guarantee.
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pahtum::{Action, Game, Seat};
 use pahtum_engine::{Engine, Options};
 use pahtum_protocol::Clock;
 use pahtum_protocol::bot::Player;
+
+/// One test of this binary at a time (see the module documentation).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// This test's turn: [`SERIAL`], even if a failed test poisoned it.
+fn turn() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 fn engine(seed: u64) -> Engine {
     Engine::from_args(&["--seed".to_owned(), seed.to_string()]).unwrap()
@@ -68,6 +92,7 @@ impl Answers {
 /// machine has been seen to take up to about 2 ms of CPU time.
 #[test]
 fn every_answer_stops_by_its_planned_think_time() {
+    let _turn = turn();
     let clock = Clock::per_move(10);
     let limit = Duration::from_millis(clock.timeout_ms);
     // A per-move limit plans the same think time for every answer.
@@ -97,6 +122,7 @@ fn every_answer_stops_by_its_planned_think_time() {
 /// increment after each.
 #[test]
 fn a_fischer_clock_is_never_overdrawn() {
+    let _turn = turn();
     let (base, increment) = (Duration::from_millis(400), Duration::from_millis(5));
     let mut game = Game::with_blocks(pahtum::setup::random_blocks(7, 3).unwrap(), true).unwrap();
     let mut players = [engine(1), engine(2)];

@@ -3,8 +3,18 @@
 //! still meets the wall cap, a child's thinking is charged to its bot, and a
 //! wall-clock timeout of a starved bot is told from a genuinely slow one.
 //!
-//! The tests that load the machine take turns ([`LOAD`]), so that one test's
-//! hogs are not another's overload.
+//! Every test here measures time, and several load the machine on purpose
+//! (CPU hogs on every core, or on core 0), so they are serialized: each holds
+//! [`LOAD`] from its first line to its end, so that no two of them ever run
+//! at once and one test's hogs are never another's overload. `LOAD` is
+//! tokio's mutex, which a panicking test releases without poisoning it: a
+//! failure does not fail the tests after it. Every test of this file takes
+//! `LOAD`, so nothing else of this test binary runs beside one of them (a new
+//! test here must take it too). The rest of the suite stays off their cores
+//! because `cargo test` runs the test binaries one after another: the tests of
+//! other binaries (other files, other crates, the doc-tests) run before or
+//! after this binary, never during it. A runner that runs several binaries
+//! at once (`cargo nextest`) gives no such guarantee.
 
 mod common;
 
@@ -19,7 +29,7 @@ use pahtum_record::GameRecord;
 use pahtum_record::GameSpec;
 use pahtum_referee::{BotSpec, play_game};
 
-/// One load-sensitive test at a time.
+/// One test of this binary at a time (see the module documentation).
 static LOAD: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Busy-looping processes, started by a test and killed when dropped.

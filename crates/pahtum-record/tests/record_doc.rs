@@ -1,0 +1,285 @@
+//! RECORD.md documents every key of a game record, in the table where a
+//! reader looks for it.
+//!
+//! The keys come from the JSON Schema generated from the Rust types (the one
+//! `tests/schema.rs` holds `record.schema.json` to), walked through every
+//! `$ref`, nested object, array's `items` and `oneOf`/`anyOf`/`allOf`. Each key
+//! must appear as a backticked name (`` `key` ``) in the table of the section
+//! of RECORD.md that documents its object ([`SECTIONS`]): a key of that object
+//! in the first column of a row of its own, a key nested deeper (`time.clock`)
+//! anywhere in the row of its ancestor (`time`). An object reached by several
+//! paths (the `info` of a move and of the pie decision) is documented when the
+//! key is where one of the paths leads. The other way round, the first column
+//! of those tables may only name keys that the object has, so that a key
+//! renamed or removed in the code cannot stay documented.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pahtum_record::GameRecord;
+use serde_json::Value;
+
+/// The sections of RECORD.md that document the objects of a record: the
+/// object's path in the record (`moves[]`: an element of `moves`), and the
+/// heading of its section. A key belongs to the section of the longest path
+/// that leads to it; the root's section documents the keys of the objects
+/// nested in its rows (`rules.pie`, `time.clock`, ...).
+const SECTIONS: &[(&str, &str)] = &[
+    ("", "A game record, field by field"),
+    ("moves[]", "A move"),
+    ("termination", "The termination"),
+];
+
+/// A property of an object of the schema.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    /// The object: a definition's name (`Forfeit`), or the root's (`GameRecord`).
+    owner: String,
+    /// The property's name.
+    name: String,
+}
+
+/// Every property of the schema, with every path that reaches it.
+#[derive(Debug, Default)]
+struct Walk {
+    keys: BTreeMap<Key, BTreeSet<String>>,
+}
+
+impl Walk {
+    fn of(schema: &Value) -> Walk {
+        let mut walk = Walk::default();
+        let defs = schema["$defs"].as_object().expect("the schema has $defs");
+        walk.node(schema, "GameRecord", "", defs, &mut Vec::new());
+        walk
+    }
+
+    /// Walks `node`, an object of `owner` reached by `path`; `stack` holds
+    /// the definitions being walked, so that a recursive type ends the walk.
+    fn node(
+        &mut self,
+        node: &Value,
+        owner: &str,
+        path: &str,
+        defs: &serde_json::Map<String, Value>,
+        stack: &mut Vec<String>,
+    ) {
+        if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
+            let name = reference
+                .strip_prefix("#/$defs/")
+                .unwrap_or_else(|| panic!("a $ref outside $defs: {reference}"));
+            if !stack.iter().any(|walking| walking == name) {
+                let def = defs
+                    .get(name)
+                    .unwrap_or_else(|| panic!("$ref to a missing definition: {reference}"));
+                stack.push(name.to_owned());
+                self.node(def, name, path, defs, stack);
+                stack.pop();
+            }
+        }
+        if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                let at = if path.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{path}.{name}")
+                };
+                let key = Key {
+                    owner: owner.to_owned(),
+                    name: name.clone(),
+                };
+                self.keys.entry(key).or_default().insert(at.clone());
+                // An object defined inline belongs to its own property.
+                self.node(property, &format!("{owner}.{name}"), &at, defs, stack);
+            }
+        }
+        for combinator in ["oneOf", "anyOf", "allOf"] {
+            for alternative in node.get(combinator).and_then(Value::as_array).into_iter().flatten() {
+                self.node(alternative, owner, path, defs, stack);
+            }
+        }
+        for items in ["items", "additionalProperties"] {
+            if let Some(inner) = node.get(items).filter(|inner| inner.is_object()) {
+                let suffix = if items == "items" { "[]" } else { ".*" };
+                self.node(
+                    inner,
+                    &format!("{owner}{suffix}"),
+                    &format!("{path}{suffix}"),
+                    defs,
+                    stack,
+                );
+            }
+        }
+    }
+}
+
+/// Where the key at `path` must be documented: the heading of its section,
+/// and the key of the section's object whose table row names it (for a key
+/// of the object itself, the key, in the row's first column), and whether the
+/// key is nested deeper than the section's object (then its row names it
+/// anywhere, not in the first column).
+fn place_of(path: &str) -> (&'static str, &str, bool) {
+    let (object, heading) = SECTIONS
+        .iter()
+        .filter(|(object, _)| object.is_empty() || path.strip_prefix(object).is_some_and(|rest| rest.starts_with('.')))
+        .max_by_key(|(object, _)| object.len())
+        .expect("the root's section documents every path");
+    let rest = if object.is_empty() {
+        path
+    } else {
+        &path[object.len() + 1..]
+    };
+    let row = rest.split('.').next().expect("a path has a key");
+    (heading, row.trim_end_matches("[]"), rest.contains('.'))
+}
+
+/// A section of a Markdown document: its heading and its table rows.
+#[derive(Debug)]
+struct Section {
+    heading: String,
+    rows: Vec<String>,
+}
+
+fn sections(markdown: &str) -> Vec<Section> {
+    let mut sections = vec![Section {
+        heading: String::new(),
+        rows: Vec::new(),
+    }];
+    let mut fenced = false;
+    for line in markdown.lines() {
+        let line = line.trim();
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+        } else if line.starts_with('#') {
+            sections.push(Section {
+                heading: line.trim_start_matches('#').trim().to_owned(),
+                rows: Vec::new(),
+            });
+        } else if line.starts_with('|') {
+            sections
+                .last_mut()
+                .expect("one section at least")
+                .rows
+                .push(line.to_owned());
+        }
+    }
+    sections
+}
+
+/// The texts between backticks in `text`.
+fn backticked(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`').skip(1).step_by(2)
+}
+
+/// The names in the first column of a table row (the keys it documents).
+fn first_column(row: &str) -> &str {
+    row.trim_start_matches('|').split('|').next().unwrap_or_default()
+}
+
+fn record_md() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../RECORD.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(GameRecord)).expect("the schema is JSON")
+}
+
+#[test]
+fn the_walk_reaches_nested_keys() {
+    let walk = Walk::of(&schema());
+    let paths: BTreeSet<&str> = walk.keys.values().flatten().map(String::as_str).collect();
+    for deep in [
+        "id",
+        "time.clock",
+        "time_by_seat.second.margin_ms",
+        "players.first",
+        "moves[].cpu_ms",
+        "moves[].info.pv",
+        "swap_move.info.eval",
+        "termination.forfeit.overloaded",
+        "termination.also.reason",
+        "termination.also.stderr_tail",
+    ] {
+        assert!(paths.contains(deep), "the walk missed {deep}; it found {paths:#?}");
+    }
+}
+
+#[test]
+fn record_md_documents_every_key_in_its_row() {
+    let markdown = record_md();
+    let sections = sections(&markdown);
+    for (_, heading) in SECTIONS {
+        assert!(
+            sections.iter().any(|section| section.heading == *heading),
+            "RECORD.md has no section headed {heading:?}"
+        );
+    }
+    // Whether `name` is documented at `path`: named in the first column of a
+    // row of its section for a key of the section's object, or anywhere in
+    // the row of its ancestor for a key nested deeper.
+    let documented = |path: &str, name: &str| {
+        let (heading, row_key, nested) = place_of(path);
+        sections
+            .iter()
+            .filter(|section| section.heading == heading)
+            .flat_map(|section| &section.rows)
+            .filter(|row| backticked(first_column(row)).any(|key| key == row_key))
+            .any(|row| !nested || backticked(row).any(|key| key == name))
+    };
+    let mut missing = Vec::new();
+    for (key, paths) in Walk::of(&schema()).keys {
+        if !paths.iter().any(|path| documented(path, &key.name)) {
+            let places: Vec<String> = paths
+                .iter()
+                .map(|path| {
+                    let (heading, row, nested) = place_of(path);
+                    let column = if nested { "" } else { ", first column" };
+                    format!("at {path}: in the row of `{row}`{column}, section {heading:?}")
+                })
+                .collect();
+            missing.push(format!("`{}` (of {}), {}", key.name, key.owner, places.join("; or ")));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "RECORD.md does not document {} key(s) of the record's schema where expected:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn record_md_documents_no_key_the_record_lacks() {
+    let markdown = record_md();
+    let schema = schema();
+    let walk = Walk::of(&schema);
+    let mut wrong = Vec::new();
+    for section in sections(&markdown) {
+        let Some((object, _)) = SECTIONS.iter().find(|(_, heading)| *heading == section.heading) else {
+            continue;
+        };
+        // The keys of the object itself: the paths one step below it.
+        let own: BTreeSet<&str> = walk
+            .keys
+            .values()
+            .flatten()
+            .filter_map(|path| match *object {
+                "" => Some(path.as_str()),
+                object => path.strip_prefix(object)?.strip_prefix('.'),
+            })
+            .filter(|rest| !rest.contains('.'))
+            .collect();
+        for row in &section.rows {
+            for name in backticked(first_column(row)) {
+                if !own.contains(name) {
+                    wrong.push(format!("section {:?} documents `{name}`", section.heading));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "RECORD.md documents keys that the record's schema does not have:\n{}",
+        wrong.join("\n")
+    );
+}
