@@ -20,8 +20,8 @@ use tokio::time::Instant;
 
 use crate::clock::Budget;
 use crate::decode::decode;
-use crate::overload;
-use crate::process::{BotProcess, Silence};
+use crate::supervise::overload;
+use crate::supervise::process::{BotProcess, Silence};
 use crate::verdict::{Asked, Failure};
 use crate::{BotSpec, Limits};
 

@@ -7,7 +7,9 @@
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), pahtum_referee::StartError> {
-//! use pahtum_referee::{Bot, BotSpec, GameSpec, Limits, move_time, play_game};
+//! use pahtum_protocol::move_time;
+//! use pahtum_record::GameSpec;
+//! use pahtum_referee::{Bot, BotSpec, Limits, play_game};
 //! use std::time::Duration;
 //!
 //! let limits = Limits::default();
@@ -25,7 +27,8 @@
 //! ```
 //!
 //! * [`spec`]: how to launch a bot ([`BotSpec`]), the limits off the game
-//!   clock ([`Limits`]) and one game's setup ([`GameSpec`]);
+//!   clock ([`Limits`]) and the sandbox of an untrusted bot ([`Sandbox`]);
+//!   one game's setup is a [`GameSpec`](pahtum_record::GameSpec);
 //! * [`Bot`]: a greeted bot process, reused from game to game;
 //! * [`play_game`]: one game, returning its [`GameRecord`](pahtum_record::GameRecord);
 //! * [`Failure`]: what a bot did wrong, for records and `arena check`;
@@ -40,36 +43,42 @@
 //! move on one core, and on a busy machine each wake-up may wait for a CPU,
 //! on the bot's clock).
 //!
-//! Internally, `process` owns the operating-system details (process groups,
-//! the death signal, signals, reaping), `cputime` measures the CPU time of a
-//! bot's whole process tree (for CPU-time clocks and the records), `overload`
-//! tells a starved bot's wall-clock timeout from a slow bot's, [`affinity`]
-//! pins a bot to a core, [`contain`] finds and kills
-//! every process a bot started (a cgroup per bot, an environment marker, a
-//! guard process for the referee's own death), [`sandbox`] runs an untrusted
-//! bot under bubblewrap with the resource limits of `limits` (cgroups,
-//! rlimits), `lines` reads stdout with
-//! bounded memory, `decode` turns its lines into messages, `stderr` drains
-//! stderr into a capped log, `clock` keeps the time controls, `request` writes
-//! the requests as the game grows, and `game` runs the moves.
+//! The crate's modules, in three groups:
+//!
+//! * **the specs** ([`spec`]): plain data that says what to run and how,
+//!   [`BotSpec`], [`Limits`] and [`Sandbox`];
+//! * **the game**: `game` runs the moves, `turn` asks one seat for its
+//!   action, `request` writes the requests as the game grows, `clock` keeps
+//!   the time controls, `verdict` says what a bot did wrong ([`Failure`]),
+//!   `decode` turns a bot's lines into messages, `lines` reads stdout with
+//!   bounded memory, `stderr` drains stderr into a capped log, and `bot`
+//!   holds a greeted bot ([`Bot`]) and its exchanges;
+//! * **the supervision** (`supervise`): a bot as an operating-system process,
+//!   `process` (process groups, the death signal, signals, reaping),
+//!   [`contain`] (every process a bot started is found and killed, also at
+//!   the referee's own death), `cgroup` (the cgroups: naming, the v1 and v2
+//!   layouts, making, limiting, killing, removing), [`sandbox`] (bubblewrap
+//!   for untrusted bots, and the check that the machine can run it),
+//!   `cputime` (the CPU time of a bot's whole process tree), `overload`
+//!   (a starved bot's wall-clock timeout told from a slow bot's) and
+//!   [`affinity`] (core pinning).
+//!
+//! The game modules use the supervision; of the game, the supervision uses
+//! only `verdict` (a process's failures), `lines` and `stderr` (the readers
+//! of its pipes); the specs use neither. No two files use each other,
+//! directly or in a circle (`scripts/file-cycles.py`).
 
 #![warn(missing_docs)]
 
-pub mod affinity;
 mod bot;
 mod clock;
-pub mod contain;
-mod cputime;
 mod decode;
 mod game;
-mod limits;
 mod lines;
-mod overload;
-mod process;
 mod request;
-pub mod sandbox;
 pub mod spec;
 mod stderr;
+mod supervise;
 mod turn;
 mod verdict;
 
@@ -78,7 +87,8 @@ pub use contain::{Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
-pub use sandbox::{Sandbox, SandboxError};
-pub use spec::{BotSpec, CommandError, Limits};
+pub use sandbox::SandboxError;
+pub use spec::{BotSpec, CommandError, Limits, Sandbox};
+pub use supervise::{affinity, contain, sandbox};
 pub use turn::Choice;
 pub use verdict::Failure;

@@ -1,5 +1,6 @@
-//! What the referee is asked to do: how to launch a bot and the limits off
-//! the game clock (the game itself is a [`pahtum_record::GameSpec`]).
+//! What the referee is asked to do: how to launch a bot, the limits off the
+//! game clock and the sandbox of an untrusted bot (the game itself is a
+//! [`pahtum_record::GameSpec`]).
 //!
 //! These are plain data with public fields, so that a tournament file, the
 //! command line or a test can build them directly; the constructors check the
@@ -7,8 +8,6 @@
 
 use std::path::PathBuf;
 use std::time::Duration;
-
-use crate::sandbox::Sandbox;
 
 /// How to launch a bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +91,46 @@ impl Default for Limits {
             ping: Duration::from_secs(2),
             quit_grace: Duration::from_secs(1),
             stderr_cap: 1 << 20,
+        }
+    }
+}
+
+/// The sandbox of one bot: its limits and the paths it may see beyond its
+/// own folder and the system. Plain settings: [`sandbox`](crate::sandbox)
+/// runs a bot in them and checks that the machine can.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The memory of all its processes, in MiB (1024): past it the kernel
+    /// kills a process of the bot, and a bot killed so loses with `memory`.
+    pub memory_mb: u64,
+    /// Its processes and threads, all counted (256).
+    pub max_processes: u64,
+    /// Open files per process (1024).
+    pub open_files: u64,
+    /// The largest file it may write, in MiB (1024).
+    pub file_size_mb: u64,
+    /// The size of its private `/tmp`, in MiB (64).
+    pub tmp_mb: u64,
+    /// More paths it may read (absolute).
+    pub ro_paths: Vec<PathBuf>,
+    /// Paths it may read and write (absolute).
+    pub rw_paths: Vec<PathBuf>,
+    /// Folders it must not see even where they lie inside a path it sees
+    /// (the tournament's output folder, the other bots' folders).
+    pub hidden: Vec<PathBuf>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Sandbox {
+        Sandbox {
+            memory_mb: 1024,
+            max_processes: 256,
+            open_files: 1024,
+            file_size_mb: 1024,
+            tmp_mb: 64,
+            ro_paths: Vec::new(),
+            rw_paths: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use crate::limits::MemoryUse;
+use crate::supervise::cgroup::MemoryUse;
 use pahtum_protocol::{DecodeError, Reason, codec::shown};
 
 /// How a bot failed.

@@ -6,7 +6,7 @@
 //! the groups would be pure invention. So the fit refuses and names the
 //! groups instead.
 
-use super::PairMatrix;
+use super::matrix::PairMatrix;
 
 /// The connected components of the "played at least one game" graph.
 /// Each component is sorted; components are ordered by their first player.

@@ -20,7 +20,7 @@
 //!
 //! [`ELO_PER_NAT`]: crate::elo::ELO_PER_NAT
 
-use super::PairMatrix;
+use super::matrix::PairMatrix;
 use crate::elo::{ln_sigmoid_pair, sigmoid_pair};
 use crate::linalg::Matrix;
 

@@ -37,27 +37,18 @@ mod likelihood;
 mod los;
 mod matrix;
 mod newton;
+mod prior;
 mod profile;
 
 use serde::{Deserialize, Serialize};
 
 pub use matrix::PairMatrix;
+pub use prior::MIN_PRIOR_DRAWS;
 
 use crate::StatsError;
 use crate::elo::ELO_PER_NAT;
 use likelihood::Likelihood;
 use profile::{Interval, Profiler};
-
-/// The weakest prior accepted, in virtual draws, other than none at all.
-///
-/// A weaker prior bounds an unbeaten or winless bot's interval only
-/// hundreds of thousands of Elo out, which says nothing, and there the
-/// likelihood is nearly linear between kinks (each bot's prior bends it
-/// within about a nat of 0). Newton's steps are a poor guide on such a
-/// surface: property tests found pools where the profile search did not
-/// settle with priors of 0.07 draws and less, while from 0.1 up it
-/// located every interval end in about 100,000 random pools.
-pub const MIN_PRIOR_DRAWS: f64 = 0.1;
 
 /// What the ratings are measured from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

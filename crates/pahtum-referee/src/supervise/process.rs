@@ -48,10 +48,11 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::cgroup::{self, LimitCgroups};
+use super::contain::Contained;
+use super::cputime::CpuMeter;
+use super::sandbox;
 use crate::BotSpec;
-use crate::contain::{self, Contained};
-use crate::cputime::CpuMeter;
-use crate::limits::LimitCgroups;
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
 use crate::verdict::{Asked, Failure};
@@ -109,7 +110,7 @@ impl BotProcess {
             None => Contained::new(),
         };
         let mut command = match &spec.sandbox {
-            Some(sandbox) => sandbox.command(spec, contained.marker()),
+            Some(settings) => sandbox::command(settings, spec, contained.marker()),
             None => {
                 let mut command = Command::new(&spec.program);
                 command
@@ -138,14 +139,14 @@ impl BotProcess {
             // the descriptor stays open until the spawn has returned.
             unsafe {
                 command.pre_exec(move || {
-                    contain::enter_cgroup(procs);
+                    cgroup::enter(procs);
                     Ok(())
                 });
             }
         }
         die_with_the_referee(&mut command);
         if let Some(core) = core {
-            crate::affinity::pin(&mut command, core);
+            super::affinity::pin(&mut command, core);
         }
         let spawned = spawn_from_the_spawner_thread(command).await;
         drop(cgroup_procs);

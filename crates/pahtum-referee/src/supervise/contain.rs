@@ -13,8 +13,10 @@
 //!   `pahtum-arena-ID` in the referee's cgroup. Writing `1` to `cgroup.kill`
 //!   kills every process in it at once, and nothing in it can leave without
 //!   the right to write to another cgroup. This is the base that the sandbox
-//!   (`crate::sandbox`, bubblewrap plus the cgroup limits of `crate::limits`)
-//!   puts its memory and process limits on.
+//!   (`crate::sandbox`, bubblewrap plus the cgroup limits) puts its memory
+//!   and process limits on. The cgroups' files, v2 and v1, are `cgroup`'s
+//!   business; this module holds them and decides when they are made and
+//!   killed.
 //! * **a marker in the environment**, always: `PAHTUM_ARENA_BOT=ID/N`, which
 //!   every descendant inherits unless it clears or replaces its environment.
 //!   A sweep reads `/proc/PID/environ` of every process and kills those with
@@ -46,10 +48,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
-use crate::limits::LimitCgroups;
-use crate::sandbox::Sandbox;
+use super::cgroup::{self, Cgroups, LimitCgroups};
+use super::getdents::for_each_entry;
+use crate::spec::Sandbox;
 
 /// The environment variable that marks a bot's processes.
 pub const MARKER: &str = "PAHTUM_ARENA_BOT";
@@ -57,10 +59,6 @@ pub const MARKER: &str = "PAHTUM_ARENA_BOT";
 /// Set (to anything but the empty string) to track bots by the marker alone,
 /// even where a cgroup could be created.
 pub const NO_CGROUP: &str = "PAHTUM_ARENA_NO_CGROUP";
-
-/// How long ending a bot waits for its cgroup to empty before leaving the
-/// cgroup's removal to the guard.
-const EMPTY_WAIT: Duration = Duration::from_secs(2);
 
 /// At most this many sweeps per kill: a process forked between a sweep's
 /// reading and its killing is found by the next one.
@@ -75,13 +73,14 @@ pub enum Tracking {
     Marker,
 }
 
-/// The referee's containment: its id, its cgroup (if any), its guard.
+/// The referee's containment: its id, its cgroups, its guard.
 #[derive(Debug)]
 struct Arena {
     /// Unique among referees on this machine: `PID-NANOS`.
     id: String,
-    /// `pahtum-arena-ID` in the referee's cgroup, if it could be made.
-    cgroup: Option<PathBuf>,
+    /// `pahtum-arena-ID` in the referee's cgroup, if it could be made, and
+    /// the sandbox's limit cgroups.
+    cgroups: Cgroups,
     next_bot: AtomicU64,
     /// The write end of the guard's pipe: held, never written, closed by the
     /// kernel when the referee exits.
@@ -96,21 +95,16 @@ fn arena() -> &'static Arena {
 /// How this referee tracks its bots' processes (sets the containment up on
 /// first use).
 pub fn tracking() -> Tracking {
-    if arena().cgroup.is_some() {
+    if arena().cgroups.v2().is_some() {
         Tracking::Cgroup
     } else {
         Tracking::Marker
     }
 }
 
-/// The referee's cgroup v2 (`pahtum-arena-ID`), where it could be made.
-pub(crate) fn arena_cgroup() -> Option<&'static Path> {
-    arena().cgroup.as_deref()
-}
-
-/// The referee's id, unique on this machine: `PID-NANOS`.
-pub(crate) fn arena_id() -> &'static str {
-    &arena().id
+/// The referee's cgroups (sets the containment up on first use).
+pub(crate) fn cgroups() -> &'static Cgroups {
+    &arena().cgroups
 }
 
 /// Kills every process that any bot of this referee started, at once, by
@@ -119,9 +113,7 @@ pub(crate) fn arena_id() -> &'static str {
 /// reap them as usual.
 pub fn kill_every_bot() {
     let arena = arena();
-    if let Some(cgroup) = &arena.cgroup {
-        kill_cgroup(cgroup);
-    }
+    arena.cgroups.kill_all();
     sweep(arena.marker_prefix().as_bytes());
 }
 
@@ -131,15 +123,12 @@ impl Arena {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_nanos());
         let id = format!("{}-{nanos}", std::process::id());
-        let cgroup = if std::env::var_os(NO_CGROUP).is_some_and(|value| !value.is_empty()) {
-            None
-        } else {
-            own_cgroup_dir().and_then(|parent| make_arena_cgroup(&parent, &id))
-        };
-        let guard = start_guard(&id, cgroup.as_deref(), &crate::limits::v1_arena_dirs(&id));
+        let marker_only = std::env::var_os(NO_CGROUP).is_some_and(|value| !value.is_empty());
+        let cgroups = Cgroups::set_up(&id, !marker_only);
+        let guard = start_guard(&id, cgroups.v2(), &cgroups.v1_dirs());
         Arena {
             id,
-            cgroup,
+            cgroups,
             next_bot: AtomicU64::new(1),
             _guard: guard,
         }
@@ -168,10 +157,7 @@ impl Contained {
     pub(crate) fn new() -> Contained {
         let arena = arena();
         let serial = arena.next_bot.fetch_add(1, Ordering::Relaxed);
-        let cgroup = arena.cgroup.as_ref().and_then(|dir| {
-            let bot = dir.join(format!("bot-{serial}"));
-            std::fs::create_dir(&bot).ok().map(|()| bot)
-        });
+        let cgroup = arena.cgroups.make_bot(serial);
         Contained {
             marker: format!("{}/{serial}", arena.id),
             serial,
@@ -184,11 +170,11 @@ impl Contained {
     /// sandbox's memory and process limits on its cgroups.
     pub(crate) fn limited(sandbox: &Sandbox) -> std::io::Result<Contained> {
         let mut contained = Contained::new();
-        contained.limits = Some(LimitCgroups::new(
-            sandbox,
-            contained.cgroup.as_deref(),
-            contained.serial,
-        )?);
+        contained.limits = Some(
+            arena()
+                .cgroups
+                .limit_bot(sandbox, contained.cgroup.as_deref(), contained.serial)?,
+        );
         Ok(contained)
     }
 
@@ -210,18 +196,13 @@ impl Contained {
     /// The bot's `cgroup.procs`, opened close-on-exec, for the child to write
     /// `0` into (itself) before `exec`; `None` without a cgroup.
     pub(crate) fn procs_file(&self) -> Option<OwnedFd> {
-        let path = self.cgroup.as_ref()?.join("cgroup.procs");
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .ok()
-            .map(OwnedFd::from)
+        cgroup::procs_file(self.cgroup.as_ref()?)
     }
 
     /// Kills every process of the bot now, without waiting (for `Drop`).
     pub(crate) fn kill_now(&self) {
         if let Some(cgroup) = &self.cgroup {
-            kill_cgroup(cgroup);
+            cgroup::kill(cgroup);
         }
         if let Some(limits) = &self.limits {
             limits.signal_all(libc::SIGKILL, SWEEP_ROUNDS);
@@ -235,13 +216,7 @@ impl Contained {
     pub(crate) fn kill_and_remove(&mut self) {
         self.kill_now();
         if let Some(cgroup) = self.cgroup.take() {
-            let deadline = Instant::now() + EMPTY_WAIT;
-            while is_populated(&cgroup) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            // A cgroup that is still busy is left to the guard, which removes
-            // every bot cgroup when the referee ends.
-            let _ = std::fs::remove_dir(&cgroup);
+            cgroup::remove_when_empty(&cgroup);
         }
         if let Some(limits) = &self.limits {
             limits.remove();
@@ -252,55 +227,6 @@ impl Contained {
     fn exact_marker(&self) -> String {
         format!("{MARKER}={}\0", self.marker)
     }
-}
-
-/// Writes this process into the cgroup whose `cgroup.procs` is `procs`. Runs
-/// in the child between `fork` and `exec`: one system call. A failure is
-/// ignored: the marker still tracks the bot.
-pub(crate) fn enter_cgroup(procs: libc::c_int) {
-    // SAFETY: write(2) on a file descriptor with a static buffer.
-    unsafe { libc::write(procs, b"0".as_ptr().cast(), 1) };
-}
-
-/// The cgroup v2 directory of this process, from `/proc/self/mountinfo` and
-/// `/proc/self/cgroup`.
-fn own_cgroup_dir() -> Option<PathBuf> {
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mount = mountinfo.lines().find_map(|line| {
-        let (mount, fs) = line.split_once(" - ")?;
-        (fs.split_whitespace().next()? == "cgroup2").then(|| mount.split_whitespace().nth(4).map(PathBuf::from))?
-    })?;
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let own = cgroups.lines().find_map(|line| line.strip_prefix("0::"))?;
-    Some(mount.join(own.trim_start_matches('/')))
-}
-
-/// Makes `pahtum-arena-ID` in `parent` if this process may create cgroups
-/// there and move processes into them, and the kernel has `cgroup.kill`.
-fn make_arena_cgroup(parent: &Path, id: &str) -> Option<PathBuf> {
-    let dir = parent.join(format!("pahtum-arena-{id}"));
-    std::fs::create_dir(&dir).ok()?;
-    let movable = std::fs::OpenOptions::new()
-        .write(true)
-        .open(parent.join("cgroup.procs"))
-        .is_ok();
-    if movable && dir.join("cgroup.kill").exists() {
-        Some(dir)
-    } else {
-        let _ = std::fs::remove_dir(&dir);
-        None
-    }
-}
-
-fn kill_cgroup(cgroup: &Path) {
-    // The cgroup may be gone already (removed after an earlier kill).
-    let _ = std::fs::write(cgroup.join("cgroup.kill"), b"1");
-}
-
-fn is_populated(cgroup: &Path) -> bool {
-    std::fs::read_to_string(cgroup.join("cgroup.events"))
-        .map(|events| events.lines().any(|line| line == "populated 1"))
-        .unwrap_or(false)
 }
 
 /// Forks the guard (see the module's docs); returns the write end of its
@@ -356,63 +282,14 @@ fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[
                 break;
             }
         }
-        if let Some(cgroup) = cgroup {
-            write_at(cgroup, c"cgroup.kill", b"1");
+        if let Some(dir) = cgroup {
+            cgroup::kill_raw(dir);
         }
         sweep(marker.to_bytes());
         for dir in cgroup.into_iter().chain(limit_dirs.iter().map(CString::as_c_str)) {
-            remove_cgroups(dir);
+            cgroup::remove_raw(dir);
         }
         libc::_exit(0)
-    }
-}
-
-/// Writes `bytes` to the file `name` in the directory `dir` (raw, for the guard).
-fn write_at(dir: &CStr, name: &CStr, bytes: &[u8]) {
-    // SAFETY: plain system calls on NUL-terminated paths and a borrowed buffer.
-    unsafe {
-        let dir_fd = libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
-        if dir_fd < 0 {
-            return;
-        }
-        let fd = libc::openat(dir_fd, name.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd >= 0 {
-            libc::write(fd, bytes.as_ptr().cast(), bytes.len());
-            libc::close(fd);
-        }
-        libc::close(dir_fd);
-    }
-}
-
-/// Removes the bot cgroups in the referee's cgroup `dir` and `dir` itself,
-/// once the kill has emptied them (waiting up to two seconds; raw, for the
-/// guard).
-fn remove_cgroups(dir: &CStr) {
-    // SAFETY: plain system calls on a NUL-terminated path and stack values.
-    unsafe {
-        let dir_fd = libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
-        if dir_fd < 0 {
-            return;
-        }
-        for _ in 0..2000 {
-            let mut removed_all = true;
-            for_each_entry(dir_fd, &mut |name| {
-                if name.to_bytes().starts_with(b"bot-")
-                    && libc::unlinkat(dir_fd, name.as_ptr(), libc::AT_REMOVEDIR) != 0
-                {
-                    removed_all = false;
-                }
-            });
-            if removed_all && libc::rmdir(dir.as_ptr()) == 0 {
-                break;
-            }
-            let pause = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 1_000_000,
-            };
-            libc::nanosleep(&pause, std::ptr::null_mut());
-        }
-        libc::close(dir_fd);
     }
 }
 
@@ -506,37 +383,6 @@ fn parse_pid(name: &[u8]) -> Option<libc::pid_t> {
         name.iter()
             .fold(0, |pid, digit| pid * 10 + libc::pid_t::from(digit - b'0')),
     )
-}
-
-/// Calls `each` with the name of every entry of the directory `dir_fd`
-/// (raw `getdents64`, for the guard).
-fn for_each_entry(dir_fd: libc::c_int, each: &mut dyn FnMut(&CStr)) {
-    /// `struct linux_dirent64`'s header: inode, offset, record length, type.
-    const NAME_AT: usize = 8 + 8 + 2 + 1;
-    #[repr(C, align(8))]
-    struct Buffer([u8; 8192]);
-    let mut buffer = Buffer([0; 8192]);
-    // SAFETY: rewinding a directory descriptor.
-    unsafe { libc::lseek(dir_fd, 0, libc::SEEK_SET) };
-    loop {
-        // SAFETY: getdents64 fills the buffer it is given, up to its length.
-        let n = unsafe { libc::syscall(libc::SYS_getdents64, dir_fd, buffer.0.as_mut_ptr(), buffer.0.len()) };
-        if n <= 0 {
-            return;
-        }
-        let entries = &buffer.0[..n as usize];
-        let mut at = 0;
-        while at + NAME_AT < entries.len() {
-            let length = usize::from(u16::from_ne_bytes([entries[at + 16], entries[at + 17]]));
-            if length == 0 || at + length > entries.len() {
-                return;
-            }
-            if let Ok(name) = CStr::from_bytes_until_nul(&entries[at + NAME_AT..at + length]) {
-                each(name);
-            }
-            at += length;
-        }
-    }
 }
 
 #[cfg(test)]

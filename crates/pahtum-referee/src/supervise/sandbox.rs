@@ -29,22 +29,23 @@
 //! * As another user where the arena runs as root: bubblewrap is started as
 //!   `nobody` (65534), so that the bot owns no file of the host, even those
 //!   it can see.
-//! * Resource limits (the `limits` module): memory and processes by cgroup,
-//!   open files and file size by rlimit.
+//! * Resource limits: memory and processes by cgroup (the `cgroup` module),
+//!   open files and file size by rlimit (set here, before `exec`).
 //!
 //! [`check`] runs an empty sandbox once and says what is missing (bubblewrap,
 //! user namespaces, cgroups) and how to get it: the arena refuses to start a
 //! sandboxed bot without one, never running it unsandboxed instead.
 
 use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
 
 use tokio::process::Command;
 
-use crate::BotSpec;
-use crate::limits;
+use super::contain;
+use crate::spec::{BotSpec, Sandbox};
 
 /// The user that runs sandboxed bots when the arena runs as root: `nobody`.
 const SANDBOX_USER: u32 = 65534;
@@ -71,45 +72,6 @@ const ETC_FILES: [&str; 10] = [
     "/etc/ssl",
     "/etc/ca-certificates",
 ];
-
-/// The sandbox of one bot: its limits and the paths it may see beyond its
-/// own folder and the system.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sandbox {
-    /// The memory of all its processes, in MiB (1024): past it the kernel
-    /// kills a process of the bot, and a bot killed so loses with `memory`.
-    pub memory_mb: u64,
-    /// Its processes and threads, all counted (256).
-    pub max_processes: u64,
-    /// Open files per process (1024).
-    pub open_files: u64,
-    /// The largest file it may write, in MiB (1024).
-    pub file_size_mb: u64,
-    /// The size of its private `/tmp`, in MiB (64).
-    pub tmp_mb: u64,
-    /// More paths it may read (absolute).
-    pub ro_paths: Vec<PathBuf>,
-    /// Paths it may read and write (absolute).
-    pub rw_paths: Vec<PathBuf>,
-    /// Folders it must not see even where they lie inside a path it sees
-    /// (the tournament's output folder, the other bots' folders).
-    pub hidden: Vec<PathBuf>,
-}
-
-impl Default for Sandbox {
-    fn default() -> Sandbox {
-        Sandbox {
-            memory_mb: 1024,
-            max_processes: 256,
-            open_files: 1024,
-            file_size_mb: 1024,
-            tmp_mb: 64,
-            ro_paths: Vec::new(),
-            rw_paths: Vec::new(),
-            hidden: Vec::new(),
-        }
-    }
-}
 
 /// Why this machine cannot sandbox a bot, and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -150,11 +112,11 @@ fn check_now() -> Result<(), SandboxError> {
     if find_on_path("bwrap").is_none() {
         return Err(SandboxError::NoBubblewrap);
     }
-    limits::available().map_err(SandboxError::NoCgroups)?;
+    contain::cgroups().limits_available().map_err(SandboxError::NoCgroups)?;
     let probe = BotSpec::from_command("sandbox-check", "true").expect("a valid command");
     let mut command = std::process::Command::new("bwrap");
     command
-        .args(Sandbox::default().bwrap_args(&probe, ("PAHTUM_ARENA_CHECK", "1")))
+        .args(bwrap_args(&Sandbox::default(), &probe, ("PAHTUM_ARENA_CHECK", "1")))
         .stdin(Stdio::null())
         .stdout(Stdio::null());
     if let Some(user) = sandbox_user() {
@@ -188,95 +150,114 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
-impl Sandbox {
-    /// The command that runs `spec` in this sandbox: `bwrap ARGS -- PROGRAM
-    /// ARGS`, as the sandbox's user, with the rlimits set before `exec`.
-    /// `marker` is the containment's environment variable.
-    pub(crate) fn command(&self, spec: &BotSpec, marker: (&str, &str)) -> Command {
-        let mut command = Command::new("bwrap");
-        command.args(self.bwrap_args(spec, marker));
-        if let Some(user) = sandbox_user() {
-            command.uid(user).gid(user);
-        }
-        let (open_files, file_size) = (self.open_files, self.file_size_mb << 20);
-        // SAFETY: the closure makes setrlimit calls only, between fork and exec.
-        unsafe {
-            command.pre_exec(move || limits::set_rlimits(open_files, file_size));
-        }
-        command
+/// The command that runs `spec` in `sandbox`: `bwrap ARGS -- PROGRAM ARGS`,
+/// as the sandbox's user, with the rlimits set before `exec`. `marker` is
+/// the containment's environment variable.
+pub(crate) fn command(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Command {
+    let mut command = Command::new("bwrap");
+    command.args(bwrap_args(sandbox, spec, marker));
+    if let Some(user) = sandbox_user() {
+        command.uid(user).gid(user);
     }
+    let (open_files, file_size) = (sandbox.open_files, sandbox.file_size_mb << 20);
+    // SAFETY: the closure makes setrlimit calls only, between fork and exec.
+    unsafe {
+        command.pre_exec(move || set_rlimits(open_files, file_size));
+    }
+    command
+}
 
-    /// bubblewrap's arguments for `spec`, up to and including the bot's command.
-    fn bwrap_args(&self, spec: &BotSpec, marker: (&str, &str)) -> Vec<OsString> {
-        let mut args = Args::default();
-        args.words([
-            "--unshare-all",
-            "--die-with-parent",
-            "--new-session",
-            "--hostname",
-            "pahtum-bot",
-        ]);
-        args.words([
-            "--clearenv",
-            "--setenv",
-            "PATH",
-            SYSTEM_PATH,
-            "--setenv",
-            "HOME",
-            "/tmp",
-        ]);
-        args.words(["--setenv", "TMPDIR", "/tmp", "--setenv", marker.0, marker.1]);
-        for key in ["LANG", "LC_ALL", "TZ"] {
-            if let Some(value) = std::env::var_os(key) {
-                args.words(["--setenv", key]);
-                args.0.push(value);
-            }
+/// Sets the bot's rlimits: open files, file size, no core files. Runs in the
+/// child between `fork` and `exec`: `setrlimit` calls only, no allocation.
+fn set_rlimits(open_files: u64, file_size_bytes: u64) -> io::Result<()> {
+    for (resource, value) in [
+        (libc::RLIMIT_NOFILE, open_files),
+        (libc::RLIMIT_FSIZE, file_size_bytes),
+        (libc::RLIMIT_CORE, 0),
+    ] {
+        let limit = libc::rlimit {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: setrlimit reads the struct it is given.
+        if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+            return Err(io::Error::last_os_error());
         }
-        for (key, value) in &spec.env {
-            args.words(["--setenv", key, value]);
-        }
-        for dir in SYSTEM_DIRS {
-            let path = Path::new(dir);
-            match std::fs::read_link(path) {
-                Ok(target) => args.paths("--symlink", &target, path),
-                Err(_) if path.is_dir() => args.paths("--ro-bind", path, path),
-                Err(_) => {}
-            }
-        }
-        for file in ETC_FILES
-            .iter()
-            .map(Path::new)
-            .chain(java_configuration().iter().map(PathBuf::as_path))
-        {
-            args.paths("--ro-bind-try", file, file);
-        }
-        args.words(["--proc", "/proc", "--dev", "/dev"]);
-        args.words(["--size", &(self.tmp_mb << 20).to_string(), "--tmpfs", "/tmp"]);
-        let own = own_dirs(spec);
-        for dir in own.iter().chain(&self.ro_paths) {
-            args.paths("--ro-bind", dir, dir);
-        }
-        for path in &self.rw_paths {
-            args.paths("--bind", path, path);
-        }
-        let seen: Vec<&PathBuf> = own.iter().chain(&self.ro_paths).chain(&self.rw_paths).collect();
-        for hidden in &self.hidden {
-            let hidden = absolute(hidden);
-            if seen.iter().any(|dir| hidden.starts_with(dir)) && hidden.is_dir() {
-                args.path("--tmpfs", &hidden);
-                args.path("--remount-ro", &hidden);
-            }
-        }
-        let work = spec.dir.as_deref().map_or_else(
-            || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            absolute,
-        );
-        args.path("--dir", &work);
-        args.path("--chdir", &work);
-        args.words(["--", &spec.program]);
-        args.words(spec.args.iter().map(String::as_str));
-        args.0
     }
+    Ok(())
+}
+
+/// bubblewrap's arguments for `spec` in `sandbox`, up to and including the
+/// bot's command.
+fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<OsString> {
+    let mut args = Args::default();
+    args.words([
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "pahtum-bot",
+    ]);
+    args.words([
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        SYSTEM_PATH,
+        "--setenv",
+        "HOME",
+        "/tmp",
+    ]);
+    args.words(["--setenv", "TMPDIR", "/tmp", "--setenv", marker.0, marker.1]);
+    for key in ["LANG", "LC_ALL", "TZ"] {
+        if let Some(value) = std::env::var_os(key) {
+            args.words(["--setenv", key]);
+            args.0.push(value);
+        }
+    }
+    for (key, value) in &spec.env {
+        args.words(["--setenv", key, value]);
+    }
+    for dir in SYSTEM_DIRS {
+        let path = Path::new(dir);
+        match std::fs::read_link(path) {
+            Ok(target) => args.paths("--symlink", &target, path),
+            Err(_) if path.is_dir() => args.paths("--ro-bind", path, path),
+            Err(_) => {}
+        }
+    }
+    for file in ETC_FILES
+        .iter()
+        .map(Path::new)
+        .chain(java_configuration().iter().map(PathBuf::as_path))
+    {
+        args.paths("--ro-bind-try", file, file);
+    }
+    args.words(["--proc", "/proc", "--dev", "/dev"]);
+    args.words(["--size", &(sandbox.tmp_mb << 20).to_string(), "--tmpfs", "/tmp"]);
+    let own = own_dirs(spec);
+    for dir in own.iter().chain(&sandbox.ro_paths) {
+        args.paths("--ro-bind", dir, dir);
+    }
+    for path in &sandbox.rw_paths {
+        args.paths("--bind", path, path);
+    }
+    let seen: Vec<&PathBuf> = own.iter().chain(&sandbox.ro_paths).chain(&sandbox.rw_paths).collect();
+    for hidden in &sandbox.hidden {
+        let hidden = absolute(hidden);
+        if seen.iter().any(|dir| hidden.starts_with(dir)) && hidden.is_dir() {
+            args.path("--tmpfs", &hidden);
+            args.path("--remount-ro", &hidden);
+        }
+    }
+    let work = spec.dir.as_deref().map_or_else(
+        || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        absolute,
+    );
+    args.path("--dir", &work);
+    args.path("--chdir", &work);
+    args.words(["--", &spec.program]);
+    args.words(spec.args.iter().map(String::as_str));
+    args.0
 }
 
 /// The bot's own folders, which it sees read-only: its working directory,
@@ -361,7 +342,11 @@ mod tests {
     /// Every namespace, a clean environment, the bot's command at the end.
     #[test]
     fn the_bot_runs_in_every_namespace_with_a_clean_environment() {
-        let args = text(&Sandbox::default().bwrap_args(&spec("python3 -u bot.py", Some("/")), ("M", "1/2")));
+        let args = text(&bwrap_args(
+            &Sandbox::default(),
+            &spec("python3 -u bot.py", Some("/")),
+            ("M", "1/2"),
+        ));
         assert!(
             args.starts_with("--unshare-all --die-with-parent --new-session"),
             "{args}"
@@ -388,7 +373,7 @@ mod tests {
             ..Sandbox::default()
         };
         let spec = spec("python3 bot/bot.py", Some(dir.path().to_str().unwrap()));
-        let args = text(&sandbox.bwrap_args(&spec, ("M", "1")));
+        let args = text(&bwrap_args(&sandbox, &spec, ("M", "1")));
         let root = dir.path().display();
         assert!(args.contains(&format!("--ro-bind {root} {root}")), "{args}");
         assert!(

@@ -1,136 +1,21 @@
-//! A synchronous bot loop: write a Rust bot by implementing [`Player`].
+//! The bot loop's fast path: a request line read in place, only its new
+//! moves replayed, the answer framed by hand.
 //!
-//! [`run`] reads the referee's lines from stdin, answers the greeting, `ping`
-//! and `new_game` itself, rebuilds the [`Game`] of each request and asks the
-//! player for an [`Action`], then writes and flushes the answer with the
-//! request's id. Starter bots and the reference engine are built on it.
-//!
-//! The loop itself costs a bot little per request: the line and the answer
-//! are kept in buffers reused from request to request, a request written as
-//! the referee writes it is read in place and only its new moves are played
-//! on the last request's game ([`Replay`]), any other line is decoded
-//! without buffering it as a tree (the two-step decoder of [`decode_to_bot`],
-//! which names what is wrong, runs only on a line that fails), and the
-//! answer is one write. With instant players, this loop was most of a
-//! tournament's CPU time per move.
+//! It is the per-move hot path of every bot built on [`run`](super::run),
+//! the arena's built-in bots included: with instant players, the plain path
+//! (serde into a [`Request`] through a JSON tree, a replay from the first
+//! move, serde out) was most of a tournament's CPU time per move. Each piece
+//! here is a shortcut of a plain step of the protocol, and its tests hold
+//! the two equal: [`RequestText`] reads what [`decode_to_bot`] reads,
+//! [`Replay`] gives the game and the error that [`Request::game`] gives,
+//! [`decode`] decodes the other lines as [`decode_to_bot`] does, and
+//! [`encode_answer`] writes the bytes that [`encode`](crate::encode) writes.
+//! A line the fast path does not take goes the plain way.
 
-use std::io::{self, BufRead, Write};
-
-use pahtum::{Action, Bitboard, Game};
+use pahtum::{Bitboard, Game};
 
 use crate::state::StateError;
-use crate::{Clock, DecodeError, FromBot, GameOver, Info, NewGame, PROTOCOL_VERSION, Request, ToBot, decode_to_bot};
-
-/// Who the bot is, for the greeting.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
-    /// The name sent in `hello`, for the referee's logs.
-    pub name: String,
-    /// The bot's version, if it has one worth telling.
-    pub version: Option<String>,
-    /// The bot's author, if named.
-    pub author: Option<String>,
-}
-
-/// A bot's decisions.
-pub trait Player {
-    /// The bot's name, version and author.
-    fn identity(&self) -> Identity;
-
-    /// A new game starts: do any heavy set-up here, before `ready` is sent.
-    fn new_game(&mut self, _new_game: &NewGame) {}
-
-    /// The action for `game` (a block, a stone or the pie decision, by its
-    /// phase), with optional info. `clock` says how long the answer may take.
-    fn choose(&mut self, game: &Game, clock: &Clock) -> (Action, Option<Info>);
-
-    /// The game is over.
-    fn game_over(&mut self, _over: &GameOver) {}
-}
-
-/// Why the loop stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub enum BotError {
-    /// Stdin or stdout failed, such as a broken pipe once the referee is gone.
-    #[error("reading from or writing to the referee failed")]
-    Io(#[from] io::Error),
-    /// A line from the referee is not a message this crate knows.
-    #[error("the referee sent a line this bot does not understand")]
-    Decode(#[from] DecodeError),
-    /// A request's moves do not replay into its board.
-    #[error("the referee's request does not describe a valid game")]
-    State(#[from] StateError),
-    /// [`Player::choose`] returned an action of the wrong kind for the phase
-    /// (a bug in the player); nothing was sent.
-    #[error("the player chose {action}, which does not answer a {request} request")]
-    WrongAction {
-        /// What the player chose.
-        action: Action,
-        /// The `"type"` of the request it should have answered.
-        request: &'static str,
-    },
-}
-
-/// Runs `player` on stdin and stdout until `quit` or the end of input.
-pub fn run<P: Player>(player: &mut P) -> Result<(), BotError> {
-    let stdin = io::stdin();
-    let stdout = io::stdout();
-    run_with(player, stdin.lock(), stdout.lock())
-}
-
-/// Runs `player` on any reader and writer (for tests).
-pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, mut input: R, mut output: W) -> Result<(), BotError> {
-    let mut line = String::new();
-    let mut encoded = Vec::new();
-    let mut memo = Memo::default();
-    let mut replay = Replay::default();
-    loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = if let Some(request) = RequestText::read(&line, &mut memo) {
-            let game = replay.game_of(&request)?;
-            let (action, info) = player.choose(game, &request.clock);
-            Some(answer(request.id, action, info, game)?)
-        } else {
-            match decode(&line)? {
-                ToBot::Hello { .. } => {
-                    let me = player.identity();
-                    Some(FromBot::Hello {
-                        protocol: PROTOCOL_VERSION,
-                        name: me.name,
-                        version: me.version,
-                        author: me.author,
-                    })
-                }
-                ToBot::NewGame(new_game) => {
-                    player.new_game(&new_game);
-                    Some(FromBot::Ready { id: new_game.id })
-                }
-                ToBot::Ping { id } => Some(FromBot::Pong { id }),
-                ToBot::PlaceBlock(request) | ToBot::PlayStone(request) | ToBot::PieDecision(request) => {
-                    let game = request.game()?;
-                    let (action, info) = player.choose(&game, &request.clock);
-                    Some(answer(request.id, action, info, &game)?)
-                }
-                ToBot::GameOver(over) => {
-                    player.game_over(&over);
-                    None
-                }
-                ToBot::Quit => return Ok(()),
-            }
-        };
-        if let Some(answer) = answer {
-            encode_answer(&answer, &mut encoded);
-            output.write_all(&encoded)?;
-            output.flush()?;
-        }
-    }
-}
+use crate::{Clock, DecodeError, FromBot, Request, ToBot, decode_to_bot};
 
 /// `line` as a message, when [`RequestText::read`] did not take it: decoded
 /// in one serde pass that allocates nothing but the [`Request`] itself, once
@@ -140,7 +25,7 @@ pub fn run_with<P: Player, R: BufRead, W: Write>(player: &mut P, mut input: R, m
 /// well-formed line is decoded directly into its message; a line that fails
 /// either way goes to [`decode_to_bot`], whose error says what is wrong with
 /// it.
-fn decode(line: &str) -> Result<ToBot, DecodeError> {
+pub(super) fn decode(line: &str) -> Result<ToBot, DecodeError> {
     let request = |message: fn(Request) -> ToBot| serde_json::from_str(line).ok().map(message);
     let kind = match leading_kind(line) {
         Some(kind) => Ok(kind),
@@ -168,8 +53,8 @@ fn decode(line: &str) -> Result<ToBot, DecodeError> {
 /// a sign or a leading zero are left to serde), and a test holds what it
 /// reads equal to what the protocol's decoder reads.
 #[derive(Debug)]
-struct RequestText<'a> {
-    id: u64,
+pub(super) struct RequestText<'a> {
+    pub(super) id: u64,
     rules: crate::Rules,
     blocks: Bitboard,
     white: Bitboard,
@@ -177,12 +62,12 @@ struct RequestText<'a> {
     /// The content of the `moves` list (`"#a1","d4","swap"`), each item a
     /// plain string.
     moves: &'a str,
-    clock: Clock,
+    pub(super) clock: Clock,
 }
 
 impl<'a> RequestText<'a> {
     /// The request `line` if it is laid out as the referee writes it.
-    fn read(line: &'a str, memo: &mut Memo) -> Option<RequestText<'a>> {
+    pub(super) fn read(line: &'a str, memo: &mut Memo) -> Option<RequestText<'a>> {
         let mut text = Fields(line.trim_end_matches(['\n', '\r', ' ', '\t']));
         text.expect("{\"type\":\"")?;
         if !matches!(text.until('"')?, "place_block" | "play_stone" | "pie_decision") {
@@ -233,7 +118,7 @@ impl<'a> RequestText<'a> {
 /// the game, and every error, is what [`Request::game`] gives; a test holds
 /// them equal.
 #[derive(Debug, Default)]
-struct Replay(Option<Replayed>);
+pub(super) struct Replay(Option<Replayed>);
 
 /// A game, with the rules, blocks and moves it was replayed from.
 #[derive(Debug)]
@@ -263,7 +148,7 @@ impl Replayed {
 
 impl Replay {
     /// The game `request` describes, checked against its blocks and stones.
-    fn game_of(&mut self, request: &RequestText<'_>) -> Result<&Game, StateError> {
+    pub(super) fn game_of(&mut self, request: &RequestText<'_>) -> Result<&Game, StateError> {
         let last = self.0.take();
         let (mut replayed, unplayed) = match (last.as_ref().and_then(|last| last.unplayed(request)), last) {
             (Some(unplayed), Some(last)) => (last, unplayed),
@@ -380,7 +265,7 @@ fn cells(list: &str) -> Option<Bitboard> {
 /// value: they change seldom from request to request, so serde decodes
 /// them only when their text changes.
 #[derive(Debug, Default)]
-struct Memo {
+pub(super) struct Memo {
     rules: Option<(String, crate::Rules)>,
     clock: Option<(String, Clock)>,
 }
@@ -418,7 +303,7 @@ struct Kind<'a> {
 /// to a request without info, the line of every move, is framed by hand
 /// around its id and cell, as serde writes it (a test holds the two equal);
 /// any other message goes through serde.
-fn encode_answer(answer: &FromBot, out: &mut Vec<u8>) {
+pub(super) fn encode_answer(answer: &FromBot, out: &mut Vec<u8>) {
     out.clear();
     let (kind, id, value) = match answer {
         FromBot::Block { id, cell, info: None } => ("block", id, Answered::Cell(*cell)),
@@ -452,91 +337,10 @@ enum Answered {
     Swap(bool),
 }
 
-fn answer(id: u64, action: Action, info: Option<Info>, game: &Game) -> Result<FromBot, BotError> {
-    use pahtum::Phase;
-    match (game.phase(), action) {
-        (Phase::PlaceBlocks, Action::Block(cell)) => Ok(FromBot::Block { id, cell, info }),
-        (Phase::FirstStone | Phase::Stones, Action::Stone(cell)) => Ok(FromBot::Stone { id, cell, info }),
-        (Phase::PieDecision, Action::Pie(swap)) => Ok(FromBot::Pie { id, swap, info }),
-        (phase, action) => Err(BotError::WrongAction {
-            action,
-            request: match phase {
-                Phase::PlaceBlocks => "place_block",
-                Phase::PieDecision => "pie_decision",
-                _ => "play_stone",
-            },
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Placement, Rules, decode_from_bot, encode};
-
-    /// Plays the first legal action.
-    struct First;
-
-    impl Player for First {
-        fn identity(&self) -> Identity {
-            Identity {
-                name: "first".to_owned(),
-                version: None,
-                author: None,
-            }
-        }
-
-        fn choose(&mut self, game: &Game, _clock: &Clock) -> (Action, Option<Info>) {
-            (game.legal_moves()[0], None)
-        }
-    }
-
-    fn run_on(input: &str) -> (Result<(), BotError>, Vec<FromBot>) {
-        let mut output = Vec::new();
-        let ended = run_with(&mut First, input.as_bytes(), &mut output);
-        let lines = String::from_utf8(output).unwrap();
-        (
-            ended,
-            lines.lines().map(|line| decode_from_bot(line).unwrap()).collect(),
-        )
-    }
-
-    #[test]
-    fn answers_each_request_on_one_line_with_its_id() {
-        let rules = Rules {
-            pie: false,
-            blocks: 1,
-            placement: Placement::Random,
-        };
-        let mut game = Game::with_blocks(pahtum::setup::random_blocks(1, 3).unwrap(), false).unwrap();
-        let first = ToBot::request(7, "g", rules, &game, Clock::per_move(100)).unwrap();
-        let expected = game.legal_moves()[0];
-        game.play(expected).unwrap();
-        let second = ToBot::request(8, "g", rules, &game, Clock::per_move(100)).unwrap();
-        let input = [
-            encode(&ToBot::Ping { id: 5 }),
-            encode(&first),
-            "\n".to_owned(),
-            encode(&second),
-        ]
-        .concat();
-        let (ended, answers) = run_on(&input);
-        assert!(ended.is_ok());
-        assert_eq!(answers.len(), 3, "{answers:?}");
-        assert_eq!(answers[0], FromBot::Pong { id: 5 });
-        let Action::Stone(cell) = expected else {
-            panic!("a stone")
-        };
-        assert_eq!(
-            answers[1],
-            FromBot::Stone {
-                id: 7,
-                cell,
-                info: None
-            }
-        );
-        assert_eq!(answers[2].id(), Some(8));
-    }
+    use crate::{Info, Placement, Rules, encode};
 
     /// What the loop takes from a request line, read by hand: its id, its
     /// clock and its game (an error by its debug text). `None` if the line is
@@ -746,22 +550,5 @@ mod tests {
                 assert_eq!(String::from_utf8(by_hand).unwrap(), encode(&answer), "{answer:?}");
             }
         }
-    }
-
-    /// A line that fails the direct decoding is still judged by the
-    /// protocol's decoder, which names what is wrong.
-    #[test]
-    fn a_bad_line_stops_the_loop_with_the_decoder_s_error() {
-        let (ended, answers) = run_on("{\"type\":\"ping\",\"id\":1}\n{\"type\":\"ping\"}\n");
-        assert_eq!(answers, [FromBot::Pong { id: 1 }]);
-        assert!(
-            matches!(ended, Err(BotError::Decode(DecodeError::Invalid { ref kind, .. })) if kind == "ping"),
-            "{ended:?}"
-        );
-        let (ended, _) = run_on("not json\n");
-        assert!(
-            matches!(ended, Err(BotError::Decode(DecodeError::NotJson { .. }))),
-            "{ended:?}"
-        );
     }
 }

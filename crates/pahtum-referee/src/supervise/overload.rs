@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use crate::cputime;
+use super::cputime;
 
 /// What the referee saw at a wall-clock timeout.
 #[derive(Debug, Clone, Copy)]
