@@ -270,9 +270,10 @@ pub struct Forfeit {
     /// The last lines of the bot's stderr.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr_tail: Vec<String>,
-    /// A timeout on a wall clock while the machine was overloaded (the bot
-    /// used far less CPU than the wall time, or the referee itself ran
-    /// late): the detail says which. Left out when false.
+    /// A timeout on a wall clock while the machine was overloaded: the bot
+    /// used less than half the wall time in CPU and, if it had not
+    /// answered, one of its processes was still waiting for a CPU at the
+    /// deadline; the detail says so. Left out when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overloaded: bool,
 }

@@ -208,17 +208,23 @@ pub fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usi
     text
 }
 
-/// `match.json`: what was asked, what was played, and the SPRT's state.
-#[derive(Debug, Serialize)]
-struct MatchReport {
+/// `match.json`: what was asked, what was played, and the SPRT's state (OUTPUTS.md documents it).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct MatchReport {
+    /// Always `pahtum-arena/match/1`.
     schema: &'static str,
+    /// The two bots, A then B: the figures take A's side.
     bots: [String; 2],
+    /// The games of the match.
     games_planned: usize,
+    /// The games in the journal.
     games_played: usize,
+    /// The sequential test, if the match has one.
     sprt: Option<SprtReport>,
 }
 
-#[derive(Debug, Serialize)]
+/// The SPRT of a match: the test, its state now, and its verdict.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct SprtReport {
     #[serde(flatten)]
     test: Sprt,
@@ -228,10 +234,12 @@ struct SprtReport {
     decision: Option<DecisionReport>,
 }
 
-#[derive(Debug, Serialize)]
+/// The SPRT's state when it crossed a bound.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct DecisionReport {
     #[serde(flatten)]
     outcome: SprtOutcome,
+    /// The games played then.
     games: usize,
 }
 

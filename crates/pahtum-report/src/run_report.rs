@@ -69,7 +69,7 @@ pub enum RunReportError {
         path: PathBuf,
         /// Why.
         #[source]
-        source: PageError<JournalError>,
+        source: Box<PageError<JournalError>>,
     },
     /// One game's page could not be written.
     #[error("cannot write the game's page to {}", path.display())]
@@ -194,7 +194,7 @@ fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page
     })
     .map_err(|source| RunReportError::Page {
         path: page.to_owned(),
-        source,
+        source: Box::new(source),
     })
 }
 

@@ -123,6 +123,7 @@ pub async fn play(
         pool.shutdown().await;
         return Err(PlayError::CannotStart(errors));
     }
+    // Pinned here, `stop` lives to the end of this function: past the pool's shutdown.
     let mut stop = pin!(stop);
     let ending = runner::run(
         &opened.plan,
@@ -134,7 +135,6 @@ pub async fn play(
     )
     .await;
     pool.shutdown().await;
-    drop(stop);
     Ok(ending?)
 }
 

@@ -37,16 +37,20 @@ pub const MIN_PAIRS: u64 = 10;
 
 /// The hypotheses and error rates of a test, valid by construction
 /// ([`Sprt::new`] or parsing).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Sprt {
+    /// H0: the first is at most this many Elo stronger.
     elo0: f64,
+    /// H1: the first is at least this many Elo stronger.
     elo1: f64,
+    /// The risk of accepting H1 when H0 holds.
     alpha: f64,
+    /// The risk of accepting H0 when H1 holds.
     beta: f64,
 }
 
 /// Where a test stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SprtStatus {
     /// Not enough evidence yet: play more pairs.
@@ -58,7 +62,7 @@ pub enum SprtStatus {
 }
 
 /// The state of a test after some pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SprtOutcome {
     /// The log-likelihood ratio of H1 over H0 (finite).
     pub llr: f64,

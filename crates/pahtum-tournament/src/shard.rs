@@ -27,15 +27,15 @@ use serde::{Deserialize, Serialize};
 pub use crate::schedule::ScheduleShape;
 
 /// Shard `index` (1-based) of `count`; in JSON (a journal's header), `{"index": K, "count": N}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "ShardFields")]
 pub struct Shard {
     index: usize,
     count: usize,
 }
 
-/// A [`Shard`] as read, before K and N are checked.
-#[derive(Deserialize)]
+/// A [`Shard`] as read, before K and N are checked (and its JSON Schema).
+#[derive(Deserialize, schemars::JsonSchema)]
 struct ShardFields {
     index: usize,
     count: usize,

@@ -1,15 +1,17 @@
-//! The committed JSON Schema of `standings.json` (`standings.schema.json`) is the one generated from the
-//! types.
+//! The committed JSON Schemas of `standings.json` (`standings.schema.json`) and of a journal's header
+//! line (`journal-header.schema.json`) are the ones generated from the types.
 //!
-//! Regenerate it after changing the standings' types with
-//! `UPDATE_SCHEMA=1 cargo test -p pahtum-tournament --test schema`, and describe the change in OUTPUTS.md.
+//! Regenerate them after changing the types with
+//! `UPDATE_SCHEMA=1 cargo test -p pahtum-tournament --test schema`, and describe the change in OUTPUTS.md
+//! or RECORD.md.
 
+use pahtum_tournament::journal::Header;
 use pahtum_tournament::standings::Standings;
+use schemars::Schema;
 
-#[test]
-fn the_committed_schema_is_generated_from_the_types() {
-    let generated = serde_json::to_string_pretty(&schemars::schema_for!(Standings)).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("standings.schema.json");
+fn committed_is_generated(file: &str, schema: Schema) {
+    let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
         std::fs::write(&path, &generated).unwrap();
     }
@@ -20,4 +22,14 @@ fn the_committed_schema_is_generated_from_the_types() {
          `UPDATE_SCHEMA=1 cargo test -p pahtum-tournament --test schema`",
         path.display()
     );
+}
+
+#[test]
+fn the_committed_standings_schema_is_generated_from_the_types() {
+    committed_is_generated("standings.schema.json", schemars::schema_for!(Standings));
+}
+
+#[test]
+fn the_committed_header_schema_is_generated_from_the_types() {
+    committed_is_generated("journal-header.schema.json", schemars::schema_for!(Header));
 }

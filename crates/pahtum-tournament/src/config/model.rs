@@ -23,7 +23,7 @@ pub const MAX_TIME_MS: u64 = pahtum_protocol::UNLIMITED_MOVE_MS;
 pub const DEFAULT_GAMES_PER_PAIR: u32 = 2;
 
 /// Everything that decides the games of a tournament, with every default filled in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tournament {
     /// The tournament's name, as the file gives it.
     pub name: String,
@@ -52,7 +52,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// Who meets whom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Format {
     /// Every bot meets every other bot.
@@ -65,7 +65,7 @@ pub enum Format {
 }
 
 /// The rules every game of the tournament is played by.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RulesConfig {
     /// Whether the second player may swap after White's first stone.
     pub pie: bool,
@@ -80,7 +80,7 @@ pub struct RulesConfig {
 }
 
 /// Where the blocks of each layout come from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "placement", rename_all = "snake_case")]
 pub enum BlockSource {
     /// Drawn by the referee from the layout's seed; the count is drawn from `counts` (or cycles through
@@ -113,7 +113,7 @@ impl BlockSource {
 }
 
 /// One bot of the tournament.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BotConfig {
     /// The bot's name in records and tables (unique in the tournament).
     pub name: String,
@@ -137,7 +137,7 @@ pub struct BotConfig {
 /// A sandboxed bot's limits and extra paths as the file gives them; a limit
 /// the file leaves out is the referee's default
 /// (`pahtum_referee::Sandbox::default`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SandboxConfig {
     /// The memory of all the bot's processes, in MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,7 +154,7 @@ pub struct SandboxConfig {
 }
 
 /// How a bot is started.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Launch {
     /// A program and its arguments (the file's `command`, split like a shell would, without a shell).

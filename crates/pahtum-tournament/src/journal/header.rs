@@ -12,7 +12,7 @@ use crate::shard::Shard;
 pub const FORMAT: &str = "pahtum-arena/journal/1";
 
 /// The journal's first line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Header {
     /// The journal format, [`FORMAT`].
     pub journal: String,

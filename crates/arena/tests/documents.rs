@@ -1,33 +1,93 @@
-//! RECORD.md documents every key of a game record, in the table where a
-//! reader looks for it.
+//! The documents that describe the arena's files name every key of them, in
+//! the table where a reader looks for it: RECORD.md (a game record, a
+//! journal's header) and OUTPUTS.md (`standings.json`, `match.json`,
+//! `pairs.csv`).
 //!
-//! The keys come from the JSON Schema generated from the Rust types (the one
-//! `tests/schema.rs` holds `record.schema.json` to), walked through every
-//! `$ref`, nested object, array's `items` and `oneOf`/`anyOf`/`allOf`. Each key
-//! must appear as a backticked name (`` `key` ``) in the table of the section
-//! of RECORD.md that documents its object ([`SECTIONS`]): a key of that object
-//! in the first column of a row of its own, a key nested deeper (`time.clock`)
-//! anywhere in the row of its ancestor (`time`). An object reached by several
-//! paths (the `info` of a move and of the pie decision) is documented when the
-//! key is where one of the paths leads. The other way round, the first column
-//! of those tables may only name keys that the object has, so that a key
-//! renamed or removed in the code cannot stay documented.
+//! The keys come from the JSON Schemas committed beside the crates, which
+//! each crate's `tests/schema.rs` holds to its Rust types, walked through
+//! every `$ref`, nested object, array's `items` and `oneOf`/`anyOf`/`allOf`.
+//! Each key must appear as a backticked name (`` `key` ``) in the table of
+//! the section that documents its object ([`Document::sections`]): a key of
+//! that object in the first column of a row of its own, a key nested deeper
+//! (`time.clock`) anywhere in the row of its ancestor (`time`). An object
+//! reached by several paths (the `info` of a move and of the pie decision) is
+//! documented when the key is where one of the paths leads. The other way
+//! round, the first column of those tables may only name keys that the
+//! object has, so that a key renamed or removed in the code cannot stay
+//! documented. `pairs.csv`'s columns are held to the file the code writes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pahtum_record::GameRecord;
+use std::path::Path;
+
 use serde_json::Value;
 
-/// The sections of RECORD.md that document the objects of a record: the
-/// object's path in the record (`moves[]`: an element of `moves`), and the
-/// heading of its section. A key belongs to the section of the longest path
-/// that leads to it; the root's section documents the keys of the objects
-/// nested in its rows (`rules.pie`, `time.clock`, ...).
-const SECTIONS: &[(&str, &str)] = &[
-    ("", "A game record, field by field"),
-    ("moves[]", "A move"),
-    ("termination", "The termination"),
-];
+/// A JSON file and the document that describes it.
+#[derive(Debug)]
+struct Document {
+    /// The document, from the workspace's root.
+    markdown: &'static str,
+    /// The JSON Schema of the file, from the workspace's root.
+    schema: &'static str,
+    /// The sections that document the file's objects: the object's path in
+    /// the file (`moves[]`: an element of `moves`), and the heading of its
+    /// section. A key belongs to the section of the longest path that leads
+    /// to it; the root's section documents the keys of the objects nested in
+    /// its rows (`rules.pie`, `time.clock`, ...).
+    sections: &'static [(&'static str, &'static str)],
+}
+
+const RECORD: Document = Document {
+    markdown: "RECORD.md",
+    schema: "crates/pahtum-record/record.schema.json",
+    sections: &[
+        ("", "A game record, field by field"),
+        ("moves[]", "A move"),
+        ("termination", "The termination"),
+    ],
+};
+
+const HEADER: Document = Document {
+    markdown: "RECORD.md",
+    schema: "crates/pahtum-tournament/journal-header.schema.json",
+    sections: &[("", "The header"), ("tournament", "The header")],
+};
+
+const STANDINGS: Document = Document {
+    markdown: "OUTPUTS.md",
+    schema: "crates/pahtum-tournament/standings.schema.json",
+    sections: &[
+        ("", "The top level"),
+        ("bots[]", "A bot's line (`bots[]`)"),
+        ("crosstable", "`crosstable`"),
+        ("first_move", "`first_move`"),
+        ("ratings", "`ratings`"),
+        ("pairs[]", "A pair (`pairs[]`)"),
+    ],
+};
+
+const MATCH: Document = Document {
+    markdown: "OUTPUTS.md",
+    schema: "crates/pahtum-report/match.schema.json",
+    sections: &[("", "`match.json`"), ("sprt", "The SPRT (`sprt`)")],
+};
+
+const DOCUMENTS: [Document; 4] = [RECORD, HEADER, STANDINGS, MATCH];
+
+fn workspace_file(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+impl Document {
+    fn markdown(&self) -> String {
+        workspace_file(self.markdown)
+    }
+
+    fn schema(&self) -> Value {
+        serde_json::from_str(&workspace_file(self.schema)).unwrap_or_else(|e| panic!("{}: {e}", self.schema))
+    }
+}
 
 /// A property of an object of the schema.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -48,7 +108,8 @@ impl Walk {
     fn of(schema: &Value) -> Walk {
         let mut walk = Walk::default();
         let defs = schema["$defs"].as_object().expect("the schema has $defs");
-        walk.node(schema, "GameRecord", "", defs, &mut Vec::new());
+        let root = schema["title"].as_str().expect("the schema has a title");
+        walk.node(schema, root, "", defs, &mut Vec::new());
         walk
     }
 
@@ -116,8 +177,8 @@ impl Walk {
 /// of the object itself, the key, in the row's first column), and whether the
 /// key is nested deeper than the section's object (then its row names it
 /// anywhere, not in the first column).
-fn place_of(path: &str) -> (&'static str, &str, bool) {
-    let (object, heading) = SECTIONS
+fn place_of<'a>(sections: &[(&'a str, &'static str)], path: &'a str) -> (&'static str, &'a str, bool) {
+    let (object, heading) = sections
         .iter()
         .filter(|(object, _)| object.is_empty() || path.strip_prefix(object).is_some_and(|rest| rest.starts_with('.')))
         .max_by_key(|(object, _)| object.len())
@@ -175,18 +236,9 @@ fn first_column(row: &str) -> &str {
     row.trim_start_matches('|').split('|').next().unwrap_or_default()
 }
 
-fn record_md() -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../RECORD.md");
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn schema() -> Value {
-    serde_json::to_value(schemars::schema_for!(GameRecord)).expect("the schema is JSON")
-}
-
 #[test]
 fn the_walk_reaches_nested_keys() {
-    let walk = Walk::of(&schema());
+    let walk = Walk::of(&RECORD.schema());
     let paths: BTreeSet<&str> = walk.keys.values().flatten().map(String::as_str).collect();
     for deep in [
         "id",
@@ -205,20 +257,35 @@ fn the_walk_reaches_nested_keys() {
 }
 
 #[test]
-fn record_md_documents_every_key_in_its_row() {
-    let markdown = record_md();
+fn every_key_is_documented_in_its_row() {
+    let mut missing = Vec::new();
+    for document in DOCUMENTS {
+        missing.extend(undocumented(&document));
+    }
+    assert!(
+        missing.is_empty(),
+        "{} key(s) of a schema are not documented where expected:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+/// The keys of `document`'s schema that its Markdown does not name where it should.
+fn undocumented(document: &Document) -> Vec<String> {
+    let markdown = document.markdown();
     let sections = sections(&markdown);
-    for (_, heading) in SECTIONS {
+    for (_, heading) in document.sections {
         assert!(
             sections.iter().any(|section| section.heading == *heading),
-            "RECORD.md has no section headed {heading:?}"
+            "{} has no section headed {heading:?}",
+            document.markdown
         );
     }
     // Whether `name` is documented at `path`: named in the first column of a
     // row of its section for a key of the section's object, or anywhere in
     // the row of its ancestor for a key nested deeper.
     let documented = |path: &str, name: &str| {
-        let (heading, row_key, nested) = place_of(path);
+        let (heading, row_key, nested) = place_of(document.sections, path);
         sections
             .iter()
             .filter(|section| section.heading == heading)
@@ -227,59 +294,94 @@ fn record_md_documents_every_key_in_its_row() {
             .any(|row| !nested || backticked(row).any(|key| key == name))
     };
     let mut missing = Vec::new();
-    for (key, paths) in Walk::of(&schema()).keys {
+    for (key, paths) in Walk::of(&document.schema()).keys {
         if !paths.iter().any(|path| documented(path, &key.name)) {
             let places: Vec<String> = paths
                 .iter()
                 .map(|path| {
-                    let (heading, row, nested) = place_of(path);
+                    let (heading, row, nested) = place_of(document.sections, path);
                     let column = if nested { "" } else { ", first column" };
                     format!("at {path}: in the row of `{row}`{column}, section {heading:?}")
                 })
                 .collect();
-            missing.push(format!("`{}` (of {}), {}", key.name, key.owner, places.join("; or ")));
+            missing.push(format!(
+                "{}: `{}` (of {}), {}",
+                document.markdown,
+                key.name,
+                key.owner,
+                places.join("; or ")
+            ));
         }
     }
-    assert!(
-        missing.is_empty(),
-        "RECORD.md does not document {} key(s) of the record's schema where expected:\n{}",
-        missing.len(),
-        missing.join("\n")
-    );
+    missing
 }
 
 #[test]
-fn record_md_documents_no_key_the_record_lacks() {
-    let markdown = record_md();
-    let schema = schema();
-    let walk = Walk::of(&schema);
+fn no_key_is_documented_that_the_file_lacks() {
     let mut wrong = Vec::new();
-    for section in sections(&markdown) {
-        let Some((object, _)) = SECTIONS.iter().find(|(_, heading)| *heading == section.heading) else {
-            continue;
-        };
-        // The keys of the object itself: the paths one step below it.
-        let own: BTreeSet<&str> = walk
-            .keys
-            .values()
-            .flatten()
-            .filter_map(|path| match *object {
-                "" => Some(path.as_str()),
-                object => path.strip_prefix(object)?.strip_prefix('.'),
+    for document in DOCUMENTS {
+        wrong.extend(documented_but_absent(&document));
+    }
+    assert!(
+        wrong.is_empty(),
+        "the documents name keys that their files' schemas do not have:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The keys that a section of `document`'s Markdown names in its first column and its object lacks.
+fn documented_but_absent(document: &Document) -> Vec<String> {
+    let walk = Walk::of(&document.schema());
+    let mut wrong = Vec::new();
+    for section in sections(&document.markdown()) {
+        // The keys of the objects the section documents: the paths one step below each.
+        let own: BTreeSet<&str> = document
+            .sections
+            .iter()
+            .filter(|(_, heading)| *heading == section.heading)
+            .flat_map(|(object, _)| {
+                walk.keys.values().flatten().filter_map(move |path| match *object {
+                    "" => Some(path.as_str()),
+                    object => path.strip_prefix(object)?.strip_prefix('.'),
+                })
             })
             .filter(|rest| !rest.contains('.'))
             .collect();
+        if own.is_empty() {
+            continue;
+        }
         for row in &section.rows {
             for name in backticked(first_column(row)) {
                 if !own.contains(name) {
-                    wrong.push(format!("section {:?} documents `{name}`", section.heading));
+                    wrong.push(format!(
+                        "{}: section {:?} documents `{name}`",
+                        document.markdown, section.heading
+                    ));
                 }
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "RECORD.md documents keys that the record's schema does not have:\n{}",
-        wrong.join("\n")
+    wrong
+}
+
+/// `pairs.csv`'s columns, as the code writes them, are the first column of OUTPUTS.md's section.
+#[test]
+fn pairs_csv_columns_are_documented() {
+    let standings = pahtum_tournament::standings::standings(&[], &["a".to_owned()], None).unwrap();
+    let csv = pahtum_report::strength_render::pairs_csv(&standings.strength);
+    let written: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let markdown = STANDINGS.markdown();
+    let section = sections(&markdown)
+        .into_iter()
+        .find(|section| section.heading == "`pairs.csv`")
+        .expect("OUTPUTS.md has a section on pairs.csv");
+    let documented: Vec<&str> = section
+        .rows
+        .iter()
+        .flat_map(|row| backticked(first_column(row)))
+        .collect();
+    assert_eq!(
+        documented, written,
+        "OUTPUTS.md's pairs.csv columns differ from the file's"
     );
 }
