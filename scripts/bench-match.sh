@@ -13,7 +13,7 @@
 # time (of throughput: the run's wall time over all its moves), the CPU time of
 # the referee and both bots (user + sys), games per second and the arena's
 # peak RSS. Read a figure against the floor of the same run, and compare
-# variants by CPU time when the load is high (see docs in the README).
+# variants by CPU time when the load is high (see docs/performance.md).
 set -euo pipefail
 games=${1:-4700}
 dir=${2:-target/bench-match}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The frozen reference engine of issue 18: the engine of commit de4f6ef (the
-# engine before the issue), built from `git archive` of that commit into
+# The frozen reference engine: the engine of commit de4f6ef (the engine the
+# strength measurements of EXPERIMENTS.md compare against), built from `git archive` of that commit into
 # target/engine-v1/, so that benchmarks can match the current engine against it
 # without a copy of its sources in the repository.
 #

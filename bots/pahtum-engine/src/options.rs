@@ -43,7 +43,7 @@ pub struct Options {
     /// among the moves that keep the exact value the one that leaves the
     /// opponent the most replies that give some of it away (0: the solver's
     /// first best move). Off by default: against a fallible opponent it did
-    /// not win more (see the README).
+    /// not win more (bots/pahtum-engine/EXPERIMENTS.md).
     #[arg(long, value_name = "CELLS", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=44))]
     pub trap_cells: u32,
 
@@ -95,7 +95,7 @@ pub struct Options {
     /// can no longer change: `clock` only with a game clock, where the time
     /// saved is spent on later moves (under a per-move limit the search uses
     /// its time, growing the subtree the next move keeps); `always` also
-    /// under a per-move limit (the engine before issue 18's last change).
+    /// under a per-move limit (as the engine of commit de4f6ef did).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = StopDecided::Clock)]
     pub stop_decided: StopDecided,
 

@@ -12,7 +12,7 @@
 //! dozen stake updates and a scan of the free cells.
 //!
 //! This greedy policy beat the cheaper "best of k random cells" tournaments at
-//! equal time (see the crate's README for the measurements).
+//! equal time (EXPERIMENTS.md beside the crate's README has the measurements).
 
 use rand::Rng;
 
