@@ -4,8 +4,10 @@
 //! `pairs.csv`).
 //!
 //! The keys come from the JSON Schemas committed beside the crates, which
-//! each crate's `tests/schema.rs` holds to its Rust types, walked through
-//! every `$ref`, nested object, array's `items` and `oneOf`/`anyOf`/`allOf`.
+//! [`the_committed_schemas_are_generated_from_the_types`] holds to the Rust
+//! types (regenerate them after changing a type with
+//! `UPDATE_SCHEMA=1 cargo test -p arena --test documents`, and describe the
+//! change in the document), walked through every `$ref`, nested object, array's `items` and `oneOf`/`anyOf`/`allOf`.
 //! Each key must appear as a backticked name (`` `key` ``) in the table of
 //! the section that documents its object ([`Document::sections`]): a key of
 //! that object in the first column of a row of its own, a key nested deeper
@@ -18,17 +20,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use schemars::Schema;
 use serde_json::Value;
 
 /// A JSON file and the document that describes it.
-#[derive(Debug)]
 struct Document {
     /// The document, from the workspace's root.
     markdown: &'static str,
     /// The JSON Schema of the file, from the workspace's root.
     schema: &'static str,
+    /// The schema generated from the file's Rust type.
+    generated: fn() -> Schema,
     /// The sections that document the file's objects: the object's path in
     /// the file (`moves[]`: an element of `moves`), and the heading of its
     /// section. A key belongs to the section of the longest path that leads
@@ -40,6 +44,7 @@ struct Document {
 const RECORD: Document = Document {
     markdown: "RECORD.md",
     schema: "crates/pahtum-record/record.schema.json",
+    generated: || schemars::schema_for!(pahtum_record::GameRecord),
     sections: &[
         ("", "A game record, field by field"),
         ("moves[]", "A move"),
@@ -50,12 +55,14 @@ const RECORD: Document = Document {
 const HEADER: Document = Document {
     markdown: "RECORD.md",
     schema: "crates/pahtum-tournament/journal-header.schema.json",
+    generated: || schemars::schema_for!(pahtum_tournament::journal::Header),
     sections: &[("", "The header"), ("tournament", "The header")],
 };
 
 const STANDINGS: Document = Document {
     markdown: "OUTPUTS.md",
     schema: "crates/pahtum-tournament/standings.schema.json",
+    generated: || schemars::schema_for!(pahtum_tournament::standings::Standings),
     sections: &[
         ("", "The top level"),
         ("bots[]", "A bot's line (`bots[]`)"),
@@ -69,14 +76,41 @@ const STANDINGS: Document = Document {
 const MATCH: Document = Document {
     markdown: "OUTPUTS.md",
     schema: "crates/pahtum-report/match.schema.json",
+    generated: || schemars::schema_for!(pahtum_report::match_report::MatchReport),
     sections: &[("", "`match.json`"), ("sprt", "The SPRT (`sprt`)")],
 };
 
 const DOCUMENTS: [Document; 4] = [RECORD, HEADER, STANDINGS, MATCH];
 
+fn workspace_path(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
 fn workspace_file(path: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
+    let path = workspace_path(path);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Each committed schema is the one generated from its type.
+#[test]
+fn the_committed_schemas_are_generated_from_the_types() {
+    let mut stale = Vec::new();
+    for document in DOCUMENTS {
+        let generated = serde_json::to_string_pretty(&(document.generated)()).unwrap() + "\n";
+        let path = workspace_path(document.schema);
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        if std::fs::read_to_string(&path).unwrap_or_default() != generated {
+            stale.push(document.schema);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} differ from the schemas of the types; regenerate them with \
+         `UPDATE_SCHEMA=1 cargo test -p arena --test documents`",
+        stale.join(", ")
+    );
 }
 
 impl Document {
