@@ -84,7 +84,8 @@ def defines(file, name):
 
 def paths(mod, text):
     """Every absolute path (a tuple) that `text`, the file of `mod`, names
-    through `crate::`, `super::` or `self::`, with the `use` it came from."""
+    through `crate::`, `super::` or `self::`, whether a `pub use` names it,
+    and the name it has in the file (its alias, if any)."""
     text = re.sub(r"//[^\n]*", "", text)
     for m in re.finditer(r"\b(crate|super|self)((?:::\w+)+|::\{)", text):
         start, end, depth = m.start(), m.start(), 0
@@ -99,7 +100,10 @@ def paths(mod, text):
             end += 1
         line_start = text.rfind("\n", 0, start) + 1
         is_pub_use = re.match(r"\s*pub(\([^)]*\))?\s+use\s", text[line_start:start]) is not None
-        for p in expand(text[start:end]):
+        alias = re.match(r"\s+as\s+(\w+)", text[end:])
+        whole = text[start:end] + ("@" + alias.group(1) if alias else "")
+        for p in expand(whole):
+            p, _, local = p.partition("@")
             parts = p.split("::")
             head, rest = parts[0], parts[1:]
             base = mod
@@ -107,8 +111,7 @@ def paths(mod, text):
             elif head == "super": base = mod[:-1]
             while rest and rest[0] == "super":
                 base, rest = base[:-1], rest[1:]
-            rest = [r.split(" as ")[0] for r in rest]
-            yield base + tuple(rest), is_pub_use
+            yield base + tuple(rest), is_pub_use, local or parts[-1]
     # a parent that names its own child module (`child::item`, `pub use child::X`)
     decl = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", re.M)
     body = decl.sub("", text)
@@ -117,14 +120,17 @@ def paths(mod, text):
             line_start = body.rfind("\n", 0, m.start()) + 1
             is_pub_use = re.match(r"\s*pub(\([^)]*\))?\s+use\s", body[line_start:m.start()]) is not None
             for p in expand(child + "::" + m.group(1)):
-                yield mod + tuple(p.split("::")), is_pub_use
+                p, _, local = p.partition("@")
+                yield mod + tuple(p.split("::")), is_pub_use, local or p.split("::")[-1]
 
 def deps(mods, reexports, mod, text):
-    """The files that `text` uses. A `pub use` is not a use: it publishes
-    an item of another file, and a path through it is followed instead."""
+    """The files that `text` uses. A `pub use` alone is not a use: it
+    publishes an item of another file, and a path through it is followed
+    instead; it is one when the file's own code names the item too."""
     found = set()
-    for path, is_pub_use in paths(mod, text):
-        if is_pub_use:
+    code = re.sub(r"\bpub(\([^)]*\))?\s+use\s[^;]*;", "", re.sub(r"//[^\n]*", "", text))
+    for path, is_pub_use, local in paths(mod, text):
+        if is_pub_use and not re.search(r"\b" + re.escape(local) + r"\b", code):
             continue
         target = resolve(mods, reexports, path)
         if target is not None and target != mod:
@@ -132,6 +138,8 @@ def deps(mods, reexports, mod, text):
     return found
 
 def expand(path):
+    """The paths of a `use` tree (`a::{b, c::{d as e}}`), an alias kept after `@`."""
+    path = re.sub(r"\s+as\s+", "@", path)
     path = re.sub(r"\s+", "", path)
     m = re.match(r"^(.*?)::\{(.*)\}$", path)
     if not m:
@@ -184,9 +192,9 @@ def main(roots):
         # `pub use a::X` in module M: a path through M to X is a path to a
         reexports = {}
         for mod, text in texts.items():
-            for path, is_pub_use in paths(mod, text):
+            for path, is_pub_use, local in paths(mod, text):
                 if is_pub_use and path:
-                    reexports[(mod, path[-1])] = path
+                    reexports[(mod, local)] = path
         graph = {mod: deps(mods, reexports, mod, text) for mod, text in texts.items()}
         for comp in sccs(graph):
             if len(comp) > 1:

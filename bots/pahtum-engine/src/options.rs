@@ -95,7 +95,7 @@ pub struct Options {
     /// can no longer change: `clock` only with a game clock, where the time
     /// saved is spent on later moves (under a per-move limit the search uses
     /// its time, growing the subtree the next move keeps); `always` also
-    /// under a per-move limit (as the engine of commit de4f6ef did).
+    /// under a per-move limit (what the engine did before this option existed).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = StopDecided::Clock)]
     pub stop_decided: StopDecided,
 

@@ -5,10 +5,12 @@
 //! game), and the arena then exits with [`interrupted`]'s code. A second one
 //! of any of them kills every process of every bot and exits now.
 //!
-//! [`StopSignals`] is the future a run waits on: it installs the handlers
-//! when first polled (once every bot has started, so a Ctrl-C during start-up
-//! ends the arena as usual), completes at the first signal, and keeps
-//! handling the second until it is dropped, after the pool's shutdown.
+//! [`StopSignals`] is the future a run waits on: when first polled (once
+//! every bot has started, so a Ctrl-C during start-up ends the arena as
+//! usual) it spawns the task that installs the handlers, it completes at the
+//! first signal, and the task goes on handling the second until the future is
+//! dropped, after the pool's shutdown. If the handlers cannot be installed,
+//! the run goes on until its games end.
 
 use std::future::Future;
 use std::io::Write;
@@ -47,6 +49,8 @@ enum State {
     },
     /// The first signal came; the handler still waits for a second.
     Stopped { handler: JoinHandle<()> },
+    /// The handlers could not be installed: never completes.
+    Disabled,
 }
 
 impl Future for StopSignals {
@@ -60,7 +64,10 @@ impl Future for StopSignals {
             *state = State::Waiting { stopped, handler };
         }
         let State::Waiting { stopped, .. } = state else {
-            return Poll::Ready(());
+            return match state {
+                State::Disabled => Poll::Pending,
+                _ => Poll::Ready(()),
+            };
         };
         match Pin::new(stopped).poll(cx) {
             Poll::Ready(Ok(())) => {
@@ -70,8 +77,12 @@ impl Future for StopSignals {
                 *state = State::Stopped { handler };
                 Poll::Ready(())
             }
-            // The handlers could not be installed: the run goes on until its games end.
-            Poll::Ready(Err(_)) | Poll::Pending => Poll::Pending,
+            // The handler ended without a signal: it could not install the handlers.
+            Poll::Ready(Err(_)) => {
+                *state = State::Disabled;
+                Poll::Pending
+            }
+            Poll::Pending => Poll::Pending,
         }
     }
 }

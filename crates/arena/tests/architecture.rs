@@ -73,6 +73,16 @@ fn the_circle_checker_finds_circles() {
     std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\n").unwrap();
     let output = file_cycles(&[dir.path().to_owned()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+
+    // A file that re-exports an item and uses it too uses the item's file, under an alias as well.
+    std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\nfn g(_: crate::a::A) {}\n").unwrap();
+    std::fs::write(
+        src.join("a.rs"),
+        "pub(crate) use crate::Thing as T;\npub struct A;\nfn f(_: T) {}\n",
+    )
+    .unwrap();
+    let output = file_cycles(&[dir.path().to_owned()]);
+    assert!(!output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
 }
 
 /// Every package's normal dependencies by name, from `cargo metadata`, and the workspace's own packages.

@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use std::path::{Path, PathBuf};
 
-use schemars::Schema;
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
 use serde_json::Value;
 
 /// A JSON file and the document that describes it.
@@ -31,7 +32,8 @@ struct Document {
     markdown: &'static str,
     /// The JSON Schema of the file, from the workspace's root.
     schema: &'static str,
-    /// The schema generated from the file's Rust type.
+    /// The schema generated from the file's Rust type: of what a reader accepts for a file the arena
+    /// reads back (a record, a journal's header), of what the arena writes for its outputs.
     generated: fn() -> Schema,
     /// The sections that document the file's objects: the object's path in
     /// the file (`moves[]`: an element of `moves`), and the heading of its
@@ -62,7 +64,7 @@ const HEADER: Document = Document {
 const STANDINGS: Document = Document {
     markdown: "OUTPUTS.md",
     schema: "crates/pahtum-tournament/standings.schema.json",
-    generated: || schemars::schema_for!(pahtum_tournament::standings::Standings),
+    generated: written::<pahtum_tournament::standings::Standings>,
     sections: &[
         ("", "The top level"),
         ("bots[]", "A bot's line (`bots[]`)"),
@@ -76,11 +78,19 @@ const STANDINGS: Document = Document {
 const MATCH: Document = Document {
     markdown: "OUTPUTS.md",
     schema: "crates/pahtum-report/match.schema.json",
-    generated: || schemars::schema_for!(pahtum_report::match_report::MatchReport),
+    generated: written::<pahtum_report::match_report::MatchReport>,
     sections: &[("", "`match.json`"), ("sprt", "The SPRT (`sprt`)")],
 };
 
 const DOCUMENTS: [Document; 4] = [RECORD, HEADER, STANDINGS, MATCH];
+
+/// The schema of what the arena writes as a `T` (keys it leaves out when empty are optional).
+fn written<T: JsonSchema>() -> Schema {
+    SchemaSettings::default()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
 
 fn workspace_path(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)

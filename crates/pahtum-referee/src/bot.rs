@@ -82,6 +82,15 @@ pub enum StartError {
     },
 }
 
+impl StartError {
+    /// The name of the bot that could not start.
+    pub fn bot(&self) -> &str {
+        match self {
+            StartError::Log { bot, .. } | StartError::Spawn { bot, .. } | StartError::Handshake { bot, .. } => bot,
+        }
+    }
+}
+
 /// A decoded answer and what it cost.
 #[derive(Debug)]
 pub(crate) struct Answer {

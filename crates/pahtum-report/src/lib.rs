@@ -1,13 +1,17 @@
 //! The reports of pahtum-arena: everything a person reads about games and tournaments.
 //!
-//! The tournament crate plays games and computes standings from the journal;
-//! this crate presents them, and depends on it (never the reverse: the runner
-//! reports through its events, which [`progress`] shows). The text formats of
-//! the standings are in [`render`] (with the ratings' parts in
-//! [`strength_render`], both built on the private `table` module); [`files`] writes them, and the
-//! HTML page, beside a run's journal; [`html`] is the self-contained HTML report
-//! with its replay viewer; [`show`] prints a game move by move on a terminal.
-//! A tournament, a match and a single game all go through the same code.
+//! The tournament crate computes standings from the journal and the runner
+//! plays the games; this crate presents them, and depends on the tournament
+//! crate (never the reverse; the runner reports through its events, which
+//! [`progress`], [`run_report`] and [`match_report`] observe). The text
+//! formats of the standings are in [`render`] (with the ratings' parts in
+//! [`strength_render`], both built on the private `table` module); [`files`]
+//! writes them beside a run's journal; [`html`] is the self-contained HTML
+//! report with its replay viewer; [`run_report`] folds a run (live, or from
+//! its journal) into its standings files and report page, and writes one
+//! game's page; [`match_report`] shows a match's progress and writes
+//! `match.json`; [`show`] prints a game move by move on a terminal. A
+//! tournament, a match and a single game all go through the same code.
 
 #![warn(missing_docs)]
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{BlockSource, RulesConfig};
-use pahtum_tournament::events::{Ending, Event, Observer};
+use pahtum_tournament::events::{Event, Observer, RunEnding};
 use pahtum_tournament::schedule::ScheduledGame;
 use pahtum_tournament::sprt_gate::SprtGate;
 use pahtum_tournament::strength::PairStrength;
@@ -152,7 +152,7 @@ fn rules_text(rules: &RulesConfig) -> String {
 }
 
 /// The result in words, for stdout.
-pub fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: Ending) -> String {
+pub fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usize, ending: RunEnding) -> String {
     let pair: PairStrength = gate.tally().summary();
     let score = if played > 0 {
         100.0 * pair.points / played as f64
@@ -184,7 +184,7 @@ pub fn summary(gate: &SprtGate, rules: &RulesConfig, played: usize, planned: usi
                 sprt.elo0(),
                 pair.second
             ),
-            SprtStatus::Continue if ending == Ending::Interrupted => "no decision yet (interrupted)".to_owned(),
+            SprtStatus::Continue if ending == RunEnding::Interrupted => "no decision yet (interrupted)".to_owned(),
             SprtStatus::Continue => "no decision: the games ran out before a bound was crossed".to_owned(),
         };
         let when = match gate.decision() {

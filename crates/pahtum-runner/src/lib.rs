@@ -7,7 +7,7 @@
 //! [`pool`] keeps greeted bot processes between games, and [`runner`] plays the
 //! missing games concurrently, appends each record to the journal and reports
 //! every step to an [`Observer`](pahtum_tournament::events::Observer).
-//! [`limits`] maps the file's limits onto the referee's, and [`play`] is the one
+//! [`limits`] maps the file's limits onto the referee's, and [`games`] is the one
 //! call a command makes: a run's opened journal and bots in, how it ended out.
 //!
 //! This is the only crate above the referee that owns processes and the async
@@ -16,8 +16,8 @@
 
 #![warn(missing_docs)]
 
+pub mod games;
 pub mod launch;
 pub mod limits;
-pub mod play;
 pub mod pool;
 pub mod runner;

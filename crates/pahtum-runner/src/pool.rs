@@ -21,7 +21,7 @@
 //!
 //! An immediate exit (a second Ctrl-C) kills every process of every bot,
 //! idle, playing or being started, through the referee's registry
-//! ([`Pool::kill_all`]): the pool keeps no process ids of its own.
+//! (`pahtum_referee::kill_every_bot`): the pool keeps no process ids of its own.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -330,14 +330,6 @@ impl Pool {
             }
         }
         while ends.join_next().await.is_some() {}
-    }
-
-    /// Kills every process of every bot at once, the pool's and any other
-    /// (for an immediate exit): the referee's registry
-    /// ([`pahtum_referee::kill_every_bot`]), which signals no process group
-    /// and so can never reach a recycled id.
-    pub fn kill_all(&self) {
-        pahtum_referee::kill_every_bot();
     }
 }
 

@@ -20,7 +20,7 @@
 //! about, so that a game the observer still wants (the second game of a layout
 //! pair already begun) starts even when declined ones come before it. When no
 //! more games are left to start, the running ones finish and are recorded, and
-//! the run ends as [`Ending::Declined`] (how an SPRT ends a match early).
+//! the run ends as [`RunEnding::Declined`] (how an SPRT ends a match early).
 //!
 //! The runner does not play games itself: an [`Executor`] does. The [`Pool`]
 //! is the executor of real runs (two bot processes per game); tests give the
@@ -43,8 +43,7 @@ use pahtum_referee::{StartError, play_game};
 use tokio::task::JoinSet;
 
 use crate::pool::{Pool, Slot};
-pub use pahtum_tournament::events::Ending;
-use pahtum_tournament::events::{Event, Observer};
+use pahtum_tournament::events::{Event, Observer, RunEnding};
 use pahtum_tournament::journal::{Journal, JournalError};
 use pahtum_tournament::resume::Plan;
 use pahtum_tournament::schedule::ScheduledGame;
@@ -84,7 +83,7 @@ pub async fn run(
     executor: &Arc<impl Executor>,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
-) -> Result<Ending, JournalError> {
+) -> Result<RunEnding, JournalError> {
     let total = plan.schedule.len();
     let mut done = plan.done.len();
     observer.on(Event::Started {
@@ -148,12 +147,12 @@ pub async fn run(
     journal.sync()?;
     if stopping {
         observer.on(Event::Interrupted { done, total });
-        Ok(Ending::Interrupted)
+        Ok(RunEnding::Interrupted)
     } else if declined {
-        Ok(Ending::Declined)
+        Ok(RunEnding::Declined)
     } else {
         observer.on(Event::Finished { total });
-        Ok(Ending::Finished)
+        Ok(RunEnding::Finished)
     }
 }
 
@@ -457,7 +456,7 @@ mod tests {
         let executor = Scripted::new("a", []);
         let mut observer = Recorder::default();
         let ending = run(&plan, 3, &mut journal, &executor, &mut observer, std::future::pending()).await;
-        assert_eq!(ending.unwrap(), Ending::Finished);
+        assert_eq!(ending.unwrap(), RunEnding::Finished);
         let mut ids = recorded(&journal);
         ids.sort();
         let mut scheduled: Vec<String> = plan.schedule.iter().map(|game| game.id.clone()).collect();
@@ -484,7 +483,7 @@ mod tests {
         let finished = Arc::clone(&observer.finished);
         let stop = async move { finished.notified().await };
         let ending = run(&plan, 3, &mut journal, &executor, &mut observer, stop).await;
-        assert_eq!(ending.unwrap(), Ending::Interrupted);
+        assert_eq!(ending.unwrap(), RunEnding::Interrupted);
         let first = plan.schedule.game(0).id;
         assert_eq!(recorded(&journal), [first]);
         let started = observer
@@ -535,7 +534,7 @@ mod tests {
         let executor = Scripted::new("a", []);
         let mut observer = DeclinesLayout(&declined);
         let ending = run(&plan, 2, &mut journal, &executor, &mut observer, std::future::pending());
-        assert_eq!(ending.await.unwrap(), Ending::Declined);
+        assert_eq!(ending.await.unwrap(), RunEnding::Declined);
         let expected: HashSet<String> = plan
             .schedule
             .iter()
@@ -562,7 +561,7 @@ mod tests {
                 &mut gate,
                 std::future::pending(),
             );
-            assert_eq!(ending.await.unwrap(), Ending::Declined, "concurrency {concurrency}");
+            assert_eq!(ending.await.unwrap(), RunEnding::Declined, "concurrency {concurrency}");
             let ids = recorded(&journal);
             assert!(ids.len() < 100, "{} games at concurrency {concurrency}", ids.len());
             let mut per_layout: BTreeMap<&str, usize> = BTreeMap::new();

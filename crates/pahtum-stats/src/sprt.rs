@@ -37,7 +37,8 @@ pub const MIN_PAIRS: u64 = 10;
 
 /// The hypotheses and error rates of a test, valid by construction
 /// ([`Sprt::new`] or parsing).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Sprt {
     /// H0: the first is at most this many Elo stronger.
     elo0: f64,
@@ -50,7 +51,8 @@ pub struct Sprt {
 }
 
 /// Where a test stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SprtStatus {
     /// Not enough evidence yet: play more pairs.
@@ -62,7 +64,8 @@ pub enum SprtStatus {
 }
 
 /// The state of a test after some pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SprtOutcome {
     /// The log-likelihood ratio of H1 over H0 (finite).
     pub llr: f64,

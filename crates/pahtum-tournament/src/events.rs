@@ -84,7 +84,7 @@ pub trait Observer {
 
     /// Consulted before each game starts, in schedule order. A game declined (`false`) is skipped for
     /// the rest of the run and the next one is asked about; the run then ends as
-    /// [`Ending::Declined`] once the games started are recorded. An SPRT stops a match
+    /// [`RunEnding::Declined`] once the games started are recorded. An SPRT stops a match
     /// this way (declining the games that would begin new layout pairs); a tournament plays every game.
     fn may_start(&mut self, _game: &ScheduledGame) -> bool {
         true
@@ -124,7 +124,7 @@ impl Observer for Tee<'_> {
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub enum RunEnding {
     /// Every game of the schedule is in the journal.
     Finished,
     /// Stopped before the end; running the same command again resumes.

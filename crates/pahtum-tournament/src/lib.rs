@@ -5,7 +5,7 @@
 //! of them). Each finished game is appended to an append-only [`journal`], the
 //! only source of truth: [`resume`] (what is left to play), [`merge`] (shards
 //! into one run), [`standings`] and [`strength`] (ratings with intervals, from
-//! the same [`tally`](crate::standings) of the records) and [`report`] (the
+//! the same tally of the records) and [`report`] (the
 //! fold of a run into its tables) are derived from it, and every record read
 //! from it is checked first ([`audit`]). What happens during a run is told as
 //! [`events`]; [`sprt_gate`] decides when a match may stop.
@@ -13,8 +13,8 @@
 //! Playing the games (bot processes, the async runtime) is the
 //! `pahtum-runner` crate's work, and presenting them (tables, files, the HTML
 //! report, progress) is `pahtum-report`'s; both depend on this crate and never
-//! the reverse, so `arena standings`, `verify`, `merge` and `report` link no
-//! process machinery.
+//! the reverse, so the code behind `arena standings`, `verify`, `merge` and
+//! `report` holds no process machinery.
 
 #![warn(missing_docs)]
 

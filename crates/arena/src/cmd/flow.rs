@@ -2,7 +2,7 @@
 //!
 //! Both play a tournament into a journal in an output folder: open (or resume)
 //! the journal, hand the missing games to the runner once (pahtum-runner's
-//! `play`, with the stop signals), write the tables beside the journal
+//! `play_games`, with the stop signals), write the tables beside the journal
 //! (pahtum-report), print them, and exit with the code of how the run ended.
 //! Only what comes before (a file, or the flags) and the status display
 //! differ; the rest is here once.
@@ -12,12 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::bail;
-use pahtum_referee::StartError;
 use pahtum_report::render::{Format, render};
-use pahtum_runner::play::{self, Bots, PlayError};
+use pahtum_runner::games::{Bots, PlayError, play_games};
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{Ending, Observer};
+use pahtum_tournament::events::{Observer, RunEnding};
 use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
 use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
@@ -57,7 +56,7 @@ pub fn open_journal(
     Ok(opened)
 }
 
-/// Plays the pending games of `opened` with `bots` (pahtum-runner's [`play`]), showing them to `observer`,
+/// Plays the pending games of `opened` with `bots` (pahtum-runner's [`play_games`]), showing them to `observer`,
 /// until they are done or a stop signal comes ([`StopSignals`]); a bot that cannot start is an error led
 /// by `locate` of its name.
 pub async fn play(
@@ -66,17 +65,12 @@ pub async fn play(
     bots: Bots,
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
-) -> anyhow::Result<Ending> {
-    match play::play(opened, out, bots, observer, StopSignals::default()).await {
+) -> anyhow::Result<RunEnding> {
+    match play_games(opened, out, bots, observer, StopSignals::default()).await {
         Err(PlayError::CannotStart(errors)) => {
             let mut message = String::from("some bots cannot start, so no game was played:");
             for error in errors {
-                let bot = match &error {
-                    StartError::Log { bot, .. } | StartError::Spawn { bot, .. } | StartError::Handshake { bot, .. } => {
-                        bot
-                    }
-                };
-                message.push_str(&format!("\n  {}{}", locate(bot), start_error(&error, "    ")));
+                message.push_str(&format!("\n  {}{}", locate(error.bot()), start_error(&error, "    ")));
             }
             bail!(message)
         }
@@ -91,15 +85,15 @@ pub fn report(
     standings: &Standings,
     journal: &Path,
     written: &[PathBuf],
-    ending: Ending,
+    ending: RunEnding,
     resume: &str,
 ) -> ExitCode {
     out!("{lead}{}", render(standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     eprintln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
     match ending {
-        Ending::Finished | Ending::Declined => ExitCode::SUCCESS,
-        Ending::Interrupted => {
+        RunEnding::Finished | RunEnding::Declined => ExitCode::SUCCESS,
+        RunEnding::Interrupted => {
             eprintln!("arena: interrupted; {resume}");
             crate::signals::interrupted()
         }

@@ -30,11 +30,12 @@ use anyhow::{Context, bail};
 use pahtum_protocol::TimeControl;
 use pahtum_referee::Limits;
 use pahtum_report::match_report::{MatchProgress, match_json, summary};
+use pahtum_report::run_report::LiveReport;
+use pahtum_runner::games::Bots;
 use pahtum_stats::Sprt;
 use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::Ending;
-use pahtum_tournament::events::Tee;
+use pahtum_tournament::events::{RunEnding, Tee};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::schedule;
 use pahtum_tournament::sprt_gate::SprtGate;
@@ -43,7 +44,6 @@ use pahtum_tournament::strength::AnchorSpec;
 use super::flow;
 use crate::duration::TimeFlags;
 use crate::names::NamesFlag;
-use pahtum_report::run_report::LiveReport;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -161,7 +161,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             .into_iter()
             .map(|(name, command)| crate::builtin::spec(name, command).map(|spec| args.sandbox.apply(spec)))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let bots = pahtum_runner::play::Bots {
+        let bots = Bots {
             specs,
             limits: Limits::default(),
             restart: Restart::OnFailure,
@@ -175,9 +175,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         progress.finish();
         ending?
     } else if opened.plan.pending().next().is_none() {
-        Ending::Finished
+        RunEnding::Finished
     } else {
-        Ending::Declined
+        RunEnding::Declined
     };
 
     let journal = opened.journal.path();

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use pahtum_report::run_report::write_run_reports;
-use pahtum_tournament::events::Ending;
+use pahtum_tournament::events::RunEnding;
 use pahtum_tournament::merge::{Merged, merge};
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         merged.scheduled,
         inputs.len()
     );
-    let code = flow::report(&lead, &standings, &journal, &written, Ending::Finished, "");
+    let code = flow::report(&lead, &standings, &journal, &written, RunEnding::Finished, "");
     if merged.missing.is_empty() {
         return Ok(code);
     }

@@ -12,10 +12,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::output::outln;
 use anyhow::Context;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
+use pahtum_report::run_report::LiveReport;
+use pahtum_runner::games::Bots;
 use pahtum_runner::launch::{Launcher, check_programs};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::durability::Durability;
@@ -24,7 +25,7 @@ use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
 use super::flow;
-use pahtum_report::run_report::LiveReport;
+use crate::output::outln;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -125,14 +126,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(shard) = shard {
         opened.plan.only(shard);
     }
-    let bots = pahtum_runner::play::Bots {
-        specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
-        limits: pahtum_runner::limits::referee_limits(&file.settings.limits),
-        restart: file.settings.restart,
-        concurrency: file.settings.concurrency,
-        on_overload: file.settings.on_overload,
-        affinity: file.settings.affinity,
-    };
+    let bots = Bots::of_file(&file, &launcher);
     let locate = |bot: &str| {
         let index = file
             .tournament

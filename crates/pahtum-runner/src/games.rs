@@ -1,8 +1,7 @@
 //! A run's games played with real bots, from the opened journal to how the
-//! run ended: what `arena run`, `arena match` (and the league later) hand
-//! over once.
+//! run ended: what `arena run` and `arena match` hand over once.
 //!
-//! [`play`] places the games on cores (or not), makes the pool of bot
+//! [`play_games`] places the games on cores (or not), makes the pool of bot
 //! processes whose stderr goes to the run's `logs` folder, starts one process
 //! of every bot that still has games, so that a bot that cannot start is an
 //! error now ([`PlayError::CannotStart`]), not a forfeit in every game, plays
@@ -17,11 +16,13 @@ use std::pin::pin;
 use std::sync::Arc;
 
 use pahtum_referee::{BotSpec, Limits, StartError};
-use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart};
-use pahtum_tournament::events::{Ending, Observer};
+use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, TournamentFile};
+use pahtum_tournament::events::{Observer, RunEnding};
 use pahtum_tournament::journal::JournalError;
 use pahtum_tournament::resume::Opened;
 
+use crate::launch::Launcher;
+use crate::limits::referee_limits;
 use crate::pool::Pool;
 use crate::runner;
 
@@ -41,6 +42,20 @@ pub struct Bots {
     /// Core pinning: each concurrent game's bots on a core of their own; `None`: exactly when the games
     /// at once are as many as the usable cores.
     pub affinity: Option<bool>,
+}
+
+impl Bots {
+    /// The bots of a tournament `file`, launched by `launcher`, playing as its settings say.
+    pub fn of_file(file: &TournamentFile, launcher: &Launcher) -> Bots {
+        Bots {
+            specs: file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect(),
+            limits: referee_limits(&file.settings.limits),
+            restart: file.settings.restart,
+            concurrency: file.settings.concurrency,
+            on_overload: file.settings.on_overload,
+            affinity: file.settings.affinity,
+        }
+    }
 }
 
 /// Why a run's games could not be played.
@@ -84,15 +99,15 @@ pub enum PlayError {
 /// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing
 /// them to `observer`, until they are done or `stop` completes (it is first polled once every bot has
 /// started, and kept until the pool is shut down). With nothing pending, no bot starts.
-pub async fn play(
+pub async fn play_games(
     opened: &mut Opened,
     out: &Path,
     bots: Bots,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
-) -> Result<Ending, PlayError> {
+) -> Result<RunEnding, PlayError> {
     if opened.plan.pending().next().is_none() {
-        return Ok(Ending::Finished);
+        return Ok(RunEnding::Finished);
     }
     let cores = match bots.affinity {
         Some(true) => Some(cores_for(bots.concurrency)?),
