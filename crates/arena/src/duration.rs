@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use pahtum_protocol::ClockKind;
-use pahtum_protocol::TimeControl;
+use pahtum_protocol::{ClockKind, TimeControl};
 use pahtum_tournament::config;
 
 /// The longest duration a flag takes: a day, the referee's limit of an answer without any limit.

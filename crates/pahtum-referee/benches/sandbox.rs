@@ -16,8 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use pahtum_protocol::Reason;
-use pahtum_protocol::move_time;
+use pahtum_protocol::{Reason, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, Sandbox, play_game};
 

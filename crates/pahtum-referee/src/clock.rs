@@ -29,9 +29,7 @@
 use std::time::Duration;
 
 use pahtum::Seat;
-use pahtum_protocol::{Clock, ClockKind, TimeControl};
-
-use pahtum_protocol::UNLIMITED_MOVE_MS;
+use pahtum_protocol::{Clock, ClockKind, TimeControl, UNLIMITED_MOVE_MS};
 
 /// Both seats' clocks.
 #[derive(Debug, Clone)]

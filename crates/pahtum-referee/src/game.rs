@@ -13,13 +13,14 @@ use std::time::Duration;
 
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
-use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms};
+use pahtum_record::{
+    Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
+};
 
 use crate::bot::{Answer, Bot, wrong_kind};
 use crate::clock::Clocks;
 use crate::request::{self, RequestLine};
 use crate::verdict::{Asked, Failure};
-use pahtum_record::GameSpec;
 
 /// What happens during a game, as it happens (for live displays).
 #[derive(Debug, Clone, PartialEq)]

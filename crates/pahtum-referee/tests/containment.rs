@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use common::{Fixtures, is_running, poll};
 use pahtum::Seat;
-use pahtum_protocol::Reason;
-use pahtum_protocol::move_time;
+use pahtum_protocol::{Reason, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::contain::NO_CGROUP;
 use pahtum_referee::{Tracking, play_game};

@@ -23,10 +23,8 @@ use std::time::{Duration, Instant};
 
 use common::Fixtures;
 use pahtum::Seat;
-use pahtum_protocol::{ClockKind, Reason};
-use pahtum_protocol::{TimeControl, move_time};
-use pahtum_record::GameRecord;
-use pahtum_record::GameSpec;
+use pahtum_protocol::{ClockKind, Reason, TimeControl, move_time};
+use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{BotSpec, play_game};
 
 /// One test of this binary at a time (see the module documentation).

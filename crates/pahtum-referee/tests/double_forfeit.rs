@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
-use pahtum_protocol::Reason;
-use pahtum_protocol::move_time;
+use pahtum_protocol::{Reason, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, play_game};
 

@@ -8,10 +8,8 @@ use std::time::Duration;
 
 use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
-use pahtum_protocol::{Placement, Reason};
-use pahtum_protocol::{TimeControl, move_time};
-use pahtum_record::GameSpec;
-use pahtum_record::{GameRecord, MoveKind};
+use pahtum_protocol::{Placement, Reason, TimeControl, move_time};
+use pahtum_record::{GameRecord, GameSpec, MoveKind};
 use pahtum_referee::{Bot, BotSpec, play_game};
 
 fn time() -> TimeControl {

@@ -10,10 +10,8 @@ use std::time::{Duration, Instant};
 
 use common::{Fixtures, MEMORY_BOUND_KIB, poll, process_state, quick_limits};
 use pahtum::{Outcome, Seat};
-use pahtum_protocol::Reason;
-use pahtum_protocol::{TimeControl, move_time};
-use pahtum_record::GameRecord;
-use pahtum_record::GameSpec;
+use pahtum_protocol::{Reason, TimeControl, move_time};
+use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{Bot, GameEvent, StartError, play_game};
 
 /// The limit of the games that end in silence (a timeout or a stall), which

@@ -24,10 +24,8 @@ use std::time::Duration;
 
 use common::{is_running, poll, quick_limits};
 use pahtum::Seat;
-use pahtum_protocol::Reason;
-use pahtum_protocol::move_time;
-use pahtum_record::GameRecord;
-use pahtum_record::GameSpec;
+use pahtum_protocol::{Reason, move_time};
+use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{Bot, BotSpec, Limits, Sandbox, play_game};
 
 /// Whether the sandbox can run here; prints why not, and fails in CI.

@@ -37,8 +37,7 @@ use std::sync::Arc;
 
 use pahtum::Seat;
 use pahtum_protocol::Reason;
-use pahtum_record::GameSpec;
-use pahtum_record::{Forfeit, GameRecord, OtherForfeit, Players, Termination, unix_ms};
+use pahtum_record::{Forfeit, GameRecord, GameSpec, OtherForfeit, Players, Termination, unix_ms};
 use pahtum_referee::{StartError, play_game};
 use tokio::task::JoinSet;
 

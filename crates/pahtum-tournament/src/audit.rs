@@ -29,8 +29,7 @@ use std::collections::HashSet;
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
-use pahtum_record::GameSpec;
-use pahtum_record::{BareMove, GameRecord, ReplayError};
+use pahtum_record::{BareMove, GameRecord, GameSpec, ReplayError};
 use serde::Serialize;
 
 use crate::config::Tournament;

@@ -5,8 +5,7 @@ use std::path::Path;
 
 use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
 use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
-use pahtum_record::GameSpec;
-use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing};
+use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -23,8 +23,7 @@ use std::time::Duration;
 use pahtum::Seat;
 use pahtum_protocol::untrusted::escape;
 use pahtum_protocol::{fischer, move_time};
-use pahtum_record::GameSpec;
-use pahtum_record::{GameRecord, MoveKind};
+use pahtum_record::{GameRecord, GameSpec, MoveKind};
 use pahtum_referee::{Bot, BotSpec, Limits, StartError, play_game};
 
 use crate::duration::parse_duration;

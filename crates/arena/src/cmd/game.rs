@@ -7,8 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pahtum::Color;
 use pahtum_protocol::untrusted::escape;
-use pahtum_record::GameRecord;
-use pahtum_record::GameSpec;
+use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{Bot, Limits, play_game};
 
 use crate::duration::TimeFlags;

@@ -44,8 +44,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use pahtum::{Cell, Game};
-use pahtum_protocol::{Clock, ClockKind, FromBot, Placement, Reason, Rules, ToBot, encode};
-use pahtum_protocol::{TimeControl, move_time};
+use pahtum_protocol::{Clock, ClockKind, FromBot, Placement, Reason, Rules, TimeControl, ToBot, encode, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, play_game};
 

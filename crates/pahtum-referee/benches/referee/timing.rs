@@ -5,10 +5,8 @@
 use std::time::Duration;
 
 use pahtum::Color;
-use pahtum_protocol::Reason;
-use pahtum_protocol::{TimeControl, move_time};
-use pahtum_record::GameRecord;
-use pahtum_record::GameSpec;
+use pahtum_protocol::{Reason, TimeControl, move_time};
+use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{Bot, Limits, play_game};
 
 use crate::{fixture, load_average, percentile};

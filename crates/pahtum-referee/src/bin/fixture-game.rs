@@ -12,8 +12,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use pahtum_protocol::ClockKind;
-use pahtum_protocol::{TimeControl, move_time};
+use pahtum_protocol::{ClockKind, TimeControl, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, BotSpec, Limits, play_game};
 

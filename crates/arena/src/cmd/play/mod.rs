@@ -17,10 +17,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use pahtum::{Action, Cell, Color, Game, Seat};
 use pahtum_protocol::untrusted::escape;
-use pahtum_protocol::{DEFAULT_MARGIN_MS, UNLIMITED_MOVE_MS, move_time};
-use pahtum_protocol::{GameOver, NewGame, Reason};
-use pahtum_record::GameSpec;
-use pahtum_record::{Forfeit, GameRecord, MoveKind, MoveRecord, Players, Termination, Timing, unix_ms};
+use pahtum_protocol::{DEFAULT_MARGIN_MS, GameOver, NewGame, Reason, UNLIMITED_MOVE_MS, move_time};
+use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing, unix_ms};
 use pahtum_referee::{Bot, Limits};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
