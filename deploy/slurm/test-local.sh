@@ -91,20 +91,7 @@ slurmd -D -f "$SLURM_CONF" -N localhost >>"$work/slurmd.log" 2>&1 &
 pids+=($!)
 wait_for 60 "the node to be idle" bash -c 'sinfo -h -n localhost -o %t | grep -qx idle'
 
-cat >"$work/t.toml" <<TOML
-name = "slurm-test"
-seed = 7
-games_per_pair = 6
-[[bots]]
-name = "ff"
-builtin = "first-free"
-[[bots]]
-name = "h"
-builtin = "heuristic"
-[[bots]]
-name = "ff2"
-builtin = "first-free"
-TOML
+cp "$root/deploy/instant.toml" "$work/t.toml"
 
 read -r array merge < <(ARENA=$arena "$root/deploy/slurm/submit.sh" "$work/t.toml" "$work/run" 4)
 echo "slurm: array job $array, merge job $merge"

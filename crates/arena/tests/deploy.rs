@@ -38,24 +38,6 @@ const SHARD_VARIABLES: [&str; 6] = [
     "ARENA_SHARD_COUNT",
 ];
 
-/// A tournament of instant built-in bots (the games take milliseconds), deterministic.
-const INSTANT_TOURNAMENT: &str = r#"name = "deploy-test"
-seed = 7
-games_per_pair = 6
-
-[[bots]]
-name = "ff"
-builtin = "first-free"
-
-[[bots]]
-name = "h"
-builtin = "heuristic"
-
-[[bots]]
-name = "ff2"
-builtin = "first-free"
-"#;
-
 /// The tables that an unsharded run and a merge must write alike.
 const TABLES: [&str; 4] = ["standings.json", "standings.csv", "standings.md", "pairs.csv"];
 
@@ -268,10 +250,10 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// Writes [`INSTANT_TOURNAMENT`] into `dir`; its path.
+/// Copies `deploy/instant.toml`, a tournament of instant built-in bots, into `dir`; its path.
 fn instant_tournament(dir: &Path) -> PathBuf {
     let file = dir.join("t.toml");
-    std::fs::write(&file, INSTANT_TOURNAMENT).unwrap();
+    std::fs::copy(repo("deploy/instant.toml"), &file).unwrap();
     file
 }
 
@@ -281,7 +263,7 @@ fn records(path: &Path) -> usize {
     text.lines().skip(1).filter(|line| !line.trim().is_empty()).count()
 }
 
-/// Plays [`INSTANT_TOURNAMENT`] unsharded into `out` and checks that `merged` holds the same
+/// Plays `deploy/instant.toml` unsharded into `out` and checks that `merged` holds the same
 /// games and the same tables.
 fn assert_merged_like_unsharded(file: &Path, merged: &Path, out: &Path) {
     let whole = arena(
