@@ -279,6 +279,27 @@ pub struct Forfeit {
 }
 
 impl GameRecord {
+    /// The number of move `index` of [`GameRecord::moves`] in the one
+    /// numbering of plies that everything shows (`arena show`, the replay
+    /// viewer, `arena play`, `--ply`): a ply is every decision a player makes,
+    /// in order, numbered from 1, exactly the protocol's `moves` list, so
+    /// blocks placed by the players and the pie decision count. The record's
+    /// `moves` leave the pie decision out (it is `swap`), so the moves after
+    /// it are one further on.
+    pub fn ply_of_move(&self, index: usize) -> usize {
+        let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone);
+        let after_the_pie = self.swap.is_some() && first_stone.is_some_and(|first| index > first);
+        index + 1 + usize::from(after_the_pie)
+    }
+
+    /// The number of the pie decision in the one numbering of plies (see
+    /// [`GameRecord::ply_of_move`]): right after White's first stone; `None`
+    /// when there was none.
+    pub fn pie_ply(&self) -> Option<usize> {
+        let first_stone = self.moves.iter().position(|m| m.kind == MoveKind::Stone)?;
+        self.swap.map(|_| first_stone + 2)
+    }
+
     /// The time control the bot in `seat` played by.
     pub fn time_of(&self, seat: Seat) -> TimeControl {
         self.time_by_seat.map_or(self.time, |times| times.of(seat))

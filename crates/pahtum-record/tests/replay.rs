@@ -236,3 +236,21 @@ fn a_move_that_names_the_wrong_seat_is_caught() {
     record.moves[last].seat = record.moves[last].seat.map(Seat::other);
     assert!(record.replay().unwrap_err().0.contains("names the wrong seat"));
 }
+
+#[test]
+fn plies_are_numbered_as_the_protocol_lists_them_pie_decision_included() {
+    let record = record();
+    let history = record.replay().unwrap().history().to_vec();
+    assert_eq!(history.len(), record.moves.len() + 1);
+    assert_eq!(record.pie_ply(), Some(2));
+    assert_eq!(history[1], Action::Pie(false));
+    for (index, played) in record.moves.iter().enumerate() {
+        assert_eq!(history[record.ply_of_move(index) - 1], Action::Stone(played.cell));
+    }
+    assert_eq!((0..3).map(|index| record.ply_of_move(index)).collect::<Vec<_>>(), [1, 3, 4]);
+    let mut no_pie = self::record();
+    no_pie.rules.pie = false;
+    no_pie.swap = None;
+    assert_eq!(no_pie.pie_ply(), None);
+    assert_eq!((0..3).map(|index| no_pie.ply_of_move(index)).collect::<Vec<_>>(), [1, 2, 3]);
+}
