@@ -247,10 +247,16 @@ fn plies_are_numbered_as_the_protocol_lists_them_pie_decision_included() {
     for (index, played) in record.moves.iter().enumerate() {
         assert_eq!(history[record.ply_of_move(index) - 1], Action::Stone(played.cell));
     }
-    assert_eq!((0..3).map(|index| record.ply_of_move(index)).collect::<Vec<_>>(), [1, 3, 4]);
+    assert_eq!(
+        (0..3).map(|index| record.ply_of_move(index)).collect::<Vec<_>>(),
+        [1, 3, 4]
+    );
     let mut no_pie = self::record();
     no_pie.rules.pie = false;
     no_pie.swap = None;
     assert_eq!(no_pie.pie_ply(), None);
-    assert_eq!((0..3).map(|index| no_pie.ply_of_move(index)).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(
+        (0..3).map(|index| no_pie.ply_of_move(index)).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
 }

@@ -35,7 +35,7 @@ pub use cell::{Cell, ParseCellError};
 pub use color::{Color, Seat};
 pub use game::{Action, Game, IllegalAction, ParseActionError, Phase, PlayError};
 pub use position::{ParsePositionError, Position, Square};
-pub use score::{Outcome, Score};
+pub use score::{Outcome, Run, Score};
 pub use setup::{Layout, SetupError};
 
 /// Board side length.

@@ -8,7 +8,7 @@
 //! indexed by the 7-bit mask of the line; rows are contiguous bits of the
 //! bitboard, columns are gathered into 7 bits by one multiplication.
 
-use crate::{Bitboard, Color, SIZE};
+use crate::{Bitboard, Cell, Color, SIZE};
 
 /// `RUN_POINTS[n]`: points for a maximal run of `n` stones.
 pub const RUN_POINTS: [u32; SIZE + 1] = {
@@ -82,6 +82,72 @@ pub fn points(stones: Bitboard) -> u32 {
         i += 1;
     }
     total
+}
+
+/// One scoring run: a maximal horizontal or vertical line of three or more
+/// stones of one colour, what the viewers outline and list.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Run {
+    /// The run's first cell: its leftmost (horizontal) or lowest (vertical).
+    pub start: Cell,
+    /// How many stones, 3 to 7.
+    pub length: usize,
+    /// Along a row (`true`) or a column.
+    pub horizontal: bool,
+}
+
+impl Run {
+    /// The run's cells, from [`Run::start`].
+    pub fn cells(self) -> impl Iterator<Item = Cell> {
+        let (column, row) = (self.start.column(), self.start.row());
+        (0..self.length).filter_map(move |k| {
+            if self.horizontal {
+                Cell::at(column + k, row)
+            } else {
+                Cell::at(column, row + k)
+            }
+        })
+    }
+
+    /// The run's points: 3, 10, 25, 56 or 119.
+    pub const fn points(self) -> u32 {
+        RUN_POINTS[self.length]
+    }
+}
+
+/// The scoring runs of one colour's stones, rows first (bottom to top, left to
+/// right), then columns (left to right, bottom to top); their points add up to
+/// [`points`].
+pub fn scoring_runs(stones: Bitboard) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for horizontal in [true, false] {
+        for line in 0..SIZE {
+            let mut k = 0;
+            while k < SIZE {
+                let at = |k: usize| {
+                    if horizontal {
+                        Cell::at(k, line)
+                    } else {
+                        Cell::at(line, k)
+                    }
+                };
+                let length = (k..SIZE)
+                    .take_while(|&j| at(j).is_some_and(|cell| stones.contains(cell)))
+                    .count();
+                if length >= 3
+                    && let Some(start) = at(k)
+                {
+                    runs.push(Run {
+                        start,
+                        length,
+                        horizontal,
+                    });
+                }
+                k += length.max(1);
+            }
+        }
+    }
+    runs
 }
 
 /// Both colours' points.
@@ -168,6 +234,36 @@ impl Outcome {
 mod tests {
     use super::*;
     use crate::Position;
+
+    #[test]
+    fn scoring_runs_add_up_to_the_points_on_random_boards() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..5000 {
+            let stones = Bitboard(rng.random::<u64>() & Bitboard::FULL.0);
+            let runs = scoring_runs(stones);
+            assert_eq!(runs.iter().map(|run| run.points()).sum::<u32>(), points(stones));
+            for run in runs {
+                assert!(run.cells().all(|cell| stones.contains(cell)));
+                assert_eq!(run.cells().count(), run.length);
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_row_is_one_run_of_seven() {
+        let row: Bitboard = "a2 b2 c2 d2 e2 f2 g2"
+            .split(' ')
+            .map(|c| c.parse::<Cell>().unwrap())
+            .collect();
+        let runs = scoring_runs(row);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(
+            (runs[0].start.to_string(), runs[0].length, runs[0].horizontal),
+            ("a2".into(), 7, true)
+        );
+        assert_eq!(runs[0].points(), 119);
+    }
 
     #[test]
     fn run_points_follow_the_recurrence() {
