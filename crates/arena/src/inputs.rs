@@ -1,10 +1,18 @@
-//! The journals a command reads: a journal, a run's folder (which holds
+//! The games a command reads: a journal, a run's folder (which holds
 //! `journal.jsonl`), or a folder of a sharded run's `shard-K-of-N` folders;
-//! several of them are merged into one first, as `arena merge` does.
+//! several of them are merged into one first, as `arena merge` does. Where a
+//! command reads games rather than a tournament (`arena show`, `arena
+//! report`), a single game's record (what `arena game --out` and `arena play
+//! --out` write) does as well: [`source`] tells the two apart.
 
+use std::collections::BTreeSet;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pahtum_record::GameRecord;
+use pahtum_report::show::bots_of;
+use pahtum_tournament::journal;
 use pahtum_tournament::merge::merge;
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
@@ -70,4 +78,103 @@ pub fn one_journal(paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Option<tempfil
         );
     }
     Ok((journal, Some(folder)))
+}
+
+/// Where a command's games come from: one game's record, or a journal.
+#[derive(Debug)]
+pub enum Source {
+    /// A game's record, as `arena game --out` and `arena play --out` write it; it replays.
+    Record {
+        /// The record's file.
+        path: PathBuf,
+        /// The game.
+        record: Box<GameRecord>,
+    },
+    /// A journal: the one given or in the run folder given, or those given merged into a temporary folder
+    /// (`merged`), which lives as long as this.
+    Journal {
+        /// The journal.
+        path: PathBuf,
+        /// The temporary folder of a merged journal.
+        merged: Option<tempfile::TempDir>,
+    },
+}
+
+/// The games of `paths`: a game's record alone, or journals, run folders and folders of shards as
+/// [`one_journal`] takes them. A file is a journal if its first line is a journal's header.
+pub fn source(paths: &[PathBuf]) -> anyhow::Result<Source> {
+    for path in paths {
+        if path.is_dir() || is_journal(path)? {
+            continue;
+        }
+        if paths.len() > 1 {
+            bail!(
+                "{} is not a journal; a game's record is read alone, not with journals",
+                path.display()
+            );
+        }
+        return Ok(Source::Record {
+            path: path.clone(),
+            record: Box::new(read_record(path)?),
+        });
+    }
+    let (path, merged) = one_journal(paths)?;
+    Ok(Source::Journal { path, merged })
+}
+
+/// Every game of a source, in memory, and the names of its bots.
+#[derive(Debug)]
+pub struct Games {
+    /// The records, in the order of the journal.
+    pub records: Vec<GameRecord>,
+    /// The bots of a journal's tournament (those without a game too), or a record's two.
+    pub bots: BTreeSet<String>,
+}
+
+impl Source {
+    /// Reads every game of the source.
+    pub fn games(self) -> anyhow::Result<Games> {
+        match self {
+            Source::Record { record, .. } => Ok(Games {
+                bots: bots_of(std::slice::from_ref(&record)),
+                records: vec![*record],
+            }),
+            Source::Journal { path, .. } => {
+                let contents = journal::read(&path)?;
+                let mut bots = bots_of(&contents.records);
+                bots.extend(contents.header.tournament.bot_names());
+                Ok(Games {
+                    records: contents.records,
+                    bots,
+                })
+            }
+        }
+    }
+}
+
+/// Whether the file at `path` starts with a journal's header: a JSON object with a `journal` key on the
+/// first line (a record is one object, on one line or pretty-printed).
+fn is_journal(path: &Path) -> anyhow::Result<bool> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file)
+        .read_until(b'\n', &mut first)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let header = serde_json::from_slice::<serde_json::Value>(&first);
+    Ok(header.is_ok_and(|header| header.get("journal").is_some()))
+}
+
+/// The game record in the file at `path`, checked by replaying it.
+fn read_record(path: &Path) -> anyhow::Result<GameRecord> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let record: GameRecord = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is neither a journal nor a game's record (as `arena game --out` writes)",
+            path.display()
+        )
+    })?;
+    record
+        .replay()
+        .with_context(|| format!("the game in {} does not replay", path.display()))?;
+    Ok(record)
 }

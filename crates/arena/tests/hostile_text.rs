@@ -2,7 +2,8 @@
 //! modes put terminal attacks (screen clearing, a window title, an OSC 8 link,
 //! `\r`, a bidi override, a C1 control) in their `hello`, their stderr and
 //! their offending lines, and no output of `arena game`, `arena check`,
-//! `arena run` or `arena match` may hold one of those characters raw.
+//! `arena run`, `arena match` or `arena show` may hold one of those characters
+//! raw; nor may `arena show` of a record whose names and `info` hold them.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -54,6 +55,74 @@ fn a_game_shows_the_offending_line_and_the_stderr_escaped() {
     assert!(output.status.success(), "{output:?}");
     // The offending line and the stderr tail.
     assert_escaped("arena game", &output, 2);
+}
+
+/// The fixture bot's attack (`HOSTILE` in pahtum-referee's fixture-bot).
+const HOSTILE: &str =
+    "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\rgone\u{202e}desrever\u{9b}31m";
+
+#[test]
+fn show_escapes_a_forfeit_s_line_and_stderr_and_a_record_s_names_and_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let forfeited = dir.path().join("forfeited.json");
+    let bot = fixture_bot("hostile-text");
+    let output = Command::new(ARENA)
+        .args(["game", "--white", &bot, "--black", "first-free", "--seed", "1", "--out"])
+        .arg(&forfeited)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    for view in [&[][..], &["--boards"]] {
+        let output = Command::new(ARENA)
+            .arg("show")
+            .arg(&forfeited)
+            .args(view)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        assert_escaped("arena show of a forfeit", &output, 2);
+    }
+
+    // A record whose White and first move's info are the attack.
+    let played = dir.path().join("played.json");
+    let output = Command::new(ARENA)
+        .args([
+            "game",
+            "--white",
+            "first-free",
+            "--black",
+            "heuristic",
+            "--no-pie",
+            "--out",
+        ])
+        .arg(&played)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&played).unwrap()).unwrap();
+    record["players"]["first"] = HOSTILE.into();
+    record["white"] = HOSTILE.into();
+    record["moves"][0]["info"] = serde_json::json!({ "comment": HOSTILE, "pv": [HOSTILE] });
+    std::fs::write(&played, record.to_string()).unwrap();
+    for view in [&[][..], &["--boards"]] {
+        let output = Command::new(ARENA)
+            .arg("show")
+            .arg(&played)
+            .args(view)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        // The name in the header, the list or the boards, and the outcome; the info cut in the list.
+        assert_escaped("arena show of hostile names and info", &output, 3);
+    }
+    let output = Command::new(ARENA)
+        .arg("show")
+        .arg(&played)
+        .args(["--lost-by", "nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_escaped("arena show's list of the bots", &output, 1);
 }
 
 #[test]

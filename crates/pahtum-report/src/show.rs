@@ -1,78 +1,113 @@
-//! Games in the terminal: one game move by move, or a list of games to look at.
+//! Games in the terminal: one game for a person to read, or a list of games to choose from.
 //!
-//! `arena show` prints what the HTML viewer shows, for a person at a terminal:
-//! the board after each move, the running score, the time each answer took and
-//! the bot's `info`, the pie decision in its place, and for a forfeit the
-//! verdict with the offending line and the bot's stderr tail. Everything a bot
-//! wrote (names, info, lines) goes through
-//! [`pahtum_protocol::untrusted::escape`], so that it cannot move the cursor or
-//! recolour the terminal.
+//! `arena show` prints one game so that it fits on a screen or two
+//! ([`View::Compact`]): who sat where and played which colour, the result and
+//! how the game ended (a forfeit with its verdict, offending line and stderr
+//! tail), the final board with its scoring runs marked and listed, and the
+//! numbered plies with the time each answer took and a short `info`.
+//! [`View::Boards`] shows instead the board after every ply with that ply's
+//! cell in parentheses, the running score and each `info` in full. Plies are
+//! numbered as everywhere (RECORD.md, "Move numbers"): the players' blocks
+//! and the pie decision count, so that ply 11 here is ply 11 in the HTML
+//! viewer. Everything a bot wrote (names, info, lines) goes through
+//! [`pahtum_protocol::untrusted::escape`], so that it cannot move the cursor
+//! or recolour the terminal.
 
-use std::fmt::Write;
+use std::collections::BTreeSet;
+use std::fmt::{self, Write};
 
-use pahtum::{Action, Phase};
-use pahtum_protocol::Info;
+use pahtum::score::scoring_runs;
+use pahtum::{Action, Bitboard, Cell, Color, Position, SIZE, Seat, Square};
 use pahtum_protocol::untrusted::escape;
+use pahtum_protocol::{Info, Placement};
 use pahtum_record::{GameRecord, MoveKind, ReplayError, Timing};
 
-/// `record` move by move; fails if it does not replay.
-pub fn game_text(record: &GameRecord) -> Result<String, ReplayError> {
-    record.replay()?;
+/// How much of a game [`game_text`] prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The final board and the list of plies: about a screen for a whole game.
+    Compact,
+    /// The board after every ply, with the running score and each `info` in full.
+    Boards,
+}
+
+/// The most characters of a ply's `info` that the compact list shows; `--boards` shows it all.
+const SHORT_INFO: usize = 40;
+
+/// `record` for a person (see the module docs); fails if it does not replay.
+pub fn game_text(record: &GameRecord, view: View) -> Result<String, ReplayError> {
+    let end = record.replay()?;
+    let plies = plies(record);
+    let list = PlyList::of(record);
+    let mut out = header(record);
+    out.push('\n');
+    if view == View::Boards {
+        let mut game = record
+            .rules
+            .start(&record.blocks)
+            .map_err(|error| ReplayError(error.to_string()))?;
+        out.push_str(&board(game.position(), None));
+        for ply in &plies {
+            game.play(ply.action).map_err(|error| ReplayError(error.to_string()))?;
+            writeln!(out, "\n{}", list.line(ply, usize::MAX)).unwrap();
+            out.push_str(&board(game.position(), cell_of(ply.action)));
+            let score = game.score();
+            writeln!(out, "  White {} - {} Black", score.white, score.black).unwrap();
+        }
+        out.push('\n');
+    } else {
+        out.push_str(&board(end.position(), plies.last().and_then(|ply| cell_of(ply.action))));
+    }
+    out.push_str(&runs(end.position()));
+    out.push_str("  W B: stones in a scoring run, w b: the others, (x): the last ply\n");
+    if view == View::Compact {
+        out.push_str("\nPlies (the pie decision and the players' blocks count), each answer's time and info:\n");
+        for ply in &plies {
+            writeln!(out, "{}", list.line(ply, SHORT_INFO)).unwrap();
+        }
+    }
+    Ok(out)
+}
+
+/// Who played, the rules, the result and how the game ended.
+fn header(record: &GameRecord) -> String {
     let mut out = String::new();
     writeln!(
         out,
-        "Game {}: {} (first seat) against {} (second seat), {} blocks, pie rule {}",
+        "Game {}: {} (first seat) against {} (second seat)",
         escape(&record.id),
         escape(&record.players.first),
         escape(&record.players.second),
-        record.rules.blocks,
-        if record.rules.pie { "on" } else { "off" }
     )
     .unwrap();
-    let mut game = record
-        .rules
-        .start(&record.blocks)
-        .map_err(|error| ReplayError(error.to_string()))?;
-    out.push_str(&game.position().diagram());
-    for (index, played) in record.moves.iter().enumerate() {
-        let action = match played.kind {
-            MoveKind::Block => Action::Block(played.cell),
-            MoveKind::Stone => Action::Stone(played.cell),
-        };
-        game.play(action).map_err(|error| ReplayError(error.to_string()))?;
-        let bot = record.players.of(record.seat_of_move(index));
-        let what = match played.kind {
-            MoveKind::Block => "block".to_owned(),
-            MoveKind::Stone => played.color.to_string(),
-        };
-        writeln!(
-            out,
-            "\n{:>2}. {} {what} by {}{}",
-            index + 1,
-            played.cell,
-            escape(bot),
-            timing(&played.timing)
-        )
-        .unwrap();
-        if game.phase() == Phase::PieDecision
-            && let Some(swap) = record.swap
-        {
-            game.play(Action::Pie(swap))
-                .map_err(|error| ReplayError(error.to_string()))?;
-            let decision = if swap { "swap" } else { "no swap" };
-            let timing = record.swap_move.as_ref().map(self::timing).unwrap_or_default();
-            writeln!(out, "    pie: {decision} by {}{timing}", escape(&record.players.second)).unwrap();
-        }
-        out.push_str(&game.position().diagram());
-        let score = game.score();
-        writeln!(out, "    White {} - {} Black", score.white, score.black).unwrap();
-    }
+    let placement = match record.rules.placement {
+        Placement::Random => "random",
+        Placement::Fixed => "fixed",
+        Placement::Players => "placed by the players",
+    };
+    let pie = match (record.rules.pie, record.swap) {
+        (false, _) => "pie rule off".to_owned(),
+        (true, None) => "pie rule on, not reached".to_owned(),
+        (true, Some(swap)) => format!(
+            "pie rule on: {} {}",
+            escape(&record.players.second),
+            if swap { "swapped" } else { "kept the colours" }
+        ),
+    };
     writeln!(
         out,
-        "\nResult: {} (White {} - {} Black), end: {}",
-        outcome(record),
+        "{} blocks ({placement}), {pie}; White {}, Black {}",
+        record.rules.blocks,
+        escape(&record.white),
+        escape(&record.black)
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "Result: White {} - {} Black, {}; end: {}",
         record.score.white,
         record.score.black,
+        outcome(record),
         record.termination.reason
     )
     .unwrap();
@@ -93,7 +128,160 @@ pub fn game_text(record: &GameRecord) -> Result<String, ReplayError> {
             writeln!(out, "  stderr: {}", escape(line)).unwrap();
         }
     }
-    Ok(out)
+    out
+}
+
+/// One ply of a record, numbered as everywhere (see [`GameRecord::ply_of_move`]).
+struct Ply<'a> {
+    number: usize,
+    action: Action,
+    color: Color,
+    seat: Seat,
+    /// The answer's time and info (the pie decision of an old record has none).
+    timing: Option<&'a Timing>,
+}
+
+/// Every ply of `record` in order: its moves, and the pie decision in its place.
+fn plies(record: &GameRecord) -> Vec<Ply<'_>> {
+    let mut plies: Vec<Ply<'_>> = record
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(index, played)| Ply {
+            number: record.ply_of_move(index),
+            action: match played.kind {
+                MoveKind::Block => Action::Block(played.cell),
+                MoveKind::Stone => Action::Stone(played.cell),
+            },
+            color: played.color,
+            seat: record.seat_of_move(index),
+            timing: Some(&played.timing),
+        })
+        .collect();
+    if let (Some(number), Some(swap)) = (record.pie_ply(), record.swap) {
+        plies.insert(
+            number - 1,
+            Ply {
+                number,
+                action: Action::Pie(swap),
+                color: Color::Black,
+                seat: Seat::Second,
+                timing: record.swap_move.as_ref(),
+            },
+        );
+    }
+    plies
+}
+
+/// The cell an action puts something on.
+fn cell_of(action: Action) -> Option<Cell> {
+    match action {
+        Action::Block(cell) | Action::Stone(cell) => Some(cell),
+        Action::Pie(_) => None,
+    }
+}
+
+/// The lines of a game's plies, its bots' names escaped and padded to one width.
+struct PlyList {
+    /// By seat.
+    names: [String; 2],
+    width: usize,
+}
+
+impl PlyList {
+    fn of(record: &GameRecord) -> PlyList {
+        let names = [Seat::First, Seat::Second].map(|seat| escape(record.players.of(seat)).into_owned());
+        let width = names.iter().map(|name| name.chars().count()).max().unwrap_or(0);
+        PlyList { names, width }
+    }
+
+    /// `12. d4    white  heuristic   12.3 ms  eval 0.5, depth 4`, the info cut to `info_chars` characters.
+    fn line(&self, ply: &Ply<'_>, info_chars: usize) -> String {
+        let bot = &self.names[usize::from(ply.seat == Seat::Second)];
+        let mut line = format!(
+            "{:>3}. {:<4}  {:<5}  {bot:<width$}",
+            ply.number,
+            ply.action.to_string(),
+            ply.color.to_string(),
+            width = self.width
+        );
+        if let Some(timing) = ply.timing {
+            write!(line, "  {:>7.1} ms", timing.ms).unwrap();
+            if let Some(info) = &timing.info {
+                write!(line, "  {}", cut(&info_text(info), info_chars)).unwrap();
+            }
+        }
+        line.trim_end().to_owned()
+    }
+}
+
+/// The board of `position`, row 7 on top, with coordinates: `#` a block, `W` and `B` the stones in a scoring
+/// run, `w` and `b` the others, and `last` in parentheses.
+fn board(position: &Position, last: Option<Cell>) -> String {
+    let in_runs: Bitboard = [Color::White, Color::Black]
+        .into_iter()
+        .flat_map(|color| scoring_runs(position.stones(color)))
+        .flat_map(|run| run.cells())
+        .collect();
+    let mut out = String::from("    +---------------+\n");
+    for row in (0..SIZE).rev() {
+        let mut line = [' '; 2 * SIZE + 1];
+        for column in 0..SIZE {
+            let cell = Cell::at(column, row).expect("on the board");
+            let stone = |symbol: char| {
+                if in_runs.contains(cell) {
+                    symbol.to_ascii_uppercase()
+                } else {
+                    symbol
+                }
+            };
+            line[2 * column + 1] = match position.at(cell) {
+                Square::Free => '.',
+                Square::Block => '#',
+                Square::Stone(Color::White) => stone('w'),
+                Square::Stone(Color::Black) => stone('b'),
+            };
+            if last == Some(cell) {
+                (line[2 * column], line[2 * column + 2]) = ('(', ')');
+            }
+        }
+        let line: String = line.iter().collect();
+        writeln!(out, "  {} |{line}| {}", row + 1, row + 1).unwrap();
+    }
+    out.push_str("    +---------------+\n      a b c d e f g\n");
+    out
+}
+
+/// Each colour's points and the runs that make them: `  White 13 = a2-c2 (3) + a4-d4 (10)`.
+fn runs(position: &Position) -> String {
+    let mut out = String::new();
+    for color in [Color::White, Color::Black] {
+        let runs: Vec<String> = scoring_runs(position.stones(color))
+            .into_iter()
+            .map(|run| {
+                let end = run.cells().last().unwrap_or(run.start);
+                format!("{}-{end} ({})", run.start, run.points())
+            })
+            .collect();
+        let name = if color == Color::White { "White" } else { "Black" };
+        let points = position.score().of_color(color);
+        if runs.is_empty() {
+            writeln!(out, "  {name} {points}: no run").unwrap();
+        } else {
+            writeln!(out, "  {name} {points} = {}", runs.join(" + ")).unwrap();
+        }
+    }
+    out
+}
+
+/// The first `chars` characters of `text`, with `…` for the rest.
+fn cut(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 fn outcome(record: &GameRecord) -> String {
@@ -106,24 +294,15 @@ fn outcome(record: &GameRecord) -> String {
     }
 }
 
-fn seat_of_color(record: &GameRecord, color: pahtum::Color) -> pahtum::Seat {
-    if record.color_of(pahtum::Seat::First) == color {
-        pahtum::Seat::First
+fn seat_of_color(record: &GameRecord, color: Color) -> Seat {
+    if record.color_of(Seat::First) == color {
+        Seat::First
     } else {
-        pahtum::Seat::Second
+        Seat::Second
     }
 }
 
-/// `  (12.3 ms; eval 0.5, depth 4, pv d4 e5, "comment")`.
-fn timing(timing: &Timing) -> String {
-    let mut text = format!("  ({:.1} ms", timing.ms);
-    if let Some(info) = &timing.info {
-        write!(text, "; {}", info_text(info)).unwrap();
-    }
-    text.push(')');
-    text
-}
-
+/// `eval 0.5, depth 4, pv d4 e5, "comment"`.
 fn info_text(info: &Info) -> String {
     let mut parts = Vec::new();
     if let Some(eval) = info.eval {
@@ -158,7 +337,7 @@ pub enum Select {
 impl Select {
     fn takes(&self, record: &GameRecord) -> bool {
         let seat_of = |bot: &str| {
-            [pahtum::Seat::First, pahtum::Seat::Second]
+            [Seat::First, Seat::Second]
                 .into_iter()
                 .find(|&seat| record.players.of(seat) == bot)
         };
@@ -168,6 +347,70 @@ impl Select {
             Select::LostBy(bot) => seat_of(bot).is_some_and(|seat| record.points_of(seat) == 0.0),
         }
     }
+
+    /// Checks that the bot this selection names is one of `bots` (those of the games it selects from):
+    /// an unknown name would select nothing, silently.
+    pub fn check(&self, bots: &BTreeSet<String>) -> Result<(), UnknownBot> {
+        match self {
+            Select::Bot(bot) | Select::LostBy(bot) if !bots.contains(bot) => Err(UnknownBot {
+                name: bot.clone(),
+                known: bots.iter().cloned().collect(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A bot name that none of the games has: the name, and those they have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct UnknownBot {
+    /// The name asked for (unescaped).
+    pub name: String,
+    /// The names the games have, sorted (unescaped).
+    pub known: Vec<String>,
+}
+
+impl UnknownBot {
+    /// The known name closest to the one asked for, if one is close: one holds the other (`random` for
+    /// `python-random`), or it is a couple of typos away.
+    pub fn suggestion(&self) -> Option<&str> {
+        let asked = self.name.to_lowercase();
+        let contains = |known: &str| {
+            let known = known.to_lowercase();
+            known.contains(&asked) || asked.contains(&known)
+        };
+        self.known
+            .iter()
+            .find(|known| contains(known))
+            .or_else(|| {
+                self.known
+                    .iter()
+                    .map(|known| (strsim::levenshtein(&asked, &known.to_lowercase()), known))
+                    .filter(|&(distance, _)| distance <= 2)
+                    .min_by_key(|&(distance, _)| distance)
+                    .map(|(_, known)| known)
+            })
+            .map(String::as_str)
+    }
+}
+
+impl fmt::Display for UnknownBot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no bot named \"{}\" played these games", escape(&self.name))?;
+        if let Some(close) = self.suggestion() {
+            write!(f, " (did you mean \"{}\"?)", escape(close))?;
+        }
+        let known: Vec<_> = self.known.iter().map(|name| escape(name)).collect();
+        write!(f, "; give one of: {}", known.join(", "))
+    }
+}
+
+/// The bots that played `records`.
+pub fn bots_of(records: &[GameRecord]) -> BTreeSet<String> {
+    records
+        .iter()
+        .flat_map(|record| [record.players.first.clone(), record.players.second.clone()])
+        .collect()
 }
 
 /// One line per game of `records` that `select` takes, sorted by id, and a line with the count.
@@ -200,7 +443,7 @@ mod tests {
     use pahtum_tournament::testing::{forfeited, record};
 
     use super::*;
-    use crate::fixtures::played;
+    use crate::fixtures::{played, played_with};
 
     #[test]
     fn lists_select_by_bot_and_by_loss() {
@@ -218,37 +461,161 @@ mod tests {
     }
 
     #[test]
-    fn a_game_is_shown_move_by_move_with_the_running_score() {
-        let game = played("000-00-a", "a", "b");
-        let text = game_text(&game).unwrap();
-        assert!(
-            text.starts_with("Game 000-00-a: a (first seat) against b (second seat), 1 blocks, pie rule off\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("\n 1. b1 white by a  (1.5 ms; \"first free\")\n"),
-            "{text}"
-        );
-        assert!(text.contains("\n 2. c1 black by b"), "{text}");
-        let final_score = format!("    White {} - {} Black\n", game.score.white, game.score.black);
-        assert!(text.contains(&format!("{final_score}\nResult: ")), "{text}");
+    fn an_unknown_bot_is_an_error_that_lists_the_bots_and_suggests_a_close_one() {
+        let records = [
+            record("000-00-a", "python-random", "heuristic"),
+            record("001-00-a", "js-greedy", "python-random"),
+        ];
+        let bots = bots_of(&records);
+        assert_eq!(Select::All.check(&bots), Ok(()));
+        assert_eq!(Select::LostBy("heuristic".into()).check(&bots), Ok(()));
+        let error = Select::LostBy("random".into()).check(&bots).unwrap_err();
         assert_eq!(
-            text.matches("  +---------------+\n    a b c d e f g").count(),
-            game.moves.len() + 1
+            error.to_string(),
+            "no bot named \"random\" played these games (did you mean \"python-random\"?); \
+             give one of: heuristic, js-greedy, python-random"
         );
+        let error = Select::Bot("Heuristc".into()).check(&bots).unwrap_err();
+        assert_eq!(error.suggestion(), Some("heuristic"));
+        let error = Select::Bot("engine".into()).check(&bots).unwrap_err();
+        assert_eq!(error.suggestion(), None);
+        let hostile = UnknownBot {
+            name: "\u{1b}[2J".into(),
+            known: vec!["\u{1b}]0;x\u{7}".into()],
+        };
+        assert_eq!(
+            hostile.to_string(),
+            "no bot named \"\\x1b[2J\" played these games; give one of: \\x1b]0;x\\x07"
+        );
+    }
+
+    /// The compact view of a whole game: the header, the final board with its runs, and one line per ply,
+    /// numbered as the viewer numbers them (the pie decision is ply 2).
+    #[test]
+    fn a_game_is_shown_compactly_with_its_final_board_runs_and_plies() {
+        // White fills rows 2, 4 and 6, Black rows 3 and 5, then each takes the first free cell.
+        let rows = |color| match color {
+            Color::White => [1, 3, 5].as_slice(),
+            Color::Black => [2, 4].as_slice(),
+        };
+        let game = played_with("000-00-a", "a", "b", Some(false), |game| {
+            let color = game.color_to_act()?;
+            let free = game.position().free();
+            rows(color)
+                .iter()
+                .flat_map(|&row| (0..SIZE).filter_map(move |column| Cell::at(column, row)))
+                .find(|&cell| free.contains(cell))
+        });
+        let text = game_text(&game, View::Compact).unwrap();
+        insta::assert_snapshot!(text);
+        let lines = text.lines().count();
+        assert!((40..=70).contains(&lines), "{lines} lines");
+    }
+
+    #[test]
+    fn plies_are_numbered_as_everywhere_the_pie_decision_included() {
+        for swap in [false, true] {
+            let game = played_with("000-00-a", "first", "second", Some(swap), |_| None);
+            let text = game_text(&game, View::Compact).unwrap();
+            let decision = if swap { "swap" } else { "keep" };
+            assert!(
+                text.contains(&format!("\n  2. {decision}  black  second      0.5 ms\n")),
+                "{text}"
+            );
+            // The record's second move is the viewer's ply 3.
+            let second = &game.moves[1];
+            assert_eq!(game.ply_of_move(1), 3);
+            let bot = if swap { "first " } else { "second" };
+            assert!(
+                text.contains(&format!(
+                    "\n  3. {:<4}  black  {bot}      1.5 ms",
+                    second.cell.to_string()
+                )),
+                "{text}"
+            );
+        }
+        let game = played("000-00-a", "a", "b");
+        let text = game_text(&game, View::Compact).unwrap();
+        assert!(
+            text.contains("\n  2. c1    black  b      1.5 ms  \"first free\"\n"),
+            "{text}"
+        );
+        assert!(text.contains("pie rule off; White a, Black b\n"), "{text}");
+    }
+
+    #[test]
+    fn boards_show_every_ply_with_its_cell_marked_and_the_running_score() {
+        let game = played_with("000-00-a", "a", "b", Some(true), |_| None);
+        let text = game_text(&game, View::Boards).unwrap();
+        assert!(
+            text.starts_with("Game 000-00-a: a (first seat) against b (second seat)\n"),
+            "{text}"
+        );
+        let plies = game.moves.len() + 1;
+        assert_eq!(
+            text.matches("    +---------------+\n      a b c d e f g").count(),
+            plies + 1
+        );
+        // Every stone's board marks it; the pie decision's board marks none.
+        let marked = text
+            .lines()
+            .filter(|line| line.contains(" |") && line.contains('('))
+            .count();
+        assert_eq!(marked, game.moves.len());
+        assert!(
+            text.contains("\n  1. b1    white  a      1.5 ms  \"first free\"\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n  1 | #(w). . . . . | 1\n"), "{text}");
+        assert!(text.contains("\n  2. swap  black  b      0.5 ms\n"), "{text}");
+        assert!(text.contains("\n  3. c1    black  a      1.5 ms"), "{text}");
+        assert!(text.contains("\n  1 | # w(b). . . . | 1\n"), "{text}");
+        let final_score = format!("  White {} - {} Black\n", game.score.white, game.score.black);
+        assert!(text.contains(&final_score), "{text}");
+    }
+
+    #[test]
+    fn a_long_info_is_cut_in_the_list_and_whole_with_the_boards() {
+        let mut game = played("000-00-a", "a", "b");
+        let long = "x".repeat(100);
+        game.moves[0].timing.info.as_mut().unwrap().comment = Some(long.clone());
+        let compact = game_text(&game, View::Compact).unwrap();
+        assert!(compact.contains(&format!("\"{}…\n", "x".repeat(38))), "{compact}");
+        assert!(!compact.contains(&long), "{compact}");
+        assert!(game_text(&game, View::Boards).unwrap().contains(&long));
     }
 
     #[test]
     fn bot_text_is_escaped_in_the_terminal() {
         let mut game = forfeited(played("000-00-a", "a", "b"), Seat::Second, Reason::IllegalMove);
+        let hostile = "\u{1b}[2J\u{1b}]0;t\u{7}\r\u{202e}";
+        for name in [&mut game.players.first, &mut game.white] {
+            *name = hostile.to_owned();
+        }
         let forfeit = game.termination.forfeit.as_mut().unwrap();
-        forfeit.line = Some("\u{1b}[2J{\"type\":\"stone\"}".into());
-        forfeit.stderr_tail = vec!["\u{1b}]0;title\u{7}".into()];
-        game.moves[0].timing.info.as_mut().unwrap().comment = Some("\u{1b}[31mred".into());
-        let text = game_text(&game).unwrap();
-        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
-        assert!(text.contains("offending line: \\x1b[2J{\"type\":\"stone\"}"), "{text}");
-        let list = game_list(&[game], &Select::Bot("a".into()));
-        assert!(list.contains("white (a) won"), "{list}");
+        forfeit.line = Some(format!("{hostile}{{\"type\":\"stone\"}}"));
+        forfeit.stderr_tail = vec![hostile.into()];
+        forfeit.detail = hostile.into();
+        let info = game.moves[0].timing.info.as_mut().unwrap();
+        info.comment = Some(hostile.into());
+        info.pv = Some(vec![hostile.into()]);
+        game.replay().unwrap();
+        let shown = "\\x1b[2J\\x1b]0;t\\x07\\r\\u{202e}";
+        for view in [View::Compact, View::Boards] {
+            let text = game_text(&game, view).unwrap();
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+                "{text:?}"
+            );
+            assert!(
+                text.contains(&format!("offending line: {shown}{{\"type\":\"stone\"}}")),
+                "{text}"
+            );
+            assert!(text.contains(&format!("Game 000-00-a: {shown} (first seat)")), "{text}");
+            assert!(text.contains(&format!("  1. b1    white  {shown}")), "{text}");
+            assert!(text.contains(&format!("stderr: {shown}")), "{text}");
+        }
+        let list = game_list(&[game], &Select::Bot("b".into()));
+        assert!(list.contains(&format!("white ({shown}) won")), "{list}");
     }
 }

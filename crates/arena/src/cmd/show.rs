@@ -1,28 +1,32 @@
 //! `arena show JOURNAL_OR_RECORD [GAME_ID]`: games in the terminal.
 //!
-//! With a game id (or a record file from `arena game --out`), one game move by
-//! move: the board after each move, the running score and each bot's `info`.
-//! Otherwise a list of the journal's games, all of them or those of
-//! `--bot BOT` or `--lost-by BOT`, to choose one to look at. Bot text is
-//! escaped (see `pahtum_report::show`).
+//! With a game id (or a game's record, from `arena game --out` or `arena play
+//! --out`), one game: by default on a screen or two (the final board with its
+//! scoring runs, the plies with their times), with `--boards` the board after
+//! every ply. Otherwise a list of the journal's games, all of them or those of
+//! `--bot BOT` or `--lost-by BOT`, to choose one to look at; a bot that the
+//! journal does not have is an error that lists those it has, not an empty
+//! list. Bot text is escaped (see `pahtum_report::show`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use pahtum_record::GameRecord;
-use pahtum_report::show::{Select, game_list, game_text};
-use pahtum_tournament::journal;
+use pahtum_report::show::{Select, View, game_list, game_text};
 
-/// Print a game move by move, or list the games of a journal.
+use crate::inputs::{Source, source};
+use crate::output::out;
+
+/// Print a game, or list the games of a journal.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  arena show runs/quickstart --lost-by random\n  arena show runs/quickstart 003-01-b"
+    after_help = "Examples:\n  arena show runs/quickstart --lost-by python-random\n  arena show runs/quickstart 003-01-b\n  arena show game.json --boards"
 )]
 pub struct Args {
-    /// A journal (or a run's output folder), or a game record written by `arena game --out`.
+    /// A journal (or a run's output folder), or a game's record (what `arena game --out` and `arena play --out`
+    /// write).
     pub source: PathBuf,
-    /// The game to show [default: list the games].
+    /// The game to show [default: list the games of a journal; a record's game].
     pub game: Option<String>,
     /// List the games this bot played.
     #[arg(long, value_name = "BOT", conflicts_with_all = ["game", "lost_by"])]
@@ -30,45 +34,42 @@ pub struct Args {
     /// List the games this bot lost.
     #[arg(long, value_name = "BOT", conflicts_with = "game")]
     pub lost_by: Option<String>,
+    /// Show the board after every ply (its cell in parentheses) with the running score, and each info in full.
+    #[arg(long, conflicts_with_all = ["bot", "lost_by"])]
+    pub boards: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let path = crate::inputs::journal_path(&args.source);
-    let text = match (load(&path)?, &args.game) {
-        (Source::Record(record), _) => game_text(&record)?,
-        (Source::Journal(records), Some(id)) => {
-            let Some(record) = records.iter().find(|record| &record.id == id) else {
+    let source = source(std::slice::from_ref(&args.source))?;
+    let a_record = matches!(source, Source::Record { .. });
+    let games = source.games()?;
+    let select = match (args.bot, args.lost_by) {
+        (Some(bot), _) => Select::Bot(bot),
+        (None, Some(bot)) => Select::LostBy(bot),
+        (None, None) => Select::All,
+    };
+    select
+        .check(&games.bots)
+        .with_context(|| format!("cannot list the games of {}", args.source.display()))?;
+    let view = if args.boards { View::Boards } else { View::Compact };
+    let text = match (&args.game, a_record && select == Select::All) {
+        (Some(id), _) => {
+            let Some(record) = games.records.iter().find(|record| &record.id == id) else {
                 bail!(
                     "{} has no game {id:?}; run `arena show {}` for the list",
-                    path.display(),
-                    path.display()
+                    args.source.display(),
+                    args.source.display()
                 );
             };
-            game_text(record)?
+            game_text(record, view)?
         }
-        (Source::Journal(records), None) => {
-            let select = match (args.bot, args.lost_by) {
-                (Some(bot), _) => Select::Bot(bot),
-                (None, Some(bot)) => Select::LostBy(bot),
-                (None, None) => Select::All,
-            };
-            game_list(&records, &select)
-        }
+        (None, true) => game_text(&games.records[0], view)?,
+        (None, false) if args.boards => bail!(
+            "--boards shows one game: give its id (`arena show {}` lists them)",
+            args.source.display()
+        ),
+        (None, false) => game_list(&games.records, &select),
     };
-    print!("{text}");
+    out!("{text}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a file holds: one game record, or a journal's.
-enum Source {
-    Record(Box<GameRecord>),
-    Journal(Vec<GameRecord>),
-}
-
-fn load(path: &Path) -> anyhow::Result<Source> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    match serde_json::from_str::<GameRecord>(&text) {
-        Ok(record) => Ok(Source::Record(Box::new(record))),
-        Err(_) => Ok(Source::Journal(journal::read(path)?.records)),
-    }
 }
