@@ -4,8 +4,9 @@
 //! `arena run`, `arena match` and `arena merge` write their tables and
 //! `report.html` through [`write_run_reports`], `arena report` writes the same
 //! page from any journal through [`write_report`], and `arena game --html`
-//! writes one game's page through [`write_game_page`]: one code path for a
-//! tournament, a match and a single game.
+//! (and `arena report` of a game's record) writes one game's page through
+//! [`write_game_page`]: one code path for a tournament, a match and a single
+//! game.
 //!
 //! A run that starts on an empty journal folds its standings and the report's
 //! samples from its own events as the games end ([`LiveReport`], an observer of
