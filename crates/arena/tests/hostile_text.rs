@@ -64,63 +64,32 @@ const HOSTILE: &str =
 #[test]
 fn show_escapes_a_forfeit_s_line_and_stderr_and_a_record_s_names_and_info() {
     let dir = tempfile::tempdir().unwrap();
-    let forfeited = dir.path().join("forfeited.json");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (forfeited, played) = (path("forfeited.json"), path("played.json"));
     let bot = fixture_bot("hostile-text");
-    let output = Command::new(ARENA)
-        .args(["game", "--white", &bot, "--black", "first-free", "--seed", "1", "--out"])
-        .arg(&forfeited)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    for view in [&[][..], &["--boards"]] {
-        let output = Command::new(ARENA)
-            .arg("show")
-            .arg(&forfeited)
-            .args(view)
-            .output()
-            .unwrap();
+    for game in [
+        ["--white", &bot, "--black", "first-free", "--out", &forfeited],
+        ["--white", "first-free", "--black", "heuristic", "--out", &played],
+    ] {
+        let output = arena(&[&["game", "--no-pie"], game.as_slice()].concat());
         assert!(output.status.success(), "{output:?}");
-        assert_escaped("arena show of a forfeit", &output, 2);
     }
-
     // A record whose White and first move's info are the attack.
-    let played = dir.path().join("played.json");
-    let output = Command::new(ARENA)
-        .args([
-            "game",
-            "--white",
-            "first-free",
-            "--black",
-            "heuristic",
-            "--no-pie",
-            "--out",
-        ])
-        .arg(&played)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
     let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&played).unwrap()).unwrap();
     record["players"]["first"] = HOSTILE.into();
     record["white"] = HOSTILE.into();
     record["moves"][0]["info"] = serde_json::json!({ "comment": HOSTILE, "pv": [HOSTILE] });
     std::fs::write(&played, record.to_string()).unwrap();
-    for view in [&[][..], &["--boards"]] {
-        let output = Command::new(ARENA)
-            .arg("show")
-            .arg(&played)
-            .args(view)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
-        // The name in the header, the list or the boards, and the outcome; the info cut in the list.
-        assert_escaped("arena show of hostile names and info", &output, 3);
+    // The forfeit's offending line and stderr tail; the name in the header, the list or the boards, and
+    // the outcome (the info is cut in the list).
+    for (record, what, times) in [(&forfeited, "a forfeit", 2), (&played, "hostile names and info", 3)] {
+        for view in [&[][..], &["--boards"]] {
+            let output = arena(&[&["show", record.as_str()], view].concat());
+            assert!(output.status.success(), "{output:?}");
+            assert_escaped(&format!("arena show {view:?} of {what}"), &output, times);
+        }
     }
-    let output = Command::new(ARENA)
-        .arg("show")
-        .arg(&played)
-        .args(["--lost-by", "nobody"])
-        .output()
-        .unwrap();
+    let output = arena(&["show", &played, "--lost-by", "nobody"]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert_escaped("arena show's list of the bots", &output, 1);
 }

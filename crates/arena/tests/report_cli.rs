@@ -6,31 +6,30 @@ use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
 
-fn arena(args: &[&str], dir: &Path) -> Output {
+/// `arena args` in `dir`, which must end with `code`.
+fn arena_ending(args: &[&str], dir: &Path, code: i32) -> Output {
     let output = Command::cargo_bin("arena")
         .unwrap()
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
+    assert_eq!(
+        output.status.code(),
+        Some(code),
         "arena {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     output
 }
 
+fn arena(args: &[&str], dir: &Path) -> Output {
+    arena_ending(args, dir, 0)
+}
+
 /// `arena args` in `dir`, which must fail; its stderr.
 fn arena_fails(args: &[&str], dir: &Path) -> String {
-    let output = Command::cargo_bin("arena")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1), "arena {args:?}: {output:?}");
-    String::from_utf8(output.stderr).unwrap()
+    String::from_utf8(arena_ending(args, dir, 1).stderr).unwrap()
 }
 
 /// A round-robin of two built-in bots and one that plays illegal moves, two games a pair, played into
