@@ -152,6 +152,20 @@ impl Source {
     }
 }
 
+impl Games {
+    /// The game `id`; `source` is what the user named, for the error.
+    pub fn game(&self, id: &str, source: &Path) -> anyhow::Result<&GameRecord> {
+        match self.records.iter().find(|record| record.id == id) {
+            Some(record) => Ok(record),
+            None => bail!(
+                "{} has no game {id:?}; run `arena show {}` for the list",
+                source.display(),
+                source.display()
+            ),
+        }
+    }
+}
+
 /// Whether the file at `path` starts with a journal's header: a JSON object with a `journal` key on the
 /// first line (a record is one object, on one line or pretty-printed).
 fn is_journal(path: &Path) -> anyhow::Result<bool> {

@@ -124,6 +124,11 @@ fn show_lists_games_and_prints_one_move_by_move() {
     assert!(error.contains("out has no game \"no-such-game\""), "{error}");
     let error = arena_fails(&["show", "out", "--boards"], dir.path());
     assert!(error.contains("--boards shows one game: give its id"), "{error}");
+    let error = arena_fails(&["show", "t.toml"], dir.path());
+    assert!(
+        error.contains("t.toml is neither a journal nor a game's record"),
+        "{error}"
+    );
 }
 
 /// A bot name that the journal does not have selects no game: that is an error that lists the journal's
@@ -174,6 +179,8 @@ fn a_single_game_has_a_page_and_its_record_shows_in_the_terminal() {
     std::fs::remove_file(dir.path().join("game.html")).unwrap();
     arena(&["report", "game.json"], dir.path());
     assert_eq!(std::fs::read_to_string(dir.path().join("game.html")).unwrap(), page);
+    let error = arena_fails(&["report", "game.json", "game.json"], dir.path());
+    assert!(error.contains("a game's record is read alone"), "{error}");
 }
 
 /// `arena show` of a game's record: by default the final board, its runs and the plies, numbered as the

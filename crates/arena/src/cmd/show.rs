@@ -53,16 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot list the games of {}", args.source.display()))?;
     let view = if args.boards { View::Boards } else { View::Compact };
     let text = match (&args.game, a_record && select == Select::All) {
-        (Some(id), _) => {
-            let Some(record) = games.records.iter().find(|record| &record.id == id) else {
-                bail!(
-                    "{} has no game {id:?}; run `arena show {}` for the list",
-                    args.source.display(),
-                    args.source.display()
-                );
-            };
-            game_text(record, view)?
-        }
+        (Some(id), _) => game_text(games.game(id, &args.source)?, view)?,
         (None, true) => game_text(&games.records[0], view)?,
         (None, false) if args.boards => bail!(
             "--boards shows one game: give its id (`arena show {}` lists them)",
