@@ -3,8 +3,9 @@
 //! `arena show` prints one game so that it fits on a screen or two
 //! ([`View::Compact`]): who sat where and played which colour, the result and
 //! how the game ended (a forfeit with its verdict, offending line and stderr
-//! tail), the final board with its scoring runs marked and listed, and the
-//! numbered plies with the time each answer took and a short `info`.
+//! tail), the final board with its scoring runs marked and listed (in capitals,
+//! and in bold where the terminal shows colour), and the numbered plies with
+//! the time each answer took and a short `info`.
 //! [`View::Boards`] shows instead the board after every ply with that ply's
 //! cell in parentheses, the running score and each `info` in full. Plies are
 //! numbered as everywhere (RECORD.md, "Move numbers"): the players' blocks
@@ -15,6 +16,8 @@
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
+
+use anstyle::{AnsiColor, Style};
 
 use pahtum::score::scoring_runs;
 use pahtum::{Action, Bitboard, Cell, Color, Position, SIZE, Seat, Square};
@@ -216,7 +219,9 @@ impl PlyList {
 }
 
 /// The board of `position`, row 7 on top, with coordinates: `#` a block, `W` and `B` the stones in a scoring
-/// run, `w` and `b` the others, and `last` in parentheses.
+/// run, `w` and `b` the others, and `last` in parentheses. In colour too: the stones as `arena play` draws
+/// them, bold in a scoring run, and the blocks dimmed (`arena` drops the colours where stdout is no
+/// terminal).
 fn board(position: &Position, last: Option<Cell>) -> String {
     let in_runs: Bitboard = [Color::White, Color::Black]
         .into_iter()
@@ -225,32 +230,41 @@ fn board(position: &Position, last: Option<Cell>) -> String {
         .collect();
     let mut out = String::from("    +---------------+\n");
     for row in (0..SIZE).rev() {
-        let mut line = [' '; 2 * SIZE + 1];
+        write!(out, "  {} |", row + 1).unwrap();
         for column in 0..SIZE {
             let cell = Cell::at(column, row).expect("on the board");
-            let stone = |symbol: char| {
-                if in_runs.contains(cell) {
-                    symbol.to_ascii_uppercase()
-                } else {
-                    symbol
-                }
+            let (symbol, style) = match position.at(cell) {
+                Square::Free => ('.', Style::new()),
+                Square::Block => ('#', BLOCK),
+                Square::Stone(Color::White) => ('w', WHITE_STONE),
+                Square::Stone(Color::Black) => ('b', BLACK_STONE),
             };
-            line[2 * column + 1] = match position.at(cell) {
-                Square::Free => '.',
-                Square::Block => '#',
-                Square::Stone(Color::White) => stone('w'),
-                Square::Stone(Color::Black) => stone('b'),
+            let (symbol, style) = if in_runs.contains(cell) {
+                (symbol.to_ascii_uppercase(), style.bold())
+            } else {
+                (symbol, style)
             };
-            if last == Some(cell) {
-                (line[2 * column], line[2 * column + 2]) = ('(', ')');
-            }
+            let before = if last == Some(cell) {
+                '('
+            } else if column > 0 && last == Cell::at(column - 1, row) {
+                ')'
+            } else {
+                ' '
+            };
+            write!(out, "{before}{style}{symbol}{style:#}").unwrap();
         }
-        let line: String = line.iter().collect();
-        writeln!(out, "  {} |{line}| {}", row + 1, row + 1).unwrap();
+        let after = if last == Cell::at(SIZE - 1, row) { ')' } else { ' ' };
+        writeln!(out, "{after}| {}", row + 1).unwrap();
     }
     out.push_str("    +---------------+\n      a b c d e f g\n");
     out
 }
+
+/// White's stones, as `arena play` draws them.
+const WHITE_STONE: Style = AnsiColor::BrightYellow.on_default();
+/// Black's stones, as `arena play` draws them.
+const BLACK_STONE: Style = AnsiColor::BrightCyan.on_default();
+const BLOCK: Style = Style::new().dimmed();
 
 /// Each colour's points and the runs that make them: `  White 13 = a2-c2 (3) + a4-d4 (10)`.
 fn runs(position: &Position) -> String {
@@ -445,6 +459,11 @@ mod tests {
     use super::*;
     use crate::fixtures::{played, played_with};
 
+    /// The text of `game` without its colours, as `arena` prints it where stdout is no terminal.
+    fn plain(game: &GameRecord, view: View) -> String {
+        anstream::adapter::strip_str(&game_text(game, view).unwrap()).to_string()
+    }
+
     #[test]
     fn lists_select_by_bot_and_by_loss() {
         let records = [
@@ -506,8 +525,11 @@ mod tests {
                 .flat_map(|&row| (0..SIZE).filter_map(move |column| Cell::at(column, row)))
                 .find(|&cell| free.contains(cell))
         });
-        let text = game_text(&game, View::Compact).unwrap();
+        let text = plain(&game, View::Compact);
         insta::assert_snapshot!(text);
+        let coloured = game_text(&game, View::Compact).unwrap();
+        let bold = WHITE_STONE.bold();
+        assert!(coloured.contains(&format!(" {bold}W{bold:#} ")), "{coloured:?}");
         let lines = text.lines().count();
         assert!((40..=70).contains(&lines), "{lines} lines");
     }
@@ -516,7 +538,7 @@ mod tests {
     fn plies_are_numbered_as_everywhere_the_pie_decision_included() {
         for swap in [false, true] {
             let game = played_with("000-00-a", "first", "second", Some(swap), |_| None);
-            let text = game_text(&game, View::Compact).unwrap();
+            let text = plain(&game, View::Compact);
             let decision = if swap { "swap" } else { "keep" };
             assert!(
                 text.contains(&format!("\n  2. {decision}  black  second      0.5 ms\n")),
@@ -535,7 +557,7 @@ mod tests {
             );
         }
         let game = played("000-00-a", "a", "b");
-        let text = game_text(&game, View::Compact).unwrap();
+        let text = plain(&game, View::Compact);
         assert!(
             text.contains("\n  2. c1    black  b      1.5 ms  \"first free\"\n"),
             "{text}"
@@ -546,7 +568,7 @@ mod tests {
     #[test]
     fn boards_show_every_ply_with_its_cell_marked_and_the_running_score() {
         let game = played_with("000-00-a", "a", "b", Some(true), |_| None);
-        let text = game_text(&game, View::Boards).unwrap();
+        let text = plain(&game, View::Boards);
         assert!(
             text.starts_with("Game 000-00-a: a (first seat) against b (second seat)\n"),
             "{text}"
@@ -579,10 +601,10 @@ mod tests {
         let mut game = played("000-00-a", "a", "b");
         let long = "x".repeat(100);
         game.moves[0].timing.info.as_mut().unwrap().comment = Some(long.clone());
-        let compact = game_text(&game, View::Compact).unwrap();
+        let compact = plain(&game, View::Compact);
         assert!(compact.contains(&format!("\"{}…\n", "x".repeat(38))), "{compact}");
         assert!(!compact.contains(&long), "{compact}");
-        assert!(game_text(&game, View::Boards).unwrap().contains(&long));
+        assert!(plain(&game, View::Boards).contains(&long));
     }
 
     #[test]
@@ -602,7 +624,12 @@ mod tests {
         game.replay().unwrap();
         let shown = "\\x1b[2J\\x1b]0;t\\x07\\r\\u{202e}";
         for view in [View::Compact, View::Boards] {
-            let text = game_text(&game, view).unwrap();
+            // No control character but those of the board's own colours.
+            let mut text = game_text(&game, view).unwrap();
+            for style in [WHITE_STONE, BLACK_STONE, WHITE_STONE.bold(), BLACK_STONE.bold(), BLOCK] {
+                text = text.replace(&style.render().to_string(), "");
+                text = text.replace(&style.render_reset().to_string(), "");
+            }
             assert!(
                 !text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
                 "{text:?}"
