@@ -13,13 +13,24 @@
 //! `CI=true` a missing browser fails the test; elsewhere the test is skipped with a line saying how to
 //! install it. Screenshots of the report (desktop and phone width) and of a replay are saved under
 //! `target/report-screenshots/`.
+//!
+//! A second tournament is a bot author's ([`AUTHOR`], played once for the tests that read it): four bots,
+//! two with names of the longest plain length, blocks placed by the players and the pie rule. Its report is
+//! held to what an author reads: standings that fit a 1,400-pixel window, the games filtered by the bot
+//! that lost them, with the pie decision and the winner, and replays that outline the scoring runs at every
+//! ply and number the plies as the protocol's moves list, each checked against the records replayed in Rust.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
+use pahtum::score::scoring_runs;
+use pahtum::{Action, Cell, Color, Game, Square};
+use pahtum_record::GameRecord;
+use pahtum_tournament::config::MAX_NAME_LEN;
 use serde_json::{Value, json};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
@@ -111,10 +122,9 @@ async fn connect(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
 /// output folder.
 fn play_tournament(dir: &Path) -> PathBuf {
     let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
-    let file = dir.join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
+    play(
+        dir,
+        &format!(
             "name = \"browser\"\nseed = 7\ngames_per_pair = 2\n[rules]\nblocks = [7]\n[time]\nmove_ms = 2000\n\
              [[bots]]\nname = \"heuristic\"\nbuiltin = \"heuristic\"\n\
              [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n\
@@ -122,7 +132,12 @@ fn play_tournament(dir: &Path) -> PathBuf {
             bot.display()
         ),
     )
-    .unwrap();
+}
+
+/// Plays the tournament `toml`; returns the run's output folder.
+fn play(dir: &Path, toml: &str) -> PathBuf {
+    let file = dir.join("t.toml");
+    std::fs::write(&file, toml).unwrap();
     let out = dir.join("out");
     let status = Command::new(ARENA)
         .args(["run", "--out"])
@@ -157,6 +172,27 @@ async fn texts(client: &Client, selector: &str) -> Vec<String> {
     out
 }
 
+/// Opens the page at `url` and waits until its script has run.
+async fn open_page(client: &Client, url: &str) {
+    client.goto(url).await.unwrap();
+    client
+        .wait()
+        .for_element(Locator::Css("body[data-ready=true]"))
+        .await
+        .unwrap();
+}
+
+/// Clicks the element that `selector` finds.
+async fn click(client: &Client, selector: &str) {
+    client
+        .find(Locator::Css(selector))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Waits until the viewer shows game `id`.
 async fn wait_for_game(client: &Client, id: &str) {
     let title = format!("Game {id}");
@@ -185,14 +221,11 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     let driver = start_driver(&driver_program);
     let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
     let url = format!("file://{}", out.join("report.html").display());
-    client.goto(&url).await.unwrap();
-    client
-        .wait()
-        .for_element(Locator::Css("body[data-ready=true]"))
-        .await
-        .unwrap();
+    open_page(&client, &url).await;
     let shots = screenshots();
     std::fs::write(shots.join("report.png"), client.screenshot().await.unwrap()).unwrap();
+    client.set_window_size(1400, 1000).await.unwrap();
+    assert_fits_sideways(&client).await;
 
     // The standings rows, in rank order.
     let rows = texts(&client, "table.standings tbody tr td:nth-child(2)").await;
@@ -221,13 +254,7 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     assert_eq!(cell, format!("{points}/{}", tally["games"]));
 
     // Clicking the cell lists that pair's games.
-    client
-        .find(Locator::Css("table.crosstable tbody tr:nth-child(1) td:nth-child(4) a"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "table.crosstable tbody tr:nth-child(1) td:nth-child(4) a").await;
     let pair_games = texts(&client, "#games-body tr td:nth-child(1)").await;
     assert_eq!(
         pair_games.len() as u64,
@@ -238,26 +265,14 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     // A normal game, opened from the list and stepped to its end, shows the record's score.
     let normal = records.iter().find(|r| r["termination"]["reason"] == "normal").unwrap();
     let id = normal["id"].as_str().unwrap();
-    client
-        .find(Locator::Css(&format!("#games-body tr[data-id='{id}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, &format!("#games-body tr[data-id='{id}']")).await;
     wait_for_game(&client, id).await;
     let moves = normal["moves"].as_array().unwrap().len() + usize::from(!normal["swap"].is_null());
-    assert_eq!(text(&client, "#position").await, format!("move 0 of {moves}"));
-    client
-        .find(Locator::Css("#forward"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    assert_eq!(text(&client, "#position").await, format!("move 1 of {moves}"));
-    client.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
-    assert_eq!(text(&client, "#position").await, format!("move {moves} of {moves}"));
+    assert_eq!(text(&client, "#position").await, format!("ply 0 of {moves}"));
+    click(&client, "#forward").await;
+    assert_eq!(text(&client, "#position").await, format!("ply 1 of {moves}"));
+    click(&client, "#last").await;
+    assert_eq!(text(&client, "#position").await, format!("ply {moves} of {moves}"));
     let score = format!(
         "White {} – {} Black (final)",
         normal["score"]["white"], normal["score"]["black"]
@@ -272,9 +287,9 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
         .unwrap(); // ArrowLeft
     assert_eq!(
         text(&client, "#position").await,
-        format!("move {} of {moves}", moves - 1)
+        format!("ply {} of {moves}", moves - 1)
     );
-    client.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
+    click(&client, "#last").await;
     std::fs::write(shots.join("replay.png"), client.screenshot().await.unwrap()).unwrap();
 
     // A forfeit shows its verdict, its offending line and the bot's stderr, literally.
@@ -322,12 +337,7 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     );
 
     client.set_window_size(390, 844).await.unwrap();
-    client.goto(&url).await.unwrap();
-    client
-        .wait()
-        .for_element(Locator::Css("body[data-ready=true]"))
-        .await
-        .unwrap();
+    open_page(&client, &url).await;
     std::fs::write(shots.join("report-phone.png"), client.screenshot().await.unwrap()).unwrap();
     client
         .goto(&format!("{url}#game={}&ply=end", normal["id"].as_str().unwrap()))
@@ -341,4 +351,376 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     );
     std::fs::write(shots.join("replay-phone.png"), client.screenshot().await.unwrap()).unwrap();
     client.close().await.unwrap();
+}
+
+/// Asserts that nothing on the page scrolls sideways: neither the page nor any table's scroll box.
+async fn assert_fits_sideways(client: &Client) {
+    let widths = client
+        .execute(
+            "const boxes = [document.documentElement, ...document.querySelectorAll('.scroll')];
+             return [window.innerWidth, boxes.map((box) => [box.closest('section') ? box.closest('section').id : 'the page', box.scrollWidth, box.clientWidth])];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let boxes = widths[1].as_array().unwrap();
+    let wide: Vec<&Value> = boxes.iter().filter(|b| b[1].as_u64() > b[2].as_u64()).collect();
+    assert!(
+        wide.is_empty(),
+        "at a window {} pixels wide these scroll sideways [section, scrollWidth, clientWidth]: {wide:?}",
+        widths[0]
+    );
+}
+
+/// The headers of the standings that a reader sees.
+async fn shown_standings_headers(client: &Client) -> Vec<String> {
+    let headers = client
+        .execute(
+            "return [...document.querySelectorAll('table.standings thead th')]
+               .filter((th) => getComputedStyle(th).display !== 'none').map((th) => th.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(headers).unwrap()
+}
+
+/// A bot name of the longest plain length: `stem`, then wide capitals without a place to break the line.
+fn longest_name(stem: &str) -> String {
+    stem.chars().chain("WM".chars().cycle()).take(MAX_NAME_LEN).collect()
+}
+
+/// The bot that lost `record`, by its colour at the end (after any pie swap); `None` for a draw.
+fn loser(record: &GameRecord) -> Option<&str> {
+    match record.result.winner()? {
+        Color::White => Some(&record.black),
+        Color::Black => Some(&record.white),
+    }
+}
+
+/// The game after its first `plies`.
+fn position_after(record: &GameRecord, plies: &[Action]) -> Game {
+    let mut game = record.rules.start(&record.blocks).unwrap();
+    for &action in plies {
+        game.play(action).unwrap();
+    }
+    game
+}
+
+/// The cells of each scoring run of `game`, both colours', sorted.
+fn runs_of(game: &Game) -> Vec<String> {
+    let mut runs: Vec<String> = [Color::White, Color::Black]
+        .into_iter()
+        .flat_map(|color| scoring_runs(game.position().stones(color)))
+        .map(|run| run.cells().map(|cell| cell.to_string()).collect())
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// Waits until `selector`'s text is `expected`.
+async fn wait_for_text(client: &Client, selector: &str, expected: &str) {
+    let start = Instant::now();
+    loop {
+        let shown = text(client, selector).await;
+        if shown == expected {
+            return;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{selector} shows {shown:?}, not {expected:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Opens game `id` at ply `ply` by its address, as a link would, and waits until the viewer shows it.
+async fn open_at(client: &Client, url: &str, id: &str, ply: usize, plies: usize) {
+    client.goto(&format!("{url}#game={id}&ply={ply}")).await.unwrap();
+    wait_for_game(client, id).await;
+    wait_for_text(client, "#position", &format!("ply {ply} of {plies}")).await;
+}
+
+/// What the board shows: each cell with `w`, `b`, `x` (a block) or `.`, sorted by cell.
+async fn board_shown(client: &Client) -> Vec<String> {
+    let cells = client
+        .execute(
+            "return [...document.querySelectorAll('#board g[data-cell]')].map((g) => g.dataset.cell + ':' +
+               (g.querySelector('.block') ? 'x' : g.querySelector('circle.white') ? 'w' : g.querySelector('circle.black') ? 'b' : '.'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let mut cells: Vec<String> = serde_json::from_value(cells).unwrap();
+    cells.sort();
+    cells
+}
+
+/// The board of `game`, as [`board_shown`] writes it.
+fn board_of(game: &Game) -> Vec<String> {
+    let mut cells: Vec<String> = Cell::all()
+        .map(|cell| {
+            let square = match game.position().at(cell) {
+                Square::Free => '.',
+                Square::Block => 'x',
+                Square::Stone(Color::White) => 'w',
+                Square::Stone(Color::Black) => 'b',
+            };
+            format!("{cell}:{square}")
+        })
+        .collect();
+    cells.sort();
+    cells
+}
+
+/// The tournament of a bot's author, played once for the tests that read its report: a round-robin of four
+/// bots, two with names of the longest plain length, with blocks placed by the players and the pie rule.
+struct Author {
+    /// The run's output folder.
+    out: PathBuf,
+    /// Its games, by id.
+    records: Vec<GameRecord>,
+    bots: Vec<String>,
+}
+
+static AUTHOR: LazyLock<Author> = LazyLock::new(|| {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-author");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bots = [
+        ("heuristic".to_owned(), "heuristic"),
+        ("first-free".to_owned(), "first-free"),
+        (longest_name("heuristic"), "heuristic"),
+        (longest_name("first-free"), "first-free"),
+    ];
+    let mut toml = "name = \"author\"\nseed = 11\ngames_per_pair = 2\n[rules]\nplacement = \"players\"\nblocks = [5]\n\
+                    pie = true\n[time]\nmove_ms = 2000\n"
+        .to_owned();
+    for (name, builtin) in &bots {
+        toml.push_str(&format!("[[bots]]\nname = \"{name}\"\nbuiltin = \"{builtin}\"\n"));
+    }
+    let out = play(&dir, &toml);
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let mut records: Vec<GameRecord> = journal
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    records.sort_by(|a, b| a.id.cmp(&b.id));
+    assert!(
+        records.iter().any(|r| r.swap == Some(true)) && records.iter().any(|r| r.swap == Some(false)),
+        "the games have swaps and keeps"
+    );
+    Author {
+        out,
+        records,
+        bots: bots.into_iter().map(|(name, _)| name).collect(),
+    }
+});
+
+/// A browser window with the author's report open; the browser stops when it is dropped.
+struct Page {
+    client: Client,
+    url: String,
+    _driver: Driver,
+    _profile: tempfile::TempDir,
+}
+
+/// The author's report open in a browser window 1,400 pixels wide, or `None` without a browser.
+async fn author_report() -> Option<(&'static Author, Page)> {
+    let (chromium, driver_program) = browser()?;
+    let author = &*AUTHOR;
+    let profile = tempfile::tempdir().unwrap();
+    let driver = start_driver(&driver_program);
+    let client = connect(&driver, &chromium, profile.path()).await;
+    client.set_window_size(1400, 1000).await.unwrap();
+    let url = format!("file://{}", author.out.join("report.html").display());
+    open_page(&client, &url).await;
+    let page = Page {
+        client,
+        url,
+        _driver: driver,
+        _profile: profile,
+    };
+    Some((author, page))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_standings_fit_a_window_1400_pixels_wide_with_the_longest_names() {
+    let Some((_, page)) = author_report().await else {
+        return;
+    };
+    let client = &page.client;
+    std::fs::write(
+        screenshots().join("report-1400.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    assert_fits_sideways(client).await;
+    assert_eq!(
+        shown_standings_headers(client).await.join(" "),
+        "# bot games W D L points score Elo 95% interval forfeits"
+    );
+    // The less used columns, on demand.
+    let all = "label[for=standings-all]";
+    click(client, all).await;
+    let shown = shown_standings_headers(client).await;
+    assert_eq!(shown.len(), 19, "{shown:?}");
+    assert!(shown.iter().any(|header| header == "timeouts"), "{shown:?}");
+    click(client, all).await;
+    assert_eq!(shown_standings_headers(client).await.len(), 11, "folded again");
+    page.client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_games_filter_by_the_bot_that_lost_and_show_the_pie_decision_and_the_winner() {
+    let Some((author, page)) = author_report().await else {
+        return;
+    };
+    let client = &page.client;
+    let records = &author.records;
+    // The games that each bot lost, whatever its colour: after the pie decision both games of a layout can
+    // have the same bot as White.
+    for bot in &author.bots {
+        click(client, &format!("#filter-lost option[value='{bot}']")).await;
+        let listed = texts(client, "#games-body tr td:nth-child(1)").await;
+        let lost: Vec<&str> = records
+            .iter()
+            .filter(|r| loser(r) == Some(bot))
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(listed, lost, "the games lost by {bot}");
+    }
+    client
+        .execute("document.getElementById('games').scrollIntoView()", vec![])
+        .await
+        .unwrap();
+    std::fs::write(
+        screenshots().join("games-lost-by.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    click(client, "#filter-lost option[value='']").await;
+    let pies = texts(client, "#games-body td.pie").await;
+    let expected: Vec<&str> = records
+        .iter()
+        .map(|r| match r.swap {
+            Some(true) => "swap",
+            Some(false) => "keep",
+            None => "—",
+        })
+        .collect();
+    assert_eq!(pies, expected);
+    let winners = texts(client, "#games-body td.winner").await;
+    let expected: Vec<String> = records
+        .iter()
+        .map(|r| match r.result.winner() {
+            Some(Color::White) => format!("{} (White)", r.white),
+            Some(Color::Black) => format!("{} (Black)", r.black),
+            None => "draw".to_owned(),
+        })
+        .collect();
+    assert_eq!(winners, expected);
+    assert_fits_sideways(client).await;
+    page.client.close().await.unwrap();
+}
+
+/// The author's report open in a browser (`None` without one), a game of it with the pie decision, and its
+/// plies as the record's replay gives them.
+async fn game_with_the_pie() -> Option<(Page, &'static GameRecord, Vec<Action>)> {
+    let (author, page) = author_report().await?;
+    let game = author.records.iter().find(|r| r.swap.is_some()).unwrap();
+    Some((page, game, game.replay().unwrap().history().to_vec()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_replay_numbers_the_plies_as_the_protocols_moves_list() {
+    let Some((page, game, history)) = game_with_the_pie().await else {
+        return;
+    };
+    let (client, url) = (&page.client, &page.url);
+    let pie = game.pie_ply().unwrap();
+    assert_eq!(history[pie - 1], Action::Pie(game.swap.unwrap()));
+    open_at(client, url, &game.id, 0, history.len()).await;
+    let notations = texts(client, "#moves li .notation").await;
+    let expected: Vec<String> = history.iter().map(ToString::to_string).collect();
+    assert_eq!(notations, expected, "the move list is the protocol's moves list");
+    // Opened by its address at plies around the pie decision and later: the ply the move list marks, its
+    // notation, the board and the last move's mark are those of the record's plies.
+    for ply in [1, pie - 1, pie, pie + 1, history.len() / 2, history.len()] {
+        open_at(client, url, &game.id, ply, history.len()).await;
+        let current = client.find(Locator::Css("#moves li.current")).await.unwrap();
+        assert_eq!(current.attr("data-at").await.unwrap(), Some(ply.to_string()));
+        assert_eq!(
+            text(client, "#moves li.current .notation").await,
+            history[ply - 1].to_string()
+        );
+        let position = position_after(game, &history[..ply]);
+        assert_eq!(board_shown(client).await, board_of(&position), "the board at ply {ply}");
+        let last = client
+            .execute(
+                "const mark = document.querySelector('#board circle.last'); return mark && mark.parentNode.dataset.cell;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let cell = match history[ply - 1] {
+            Action::Block(cell) | Action::Stone(cell) => json!(cell.to_string()),
+            Action::Pie(_) => Value::Null,
+        };
+        assert_eq!(last, cell, "the last move's mark at ply {ply}");
+    }
+    // Stepping on names the ply shown in the address.
+    click(client, "#back").await;
+    let address = client.current_url().await.unwrap();
+    assert!(
+        address
+            .as_str()
+            .ends_with(&format!("#game={}&ply={}", game.id, history.len() - 1)),
+        "{address}"
+    );
+    page.client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_replay_outlines_the_scoring_runs_at_every_ply() {
+    let Some((page, game, history)) = game_with_the_pie().await else {
+        return;
+    };
+    let (client, url) = (&page.client, &page.url);
+    // From the first ply with a scoring run to the end.
+    let first = (1..=history.len())
+        .find(|&n| !runs_of(&position_after(game, &history[..n])).is_empty())
+        .expect("a scoring run");
+    assert!(first < history.len(), "a scoring run before the end");
+    for ply in [first, (first + history.len()) / 2, history.len()] {
+        open_at(client, url, &game.id, ply, history.len()).await;
+        let position = position_after(game, &history[..ply]);
+        let runs = client
+            .execute(
+                "return [...document.querySelectorAll('#board .run')].map((run) => run.dataset.cells).sort();",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(runs, json!(runs_of(&position)), "the runs outlined at ply {ply}");
+        let score = position.score();
+        let shown = client.find(Locator::Css("#score")).await.unwrap();
+        assert_eq!(
+            (
+                shown.attr("data-white").await.unwrap(),
+                shown.attr("data-black").await.unwrap()
+            ),
+            (Some(score.white.to_string()), Some(score.black.to_string())),
+            "the running score at ply {ply}"
+        );
+        if ply == first {
+            std::fs::write(
+                screenshots().join("replay-runs.png"),
+                client.screenshot().await.unwrap(),
+            )
+            .unwrap();
+        }
+    }
+    page.client.close().await.unwrap();
 }

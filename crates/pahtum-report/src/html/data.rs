@@ -2,8 +2,11 @@
 //!
 //! The tables (standings, Elo chart, crosstable heat map, LOS, pairs) are
 //! rendered by the template from the same cells as the terminal tables, so
-//! they read the same. The games are data for the script: one row per game
-//! for the game list, and the replay of each embedded game in a compact form
+//! they read the same; the standings add the forfeits in all and put their
+//! less used columns last, which the page folds away until asked for, so that
+//! the table fits a 1,400-pixel window. The games are data for the script: one
+//! row per game for the game list (with its pie decision, so that the list
+//! says who played White by choice), and the replay of each embedded game in a compact form
 //! (cells as one string, times as one array, `info` only where a bot sent
 //! one, with short keys, its pv as one string and its comment as an index into
 //! a table of the distinct comments, since bots repeat theirs), so that a
@@ -24,8 +27,8 @@ use crate::table::points;
 /// The tables of the standings, as cells of text.
 #[derive(Debug, Serialize)]
 pub struct Tables {
-    /// The first row is the header.
-    pub standings: Vec<Vec<String>>,
+    /// The standings, the columns shown first, then those folded away.
+    pub standings: StandingsTable,
     /// What the Elo columns mean (or why there are none), then the bots without games.
     pub rating_note: String,
     /// One row per rated bot, in the standings' order; empty when no bot is rated.
@@ -49,6 +52,49 @@ pub struct Tables {
     pub first_move: String,
     /// Forfeits by kind over all games, the kinds that happened.
     pub forfeits: Vec<(&'static str, u32)>,
+}
+
+/// The standings table of the page: the columns a bot's author reads first (rank, bot, games, wins, draws,
+/// losses, points, score, Elo and its interval, and the forfeits in all), then the columns shown on demand
+/// ([`FOLDED`]), so that the table fits a 1,400-pixel window with a bot name of the longest plain length.
+#[derive(Debug, Serialize)]
+pub struct StandingsTable {
+    /// The first row is the header.
+    pub rows: Vec<Vec<String>>,
+    /// How many columns, from the first, are shown before the reader asks for all of them.
+    pub shown: usize,
+}
+
+/// The columns of the terminal's standings that the page folds away until asked: the likelihood that a bot is
+/// stronger than the next (the LOS table says more), the average Pah Tum points for and against, and the
+/// forfeits by kind (the column `forfeits` counts them all, and the line below the table by kind).
+pub const FOLDED: [&str; 8] = [
+    "LOS next", "for", "against", "timeouts", "crashes", "illegal", "protocol", "stalls",
+];
+
+impl StandingsTable {
+    fn of(standings: &Standings) -> StandingsTable {
+        let mut rows = standings_rows(standings);
+        let header = rows.next().expect("the standings have a header");
+        let (folded, shown): (Vec<usize>, Vec<usize>) =
+            (0..header.len()).partition(|&column| FOLDED.contains(&header[column].as_str()));
+        let order = |row: &[String], forfeits: String| -> Vec<String> {
+            let pick = |columns: &[usize]| columns.iter().map(|&column| row[column].clone()).collect::<Vec<_>>();
+            [pick(&shown), vec![forfeits], pick(&folded)].concat()
+        };
+        let mut table = vec![order(&header, "forfeits".to_owned())];
+        for (row, bot) in rows.zip(&standings.bots) {
+            let f = &bot.forfeits;
+            table.push(order(
+                &row,
+                (f.timeout + f.crash + f.illegal_move + f.protocol_error + f.stall).to_string(),
+            ));
+        }
+        StandingsTable {
+            rows: table,
+            shown: shown.len() + 1,
+        }
+    }
 }
 
 /// One bot's Elo and its 95% interval, in percent of the chart's width.
@@ -103,7 +149,7 @@ impl Tables {
         let strength = &standings.strength;
         let (chart, chart_axis) = chart(standings);
         Tables {
-            standings: standings_rows(standings).collect(),
+            standings: StandingsTable::of(standings),
             rating_note: rating_note(strength),
             chart,
             chart_axis,
@@ -335,6 +381,10 @@ pub struct GameRow {
     pub black: String,
     /// The result by colour.
     pub result: Outcome,
+    /// The pie decision: `true` a swap, `false` a keep; absent when the pie rule was off or the game ended
+    /// before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap: Option<bool>,
     /// White's points, Black's.
     pub score: [u32; 2],
     /// How the game ended: [`Reason::Normal`] for a full board, otherwise the forfeit's kind.
@@ -399,6 +449,7 @@ struct RowFields {
     white: String,
     black: String,
     result: Outcome,
+    swap: Option<bool>,
     score: Score,
     termination: Termination,
 }
@@ -415,6 +466,7 @@ impl GameRow {
             white: record.white,
             black: record.black,
             result: record.result,
+            swap: record.swap,
             score: [record.score.white, record.score.black],
             reason: record.termination.reason,
         })
@@ -530,6 +582,48 @@ mod tests {
         // The first seat's White stone, then the swap: the first seat holds Black, the second White.
         assert_eq!(replay["seats"], "112");
         assert_eq!(replay["ms"], serde_json::json!([1.2, 1.2, 1.2]));
+    }
+
+    #[test]
+    fn the_standings_show_the_essential_columns_and_the_forfeits_in_all_then_the_folded_ones() {
+        let games = [
+            forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::Timeout),
+            forfeited(record("001-00-a", "b", "c"), Seat::First, Reason::IllegalMove),
+            record("002-00-a", "c", "a"),
+        ];
+        let bots = pahtum_tournament::testing::tournament().bot_names();
+        let standings = pahtum_tournament::standings::standings(&games, &bots, None).unwrap();
+        let table = StandingsTable::of(&standings);
+        let header = &table.rows[0];
+        assert_eq!(
+            header[..table.shown].join(" "),
+            "# bot games W D L points score Elo 95% interval forfeits"
+        );
+        assert_eq!(
+            header[table.shown..],
+            FOLDED,
+            "every folded column, after the shown ones"
+        );
+        let b = table.rows.iter().find(|row| row[1] == "b").unwrap();
+        let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+        assert_eq!(
+            (&b[column("forfeits")], &b[column("timeouts")], &b[column("illegal")]),
+            (&"2".to_owned(), &"1".to_owned(), &"1".to_owned())
+        );
+        assert!(table.rows.iter().all(|row| row.len() == header.len()));
+    }
+
+    #[test]
+    fn the_row_of_a_game_has_its_pie_decision() {
+        let row = |game: &GameRecord| GameRow::read(&serde_json::to_vec(game).unwrap()).unwrap();
+        let mut game = record("000-00-a", "a", "b");
+        assert_eq!(row(&game).swap, Some(false));
+        assert_eq!(row(&swapped(game.clone())).swap, Some(true));
+        game.swap = None;
+        assert!(
+            !serde_json::to_string(&row(&game)).unwrap().contains("swap"),
+            "no pie decision, no key"
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
   const SVG = "http://www.w3.org/2000/svg";
   const REASONS = { normal: "normal", timeout: "timeout", disconnect: "crash", illegal_move: "illegal move", protocol_error: "protocol error", stall: "stall", memory: "memory" };
   const RESULTS = { white: "White won", black: "Black won", draw: "draw" };
+  // The pie decision as the protocol writes it.
+  const PIE = { true: "swap", false: "keep" };
   const $ = (id) => document.getElementById(id);
 
   function element(tag, text, className) {
@@ -28,12 +30,23 @@
     select.appendChild(node);
   }
 
+  /** The bot that lost the game, by the colour it had at the end (after any swap); null for a draw. */
+  function loser(game) {
+    return game.result === "white" ? game.black : game.result === "black" ? game.white : null;
+  }
+
+  /** The winner as the list shows it: the bot and its colour at the end, or "draw". */
+  function winner(game) {
+    return game.result === "white" ? game.white + " (White)" : game.result === "black" ? game.black + " (Black)" : "draw";
+  }
+
   function matches(game) {
-    const bot = $("filter-bot").value, against = $("filter-against").value;
+    const bot = $("filter-bot").value, against = $("filter-against").value, lost = $("filter-lost").value;
     const result = $("filter-result").value, reason = $("filter-reason").value;
     const sides = [game.white, game.black];
     if (bot && !sides.includes(bot)) return false;
     if (against && !(sides.includes(against) && (!bot || sides.includes(bot) && bot !== against))) return false;
+    if (lost && loser(game) !== lost) return false;
     if (result && game.result !== result) return false;
     return !reason || game.reason === reason;
   }
@@ -45,10 +58,10 @@
       const row = document.createElement("tr");
       row.dataset.id = game.id;
       const end = REASONS[game.reason] + (game.forfeited.length ? " (" + game.forfeited.join(", ") + ")" : "");
-      for (const text of [game.id, game.white, game.black, game.score[0] + "–" + game.score[1], RESULTS[game.result], end]) {
-        row.appendChild(element("td", text));
-      }
-      if (game.forfeited.length) row.lastChild.className = "forfeit";
+      const pie = game.swap === undefined ? "—" : PIE[game.swap];
+      const cells = [[game.id], [game.white, "name"], [game.black, "name"], [pie, "pie"], [game.score[0] + "–" + game.score[1]],
+        [winner(game), "name winner"], [end, game.forfeited.length ? "forfeit" : undefined]];
+      for (const [text, className] of cells) row.appendChild(element("td", text, className));
       if (data.replays[game.id]) {
         row.addEventListener("click", () => { location.hash = "game=" + encodeURIComponent(game.id); });
       } else {
@@ -68,9 +81,10 @@
     for (const bot of bots) {
       option($("filter-bot"), bot, bot);
       option($("filter-against"), bot, bot);
+      option($("filter-lost"), bot, bot);
     }
     for (const reason of [...new Set(games.map((game) => game.reason))].sort()) option($("filter-reason"), reason, REASONS[reason]);
-    for (const id of ["filter-bot", "filter-against", "filter-result", "filter-reason"]) {
+    for (const id of ["filter-bot", "filter-against", "filter-lost", "filter-result", "filter-reason"]) {
       $(id).addEventListener("change", () => { list.limit = 200; renderList(); });
     }
     $("games-more").addEventListener("click", () => { list.limit += 500; renderList(); });
@@ -92,21 +106,27 @@
     return { column: text.charCodeAt(index) - 97, row: text.charCodeAt(index + 1) - 49 };
   }
 
-  /** The plies of a game: its blocks and stones, and the pie decision after the first stone. */
+  /**
+   * The plies of a game, numbered as everything the arena shows numbers them (RECORD.md, "Move numbers"): ply N
+   * is the N-th entry of the protocol's moves list, the players' blocks ("#d4"), the stones ("d4") and the pie
+   * decision after the first stone ("swap" or "keep"), each with its notation there.
+   */
   function pliesOf(game, replay) {
     const plies = [];
     const firstStone = replay.kinds.indexOf("s");
     for (let i = 0; i < replay.kinds.length; i++) {
+      const cell = replay.cells.substr(2 * i, 2), block = replay.kinds[i] === "b";
       plies.push({
-        kind: replay.kinds[i] === "b" ? "block" : "stone",
-        cell: replay.cells.substr(2 * i, 2),
+        kind: block ? "block" : "stone",
+        notation: block ? "#" + cell : cell,
+        cell,
         color: replay.colors[i] === "w" ? "white" : "black",
         bot: replay.seats[i] === "1" ? game.first : game.second,
         ms: replay.ms[i],
         info: replay.info[i],
       });
       if (i === firstStone && replay.swap !== null) {
-        plies.push({ kind: "pie", swap: replay.swap, bot: game.second, ms: replay.swap_ms, info: replay.swap_info });
+        plies.push({ kind: "pie", notation: PIE[replay.swap], swap: replay.swap, bot: game.second, ms: replay.swap_ms, info: replay.swap_info });
       }
     }
     return plies;
@@ -181,7 +201,7 @@
         } else if (stone) {
           group.appendChild(svg("circle", { cx, cy, r: CELL / 2 - 5, fill: stone === 1 ? "#f8f8f4" : "#23262d", stroke: "#222", class: stone === 1 ? "white" : "black" }));
         }
-        if (last === cell) group.appendChild(svg("circle", { cx, cy, r: 5, fill: "#d33" }));
+        if (last === cell) group.appendChild(svg("circle", { cx, cy, r: 5, fill: "#d33", class: "last" }));
         root.appendChild(group);
       }
     }
@@ -190,7 +210,8 @@
       const left = Math.min(x(c0), x(c1)) + 4, top = Math.min(y(r0), y(r1)) + 4;
       const width = Math.abs(x(c1) - x(c0)) + CELL - 8, height = Math.abs(y(r1) - y(r0)) + CELL - 8;
       const color = run.color === "white" ? "#1f6fd1" : "#d1451f";
-      root.appendChild(svg("rect", { x: left, y: top, width, height, rx: 10, fill: "none", stroke: color, "stroke-width": 4, class: "run" }));
+      const cells = run.cells.map(([column, row]) => String.fromCharCode(97 + column) + (row + 1)).join("");
+      root.appendChild(svg("rect", { x: left, y: top, width, height, rx: 10, fill: "none", stroke: color, "stroke-width": 4, class: "run", "data-cells": cells }));
       // The points at the run's start: a row's on its left edge, a column's on its top edge, so that crossing
       // runs keep their labels apart.
       const across = r0 === r1;
@@ -202,12 +223,21 @@
     }
   }
 
-  function describe(ply) {
-    if (ply.kind === "pie") return "pie: " + (ply.swap ? "swap" : "no swap") + " (" + ply.bot + ")";
-    return ply.cell + " " + (ply.kind === "block" ? "block" : ply.color) + " (" + ply.bot + ")";
+  /** What a ply is, after its notation: a block or a stone's colour and the bot, or what the pie decision did. */
+  function detail(ply) {
+    if (ply.kind === "pie") return " (" + ply.bot + (ply.swap ? " takes White)" : " stays Black)");
+    return " " + (ply.kind === "block" ? "block" : ply.color) + " (" + ply.bot + ")";
   }
 
-  function showInfo(ply) {
+  /** A ply for the move list: its notation (the protocol's) apart, then what it is. */
+  function plyItem(ply) {
+    const item = element("li", undefined, ply.kind);
+    item.appendChild(element("span", ply.notation, "notation"));
+    item.appendChild(document.createTextNode(detail(ply)));
+    return item;
+  }
+
+  function showInfo(ply, at) {
     const box = $("move-info");
     box.replaceChildren();
     if (!ply) return;
@@ -217,7 +247,7 @@
       list.appendChild(element("dt", term));
       list.appendChild(element("dd", value));
     };
-    add("move", describe(ply));
+    add("ply " + at, ply.notation + detail(ply));
     add("time", ply.ms === null || ply.ms === undefined ? null : ply.ms + " ms");
     const info = ply.info || {};
     add("eval", info.e);
@@ -234,16 +264,19 @@
     const runs = runsOf(board);
     const end = view.at === view.plies.length;
     const ply = view.plies[view.at - 1];
-    drawBoard(board, end ? runs : [], ply && ply.kind !== "pie" ? ply.cell : null);
+    // The scoring runs are outlined at every ply, not only at the end: a run is scored as it stands.
+    drawBoard(board, runs, ply && ply.kind !== "pie" ? ply.cell : null);
     const white = runs.filter((run) => run.color === "white").reduce((sum, run) => sum + run.points, 0);
     const black = runs.filter((run) => run.color === "black").reduce((sum, run) => sum + run.points, 0);
     const score = $("score");
     score.textContent = "White " + white + " – " + black + " Black" + (end ? " (final)" : "");
     score.dataset.white = white;
     score.dataset.black = black;
-    $("position").textContent = "move " + view.at + " of " + view.plies.length;
+    $("position").textContent = "ply " + view.at + " of " + view.plies.length;
+    // The address names the ply shown, so that a link opens the game there (`#game=ID&ply=N`).
+    history.replaceState(null, "", "#game=" + encodeURIComponent(view.game.id) + "&ply=" + view.at);
     $("slider").value = view.at;
-    showInfo(ply);
+    showInfo(ply, view.at);
     for (const item of $("moves").children) item.classList.toggle("current", Number(item.dataset.at) === view.at);
     // Keep the current move in sight in the list, scrolling the list alone (never the page).
     const list = $("moves"), current = list.querySelector(".current");
@@ -296,7 +329,7 @@
     const moves = $("moves");
     moves.replaceChildren();
     view.plies.forEach((ply, index) => {
-      const item = element("li", describe(ply), ply.kind === "pie" ? "pie" : ply.kind);
+      const item = plyItem(ply);
       item.dataset.at = index + 1;
       if (ply.ms !== null && ply.ms !== undefined) item.appendChild(element("span", ply.ms + " ms", "ms"));
       item.addEventListener("click", () => { stop(); go(index + 1); });
@@ -326,7 +359,7 @@
     }
   });
 
-  /** `#game=ID` (and `&ply=N` or `&ply=end`) opens a replay; a page of one game opens it at once. */
+  /** `#game=ID` (and `&ply=N`, in the one numbering of plies, or `&ply=end`) opens a replay; a page of one game opens it at once. */
   function route() {
     const params = new URLSearchParams(location.hash.slice(1));
     const id = params.get("game") || (games.length === 1 && !list.body ? games[0].id : null);
