@@ -22,7 +22,7 @@ use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
 
 use crate::forfeit::start_error;
-use crate::output::out;
+use crate::output::{errln, out};
 use crate::signals::StopSignals;
 
 /// Whether the status is one line redrawn in place: on a terminal that can do it (not `TERM=dumb`, where
@@ -46,10 +46,10 @@ pub fn open_journal(
     let mut opened = open(out, tournament, shard, existing, observer)?;
     opened.journal.set_durability(durability);
     if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
+        errln!("arena: the previous journal is kept as {}", aside.display());
     }
     if opened.repaired_torn_line {
-        eprintln!(
+        errln!(
             "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
         );
     }
@@ -90,11 +90,11 @@ pub fn report(
 ) -> ExitCode {
     out!("{lead}{}", render(standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
+    errln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
     match ending {
         RunEnding::Finished | RunEnding::Declined => ExitCode::SUCCESS,
         RunEnding::Interrupted => {
-            eprintln!("arena: interrupted; {resume}");
+            errln!("arena: interrupted; {resume}");
             crate::signals::interrupted()
         }
     }

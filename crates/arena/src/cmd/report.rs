@@ -12,6 +12,7 @@ use pahtum_report::run_report::write_report;
 use pahtum_tournament::strength::AnchorSpec;
 
 use crate::inputs::{journal_path, one_journal};
+use crate::output::errln;
 
 /// Write the HTML report (standings, crosstable, games and their replays) of a journal.
 #[derive(Debug, clap::Args)]
@@ -42,6 +43,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..Options::default()
     };
     let games = write_report(&journal, &out, args.anchor.as_ref(), options)?;
-    eprintln!("arena: report {} ({} games)", out.display(), games);
+    errln!("arena: report {} ({} games)", out.display(), games);
     Ok(ExitCode::SUCCESS)
 }
