@@ -874,7 +874,7 @@ fn a_missing_shard_is_named_and_another_tournament_is_refused() {
 }
 
 /// A bot whose program is replaced between two runs of a finished tournament (the `versioned` fixture
-/// bot: version 1 plays the first free cell, version 2 an illegal move) is warned of, with the command
+/// bot: version 1 plays the first free cell, version 2 an illegal move) is warned of, escaped, with the command
 /// that plays its games again; `--replay` plays only its games, and the standings follow the new program.
 #[test]
 fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
@@ -902,14 +902,14 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
     assert_success(&again);
     assert!(!warned(&again), "{}", text(&again.stderr));
 
-    // Replaced: the same standings, and the warning.
-    version("2");
+    // Replaced: the same standings, and the warning, with what the bot said escaped (it would clear the screen).
+    version("2\u{1b}[2J");
     let replaced = fixture.run("out", &[]);
     assert_success(&replaced);
     assert_eq!(text(&replaced.stdout), text(&first.stdout));
     let out = fixture.out("out");
     let expected = format!(
-        "arena: warning: bot py now says hello as \"fixture-versioned 2\", but as \"fixture-versioned 1\" in its \
+        "arena: warning: bot py now says hello as \"fixture-versioned 2\\x1b[2J\", but as \"fixture-versioned 1\" in its \
          last game in the journal: 4 of its 4 games there were played by a program that said otherwise, and the \
          standings mix the two; to play its games again, run: arena run {} --out {} --replay py",
         fixture.file.display(),
@@ -935,7 +935,7 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
     assert_eq!(after.iter().filter(|record| !plays_py(record)).collect::<Vec<_>>(), untouched);
     for record in after.iter().filter(|record| plays_py(record)) {
         let seat = if record["players"]["first"] == "py" { "first" } else { "second" };
-        assert_eq!(record["hello"][seat]["version"], "2", "{record}");
+        assert_eq!(record["hello"][seat]["version"], "2\u{1b}[2J", "{record}");
     }
     assert_eq!(py_points(&fixture.standings("out")), 0.0);
     let kept_aside: Vec<_> = std::fs::read_dir(&out)
