@@ -123,8 +123,6 @@ async fn handle_stop_signals(stop: oneshot::Sender<()>) {
     let _ = stop.send(());
     next().await;
     pahtum_referee::kill_every_bot();
-    errln!(
-        "arena: quit at once; the journal keeps every finished game"
-    );
+    errln!("arena: quit at once; the journal keeps every finished game");
     std::process::exit(i32::from(code));
 }

@@ -924,7 +924,9 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
     assert_success(&replay);
     let stderr = text(&replay.stderr);
     assert!(
-        stderr.contains("arena: dropped the 4 games of py from the journal, to play them again; the previous journal is kept as"),
+        stderr.contains(
+            "arena: dropped the 4 games of py from the journal, to play them again; the previous journal is kept as"
+        ),
         "{stderr}"
     );
     assert!(!warned(&replay), "{stderr}");
@@ -932,9 +934,16 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
     assert_eq!(after.len(), 6);
     let plays_py = |record: &Value| record["players"]["first"] == "py" || record["players"]["second"] == "py";
     let untouched: Vec<&Value> = before.iter().filter(|record| !plays_py(record)).collect();
-    assert_eq!(after.iter().filter(|record| !plays_py(record)).collect::<Vec<_>>(), untouched);
+    assert_eq!(
+        after.iter().filter(|record| !plays_py(record)).collect::<Vec<_>>(),
+        untouched
+    );
     for record in after.iter().filter(|record| plays_py(record)) {
-        let seat = if record["players"]["first"] == "py" { "first" } else { "second" };
+        let seat = if record["players"]["first"] == "py" {
+            "first"
+        } else {
+            "second"
+        };
         assert_eq!(record["hello"][seat]["version"], "2\u{1b}[2J", "{record}");
     }
     assert_eq!(py_points(&fixture.standings("out")), 0.0);
@@ -965,7 +974,8 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
     assert!(!unknown.status.success());
     let stderr = text(&unknown.stderr);
     assert!(
-        stderr.contains("--replay \"nosuch\": the tournament") && stderr.contains("has no such bot; its bots are: ff, heuristic, py"),
+        stderr.contains("--replay \"nosuch\": the tournament")
+            && stderr.contains("has no such bot; its bots are: ff, heuristic, py"),
         "{stderr}"
     );
 }

@@ -14,8 +14,7 @@ use std::time::Duration;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
-    Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing,
-    unix_ms,
+    Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
 };
 
 use crate::bot::{Answer, Bot, wrong_kind};

@@ -158,7 +158,11 @@ mod tests {
     fn records_without_greetings_and_bots_not_asked_never_make_a_change() {
         let mut check = HelloCheck::new([("a".to_owned(), hello("py", Some("2")))]);
         check.count(&record("000-00-a", "a", "b"));
-        check.count(&greeted("000-00-b", ("b", &hello("old", None)), ("a", &hello("py", Some("2")))));
+        check.count(&greeted(
+            "000-00-b",
+            ("b", &hello("old", None)),
+            ("a", &hello("py", Some("2"))),
+        ));
         assert_eq!(check.changes(), []);
     }
 }

@@ -59,9 +59,7 @@ pub fn open_journal(
         errln!("arena: the previous journal is kept as {}", aside.display());
     }
     if opened.repaired_torn_line {
-        errln!(
-            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
-        );
+        errln!("arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)");
     }
     Ok(opened)
 }

@@ -215,7 +215,11 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
 
 /// The command that resumes this run: the same file and the flags that change where and how it runs.
 fn resume_command(args: &Args, shard: Option<Shard>) -> String {
-    let mut words = vec!["arena".to_owned(), "run".to_owned(), quote(&args.file.display().to_string())];
+    let mut words = vec![
+        "arena".to_owned(),
+        "run".to_owned(),
+        quote(&args.file.display().to_string()),
+    ];
     if let Some(out) = &args.out {
         words.extend(["--out".to_owned(), quote(&out.display().to_string())]);
     }

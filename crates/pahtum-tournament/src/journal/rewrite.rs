@@ -51,30 +51,33 @@ pub fn drop_games(path: &Path, drop: impl Fn(&GameRecord) -> bool + Sync) -> Res
     header_line.push(b'\n');
     out.write_all(&header_line).map_err(io_error("rewrite"))?;
     let mut games = 0;
-    let written = reader.scan(
-        &checker,
-        Moves::Drop,
-        |record, _| drop(&record),
-        |item| match item {
-            Item::Record { kept: true, .. } => {
-                games += 1;
-                Ok(())
-            }
-            Item::Record { text, .. } => out
-                .write_all(text)
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(io_error("rewrite")),
-            Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
-                path: path.to_owned(),
-                line,
-                source: fault,
-            }),
-        },
-    )
-    .and_then(|_| {
-        let file = out.into_inner().map_err(|error| io_error("rewrite")(error.into_error()))?;
-        file.sync_all().map_err(io_error("rewrite"))
-    });
+    let written = reader
+        .scan(
+            &checker,
+            Moves::Drop,
+            |record, _| drop(&record),
+            |item| match item {
+                Item::Record { kept: true, .. } => {
+                    games += 1;
+                    Ok(())
+                }
+                Item::Record { text, .. } => out
+                    .write_all(text)
+                    .and_then(|()| out.write_all(b"\n"))
+                    .map_err(io_error("rewrite")),
+                Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
+                    path: path.to_owned(),
+                    line,
+                    source: fault,
+                }),
+            },
+        )
+        .and_then(|_| {
+            let file = out
+                .into_inner()
+                .map_err(|error| io_error("rewrite")(error.into_error()))?;
+            file.sync_all().map_err(io_error("rewrite"))
+        });
     if let Err(error) = written {
         let _ = std::fs::remove_file(&partial);
         return Err(error);

@@ -317,9 +317,17 @@ fn dropping_a_bots_games_rewrites_the_journal_without_them_and_keeps_the_old_one
     // The kept lines are the old ones, byte for byte, the header first.
     let lines: Vec<&str> = before.lines().collect();
     let expected: Vec<&str> = std::iter::once(lines[0])
-        .chain(lines[1..].iter().copied().filter(|line| !line.contains(r#""second":"c""#) && !line.contains(r#""first":"c""#)))
+        .chain(
+            lines[1..]
+                .iter()
+                .copied()
+                .filter(|line| !line.contains(r#""second":"c""#) && !line.contains(r#""first":"c""#)),
+        )
         .collect();
-    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().collect::<Vec<_>>(), expected);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().lines().collect::<Vec<_>>(),
+        expected
+    );
     assert!(!path.with_extension("jsonl.partial").exists());
     // Nothing to drop: the journal stays as it is, and nothing is kept aside.
     let unchanged = drop_games(&path, plays_c).unwrap();
@@ -336,7 +344,10 @@ fn a_journal_in_use_or_with_a_faulty_line_is_not_rewritten() {
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"not\": \"a record\"}\n");
     std::fs::write(&path, &text).unwrap();
-    assert!(matches!(drop_games(&path, |_| true), Err(JournalError::Fault { line: 4, .. })));
+    assert!(matches!(
+        drop_games(&path, |_| true),
+        Err(JournalError::Fault { line: 4, .. })
+    ));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     assert!(!path.with_extension("jsonl.partial").exists());
 }
