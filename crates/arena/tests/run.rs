@@ -887,26 +887,29 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
         ],
     );
     let version = |text: &str| std::fs::write(fixture.dir.path().join("version.txt"), text).unwrap();
-    let warned = |output: &Output| text(&output.stderr).contains("arena: warning");
+    // A run that succeeds: its stdout and stderr.
+    let run = |extra: &[&str]| {
+        let output = fixture.run("out", extra);
+        assert_success(&output);
+        (text(&output.stdout), text(&output.stderr))
+    };
+    let warned = |stderr: &str| stderr.contains("arena: warning");
     version("1");
-    let first = fixture.run("out", &[]);
-    assert_success(&first);
-    assert!(!warned(&first), "{}", text(&first.stderr));
+    let (standings, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
     let before = fixture.records("out");
     assert_eq!(before.len(), 6);
     let py_points = |standings: &Value| bot(standings, "py")["points"].as_f64().unwrap();
     assert!(py_points(&fixture.standings("out")) > 0.0);
 
     // The same program again: the finished tournament's standings, without a word.
-    let again = fixture.run("out", &[]);
-    assert_success(&again);
-    assert!(!warned(&again), "{}", text(&again.stderr));
+    let (_, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
 
     // Replaced: the same standings, and the warning, with what the bot said escaped (it would clear the screen).
     version("2\u{1b}[2J");
-    let replaced = fixture.run("out", &[]);
-    assert_success(&replaced);
-    assert_eq!(text(&replaced.stdout), text(&first.stdout));
+    let (again, stderr) = run(&[]);
+    assert_eq!(again, standings);
     let out = fixture.out("out");
     let expected = format!(
         "arena: warning: bot py now says hello as \"fixture-versioned 2\\x1b[2J\", but as \"fixture-versioned 1\" in its \
@@ -915,21 +918,18 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
         fixture.file.display(),
         out.display()
     );
-    let stderr = text(&replaced.stderr);
     assert!(stderr.lines().any(|line| line == expected), "{stderr}");
     assert_eq!(fixture.records("out"), before);
 
     // --replay: py's games, and only those, are played again by the new program.
-    let replay = fixture.run("out", &["--replay", "py"]);
-    assert_success(&replay);
-    let stderr = text(&replay.stderr);
+    let (_, stderr) = run(&["--replay", "py"]);
     assert!(
         stderr.contains(
             "arena: dropped the 4 games of py from the journal, to play them again; the previous journal is kept as"
         ),
         "{stderr}"
     );
-    assert!(!warned(&replay), "{stderr}");
+    assert!(!warned(&stderr), "{stderr}");
     let after = fixture.records("out");
     assert_eq!(after.len(), 6);
     let plays_py = |record: &Value| record["players"]["first"] == "py" || record["players"]["second"] == "py";
@@ -953,21 +953,18 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
         .filter(|name| name.starts_with("journal-replaced-"))
         .collect();
     assert_eq!(kept_aside.len(), 1, "{kept_aside:?}");
-    let quiet = fixture.run("out", &[]);
-    assert_success(&quiet);
-    assert!(!warned(&quiet), "{}", text(&quiet.stderr));
+    let (_, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
 
     // A bot that cannot start now is said, and the standings are shown all the same.
     version("crash");
-    let crashed = fixture.run("out", &[]);
-    assert_success(&crashed);
-    let stderr = text(&crashed.stderr);
+    let (standings, stderr) = run(&[]);
     assert!(
         stderr.contains("arena: warning: bot \"py\" failed its greeting")
             && stderr.contains("its games in the journal cannot be compared with its program now"),
         "{stderr}"
     );
-    assert!(text(&crashed.stdout).contains("Standings after 6 games"));
+    assert!(standings.contains("Standings after 6 games"));
 
     // A bot the tournament does not have.
     let unknown = fixture.run("out", &["--replay", "nosuch"]);
