@@ -26,8 +26,8 @@ use pahtum_tournament::config::Tournament;
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Observer, RunEnding};
 use pahtum_tournament::hellos::HelloCheck;
-use pahtum_tournament::journal::drop_games;
-use pahtum_tournament::resume::{Existing, JOURNAL, Opened, ResumeError, open};
+use pahtum_tournament::journal::{JournalReader, drop_games};
+use pahtum_tournament::resume::{Existing, JOURNAL, Opened, ResumeError, check_unchanged, open};
 use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
 
@@ -64,13 +64,15 @@ pub fn open_journal(
     Ok(opened)
 }
 
-/// Drops the games of the bots `names` from the journal in `out`, if there is one, so that the run plays
-/// them again; says on stderr what was dropped and where the old journal is kept.
-pub fn drop_games_of(out: &Path, names: &[String]) -> anyhow::Result<()> {
+/// Drops the games of the bots `names` from the journal of `tournament` in `out`, if there is one, so that
+/// the run plays them again; says on stderr what was dropped and where the old journal is kept. A journal
+/// of another tournament is refused as a resume would refuse it, unchanged.
+pub fn drop_games_of(out: &Path, tournament: &Tournament, names: &[String]) -> anyhow::Result<()> {
     let journal = out.join(JOURNAL);
     if names.is_empty() || !journal.exists() {
         return Ok(());
     }
+    check_unchanged(JournalReader::open(&journal)?.header(), tournament, &journal)?;
     let plays = |record: &pahtum_record::GameRecord| {
         names
             .iter()

@@ -122,7 +122,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let out = file.settings.out.clone();
-    flow::drop_games_of(&out, &args.replay)?;
+    flow::drop_games_of(&out, &file.tournament, &args.replay)?;
     let bots = Bots::of_file(&file, &launcher);
     // A journal to resume: is each bot's program still the one of its games there?
     let mut greetings = if !args.fresh && out.join(resume::JOURNAL).exists() {
