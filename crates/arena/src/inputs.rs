@@ -17,6 +17,8 @@ use pahtum_tournament::merge::merge;
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
+use crate::output::errln;
+
 /// A run's folder names its journal; anything else is the journal itself.
 pub fn journal_path(path: &Path) -> PathBuf {
     if path.is_dir() {
@@ -71,7 +73,7 @@ pub fn one_journal(paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Option<tempfil
     let journal = folder.path().join(JOURNAL);
     let merged = merge(&inputs, &journal)?;
     if !merged.missing.is_empty() {
-        eprintln!(
+        errln!(
             "arena: {} of {} games are missing from these journals (arena merge lists them)",
             merged.missing.len(),
             merged.scheduled

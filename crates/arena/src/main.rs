@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::output::errln;
+
 /// Referee and tournament runner for bots that play Pah Tum.
 #[derive(Debug, Parser)]
 #[command(name = "arena", version, after_help = exit::help())]
@@ -100,7 +102,7 @@ fn main() -> ExitCode {
             // (the line breaks are the error's own layout).
             let text = format!("{error:#}");
             let lines: Vec<_> = text.split('\n').map(pahtum_protocol::untrusted::escape).collect();
-            eprintln!("arena: error: {}", lines.join("\n"));
+            errln!("arena: error: {}", lines.join("\n"));
             ExitCode::from(exit::FAILURE)
         }
     }

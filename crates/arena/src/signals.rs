@@ -13,7 +13,6 @@
 //! the run goes on until its games end.
 
 use std::future::Future;
-use std::io::Write;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -22,6 +21,8 @@ use std::task::{Context, Poll};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+
+use crate::output::errln;
 
 /// The exit code of a run stopped by a signal: 128 plus the signal's number,
 /// as shells report a process killed by it (SIGINT 130, SIGHUP 129, SIGTERM
@@ -96,8 +97,8 @@ impl Drop for StopSignals {
 }
 
 /// One stream per signal, installed at once, so that a second signal that
-/// comes quickly is not lost. Messages are written without panicking: after
-/// a SIGHUP the terminal may be gone.
+/// comes quickly is not lost. Messages go through `errln!`, which never
+/// panics: after a SIGHUP the terminal may be gone.
 async fn handle_stop_signals(stop: oneshot::Sender<()>) {
     let (Ok(mut interrupts), Ok(mut terminations), Ok(mut hangups)) = (
         signal(SignalKind::interrupt()),
@@ -115,17 +116,13 @@ async fn handle_stop_signals(stop: oneshot::Sender<()>) {
     };
     let (name, code) = next().await;
     STOPPED_BY.store(code, Ordering::Relaxed);
-    let _ = writeln!(
-        std::io::stderr(),
+    errln!(
         "\narena: stopping ({name}): no new games; the running ones are ended and will be replayed on resume \
          (Ctrl-C again to quit at once)"
     );
     let _ = stop.send(());
     next().await;
     pahtum_referee::kill_every_bot();
-    let _ = writeln!(
-        std::io::stderr(),
-        "arena: quit at once; the journal keeps every finished game"
-    );
+    errln!("arena: quit at once; the journal keeps every finished game");
     std::process::exit(i32::from(code));
 }

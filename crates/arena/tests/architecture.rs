@@ -1,6 +1,7 @@
 //! The workspace's shape, held by tests: no circle of imports between the
 //! source files of any crate, and no process machinery (the async runtime,
-//! the referee) under the crates that only read and present data.
+//! the referee) under the crates that only read and present data, and no
+//! `println!` that a closed pipe turns into a panic.
 //!
 //! The circles are found by `scripts/file-cycles.py` (see its doc: a `pub use`
 //! re-export is followed to the file that defines the item, a parent module
@@ -211,4 +212,41 @@ fn the_data_crates_link_no_processes() {
         runner.contains("tokio") && runner.contains("pahtum-referee"),
         "{runner:?}"
     );
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// `println!` and `eprintln!` panic when their reader has gone (`arena run F 2>&1 | head`): what
+/// `arena` and the crates it prints through write goes through its quiet path (`out!`, `errln!`,
+/// `pahtum_report::progress::line`) instead.
+#[test]
+fn nothing_prints_past_the_quiet_path() {
+    let mut offenders = Vec::new();
+    for crate_dir in ["crates/arena/src", "crates/pahtum-report/src", "crates/pahtum-runner/src"] {
+        for file in rust_files(&workspace().join(crate_dir)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                if ["print!(", "println!(", "eprint!(", "eprintln!("]
+                    .iter()
+                    .any(|call| code.contains(call) && !code.contains(&format!("::{call}")))
+                {
+                    offenders.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "print through the quiet path: {offenders:#?}");
 }

@@ -489,6 +489,13 @@ fn a_changed_file_refuses_to_resume_unless_started_afresh() {
         "{stderr}"
     );
     assert!(stderr.contains("--fresh"), "{stderr}");
+    // Nor are a bot's games dropped from it to be played again: the journal stays as it is.
+    let journal = fixture.out("out").join("journal.jsonl");
+    let before = std::fs::read(&journal).unwrap();
+    let refused = fixture.run("out", &["--replay", "a"]);
+    let stderr = text(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("seed: 1 -> 2"), "{stderr}");
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
 
     assert_success(&fixture.run("out", &["--fresh"]));
     let kept = std::fs::read_dir(fixture.out("out"))
@@ -870,5 +877,109 @@ fn a_missing_shard_is_named_and_another_tournament_is_refused() {
         text(&output.stderr).contains("belongs to another tournament"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+/// A bot whose program is replaced between two runs of a finished tournament (the `versioned` fixture
+/// bot: version 1 plays the first free cell, version 2 an illegal move) is warned of, escaped, with the command
+/// that plays its games again; `--replay` plays only its games, and the standings follow the new program.
+#[test]
+fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
+    let fixture = Fixture::new(
+        "seed = 5\ngames_per_pair = 2\n[time]\nmove_ms = 2000",
+        &[
+            ("ff", "builtin first-free"),
+            ("heuristic", "builtin heuristic"),
+            ("py", "py versioned"),
+        ],
+    );
+    let version = |text: &str| std::fs::write(fixture.dir.path().join("version.txt"), text).unwrap();
+    // A run that succeeds: its stdout and stderr.
+    let run = |extra: &[&str]| {
+        let output = fixture.run("out", extra);
+        assert_success(&output);
+        (text(&output.stdout), text(&output.stderr))
+    };
+    let warned = |stderr: &str| stderr.contains("arena: warning");
+    version("1");
+    let (standings, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
+    let before = fixture.records("out");
+    assert_eq!(before.len(), 6);
+    let py_points = |standings: &Value| bot(standings, "py")["points"].as_f64().unwrap();
+    assert!(py_points(&fixture.standings("out")) > 0.0);
+
+    // The same program again: the finished tournament's standings, without a word.
+    let (_, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
+
+    // Replaced: the same standings, and the warning, with what the bot said escaped (it would clear the screen).
+    version("2\u{1b}[2J");
+    let (again, stderr) = run(&[]);
+    assert_eq!(again, standings);
+    let out = fixture.out("out");
+    let expected = format!(
+        "arena: warning: bot py now says hello as \"fixture-versioned 2\\x1b[2J\", but as \"fixture-versioned 1\" in its \
+         last game in the journal: 4 of its 4 games there were played by a program that said otherwise, and the \
+         standings mix the two; to play its games again, run: arena run {} --out {} --replay py",
+        fixture.file.display(),
+        out.display()
+    );
+    assert!(stderr.lines().any(|line| line == expected), "{stderr}");
+    assert_eq!(fixture.records("out"), before);
+
+    // --replay: py's games, and only those, are played again by the new program.
+    let (_, stderr) = run(&["--replay", "py"]);
+    assert!(
+        stderr.contains(
+            "arena: dropped the 4 games of py from the journal, to play them again; the previous journal is kept as"
+        ),
+        "{stderr}"
+    );
+    assert!(!warned(&stderr), "{stderr}");
+    let after = fixture.records("out");
+    assert_eq!(after.len(), 6);
+    let plays_py = |record: &Value| record["players"]["first"] == "py" || record["players"]["second"] == "py";
+    let untouched: Vec<&Value> = before.iter().filter(|record| !plays_py(record)).collect();
+    assert_eq!(
+        after.iter().filter(|record| !plays_py(record)).collect::<Vec<_>>(),
+        untouched
+    );
+    for record in after.iter().filter(|record| plays_py(record)) {
+        let seat = if record["players"]["first"] == "py" {
+            "first"
+        } else {
+            "second"
+        };
+        assert_eq!(record["hello"][seat]["version"], "2\u{1b}[2J", "{record}");
+    }
+    assert_eq!(py_points(&fixture.standings("out")), 0.0);
+    let kept_aside: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|entry| entry.unwrap().file_name().into_string().ok())
+        .filter(|name| name.starts_with("journal-replaced-"))
+        .collect();
+    assert_eq!(kept_aside.len(), 1, "{kept_aside:?}");
+    let (_, stderr) = run(&[]);
+    assert!(!warned(&stderr), "{stderr}");
+
+    // A bot that cannot start now is said, and the standings are shown all the same.
+    version("crash");
+    let (standings, stderr) = run(&[]);
+    assert!(
+        stderr.contains("arena: warning: bot \"py\" failed its greeting")
+            && stderr.contains("its games in the journal cannot be compared with its program now"),
+        "{stderr}"
+    );
+    assert!(standings.contains("Standings after 6 games"));
+
+    // A bot the tournament does not have.
+    let unknown = fixture.run("out", &["--replay", "nosuch"]);
+    assert!(!unknown.status.success());
+    let stderr = text(&unknown.stderr);
+    assert!(
+        stderr.contains("--replay \"nosuch\": the tournament")
+            && stderr.contains("has no such bot; its bots are: ff, heuristic, py"),
+        "{stderr}"
     );
 }

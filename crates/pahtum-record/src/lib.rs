@@ -14,6 +14,7 @@ mod spec;
 pub use spec::GameSpec;
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
+use pahtum_protocol::bot::Identity;
 use pahtum_protocol::{Info, Placement, Reason, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +72,31 @@ pub struct GameRecord {
     pub started_unix_ms: u64,
     /// Unix time in milliseconds when the game ended.
     pub ended_unix_ms: u64,
+    /// What each seat's bot said about itself in its `hello` (untrusted text: escape it for display);
+    /// absent in records written before it was kept, and where no bot greeted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hello: Option<Hellos>,
+}
+
+/// What the bots said in their `hello`, by seat: so that a journal tells which program played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Hellos {
+    /// The greeting of the bot in the first seat; absent when it did not greet (it could not start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<Identity>,
+    /// The greeting of the bot in the second seat; absent when it did not greet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<Identity>,
+}
+
+impl Hellos {
+    /// The greeting of the bot in `seat`, if it greeted.
+    pub fn of(&self, seat: Seat) -> Option<&Identity> {
+        match seat {
+            Seat::First => self.first.as_ref(),
+            Seat::Second => self.second.as_ref(),
+        }
+    }
 }
 
 /// The bots by seat.

@@ -59,7 +59,8 @@ impl GameSpec {
     }
 
     /// The record of this game between `players` as `game` stands at its
-    /// end, with the moves' timings and how it ended; it ends now.
+    /// end, with the moves' timings and how it ended; it ends now. The
+    /// bots' greetings are the caller's to add (`hello`).
     pub fn record(
         &self,
         players: Players,
@@ -91,6 +92,7 @@ impl GameSpec {
             players,
             started_unix_ms,
             ended_unix_ms: unix_ms(),
+            hello: None,
         }
     }
 

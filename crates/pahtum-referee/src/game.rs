@@ -14,7 +14,7 @@ use std::time::Duration;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
-    Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
+    Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
 };
 
 use crate::bot::{Answer, Bot, wrong_kind};
@@ -112,7 +112,12 @@ pub async fn play_game(
         first: bots[0].name().to_owned(),
         second: bots[1].name().to_owned(),
     };
-    spec.record(players, &game, moves, swap_move, termination, started_unix_ms)
+    let mut record = spec.record(players, &game, moves, swap_move, termination, started_unix_ms);
+    record.hello = Some(Hellos {
+        first: Some(bots[0].identity().clone()),
+        second: Some(bots[1].identity().clone()),
+    });
+    record
 }
 
 /// `new_game` to both bots at once, and both `ready`s. On failure, each seat

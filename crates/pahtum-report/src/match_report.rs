@@ -1,6 +1,8 @@
 //! What a match shows: its score, Elo and SPRT on stderr as the games finish
 //! ([`MatchProgress`], an observer of the run), the result in words
-//! ([`summary`]) and `match.json` ([`match_json`]).
+//! ([`summary`]) and `match.json` ([`match_json`]). Its lines on stderr are
+//! best effort, as the progress of a run ([`progress::line`]): a closed
+//! stderr neither panics nor stops the match.
 
 use std::time::Instant;
 
@@ -88,7 +90,7 @@ impl MatchProgress {
         if let StatusLine::Plain { last } = &mut self.line
             && last.as_ref().is_none_or(|(_, line)| *line != status)
         {
-            eprintln!("arena: {status}");
+            progress::line(&mut std::io::stderr(), &format!("arena: {status}"));
             *last = Some((Instant::now(), status));
         }
     }
@@ -97,7 +99,7 @@ impl MatchProgress {
     fn note(&self, text: &str) {
         match &self.line {
             StatusLine::Live(bar) => bar.println(text),
-            StatusLine::Plain { .. } => eprintln!("{text}"),
+            StatusLine::Plain { .. } => progress::line(&mut std::io::stderr(), text),
         }
     }
 
@@ -106,7 +108,7 @@ impl MatchProgress {
         match &self.line {
             StatusLine::Live(bar) => {
                 bar.finish_and_clear();
-                eprintln!("arena: {}", self.status());
+                progress::line(&mut std::io::stderr(), &format!("arena: {}", self.status()));
             }
             StatusLine::Plain { .. } => self.show(true),
         }

@@ -4,7 +4,8 @@
 //! current leader; both print a line for each forfeit and each bot restart,
 //! since those are what a tournament's organiser must look at. Without a
 //! terminal (CI, a log file, a batch job) a bar would be noise, so a plain line
-//! is printed at most every few seconds. Standings go to stdout, apart.
+//! is printed at most every few seconds. Standings go to stdout, apart. A
+//! line that cannot be written (stderr closed) is let go: see [`line`].
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -128,10 +129,7 @@ impl Progress {
     fn note(&mut self, text: &str) {
         match &mut self.display {
             Display::Bar(bar) => bar.println(text),
-            Display::Lines { out, .. } => {
-                // Progress is best effort: a closed stderr must not stop the tournament.
-                let _ = writeln!(out, "{text}");
-            }
+            Display::Lines { out, .. } => line(out, text),
         }
     }
 
@@ -153,7 +151,7 @@ impl Progress {
             Display::Lines { out, every, last } => {
                 if force || last.is_none_or(|last| last.elapsed() >= *every) {
                     *last = Some(Instant::now());
-                    let _ = writeln!(out, "arena: {status}");
+                    line(out, &format!("arena: {status}"));
                 }
             }
         }
@@ -231,6 +229,13 @@ impl Observer for Progress {
             }
         }
     }
+}
+
+/// Writes `text` and a newline to `out` (stderr), ignoring any failure: progress is best effort, and a
+/// closed stderr (its reader gone, a terminal hung up) must neither panic nor stop a run, whose journal
+/// and standings are its product. (indicatif, which draws the bar, ignores its write errors too.)
+pub(crate) fn line(out: &mut dyn Write, text: &str) {
+    let _ = writeln!(out, "{text}");
 }
 
 /// `12.5 games/s` for fast games; for slow ones, where that would read `0.0 games/s`, the time per game:

@@ -9,6 +9,7 @@
 //! every step to an [`Observer`](pahtum_tournament::events::Observer).
 //! [`limits`] maps the file's limits onto the referee's, and [`games`] is the one
 //! call a command makes: a run's opened journal and bots in, how it ended out.
+//! [`greet`] asks each bot its `hello` once, to compare with the journal's.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -17,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod games;
+pub mod greet;
 pub mod launch;
 pub mod limits;
 pub mod pool;

@@ -8,7 +8,8 @@
 //! the same tally of the records) and [`report`] (the
 //! fold of a run into its tables) are derived from it, and every record read
 //! from it is checked first ([`audit`]). What happens during a run is told as
-//! [`events`]; [`sprt_gate`] decides when a match may stop.
+//! [`events`]; [`sprt_gate`] decides when a match may stop, and [`hellos`]
+//! whether a bot's program changed since its games in the journal.
 //!
 //! Playing the games (bot processes, the async runtime) is the
 //! `pahtum-runner` crate's work, and presenting them (tables, files, the HTML
@@ -23,6 +24,7 @@ pub mod config;
 pub mod durability;
 pub mod events;
 pub mod game_set;
+pub mod hellos;
 pub mod journal;
 pub mod merge;
 pub mod report;

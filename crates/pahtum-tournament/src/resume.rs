@@ -171,7 +171,7 @@ pub fn open(
     let path = out.join(JOURNAL);
     let mut moved_aside = None;
     if path.exists() && existing == Existing::StartAfresh {
-        moved_aside = Some(move_aside(&path, out)?);
+        moved_aside = Some(move_aside(&path)?);
     }
     if !path.exists() {
         let journal = Journal::create_with(&path, &Header::new(tournament).of_shard(shard))?;
@@ -358,33 +358,19 @@ fn differences(key: &str, before: &Value, after: &Value, out: &mut Vec<String>) 
     }
 }
 
-/// Moves the journal at `path` to a name of its own in `out`
-/// (`journal-replaced-SECS.jsonl`, or `journal-replaced-SECS-N.jsonl` when
-/// that is taken), never replacing a journal kept before. The journal is
+/// Moves the journal at `path` to a name of its own in its folder
+/// ([`journal::keep_aside`]), never replacing a journal kept before. The journal is
 /// locked meanwhile, so that one in use by a running arena stays where it is.
-fn move_aside(path: &Path, out: &Path) -> Result<PathBuf, ResumeError> {
+fn move_aside(path: &Path) -> Result<PathBuf, ResumeError> {
     let move_error = |source| ResumeError::MoveAside {
         path: path.to_owned(),
         source,
     };
     let held = std::fs::File::open(path).map_err(move_error)?;
     journal::lock(&held, path)?;
-    let secs = pahtum_record::since_the_epoch().as_secs();
-    for number in 0.. {
-        let aside = match number {
-            0 => out.join(format!("journal-replaced-{secs}.jsonl")),
-            _ => out.join(format!("journal-replaced-{secs}-{number}.jsonl")),
-        };
-        match std::fs::hard_link(path, &aside) {
-            Ok(()) => {
-                std::fs::remove_file(path).map_err(move_error)?;
-                return Ok(aside);
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(move_error(error)),
-        }
-    }
-    unreachable!("some name is free")
+    let aside = journal::keep_aside(path).map_err(move_error)?;
+    std::fs::remove_file(path).map_err(move_error)?;
+    Ok(aside)
 }
 
 #[cfg(test)]

@@ -75,6 +75,7 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
         termination: Termination::normal(),
         started_unix_ms: 0,
         ended_unix_ms: 1,
+        hello: None,
     }
 }
 
@@ -231,6 +232,7 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
         termination: Termination::normal(),
         started_unix_ms: 1_700_000_000_000,
         ended_unix_ms: 1_700_000_000_100,
+        hello: None,
     }
 }
 

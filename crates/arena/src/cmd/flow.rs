@@ -6,23 +6,33 @@
 //! (pahtum-report), print them, and exit with the code of how the run ended.
 //! Only what comes before (a file, or the flags) and the status display
 //! differ; the rest is here once.
+//!
+//! A bot's program may change between two runs of one journal while its name
+//! stays: [`greetings`] asks each bot its `hello` before an existing journal
+//! is opened, [`warn_of_changes`] says which bots greet otherwise than in
+//! their last game there, and [`drop_games_of`] drops a bot's games from the
+//! journal so that the run plays them again (`arena run --replay BOT`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::bail;
+use pahtum_protocol::bot::Identity;
+use pahtum_protocol::untrusted::escape;
 use pahtum_report::render::{Format, render};
 use pahtum_runner::games::{Bots, PlayError, play_games};
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{Observer, RunEnding};
-use pahtum_tournament::resume::{Existing, Opened, ResumeError, open};
+use pahtum_tournament::hellos::HelloCheck;
+use pahtum_tournament::journal::{JournalReader, drop_games};
+use pahtum_tournament::resume::{Existing, JOURNAL, Opened, ResumeError, check_unchanged, open};
 use pahtum_tournament::shard::Shard;
 use pahtum_tournament::standings::Standings;
 
 use crate::forfeit::start_error;
-use crate::output::out;
+use crate::output::{errln, out};
 use crate::signals::StopSignals;
 
 /// Whether the status is one line redrawn in place: on a terminal that can do it (not `TERM=dumb`, where
@@ -46,14 +56,90 @@ pub fn open_journal(
     let mut opened = open(out, tournament, shard, existing, observer)?;
     opened.journal.set_durability(durability);
     if let Some(aside) = &opened.moved_aside {
-        eprintln!("arena: the previous journal is kept as {}", aside.display());
+        errln!("arena: the previous journal is kept as {}", aside.display());
     }
     if opened.repaired_torn_line {
-        eprintln!(
-            "arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)"
-        );
+        errln!("arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)");
     }
     Ok(opened)
+}
+
+/// Drops the games of the bots `names` from the journal of `tournament` in `out`, if there is one, so that
+/// the run plays them again; says on stderr what was dropped and where the old journal is kept. A journal
+/// of another tournament is refused as a resume would refuse it, unchanged.
+pub fn drop_games_of(out: &Path, tournament: &Tournament, names: &[String]) -> anyhow::Result<()> {
+    let journal = out.join(JOURNAL);
+    if names.is_empty() || !journal.exists() {
+        return Ok(());
+    }
+    check_unchanged(JournalReader::open(&journal)?.header(), tournament, &journal)?;
+    let plays = |record: &pahtum_record::GameRecord| {
+        names
+            .iter()
+            .any(|name| record.players.first == *name || record.players.second == *name)
+    };
+    let dropped = drop_games(&journal, plays)?;
+    let whose = names.join(", ");
+    match dropped.aside {
+        Some(aside) => errln!(
+            "arena: dropped the {} games of {whose} from the journal, to play them again; the previous journal \
+             is kept as {}",
+            dropped.games,
+            aside.display()
+        ),
+        None => errln!("arena: the journal holds no game of {whose}"),
+    }
+    Ok(())
+}
+
+/// What each of the bots `names` says in its `hello` now, for a check of the journal's records
+/// ([`HelloCheck`], shown the journal as it is opened); a bot that cannot start is said on stderr and
+/// left out of the check.
+pub async fn greetings(bots: &Bots, names: &[String]) -> HelloCheck {
+    let mut now = Vec::new();
+    for (name, greeted) in pahtum_runner::greet::hellos(bots, names).await {
+        match greeted {
+            Ok(identity) => now.push((name, identity)),
+            Err(error) => errln!(
+                "arena: warning: {}; its games in the journal cannot be compared with its program now",
+                start_error(&error, "    ")
+            ),
+        }
+    }
+    HelloCheck::new(now)
+}
+
+/// Says on stderr which bots greet otherwise now than in their last game in the journal, and how to
+/// play their games again: `replay` of a bot's name is the command.
+pub fn warn_of_changes(check: &HelloCheck, replay: impl Fn(&str) -> String) {
+    for change in check.changes() {
+        errln!(
+            "arena: warning: bot {} now says hello as {}, but as {} in its last game in the journal: {} of its {} \
+             games there were played by a program that said otherwise, and the standings mix the two; to play \
+             its games again, run: {}",
+            escape(&change.bot),
+            greeting(&change.now),
+            greeting(&change.was),
+            change.other,
+            change.games,
+            escape(&replay(&change.bot))
+        );
+    }
+}
+
+/// A bot's greeting in words, escaped: `"name version"` (`by author` after it, if named).
+fn greeting(identity: &Identity) -> String {
+    let mut text = identity.name.clone();
+    if let Some(version) = &identity.version {
+        text.push(' ');
+        text.push_str(version);
+    }
+    let by = identity
+        .author
+        .as_ref()
+        .map(|author| format!(" by \"{}\"", escape(author)))
+        .unwrap_or_default();
+    format!("\"{}\"{by}", escape(&text))
 }
 
 /// Plays the pending games of `opened` with `bots` (pahtum-runner's [`play_games`]), showing them to `observer`,
@@ -90,11 +176,11 @@ pub fn report(
 ) -> ExitCode {
     out!("{lead}{}", render(standings, Format::Table));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
-    eprintln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
+    errln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
     match ending {
         RunEnding::Finished | RunEnding::Declined => ExitCode::SUCCESS,
         RunEnding::Interrupted => {
-            eprintln!("arena: interrupted; {resume}");
+            errln!("arena: interrupted; {resume}");
             crate::signals::interrupted()
         }
     }

@@ -13,7 +13,7 @@ use pahtum_referee::{Bot, Limits, play_game};
 use crate::duration::TimeFlags;
 use crate::forfeit::Evidence;
 use crate::names::NamesFlag;
-use crate::output::{out, outln};
+use crate::output::{err, out, outln};
 
 /// Play one game between two bots.
 #[derive(Debug, clap::Args)]
@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let record = runtime.block_on(play(&args, &spec))?;
     let summary = summary(&record)?;
     if args.json {
-        eprint!("{summary}");
+        err!("{summary}");
         outln!("{}", serde_json::to_string_pretty(&record)?);
     } else {
         out!("{summary}");

@@ -20,6 +20,7 @@ use pahtum_tournament::shard::Shard;
 
 use super::flow;
 use crate::inputs::journals;
+use crate::output::errln;
 
 /// How many ids of a shard's missing games are printed.
 const MISSING_SHOWN: usize = 10;
@@ -50,13 +51,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let merged = merge(&inputs, &journal)?;
     if merged.agreeing_duplicates > 0 {
-        eprintln!(
+        errln!(
             "arena: {} games were recorded twice the same (kept once)",
             merged.agreeing_duplicates
         );
     }
     if merged.torn > 0 {
-        eprintln!(
+        errln!(
             "arena: dropped {} torn last lines (games cut off by a crash)",
             merged.torn
         );
@@ -79,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Says on stderr which games are missing, by shard when the journals' headers (or, for journals from
 /// before headers named their shards, their folders) name their shards.
 fn report_missing(merged: &Merged, inputs: &[PathBuf]) {
-    eprintln!(
+    errln!(
         "arena: the merged journal is incomplete: {} of {} games are missing",
         merged.missing.len(),
         merged.scheduled
@@ -97,7 +98,7 @@ fn report_missing(merged: &Merged, inputs: &[PathBuf]) {
         };
         let shown: Vec<&str> = ids.iter().take(MISSING_SHOWN).map(String::as_str).collect();
         let more = if ids.len() > MISSING_SHOWN { ", ..." } else { "" };
-        eprintln!(
+        errln!(
             "  {}: {} games missing ({}{more}): {given}",
             shard.folder_name(),
             ids.len(),

@@ -16,6 +16,7 @@ use pahtum_report::run_report::{write_game_page, write_report};
 use pahtum_tournament::strength::AnchorSpec;
 
 use crate::inputs::{Source, journal_path, source};
+use crate::output::errln;
 
 /// Write the HTML report (standings, crosstable, games and their replays) of a journal, or one game's page.
 #[derive(Debug, clap::Args)]
@@ -48,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             let out = args.out.unwrap_or_else(|| path.with_extension("html"));
             write_game_page(&out, &record)?;
-            eprintln!("arena: report {} (game {})", out.display(), escape(&record.id));
+            errln!("arena: report {} (game {})", out.display(), escape(&record.id));
             return Ok(ExitCode::SUCCESS);
         }
         Source::Journal { path, merged } => (path, merged),
@@ -61,6 +62,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..Options::default()
     };
     let games = write_report(&journal, &out, args.anchor.as_ref(), options)?;
-    eprintln!("arena: report {} ({} games)", out.display(), games);
+    errln!("arena: report {} ({} games)", out.display(), games);
     Ok(ExitCode::SUCCESS)
 }

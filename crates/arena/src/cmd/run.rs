@@ -4,12 +4,18 @@
 //! command line: flags over the file's settings, the journal in the output
 //! folder, the progress display, Ctrl-C, and the final tables.
 //!
+//! A journal already there is resumed (a finished one: its standings are
+//! shown again). Each bot is first asked its `hello`, and a bot that greets
+//! otherwise than in its last game in the journal (its program was replaced)
+//! is warned of, with the command that plays its games again: `--replay BOT`
+//! drops them from the journal (the old journal is kept aside) and plays them.
+//!
 //! Ctrl-C: the first stops starting games, ends the running ones with their
 //! bots (nothing partial reaches the journal), writes and prints the standings
 //! so far and the command that resumes; a second kills every bot's process
 //! group and exits at once.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -21,6 +27,7 @@ use pahtum_runner::launch::{Launcher, check_programs};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::Tee;
+use pahtum_tournament::hellos::HelloCheck;
 use pahtum_tournament::shard::{Shard, ShardError};
 use pahtum_tournament::{resume, schedule};
 
@@ -52,6 +59,10 @@ pub struct Args {
     /// Start afresh: any journal already in the output folder is moved aside (kept as journal-replaced-SECS.jsonl).
     #[arg(long)]
     pub fresh: bool,
+    /// Play BOT's games again: drop them from the journal (the old journal is kept as
+    /// journal-replaced-SECS.jsonl) and play them, e.g. after BOT's program was replaced. Repeatable.
+    #[arg(long, value_name = "BOT", conflicts_with = "fresh")]
+    pub replay: Vec<String>,
     /// Start new bot processes for every game instead of reusing them.
     #[arg(long)]
     pub restart_every_game: bool,
@@ -104,12 +115,28 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
+    check_replayed(&file, &args.replay)?;
     crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
     if args.dry_run {
         return dry_run(&file, shard);
     }
 
     let out = file.settings.out.clone();
+    flow::drop_games_of(&out, &file.tournament, &args.replay)?;
+    let bots = Bots::of_file(&file, &launcher);
+    // A journal to resume: is each bot's program still the one of its games there?
+    let mut greetings = if !args.fresh && out.join(resume::JOURNAL).exists() {
+        let names: Vec<String> = file
+            .tournament
+            .bots
+            .iter()
+            .map(|bot| bot.name.clone())
+            .filter(|name| !args.replay.contains(name))
+            .collect();
+        flow::greetings(&bots, &names).await
+    } else {
+        HelloCheck::default()
+    };
     let mut progress = if flow::live_status() {
         Progress::bar()
     } else {
@@ -121,12 +148,13 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         shard,
         args.fresh,
         file.settings.durability,
-        &mut progress,
+        &mut Tee(&mut progress, &mut greetings),
     )?;
+    let resume = resume_command(&args, shard);
+    flow::warn_of_changes(&greetings, |bot| format!("{resume} --replay {}", quote(bot)));
     if let Some(shard) = shard {
         opened.plan.only(shard);
     }
-    let bots = Bots::of_file(&file, &launcher);
     let locate = |bot: &str| {
         let index = file
             .tournament
@@ -140,9 +168,22 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let ending = flow::play(&mut opened, &out, bots, &mut Tee(&mut progress, &mut live), locate).await?;
     let journal = opened.journal.path();
     let (standings, written) = pahtum_report::run_report::write_run_reports(&out, journal, None, Some(live))?;
-    let resume = format!("to resume, run: {}", resume_command(&args, shard));
+    let resume = format!("to resume, run: {resume}");
     // A tournament's progress observer never declines a game.
     Ok(flow::report("", &standings, journal, &written, ending, &resume))
+}
+
+/// Refuses a `--replay` of a bot that the tournament does not have, naming those it has.
+fn check_replayed(file: &TournamentFile, replay: &[String]) -> anyhow::Result<()> {
+    let names: Vec<&str> = file.tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
+    if let Some(unknown) = replay.iter().find(|name| !names.contains(&name.as_str())) {
+        anyhow::bail!(
+            "--replay {unknown:?}: the tournament {} has no such bot; its bots are: {}",
+            file.path.display(),
+            names.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCode> {
@@ -174,9 +215,13 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
 
 /// The command that resumes this run: the same file and the flags that change where and how it runs.
 fn resume_command(args: &Args, shard: Option<Shard>) -> String {
-    let mut words = vec!["arena".to_owned(), "run".to_owned(), quote(&args.file)];
+    let mut words = vec![
+        "arena".to_owned(),
+        "run".to_owned(),
+        quote(&args.file.display().to_string()),
+    ];
     if let Some(out) = &args.out {
-        words.extend(["--out".to_owned(), quote(out)]);
+        words.extend(["--out".to_owned(), quote(&out.display().to_string())]);
     }
     if let Some(concurrency) = args.concurrency {
         words.extend(["--concurrency".to_owned(), concurrency.to_string()]);
@@ -198,9 +243,9 @@ fn resume_command(args: &Args, shard: Option<Shard>) -> String {
     words.join(" ")
 }
 
-fn quote(path: &Path) -> String {
-    let text = path.display().to_string();
-    shlex::try_quote(&text).map_or(text.clone(), |quoted| quoted.into_owned())
+/// `text` as one word of a shell's command line.
+fn quote(text: &str) -> String {
+    shlex::try_quote(text).map_or(text.to_owned(), |quoted| quoted.into_owned())
 }
 
 /// `--shard`: `K/N`, or `auto` (from the environment of a job array).

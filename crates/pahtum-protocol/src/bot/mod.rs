@@ -30,14 +30,17 @@ use crate::state::StateError;
 use crate::{Clock, DecodeError, FromBot, GameOver, Info, NewGame, PROTOCOL_VERSION, ToBot};
 use fast::{Memo, Replay, RequestText, decode, encode_answer};
 
-/// Who the bot is, for the greeting.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Who the bot is, for the greeting: what it says in `hello` (and what a game record keeps of it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Identity {
     /// The name sent in `hello`, for the referee's logs.
     pub name: String,
     /// The bot's version, if it has one worth telling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// The bot's author, if named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
 }
 

@@ -108,6 +108,8 @@ pub(super) struct WithoutMoves {
     termination: pahtum_record::Termination,
     started_unix_ms: u64,
     ended_unix_ms: u64,
+    #[serde(default)]
+    hello: Option<pahtum_record::Hellos>,
 }
 
 impl WithoutMoves {
@@ -134,6 +136,7 @@ impl WithoutMoves {
             termination: r.termination,
             started_unix_ms: r.started_unix_ms,
             ended_unix_ms: r.ended_unix_ms,
+            hello: r.hello,
         };
         (record, r.moves)
     }

@@ -21,6 +21,9 @@
 //! [`JournalReader`] streams the records in bounded memory, on every core, in
 //! file order; [`read`] is that stream collected.
 //!
+//! Only [`drop_games`] changes a journal otherwise: it rewrites it without
+//! some games, so that a resume plays them again, and keeps the old one aside.
+//!
 //! A [`Journal`] holds an exclusive lock (`flock`) on its file for as long as
 //! it lives, so that two arenas never append to the same journal: the second
 //! one fails with [`JournalError::Locked`] instead of interleaving its records
@@ -38,6 +41,7 @@ mod fast;
 mod header;
 mod lines;
 mod read;
+mod rewrite;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -48,4 +52,5 @@ pub use error::JournalError;
 pub use header::{FORMAT, Header, tournament_hash};
 pub(crate) use read::Item;
 pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};
+pub use rewrite::{Dropped, drop_games, keep_aside};
 pub use write::{Journal, lock};

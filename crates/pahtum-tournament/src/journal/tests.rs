@@ -1,7 +1,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use pahtum_record::GameRecord;
+use pahtum_protocol::bot::Identity;
+use pahtum_record::{GameRecord, Hellos};
 
 use super::*;
 use crate::config::Tournament;
@@ -11,11 +12,27 @@ use crate::testing::{played, tournament};
 /// The ids of the test tournament's games, in schedule order.
 const GAMES: [&str; 6] = ["000-00-a", "000-00-b", "001-00-a", "001-00-b", "002-00-a", "002-00-b"];
 
+/// `record` with the bots' greetings, as the referee records them (each bot's name, `v1`).
+fn greeted(record: GameRecord) -> GameRecord {
+    let hello = |name: &str| Identity {
+        name: name.to_owned(),
+        version: Some("v1".to_owned()),
+        author: None,
+    };
+    GameRecord {
+        hello: Some(Hellos {
+            first: Some(hello(&record.players.first)),
+            second: Some(hello(&record.players.second)),
+        }),
+        ..record
+    }
+}
+
 fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
     let mut journal = Journal::create(&path, &tournament()).unwrap();
-    let records: Vec<GameRecord> = GAMES[..records].iter().map(|id| played(id)).collect();
+    let records: Vec<GameRecord> = GAMES[..records].iter().map(|id| greeted(played(id))).collect();
     for r in &records {
         journal.append(r).unwrap();
     }
@@ -282,4 +299,55 @@ fn a_wall_clock_stays_out_of_the_hash() {
     cpu.time.clock = pahtum_protocol::ClockKind::Cpu;
     assert!(serde_json::to_string(&cpu).unwrap().contains(r#""clock":"cpu""#));
     assert_ne!(tournament_hash(&cpu), tournament_hash(&t));
+}
+
+#[test]
+fn dropping_a_bots_games_rewrites_the_journal_without_them_and_keeps_the_old_one_aside() {
+    let (dir, path, records) = journal_with(6);
+    let before = std::fs::read_to_string(&path).unwrap();
+    let plays_c = |record: &GameRecord| record.players.first == "c" || record.players.second == "c";
+    let dropped = drop_games(&path, plays_c).unwrap();
+    assert_eq!(dropped.games, 4);
+    let aside = dropped.aside.unwrap();
+    assert_eq!(aside.parent(), Some(dir.path()));
+    assert_eq!(std::fs::read_to_string(&aside).unwrap(), before);
+    let kept: Vec<GameRecord> = records.iter().filter(|r| !plays_c(r)).cloned().collect();
+    assert_eq!(kept.len(), 2);
+    assert_eq!(read(&path).unwrap().records, kept);
+    // The kept lines are the old ones, byte for byte, the header first.
+    let lines: Vec<&str> = before.lines().collect();
+    let expected: Vec<&str> = std::iter::once(lines[0])
+        .chain(
+            lines[1..]
+                .iter()
+                .copied()
+                .filter(|line| !line.contains(r#""second":"c""#) && !line.contains(r#""first":"c""#)),
+        )
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().lines().collect::<Vec<_>>(),
+        expected
+    );
+    assert!(!path.with_extension("jsonl.partial").exists());
+    // Nothing to drop: the journal stays as it is, and nothing is kept aside.
+    let unchanged = drop_games(&path, plays_c).unwrap();
+    assert_eq!(unchanged, Dropped { games: 0, aside: None });
+    assert_eq!(read(&path).unwrap().records, kept);
+}
+
+#[test]
+fn a_journal_in_use_or_with_a_faulty_line_is_not_rewritten() {
+    let (_dir, path, _) = journal_with(2);
+    let held = Journal::open(&path, |_| {}).unwrap();
+    assert!(matches!(drop_games(&path, |_| true), Err(JournalError::Locked { .. })));
+    drop(held);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"not\": \"a record\"}\n");
+    std::fs::write(&path, &text).unwrap();
+    assert!(matches!(
+        drop_games(&path, |_| true),
+        Err(JournalError::Fault { line: 4, .. })
+    ));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert!(!path.with_extension("jsonl.partial").exists());
 }
