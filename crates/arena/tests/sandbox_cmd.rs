@@ -14,11 +14,16 @@ use assert_cmd::cargo::CommandCargoExt;
 use pahtum_record::GameRecord;
 
 fn arena(args: &[&str]) -> Output {
-    Command::cargo_bin("arena")
-        .expect("the arena binary is built")
-        .args(args)
-        .output()
-        .unwrap()
+    arena_in(Path::new("."), args)
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// The check of a built-in bot in the sandbox, or `None` (printed) where the
@@ -76,27 +81,6 @@ fn check_says_the_bot_runs_in_the_sandbox_or_why_not() {
     );
 }
 
-#[test]
-fn a_sandboxed_game_is_played_to_the_end() {
-    if sandboxed_check_of_heuristic().is_none() {
-        return;
-    }
-    let output = arena(&[
-        "game",
-        "--white",
-        "heuristic",
-        "--black",
-        "first-free",
-        "--sandbox",
-        "--pause-idle",
-        "--json",
-    ]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let record: GameRecord = serde_json::from_slice(&output.stdout).unwrap();
-    record.replay().unwrap();
-    assert_eq!(record.termination.reason, pahtum_protocol::Reason::Normal);
-}
-
 /// `arena ARGS` run in `dir`.
 fn arena_in(dir: &Path, args: &[&str]) -> Output {
     Command::cargo_bin("arena")
@@ -108,8 +92,10 @@ fn arena_in(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// A folder that the sandbox's user may read (`nobody` when the tests run as
-/// root), holding a copy of the Python starter (`bot.py`) in `bot/`.
-fn folder_with_a_bot() -> (tempfile::TempDir, PathBuf) {
+/// root), holding a copy of the Python starter (`bot.py`) in `bot/`; `None`
+/// (printed) where the sandbox cannot run here, and fails in CI.
+fn folder_with_a_bot() -> Option<(tempfile::TempDir, PathBuf)> {
+    sandboxed_check_of_heuristic()?;
     let root = tempfile::tempdir().unwrap();
     let bot = root.path().join("bot");
     std::fs::create_dir(&bot).unwrap();
@@ -118,15 +104,14 @@ fn folder_with_a_bot() -> (tempfile::TempDir, PathBuf) {
     for dir in [root.path(), &bot] {
         std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
-    (root, bot)
+    Some((root, bot))
 }
 
 #[test]
 fn a_file_missing_in_the_sandbox_is_named_with_the_folders_the_bot_sees() {
-    if sandboxed_check_of_heuristic().is_none() {
+    let Some((root, bot)) = folder_with_a_bot() else {
         return;
-    }
-    let (root, bot) = folder_with_a_bot();
+    };
     let output = arena_in(&bot, &["check", "--sandbox", "python3 nosuch.py"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{text}");
@@ -161,12 +146,13 @@ fn a_file_missing_in_the_sandbox_is_named_with_the_folders_the_bot_sees() {
     );
 }
 
+/// A sandboxed game between a bot started by a command relative to its
+/// folder, from that folder, and a built-in bot, played to the end.
 #[test]
-fn a_sandboxed_game_starts_a_bot_from_its_folder() {
-    if sandboxed_check_of_heuristic().is_none() {
+fn a_sandboxed_game_is_played_to_the_end() {
+    let Some((_root, bot)) = folder_with_a_bot() else {
         return;
-    }
-    let (_root, bot) = folder_with_a_bot();
+    };
     let output = arena_in(
         &bot,
         &[
@@ -174,13 +160,15 @@ fn a_sandboxed_game_starts_a_bot_from_its_folder() {
             "--white",
             "python3 bot.py",
             "--black",
-            "first-free",
+            "heuristic",
             "--sandbox",
+            "--pause-idle",
             "--json",
         ],
     );
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let record: GameRecord = serde_json::from_slice(&output.stdout).unwrap();
+    record.replay().unwrap();
     assert_eq!(record.termination.reason, pahtum_protocol::Reason::Normal);
 }
 
@@ -189,10 +177,9 @@ fn a_sandboxed_game_starts_a_bot_from_its_folder() {
 /// when it sees anything there, and else plays as the Python starter.
 #[test]
 fn a_sandboxed_match_shows_the_bot_its_folder_but_not_the_output() {
-    if sandboxed_check_of_heuristic().is_none() {
+    let Some((_root, bot)) = folder_with_a_bot() else {
         return;
-    }
-    let (_root, bot) = folder_with_a_bot();
+    };
     std::fs::write(
         bot.join("peek.py"),
         "import os, runpy, sys\n\
@@ -213,22 +200,16 @@ fn a_sandboxed_match_shows_the_bot_its_folder_but_not_the_output() {
             "out",
         ],
     );
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let journal = std::fs::read_to_string(bot.join("out/journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), 3, "a header and two games: {journal}");
 }
 
 #[test]
 fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
-    if sandboxed_check_of_heuristic().is_none() {
+    let Some((root, _bot)) = folder_with_a_bot() else {
         return;
-    }
-    let (root, _bot) = folder_with_a_bot();
+    };
     std::fs::write(
         root.path().join("t.toml"),
         "name = \"t\"\nsandbox = true\n[rules]\nblocks = [41]\n\
@@ -237,12 +218,7 @@ fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
     )
     .unwrap();
     let output = arena_in(root.path(), &["run", "t.toml", "--out", "runs"]);
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let journal = std::fs::read_to_string(root.path().join("runs/journal.jsonl")).unwrap();
     for game in journal.lines().skip(1) {
         let record: GameRecord = serde_json::from_str(game).unwrap();
@@ -254,10 +230,9 @@ fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
 /// folder that others may not enter is told which folder that is.
 #[test]
 fn a_folder_closed_to_the_sandboxs_user_is_named() {
-    if sandboxed_check_of_heuristic().is_none() {
+    let Some((root, bot)) = folder_with_a_bot() else {
         return;
-    }
-    let (root, bot) = folder_with_a_bot();
+    };
     let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&bot).unwrap()) == 0;
     if !as_root {
         let _ = writeln!(std::io::stderr(), "skipped: not root, so the sandbox runs as this user");

@@ -38,6 +38,12 @@ fn toolchain_present(program: &str) -> bool {
     present
 }
 
+/// Runs a starter's build, which must succeed.
+fn build(command: &mut Command) {
+    let built = command.output().expect("the build runs");
+    assert!(built.status.success(), "{}", text(&built.stderr));
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -94,22 +100,30 @@ fn check_and_play(command: &str) {
     }
 }
 
-#[test]
-fn cpp_starter_builds_conforms_and_plays() {
-    if !toolchain_present("g++") {
+/// Builds a starter with `build_command`, given the path of the program
+/// to write (in a temporary folder), when `toolchain` is present; then checks
+/// and plays the program.
+fn builds_conforms_and_plays(toolchain: &str, build_command: impl FnOnce(&Path) -> Command) {
+    if !toolchain_present(toolchain) {
         return;
     }
-    let build = tempfile::tempdir().expect("a temporary folder");
-    let binary = build.path().join("cpp-starter");
-    // The same command as the starter's README.
-    let compiled = Command::new("g++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&binary)
-        .arg(repository().join("bots/cpp-starter/bot.cpp"))
-        .output()
-        .expect("g++ runs");
-    assert!(compiled.status.success(), "{}", text(&compiled.stderr));
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let binary = folder.path().join("bot");
+    build(&mut build_command(&binary));
     check_and_play(binary.to_str().expect("a UTF-8 path"));
+}
+
+#[test]
+fn cpp_starter_builds_conforms_and_plays() {
+    // The same command as the starter's README.
+    builds_conforms_and_plays("g++", |binary| {
+        let mut command = Command::new("g++");
+        command
+            .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(binary)
+            .arg(repository().join("bots/cpp-starter/bot.cpp"));
+        command
+    });
 }
 
 #[test]
@@ -122,21 +136,16 @@ fn java_starter_conforms_and_plays() {
 
 #[test]
 fn go_starter_builds_conforms_and_plays() {
-    if !toolchain_present("go") {
-        return;
-    }
-    let build = tempfile::tempdir().expect("a temporary folder");
-    let binary = build.path().join("go-starter");
     // The README's command, with the program written elsewhere.
-    let compiled = Command::new("go")
-        .args(["build", "-o"])
-        .arg(&binary)
-        .arg(".")
-        .current_dir(repository().join("bots/go-starter"))
-        .output()
-        .expect("go runs");
-    assert!(compiled.status.success(), "{}", text(&compiled.stderr));
-    check_and_play(binary.to_str().expect("a UTF-8 path"));
+    builds_conforms_and_plays("go", |binary| {
+        let mut command = Command::new("go");
+        command
+            .args(["build", "-o"])
+            .arg(binary)
+            .arg(".")
+            .current_dir(repository().join("bots/go-starter"));
+        command
+    });
 }
 
 /// Whether the sandbox can run here; prints why not, and fails in CI.
@@ -165,9 +174,9 @@ fn sandboxed_command(starter: &str) -> String {
 }
 
 /// Copies `starter`'s folder into a folder that the sandbox's user may
-/// read, runs `build` there (a program and its arguments) if given, then
+/// read, runs `build_command` there (a program and its arguments) if given, then
 /// `arena check --sandbox` with the README's command, from that folder.
-fn checks_in_the_sandbox_from_its_folder(starter: &str, toolchain: &str, build: &[&str]) {
+fn checks_in_the_sandbox_from_its_folder(starter: &str, toolchain: &str, build_command: &[&str]) {
     if !toolchain_present(toolchain) || !sandbox_present() {
         return;
     }
@@ -184,13 +193,8 @@ fn checks_in_the_sandbox_from_its_folder(starter: &str, toolchain: &str, build: 
     for dir in [copy.path(), &folder] {
         std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     }
-    if let Some((program, args)) = build.split_first() {
-        let built = Command::new(program)
-            .args(args)
-            .current_dir(&folder)
-            .output()
-            .expect("the build runs");
-        assert!(built.status.success(), "{}", text(&built.stderr));
+    if let Some((program, args)) = build_command.split_first() {
+        build(Command::new(program).args(args).current_dir(&folder));
     }
     let command = sandboxed_command(starter);
     let check = Command::new(ARENA)
