@@ -226,8 +226,10 @@ fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
     }
 }
 
-/// Where the tests run as root, sandboxed bots run as `nobody`: a bot in a
-/// folder that others may not enter is told which folder that is.
+/// Where the tests run as root, sandboxed bots run as `nobody`: a bot
+/// started from a folder that others may not enter is told which folder
+/// that is, and a bot that needs no file of its working directory (a
+/// built-in one) still runs there.
 #[test]
 fn a_folder_closed_to_the_sandboxs_user_is_named() {
     let Some((root, bot)) = folder_with_a_bot() else {
@@ -244,10 +246,13 @@ fn a_folder_closed_to_the_sandboxs_user_is_named() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(
         text.contains(&format!(
-            "`nobody` may not enter {} (mode 0700), so the sandbox cannot show the bot {}",
+            "Its working directory {} is not shown in the sandbox, where it is an empty folder: bubblewrap and \
+             the bot run as `nobody` (arena runs as root), and `nobody` may not enter {} (mode 0700)",
+            bot.display(),
             root.path().display(),
-            bot.display()
         )),
         "{text}"
     );
+    let output = arena_in(&bot, &["check", "--sandbox", "first-free", "--move-time", "2s"]);
+    assert_success(&output);
 }

@@ -40,6 +40,7 @@
 
 use std::ffi::OsString;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
@@ -254,6 +255,9 @@ fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<Os
             args.path("--remount-ro", &hidden);
         }
     }
+    if !seen.read_only.contains(&seen.work) {
+        args.path("--dir", &seen.work);
+    }
     args.path("--chdir", &seen.work);
     args.words(["--", &spec.program]);
     args.words(spec.args.iter().map(String::as_str));
@@ -265,8 +269,13 @@ fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<Os
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Seen {
     /// The bot's working directory (absolute), bound read-only unless the
-    /// sandbox has its own ([`own_folder`]).
+    /// sandbox has its own ([`own_folder`]) or the sandbox's user may not
+    /// enter it (then the bot works in an empty folder of that name).
     pub work: PathBuf,
+    /// The folder that the sandbox's user may not enter, at or above the
+    /// working directory, and its mode, when that is why the working
+    /// directory is not bound.
+    pub work_closed: Option<(PathBuf, u32)>,
     /// Read-only: the working directory, the folders of its program and
     /// of its path arguments, the sandbox's `ro_paths`.
     pub read_only: Vec<PathBuf>,
@@ -277,10 +286,14 @@ pub(crate) struct Seen {
 impl Seen {
     pub fn of(sandbox: &Sandbox, spec: &BotSpec) -> Seen {
         let work = working_dir(spec);
-        let mut read_only = own_dirs(spec, &work);
+        let closed = sandbox_user().and_then(|_| closed_to_others(&work));
+        let mut read_only = own_dirs(spec, &work, closed.is_none());
         read_only.extend(sandbox.ro_paths.iter().cloned());
+        // Named by a path of the command or in `ro_paths`, it is bound all the same.
+        let work_closed = closed.filter(|_| !read_only.contains(&work));
         Seen {
             work,
+            work_closed,
             read_only,
             writable: sandbox.rw_paths.clone(),
         }
@@ -306,13 +319,24 @@ pub(crate) fn own_folder(dir: &Path) -> bool {
     ["/", "/tmp", "/proc", "/dev"].iter().any(|own| dir == Path::new(own))
 }
 
+/// The first folder from `/` down to `dir` (itself included) that others
+/// may not enter, and its mode.
+pub(crate) fn closed_to_others(dir: &Path) -> Option<(PathBuf, u32)> {
+    let mut folders: Vec<&Path> = dir.ancestors().collect();
+    folders.reverse();
+    folders.into_iter().find_map(|folder| {
+        let mode = std::fs::metadata(folder).ok()?.mode() & 0o7777;
+        (mode & 0o001 == 0).then(|| (folder.to_owned(), mode))
+    })
+}
+
 /// The bot's own folders, which it sees read-only: its working directory
-/// `work` (`python3 bot.py` run from the bot's folder sees the folder), and
-/// the folder of its program and of every argument that names a file by a
-/// path (`python3 bots/x/bot.py` sees `bots/x`).
-fn own_dirs(spec: &BotSpec, work: &Path) -> Vec<PathBuf> {
+/// `work` if `with_work` (`python3 bot.py` run from the bot's folder sees
+/// the folder), and the folder of its program and of every argument that
+/// names a file by a path (`python3 bots/x/bot.py` sees `bots/x`).
+fn own_dirs(spec: &BotSpec, work: &Path, with_work: bool) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Some(work.to_owned())
-        .filter(|work| !own_folder(work))
+        .filter(|work| with_work && !own_folder(work))
         .into_iter()
         .collect();
     for word in std::iter::once(&spec.program).chain(&spec.args) {
@@ -428,6 +452,25 @@ mod tests {
             assert!(!args.contains(&format!("--ro-bind {own} {own} ")), "{args}");
             assert!(args.ends_with(&format!("--chdir {own} -- python3 bot.py")), "{args}");
         }
+    }
+
+    /// The folder that keeps others out is the first from the top.
+    #[test]
+    fn a_closed_folder_is_found_from_the_top() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("a/b");
+        std::fs::create_dir_all(&inner).unwrap();
+        let mode = |path: &Path, mode| {
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+        };
+        mode(dir.path(), 0o755);
+        mode(&dir.path().join("a"), 0o700);
+        mode(&inner, 0o700);
+        assert_eq!(closed_to_others(&inner), Some((dir.path().join("a"), 0o700)));
+        mode(&dir.path().join("a"), 0o711);
+        assert_eq!(closed_to_others(&inner), Some((inner.clone(), 0o700)));
+        mode(&inner, 0o755);
+        assert_eq!(closed_to_others(&inner), None);
     }
 
     /// A path argument's folder is seen read-only; a hidden folder inside a

@@ -12,10 +12,9 @@
 //! (its stderr is shown beside the hint): without a sign the hint says only
 //! what the sandbox takes away.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::sandbox::{SYSTEM_DIRS, SYSTEM_PATH, Seen, find_on_path, own_folder, sandbox_user};
+use super::sandbox::{SYSTEM_DIRS, SYSTEM_PATH, Seen, closed_to_others, find_on_path, own_folder, sandbox_user};
 use crate::spec::{BotSpec, Sandbox};
 
 /// What a line says when a file or a program is missing, in lower case:
@@ -43,16 +42,21 @@ pub(crate) fn failed_start(spec: &BotSpec, sandbox: &Sandbox, stderr_tail: &[Str
         })
     };
     let bubblewrap = stderr_tail.iter().find_map(|line| line.strip_prefix("bwrap: "));
-    let cause = match bubblewrap {
-        Some(line) => not_built(spec, &seen, line),
-        None if sandbox_user().is_some() && says(&["permission denied"]) => format!(
+    let cause = match (&seen.work_closed, bubblewrap) {
+        (Some((closed, mode)), _) => format!(
+            "Its working directory {} is not shown in the sandbox, where it is an empty folder: {}",
+            seen.work.display(),
+            closed_to_nobody(closed, *mode)
+        ),
+        (None, Some(line)) => not_built(spec, &seen, line),
+        (None, None) if sandbox_user().is_some() && says(&["permission denied"]) => format!(
             "The bot was denied a file: in the sandbox it runs as `nobody` (arena runs as root), which may \
              read only what others may read and write only to /tmp. Make its files readable by others \
              (`chmod -R o+rX {}`).",
             seen.work.display()
         ),
-        None if says(&MISSING) => missing_file(spec, &seen),
-        None => format!(
+        (None, None) if says(&MISSING) => missing_file(spec, &seen),
+        (None, None) => format!(
             "In the sandbox the bot has no network, {} MiB of memory and {} processes and threads{}; its stderr \
              above may say which of these it missed.",
             sandbox.memory_mb,
@@ -95,18 +99,14 @@ fn not_built(spec: &BotSpec, seen: &Seen, line: &str) -> String {
         };
     }
     if sandbox_user().is_some() && line.to_lowercase().contains("permission denied") {
-        let closed = std::iter::once(&seen.work)
-            .chain(seen.all())
+        let closed = seen
+            .all()
             .find_map(|dir| closed_to_others(dir).map(|closed| (dir, closed)));
         return match closed {
             Some((dir, (closed, mode))) => format!(
-                "The sandbox could not be built: bubblewrap and the bot run as `nobody` (arena runs as root), \
-                 and `nobody` may not enter {} (mode {mode:04o}), so the sandbox cannot show the bot {}. Put the \
-                 bot in a folder that others may enter (under /srv, /opt or /tmp; not under /root or a folder of \
-                 mode 0700) and start it from there, or let others enter (`chmod o+x {}`).",
-                closed.display(),
+                "The sandbox could not be built, for it cannot show the bot {}: {}",
                 dir.display(),
-                closed.display()
+                closed_to_nobody(&closed, mode)
             ),
             None => "The sandbox could not be built: bubblewrap and the bot run as `nobody` (arena runs as root), \
                      which was denied a folder the sandbox is to show the bot (bubblewrap's words above); each of \
@@ -115,6 +115,18 @@ fn not_built(spec: &BotSpec, seen: &Seen, line: &str) -> String {
         };
     }
     "The sandbox could not be built for this bot (bubblewrap's words above).".to_owned()
+}
+
+/// Why `nobody` cannot see a folder: `closed`, of `mode`, is closed to
+/// others; and what to do.
+fn closed_to_nobody(closed: &Path, mode: u32) -> String {
+    format!(
+        "bubblewrap and the bot run as `nobody` (arena runs as root), and `nobody` may not enter {} (mode \
+         {mode:04o}). Put the bot in a folder that others may enter (under /srv, /opt or /tmp; not under /root or \
+         a folder of mode 0700) and start it from there, or let others enter (`chmod o+x {}`).",
+        closed.display(),
+        closed.display()
+    )
 }
 
 /// Whether the sandbox shows `path`: in the system's folders or one the bot sees.
@@ -165,17 +177,6 @@ fn names_a_file(word: &str) -> bool {
                 .extension()
                 .and_then(|extension| extension.to_str())
                 .is_some_and(|extension| extension.chars().next().is_some_and(char::is_alphabetic)))
-}
-
-/// The first folder from `/` down to `dir` (itself included) that others
-/// may not enter, and its mode.
-fn closed_to_others(dir: &Path) -> Option<(PathBuf, u32)> {
-    let mut folders: Vec<&Path> = dir.ancestors().collect();
-    folders.reverse();
-    folders.into_iter().find_map(|folder| {
-        let mode = std::fs::metadata(folder).ok()?.mode() & 0o7777;
-        (mode & 0o001 == 0).then(|| (folder.to_owned(), mode))
-    })
 }
 
 /// What the bot sees in the sandbox, in a sentence.
@@ -267,6 +268,33 @@ mod tests {
         assert!(hint.starts_with("`./bott` does not exist"), "{hint}");
     }
 
+    /// As root, a working directory closed to `nobody` is not bound, and the
+    /// hint names the folder that keeps `nobody` out.
+    #[test]
+    fn a_working_directory_closed_to_nobody_is_named() {
+        if sandbox_user().is_none() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let closed = dir.path().join("closed");
+        std::fs::create_dir_all(closed.join("bot")).unwrap();
+        std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        let spec = spec("python3 bot.py", &closed.join("bot"));
+        let seen = Seen::of(&Sandbox::default(), &spec);
+        assert_eq!(seen.work_closed, Some((closed.clone(), 0o700)));
+        assert!(seen.read_only.is_empty(), "{seen:?}");
+        let said = tail(&["python3: can't open file 'bot.py': [Errno 2] No such file or directory"]);
+        let hint = failed_start(&spec, &Sandbox::default(), &said);
+        assert!(
+            hint.contains(&format!(
+                "is not shown in the sandbox, where it is an empty folder: bubblewrap and the bot run as `nobody` \
+                 (arena runs as root), and `nobody` may not enter {} (mode 0700)",
+                closed.display()
+            )),
+            "{hint}"
+        );
+    }
+
     /// A program is shown in the system's folders and the bot's own.
     #[test]
     fn programs_in_the_system_and_the_bots_folders_are_shown() {
@@ -293,23 +321,5 @@ mod tests {
             hint.contains("Its working directory, /tmp, is the sandbox's own"),
             "{hint}"
         );
-    }
-
-    #[test]
-    fn a_closed_folder_is_found_from_the_top() {
-        let dir = tempfile::tempdir().unwrap();
-        let inner = dir.path().join("a/b");
-        std::fs::create_dir_all(&inner).unwrap();
-        let mode = |path: &Path, mode| {
-            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
-        };
-        mode(dir.path(), 0o755);
-        mode(&dir.path().join("a"), 0o700);
-        mode(&inner, 0o700);
-        assert_eq!(closed_to_others(&inner), Some((dir.path().join("a"), 0o700)));
-        mode(&dir.path().join("a"), 0o711);
-        assert_eq!(closed_to_others(&inner), Some((inner.clone(), 0o700)));
-        mode(&inner, 0o755);
-        assert_eq!(closed_to_others(&inner), None);
     }
 }
