@@ -51,8 +51,7 @@ pub(crate) fn failed_start(spec: &BotSpec, sandbox: &Sandbox, stderr_tail: &[Str
         (None, Some(line)) => not_built(spec, &seen, line),
         (None, None) if sandbox_user().is_some() && says(&["permission denied"]) => format!(
             "The bot was denied a file: in the sandbox it runs as `nobody` (arena runs as root), which may \
-             read only what others may read and write only to /tmp. Make its files readable by others \
-             (`chmod -R o+rX {}`).",
+             read only what others may read. Make its files readable by others (`chmod -R o+rX {}`).",
             seen.work.display()
         ),
         (None, None) if says(&MISSING) => missing_file(spec, &seen),
