@@ -44,8 +44,9 @@ impl AffinityFlags {
 /// `--sandbox` of `arena game`, `match`, `run` and `check`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct SandboxFlag {
-    /// Run the bots in the sandbox (bubblewrap): no network, only the system and their own folder to read, a
-    /// private /tmp, 1 GiB of memory and 256 processes each; see SECURITY.md.
+    /// Run the bots in the sandbox (bubblewrap): no network, only the system, their working directory and the
+    /// folders of the files their command names to read, a private /tmp, 1 GiB of memory and 256 processes
+    /// each; see SECURITY.md.
     #[arg(long)]
     pub sandbox: bool,
 }

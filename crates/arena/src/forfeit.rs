@@ -54,19 +54,27 @@ impl<'a> Evidence<'a> {
 }
 
 /// A bot that could not start, in words: the error and its causes, with the
-/// greeting's evidence (escaped) after `indent` on lines of their own.
+/// greeting's evidence (escaped) and, for a sandboxed bot, what the sandbox
+/// may have to do with it, after `indent` on lines of their own.
 pub fn start_error(error: &StartError, indent: &str) -> String {
     match error {
         StartError::Handshake {
             bot,
             failure,
             stderr_tail,
-        } => format!(
-            "bot \"{}\" failed its greeting: {}: {}",
-            escape(bot),
-            failure.reason,
-            Evidence::of_failure(failure, stderr_tail).render(indent)
-        ),
+            sandbox_hint,
+        } => {
+            let mut text = format!(
+                "bot \"{}\" failed its greeting: {}: {}",
+                escape(bot),
+                failure.reason,
+                Evidence::of_failure(failure, stderr_tail).render(indent)
+            );
+            if let Some(hint) = sandbox_hint {
+                text += &format!("\n{indent}{}", escape(hint));
+            }
+            text
+        }
         other => escape(&chain(other)).into_owned(),
     }
 }

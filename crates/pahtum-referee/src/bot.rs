@@ -20,8 +20,8 @@ use tokio::time::Instant;
 
 use crate::clock::Budget;
 use crate::decode::decode;
-use crate::supervise::overload;
 use crate::supervise::process::{BotProcess, Silence};
+use crate::supervise::{overload, sandbox_hint};
 use crate::verdict::{Asked, Failure};
 use crate::{BotSpec, Limits};
 
@@ -79,6 +79,10 @@ pub enum StartError {
         failure: Failure,
         /// The last lines of the bot's stderr.
         stderr_tail: Vec<String>,
+        /// For a sandboxed bot: what the sandbox may have to do with it (a
+        /// file or a program it does not show, a folder closed to its user),
+        /// and which folders the bot sees, for the bot's author.
+        sandbox_hint: Option<String>,
     },
 }
 
@@ -162,11 +166,18 @@ impl Bot {
                 bot.identity = identity;
                 Ok(bot)
             }
-            Err(failure) => Err(StartError::Handshake {
-                bot: spec.name.clone(),
-                failure,
-                stderr_tail: bot.fail().await,
-            }),
+            Err(failure) => {
+                let stderr_tail = bot.fail().await;
+                Err(StartError::Handshake {
+                    bot: spec.name.clone(),
+                    sandbox_hint: spec
+                        .sandbox
+                        .as_ref()
+                        .map(|sandbox| sandbox_hint::failed_start(spec, sandbox, &stderr_tail)),
+                    failure,
+                    stderr_tail,
+                })
+            }
         }
     }
 

@@ -59,6 +59,8 @@
 //!   the referee's own death), `cgroup` (the cgroups: naming, the v1 and v2
 //!   layouts, making, limiting, killing, removing), [`sandbox`] (bubblewrap
 //!   for untrusted bots, and the check that the machine can run it),
+//!   `sandbox_hint` (what the sandbox may have to do with a bot's failed
+//!   start, for [`StartError`]),
 //!   `cputime` (the CPU time of a bot's whole process tree), `overload`
 //!   (a starved bot's wall-clock timeout told from a slow bot's) and
 //!   [`affinity`] (core pinning).

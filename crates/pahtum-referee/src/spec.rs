@@ -96,7 +96,8 @@ impl Default for Limits {
 }
 
 /// The sandbox of one bot: its limits and the paths it may see beyond its
-/// own folder and the system. Plain settings: [`sandbox`](crate::sandbox)
+/// own folders (its working directory, the folders of the files its command
+/// names) and the system. Plain settings: [`sandbox`](crate::sandbox)
 /// runs a bot in them and checks that the machine can.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {

@@ -47,12 +47,6 @@ pub struct Args {
     sandbox: crate::flags::SandboxFlag,
 }
 
-/// What to look at when a bot does not start in the sandbox.
-const SANDBOX_HINT: &str = "        In the sandbox the bot sees only the system's folders (/usr) and its own folder, read-only, \
-     with no network, and runs as `nobody` when arena runs as root: use the system's interpreter \
-     (/usr/bin/python3, not one under a home folder) or name more folders in `ro_paths`, each in a folder \
-     that `nobody` may enter (not under /root or a folder of mode 0700); see SECURITY.md.";
-
 /// One game of the check.
 struct Scenario {
     title: &'static str,
@@ -70,8 +64,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     outln!("arena check: {}", escape(&args.command));
     if let Some(sandbox) = &bot.sandbox {
         outln!(
-            "In the sandbox: no network; it reads only the system and its own folder; /tmp of {} MiB; {} MiB of \
-             memory; {} processes and threads.",
+            "In the sandbox: no network; it reads only the system, the folder it is started in and the folders of \
+             the files its command names; /tmp of {} MiB; {} MiB of memory; {} processes and threads.",
             sandbox.tmp_mb,
             sandbox.memory_mb,
             sandbox.max_processes
@@ -147,9 +141,6 @@ async fn check(spec: &BotSpec, opponent: &BotSpec, scenarios: &[Scenario]) -> an
         Ok(bot) => bot,
         Err(error @ StartError::Handshake { .. }) => {
             fail("greeting", &crate::forfeit::start_error(&error, ""));
-            if spec.sandbox.is_some() {
-                outln!("{SANDBOX_HINT}");
-            }
             return Ok(1);
         }
         Err(error) => return Err(crate::forfeit::explain(error)),

@@ -13,7 +13,8 @@
 //!   removing them;
 //! * `getdents` lists a directory with raw system calls, for the guard;
 //! * [`sandbox`] runs an untrusted bot under bubblewrap with rlimits, and
-//!   checks that the machine can;
+//!   checks that the machine can; `sandbox_hint` tells a bot's author what
+//!   the sandbox may have to do with a failed start;
 //! * `cputime` measures the CPU time of a bot's whole process tree (for
 //!   CPU-time clocks and the records), and `overload` tells a starved bot's
 //!   wall-clock timeout from a slow bot's;
@@ -31,3 +32,4 @@ mod getdents;
 pub(crate) mod overload;
 pub(crate) mod process;
 pub mod sandbox;
+pub(crate) mod sandbox_hint;

@@ -15,14 +15,16 @@
 //! * A file system of its own: the system read-only (`/usr`, the `/bin` and
 //!   `/lib` links or folders, the few files of `/etc` that programs need to
 //!   start: the loader's cache, users, time zone, alternatives, Java's
-//!   configuration), the bot's own folder read-only, a fresh `/proc` and
-//!   `/dev`, a private `/tmp` of bounded size (`--size`, bubblewrap 0.7 or
-//!   later) that vanishes with the bot, and nothing else: not the output
-//!   folder, the journal, the logs, the home directory or the other bots'
-//!   folders. A tournament names extra read-only or writable paths per bot
-//!   ([`Sandbox::ro_paths`], [`Sandbox::rw_paths`]); folders inside a bound
-//!   one that the bot must not see are covered by an empty read-only tmpfs
-//!   ([`Sandbox::hidden`]).
+//!   configuration), the bot's own folders read-only (`Seen`: its working
+//!   directory, where it runs, so that `python3 bot.py` started in the bot's
+//!   folder finds `bot.py`; and the folders of the files its command names by
+//!   a path), a fresh `/proc` and `/dev`, a private `/tmp` of bounded size
+//!   (`--size`, bubblewrap 0.7 or later) that vanishes with the bot, and
+//!   nothing else: not the output folder, the journal, the logs, the home
+//!   directory or the other bots' folders. A tournament names extra
+//!   read-only or writable paths per bot ([`Sandbox::ro_paths`],
+//!   [`Sandbox::rw_paths`]); folders inside a bound one that the bot must not
+//!   see are covered by an empty read-only tmpfs ([`Sandbox::hidden`]).
 //! * A clean environment: `PATH` of the system folders, `HOME=/tmp`, the
 //!   bot's own variables and the containment marker; no variable of the
 //!   organiser's (tokens, keys) reaches the bot.
@@ -38,6 +40,7 @@
 
 use std::ffi::OsString;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
@@ -48,13 +51,13 @@ use super::contain;
 use crate::spec::{BotSpec, Sandbox};
 
 /// The user that runs sandboxed bots when the arena runs as root: `nobody`.
-const SANDBOX_USER: u32 = 65534;
+pub(crate) const SANDBOX_USER: u32 = 65534;
 
 /// The `PATH` inside the sandbox: the system's folders only.
-const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+pub(crate) const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The system's folders, bound read-only (or recreated as the links they are).
-const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+pub(crate) const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /// What of `/etc` a program needs to start: the dynamic loader's cache, the
 /// names of users and groups, the time zone, the alternatives (`java`), the
@@ -113,7 +116,11 @@ fn check_now() -> Result<(), SandboxError> {
         return Err(SandboxError::NoBubblewrap);
     }
     contain::cgroups().limits_available().map_err(SandboxError::NoCgroups)?;
-    let probe = BotSpec::from_command("sandbox-check", "true").expect("a valid command");
+    // In `/`, which the sandbox has of its own: the probe binds no folder of the host.
+    let probe = BotSpec {
+        dir: Some(PathBuf::from("/")),
+        ..BotSpec::from_command("sandbox-check", "true").expect("a valid command")
+    };
     let mut command = std::process::Command::new("bwrap");
     command
         .args(bwrap_args(&Sandbox::default(), &probe, ("PAHTUM_ARENA_CHECK", "1")))
@@ -139,12 +146,12 @@ fn check_now() -> Result<(), SandboxError> {
 
 /// The uid and gid that run sandboxed bots, when not the arena's own: the
 /// arena runs as root.
-fn sandbox_user() -> Option<u32> {
+pub(crate) fn sandbox_user() -> Option<u32> {
     // SAFETY: geteuid has no preconditions.
     (unsafe { libc::geteuid() } == 0).then_some(SANDBOX_USER)
 }
 
-fn find_on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|path| path.is_file())
@@ -234,46 +241,109 @@ fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<Os
     }
     args.words(["--proc", "/proc", "--dev", "/dev"]);
     args.words(["--size", &(sandbox.tmp_mb << 20).to_string(), "--tmpfs", "/tmp"]);
-    let own = own_dirs(spec);
-    for dir in own.iter().chain(&sandbox.ro_paths) {
+    let seen = Seen::of(sandbox, spec);
+    for dir in &seen.read_only {
         args.paths("--ro-bind", dir, dir);
     }
-    for path in &sandbox.rw_paths {
+    for path in &seen.writable {
         args.paths("--bind", path, path);
     }
-    let seen: Vec<&PathBuf> = own.iter().chain(&sandbox.ro_paths).chain(&sandbox.rw_paths).collect();
     for hidden in &sandbox.hidden {
         let hidden = absolute(hidden);
-        if seen.iter().any(|dir| hidden.starts_with(dir)) && hidden.is_dir() {
+        if seen.all().any(|dir| hidden.starts_with(dir)) && hidden.is_dir() {
             args.path("--tmpfs", &hidden);
             args.path("--remount-ro", &hidden);
         }
     }
-    let work = spec.dir.as_deref().map_or_else(
-        || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-        absolute,
-    );
-    args.path("--dir", &work);
-    args.path("--chdir", &work);
+    if !seen.read_only.contains(&seen.work) {
+        args.path("--dir", &seen.work);
+    }
+    args.path("--chdir", &seen.work);
     args.words(["--", &spec.program]);
     args.words(spec.args.iter().map(String::as_str));
     args.0
 }
 
-/// The bot's own folders, which it sees read-only: its working directory,
-/// and the folder of its program and of every argument that names a file
-/// by a path (`python3 bots/x/bot.py` sees `bots/x`).
-fn own_dirs(spec: &BotSpec) -> Vec<PathBuf> {
-    let work = spec.dir.clone().or_else(|| std::env::current_dir().ok());
-    let mut dirs: Vec<PathBuf> = spec.dir.iter().map(|dir| absolute(dir)).collect();
+/// The folders of the host that a sandboxed bot sees, besides the system's,
+/// each at its own path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seen {
+    /// The bot's working directory (absolute), bound read-only unless the
+    /// sandbox has its own ([`own_folder`]) or the sandbox's user may not
+    /// enter it (then the bot works in an empty folder of that name).
+    pub work: PathBuf,
+    /// The folder that the sandbox's user may not enter, at or above the
+    /// working directory, and its mode, when that is why the working
+    /// directory is not bound.
+    pub work_closed: Option<(PathBuf, u32)>,
+    /// Read-only: the working directory, the folders of its program and
+    /// of its path arguments, the sandbox's `ro_paths`.
+    pub read_only: Vec<PathBuf>,
+    /// Read and write: the sandbox's `rw_paths`.
+    pub writable: Vec<PathBuf>,
+}
+
+impl Seen {
+    pub fn of(sandbox: &Sandbox, spec: &BotSpec) -> Seen {
+        let work = working_dir(spec);
+        let closed = sandbox_user().and_then(|_| closed_to_others(&work));
+        let mut read_only = own_dirs(spec, &work, closed.is_none());
+        read_only.extend(sandbox.ro_paths.iter().cloned());
+        // Named by a path of the command or in `ro_paths`, it is bound all the same.
+        let work_closed = closed.filter(|_| !read_only.contains(&work));
+        Seen {
+            work,
+            work_closed,
+            read_only,
+            writable: sandbox.rw_paths.clone(),
+        }
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        self.read_only.iter().chain(&self.writable)
+    }
+}
+
+/// The bot's working directory: its `dir`, or the referee's own.
+fn working_dir(spec: &BotSpec) -> PathBuf {
+    spec.dir.as_deref().map_or_else(
+        || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        absolute,
+    )
+}
+
+/// Whether `dir` is a folder the sandbox makes of its own (`/`, `/tmp`,
+/// `/proc`, `/dev`), which the host's must not cover: a bot started there
+/// works in the sandbox's.
+pub(crate) fn own_folder(dir: &Path) -> bool {
+    ["/", "/tmp", "/proc", "/dev"].iter().any(|own| dir == Path::new(own))
+}
+
+/// The first folder from `/` down to `dir` (itself included) that others
+/// may not enter, and its mode.
+pub(crate) fn closed_to_others(dir: &Path) -> Option<(PathBuf, u32)> {
+    let mut folders: Vec<&Path> = dir.ancestors().collect();
+    folders.reverse();
+    folders.into_iter().find_map(|folder| {
+        let mode = std::fs::metadata(folder).ok()?.mode() & 0o7777;
+        (mode & 0o001 == 0).then(|| (folder.to_owned(), mode))
+    })
+}
+
+/// The bot's own folders, which it sees read-only: its working directory
+/// `work` if `with_work` (`python3 bot.py` run from the bot's folder sees
+/// the folder), and the folder of its program and of every argument that
+/// names a file by a path (`python3 bots/x/bot.py` sees `bots/x`).
+fn own_dirs(spec: &BotSpec, work: &Path, with_work: bool) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Some(work.to_owned())
+        .filter(|work| with_work && !own_folder(work))
+        .into_iter()
+        .collect();
     for word in std::iter::once(&spec.program).chain(&spec.args) {
         if !word.contains('/') {
             continue;
         }
-        let path = match &work {
-            Some(work) => work.join(word),
-            None => PathBuf::from(word),
-        };
+        let path = work.join(word);
         if path.is_file()
             && let Some(parent) = absolute(&path).parent()
             && !dirs.iter().any(|dir| parent.starts_with(dir))
@@ -355,6 +425,52 @@ mod tests {
         assert!(args.contains("--setenv M 1/2"), "{args}");
         assert!(args.contains(&format!("--size {} --tmpfs /tmp", 64 << 20)), "{args}");
         assert!(args.ends_with("--chdir / -- python3 -u bot.py"), "{args}");
+    }
+
+    /// The bot works in its working directory, the referee's by default,
+    /// bound read-only at its own path; but not in the host's `/` or `/tmp`,
+    /// which the sandbox has of its own.
+    #[test]
+    fn the_bot_sees_its_working_directory() {
+        let here = std::env::current_dir().unwrap();
+        let args = text(&bwrap_args(
+            &Sandbox::default(),
+            &spec("python3 bot.py", None),
+            ("M", "1"),
+        ));
+        assert!(args.contains(&format!("--ro-bind {0} {0}", here.display())), "{args}");
+        assert!(
+            args.ends_with(&format!("--chdir {} -- python3 bot.py", here.display())),
+            "{args}"
+        );
+        for own in ["/", "/tmp"] {
+            let args = text(&bwrap_args(
+                &Sandbox::default(),
+                &spec("python3 bot.py", Some(own)),
+                ("M", "1"),
+            ));
+            assert!(!args.contains(&format!("--ro-bind {own} {own} ")), "{args}");
+            assert!(args.ends_with(&format!("--chdir {own} -- python3 bot.py")), "{args}");
+        }
+    }
+
+    /// The folder that keeps others out is the first from the top.
+    #[test]
+    fn a_closed_folder_is_found_from_the_top() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("a/b");
+        std::fs::create_dir_all(&inner).unwrap();
+        let mode = |path: &Path, mode| {
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+        };
+        mode(dir.path(), 0o755);
+        mode(&dir.path().join("a"), 0o700);
+        mode(&inner, 0o700);
+        assert_eq!(closed_to_others(&inner), Some((dir.path().join("a"), 0o700)));
+        mode(&dir.path().join("a"), 0o711);
+        assert_eq!(closed_to_others(&inner), Some((inner.clone(), 0o700)));
+        mode(&inner, 0o755);
+        assert_eq!(closed_to_others(&inner), None);
     }
 
     /// A path argument's folder is seen read-only; a hidden folder inside a

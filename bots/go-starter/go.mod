@@ -1,0 +1,3 @@
+module pahtum-go-starter
+
+go 1.19
