@@ -115,6 +115,11 @@ fn per_bot<T: Copy>(flag: &str, values: Option<&[T]>) -> Result<[Option<T>; 2], 
 }
 
 impl TimeFlags {
+    /// Whether a limit was given (`--move-time`, `--clock` or `--clock-kind`), rather than left to a default.
+    pub fn given(&self) -> bool {
+        self.move_time.is_some() || self.clock.is_some() || self.clock_kind.is_some()
+    }
+
     /// The time control of each bot: `[first, second]`.
     pub fn time_controls(&self) -> anyhow::Result<[TimeControl; 2]> {
         let ms = |duration: Duration| duration.as_millis() as u64;

@@ -13,6 +13,7 @@ mod flags;
 mod forfeit;
 mod inputs;
 mod names;
+mod opening;
 mod output;
 mod runtime;
 mod signals;

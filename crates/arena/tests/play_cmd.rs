@@ -4,6 +4,7 @@
 //! one session through a real pseudo-terminal.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use pahtum_record::GameRecord;
@@ -13,11 +14,17 @@ const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 /// Plays `arena play first-free` with `flags`, typing `input`; returns the
 /// output and the record.
 fn play(flags: &[&str], input: &str) -> (Output, GameRecord) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("game.json");
+    play_in(tempfile::tempdir().unwrap().path(), flags, input)
+}
+
+/// As [`play`], the record written to `dir/game.json` and the game's page to `dir/game.html`.
+fn play_in(dir: &Path, flags: &[&str], input: &str) -> (Output, GameRecord) {
+    let out = dir.join("game.json");
     let mut child = Command::new(ARENA)
         .args(["play", "first-free", "--move-time", "5s", "--out"])
         .arg(&out)
+        .arg("--html")
+        .arg(dir.join("game.html"))
         .args(flags)
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
@@ -75,6 +82,23 @@ fn a_scripted_game_is_played_to_the_end_and_recorded() {
         )),
         "{stdout}"
     );
+    // The final board marks the scoring runs, and each side's are listed with its points.
+    assert!(
+        stdout.contains("The stones in capitals make the scoring runs."),
+        "{stdout}"
+    );
+    for (color, side) in [
+        (pahtum::Color::White, "W White you"),
+        (pahtum::Color::Black, "B Black first-free"),
+    ] {
+        let runs: Vec<String> = pahtum::score::scoring_runs(game.position().stones(color))
+            .into_iter()
+            .map(|run| format!("{}-{} ({})", run.start, run.cells().last().unwrap(), run.points()))
+            .collect();
+        assert!(!runs.is_empty());
+        let line = format!("{side}: {} points: {}\n", record.score.of_color(color), runs.join(", "));
+        assert!(stdout.contains(&line), "{line:?} in:\n{stdout}");
+    }
 }
 
 #[test]
@@ -100,6 +124,12 @@ fn bad_input_gets_one_line_and_the_prompt_again() {
     // g7 and the bot's answer, the second undo had nothing to take back; then quit.
     assert!(stdout.contains("g7 cannot be played"), "{stdout}");
     assert!(record.moves.is_empty(), "{:?}", record.moves);
+    // Quitting resigns, said once, without the points of a board left unfilled.
+    assert_eq!(stdout.matches("resigned").count(), 1, "{stdout}");
+    assert!(stdout.contains("You resigned: first-free (black) wins.\n"), "{stdout}");
+    assert!(!stdout.contains(" to 0") && !stdout.contains("disconnect"), "{stdout}");
+    record.replay().expect("the record replays");
+    assert_eq!(record.termination.reason.name(), "resign");
     let forfeit = record.termination.forfeit.expect("quitting resigns");
     assert_eq!((forfeit.bot.as_str(), forfeit.detail.as_str()), ("you", "resigned"));
     assert_eq!(record.result.winner(), Some(pahtum::Color::Black));
@@ -109,14 +139,58 @@ fn bad_input_gets_one_line_and_the_prompt_again() {
 fn the_end_of_input_ends_the_game_cleanly_with_the_record() {
     let (output, record) = play(&["--as", "black", "--blocks", "7", "--seed", "9"], "swap\n");
     let stdout = text(&output.stdout);
-    assert!(stdout.contains("(end of input)"), "{stdout}");
+    assert!(
+        stdout.contains("(end of input)\nYou resigned: first-free (black) wins.\n"),
+        "{stdout}"
+    );
     // The bot opened as White; the person swapped, so the bot now holds Black.
     assert_eq!(record.swap, Some(true));
     assert_eq!(record.black, "first-free");
+    record.replay().expect("the record replays");
+    assert_eq!(record.termination.reason.name(), "resign");
     assert_eq!(
         record.termination.forfeit.unwrap().detail,
         "ended the game (end of input)"
     );
+}
+
+/// `--moves`: the game goes on after the given plies (the pie decision among them), which undo cannot
+/// take back and the record marks as given; `--html` writes the game's page.
+#[test]
+fn a_game_from_given_plies_keeps_them_and_writes_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 3 blocks b6, f5, e4, g4 and g3; the bot opened at c6 (given), and the colours were kept (given).
+    let (output, record) = play_in(
+        dir.path(),
+        &["--as", "black", "--blocks", "5", "--seed", "3", "--moves", "c6,keep"],
+        "keep\nundo\ng7\nundo\nquit\n",
+    );
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("Move 3, you are black"), "{stdout}");
+    assert!(stdout.contains("There is no pie decision now"), "{stdout}");
+    assert!(stdout.contains("Nothing to undo: you have not moved yet."), "{stdout}");
+    record.replay().expect("the record replays");
+    assert_eq!(record.opening.as_ref().map(|opening| opening.plies), Some(2));
+    assert_eq!((record.swap, &record.swap_move), (Some(false), &None));
+    let cells: Vec<String> = record.moves.iter().map(|m| m.cell.to_string()).collect();
+    assert_eq!(
+        cells,
+        ["c6"],
+        "g7 and the bot's answer were taken back, the given c6 not"
+    );
+    assert!(record.is_given(0));
+
+    let page = std::fs::read_to_string(dir.path().join("game.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    let data = page
+        .split(r#"<script type="application/json" id="data">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the page embeds its data");
+    let data: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(data["games"][0]["id"], "play");
+    assert_eq!(data["games"][0]["reason"], "resign");
+    assert_eq!(data["replays"]["play"]["cells"], "c6");
 }
 
 #[test]

@@ -724,3 +724,48 @@ async fn the_replay_outlines_the_scoring_runs_at_every_ply() {
     }
     page.client.close().await.unwrap();
 }
+
+/// `arena play --html`: the page of a game played from given plies and resigned opens on that game, which
+/// shows its moves and ends by a resignation.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_of_a_played_game_opens_on_it_and_says_how_it_ended() {
+    let Some((chromium, driver_program)) = browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("play.html");
+    let mut person = Command::new(ARENA)
+        .args([
+            "play",
+            "first-free",
+            "--blocks",
+            "5",
+            "--seed",
+            "3",
+            "--moves",
+            "c6,keep",
+            "--as",
+            "black",
+        ])
+        .arg("--html")
+        .arg(&page)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut person.stdin.take().unwrap(), b"g7\nquit\n").unwrap();
+    assert!(person.wait().unwrap().success());
+
+    let driver = start_driver(&driver_program);
+    let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
+    open_page(&client, &format!("file://{}", page.display())).await;
+    wait_for_game(&client, "play").await;
+    let players = text(&client, "#viewer-players").await;
+    assert_eq!(
+        players,
+        "first-free (White) against you (Black): White won, 0–0, resignation end"
+    );
+    // c6 and keep given, then g7 and the bot's a1.
+    assert_eq!(texts(&client, "#moves li").await.len(), 4);
+    client.close().await.unwrap();
+}

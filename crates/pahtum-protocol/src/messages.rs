@@ -355,11 +355,14 @@ pub enum Reason {
     /// A sandboxed bot used more memory than its limit (its processes were
     /// killed by the kernel's out-of-memory killer in its cgroup).
     Memory,
+    /// A player resigned: the person at `arena play`'s prompt quit. Not a
+    /// verdict on a bot (a bot cannot resign), but a loss all the same.
+    Resign,
 }
 
 impl Reason {
     /// Every reason, the normal end first.
-    pub const ALL: [Reason; 7] = [
+    pub const ALL: [Reason; 8] = [
         Reason::Normal,
         Reason::Timeout,
         Reason::Disconnect,
@@ -367,6 +370,7 @@ impl Reason {
         Reason::ProtocolError,
         Reason::Stall,
         Reason::Memory,
+        Reason::Resign,
     ];
 
     /// The name used in JSON and tables.
@@ -379,6 +383,7 @@ impl Reason {
             Reason::ProtocolError => "protocol_error",
             Reason::Stall => "stall",
             Reason::Memory => "memory",
+            Reason::Resign => "resign",
         }
     }
 }

@@ -11,7 +11,7 @@
 
 mod spec;
 
-pub use spec::GameSpec;
+pub use spec::{GameSpec, OpeningError};
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
 use pahtum_protocol::bot::Identity;
@@ -52,6 +52,10 @@ pub struct GameRecord {
     pub black: String,
     /// Every block of the final board (for players' placement, also in `moves`).
     pub blocks: Vec<Cell>,
+    /// Where the game started when plies were given before the bots played
+    /// (see [`Opening`]); absent for a game played from its layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<Opening>,
     /// Blocks placed by the players and stones, in order.
     pub moves: Vec<MoveRecord>,
     /// `true` or `false` after the pie decision; `null` when the pie rule was
@@ -97,6 +101,31 @@ impl Hellos {
             Seat::Second => self.second.as_ref(),
         }
     }
+}
+
+/// The plies given before the bots played (`arena game --moves`, `--from`):
+/// the game's first [`Opening::plies`] plies, in the one numbering (see
+/// [`GameRecord::ply_of_move`]). They are in `moves` (and `swap`) like the
+/// others, so that the record replays from its layout, but no bot chose them:
+/// [`GameRecord::is_given`] tells them apart, their timing is empty (`ms` 0)
+/// and a given pie decision has no `swap_move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Opening {
+    /// How many plies were given: the bots' first ply is `plies + 1`.
+    pub plies: usize,
+    /// The recorded game they were taken from (`--from`); absent when they
+    /// were typed (`--moves`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Origin>,
+}
+
+/// A recorded game that a game started from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Origin {
+    /// The file that held it (a record or a journal), as it was named.
+    pub file: String,
+    /// The game's id in it.
+    pub game: String,
 }
 
 /// The bots by seat.
@@ -326,6 +355,14 @@ impl GameRecord {
         self.swap.map(|_| first_stone + 2)
     }
 
+    /// Whether move `index` of [`GameRecord::moves`] was given before the
+    /// bots played (see [`Opening`]) rather than chosen by the bot of its seat.
+    pub fn is_given(&self, index: usize) -> bool {
+        self.opening
+            .as_ref()
+            .is_some_and(|opening| self.ply_of_move(index) <= opening.plies)
+    }
+
     /// The time control the bot in `seat` played by.
     pub fn time_of(&self, seat: Seat) -> TimeControl {
         self.time_by_seat.map_or(self.time, |times| times.of(seat))
@@ -343,7 +380,9 @@ impl GameRecord {
     /// The seat of the bot that made move `index`: the record's own, or for an
     /// old record without it the seat that held the move's colour then (the
     /// first seat is White up to the pie decision, which follows the first
-    /// stone, and after it the seat that the decision gave White).
+    /// stone, and after it the seat that the decision gave White). For a
+    /// given move ([`GameRecord::is_given`]), which no bot made, the seat
+    /// whose turn it was.
     pub fn seat_of_move(&self, index: usize) -> Seat {
         self.moves[index].seat.unwrap_or_else(|| self.seat_by_color(index))
     }
@@ -380,7 +419,9 @@ impl GameRecord {
     /// it), the names by colour follow the seats and the swap, the score is
     /// the board's, a normal end has a full board, and the result is the one
     /// the end gives (the board's, a win for the opponent of a bot that
-    /// forfeited, a draw for a double forfeit).
+    /// forfeited, a draw for a double forfeit), and the given plies of an
+    /// [`Opening`] are plies of the game, a given pie decision without
+    /// timing.
     pub fn replay(&self) -> Result<Game, ReplayError> {
         self.replay_moves(self.moves.iter().map(MoveRecord::bare))
     }
@@ -434,6 +475,7 @@ impl GameRecord {
         if game.position().blocks() != given {
             return fail("the blocks differ from the board's".into());
         }
+        self.check_opening(&game)?;
         self.check_names()?;
         self.check_end(&game)?;
         Ok(game)
@@ -449,6 +491,29 @@ impl GameRecord {
             .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
         game.play(Action::Pie(swap)).map_err(|e| ReplayError(e.to_string()))?;
         Ok(true)
+    }
+
+    /// The given plies are among the game's, and the bots were not timed on a
+    /// given pie decision.
+    fn check_opening(&self, game: &Game) -> Result<(), ReplayError> {
+        let Some(opening) = &self.opening else {
+            return Ok(());
+        };
+        let plies = game.history();
+        if opening.plies > plies.len() {
+            return Err(ReplayError(format!(
+                "the opening gives {} plies but the game has {}",
+                opening.plies,
+                plies.len()
+            )));
+        }
+        let pie_given = plies[..opening.plies]
+            .iter()
+            .any(|action| matches!(action, Action::Pie(_)));
+        if pie_given && self.swap_move.is_some() {
+            return Err(ReplayError("a given pie decision with a bot's timing".into()));
+        }
+        Ok(())
     }
 
     /// `white` and `black` are the players of the seats that hold the colours.

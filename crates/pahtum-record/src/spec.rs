@@ -4,10 +4,10 @@
 //! [`GameRecord`]. It lives beside the record so that the data side (the
 //! tournament's schedule and checks) needs no referee.
 
-use pahtum::{Cell, Color, Game, Seat, SetupError};
+use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{GameRecord, MoveRecord, Players, SeatTimes, Termination, Timing, unix_ms};
+use crate::{GameRecord, MoveKind, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +31,35 @@ pub struct GameSpec {
     /// Fair mode: the bot that is not to move is stopped (SIGSTOP) until it
     /// is asked, so that it cannot think on its opponent's CPU.
     pub pause_idle: bool,
+    /// The plies given before the bots play (blocks placed by the players,
+    /// stones, the pie decision), checked by [`GameSpec::with_opening`]: the
+    /// referee plays them by the rules before its first request, and the
+    /// requests' `moves` include them. Empty for a game from its layout.
+    pub opening: Vec<Action>,
+    /// The recorded game the opening was taken from, for the record.
+    pub origin: Option<Origin>,
+}
+
+/// Why the plies given to [`GameSpec::with_opening`] cannot start the game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningError {
+    /// A ply the rules do not allow where it stands.
+    #[error("ply {ply} ({action})")]
+    Illegal {
+        /// Its number, from 1.
+        ply: usize,
+        /// The ply.
+        action: Action,
+        /// Why the rules refuse it.
+        #[source]
+        illegal: IllegalAction,
+    },
+    /// The plies fill the board: the bots would have nothing to play.
+    #[error("the {plies} plies given fill the board, which leaves the bots nothing to play: give fewer")]
+    Finished {
+        /// How many plies were given.
+        plies: usize,
+    },
 }
 
 impl GameSpec {
@@ -83,6 +112,10 @@ impl GameSpec {
             white: name_of(Color::White),
             black: name_of(Color::Black),
             blocks: game.position().blocks().cells().collect(),
+            opening: (!self.opening.is_empty() || self.origin.is_some()).then(|| Opening {
+                plies: self.opening.len(),
+                from: self.origin.clone(),
+            }),
             moves,
             swap: game.swapped(),
             swap_move,
@@ -150,7 +183,63 @@ impl GameSpec {
             time,
             time_by_seat: None,
             pause_idle: false,
+            opening: Vec::new(),
+            origin: None,
         }
+    }
+
+    /// The game of `record` again, as it stood before its first ply: its
+    /// layout, rules and time controls (fair mode too), under the id `id`.
+    pub fn of_record(id: impl Into<String>, record: &GameRecord) -> GameSpec {
+        let placed: Vec<Cell> = record
+            .moves
+            .iter()
+            .filter(|played| played.kind == MoveKind::Block)
+            .map(|played| played.cell)
+            .collect();
+        GameSpec {
+            id: id.into(),
+            layout: None,
+            seed: record.seed,
+            rules: record.rules,
+            blocks: record
+                .blocks
+                .iter()
+                .copied()
+                .filter(|cell| !placed.contains(cell))
+                .collect(),
+            time: record.time,
+            time_by_seat: record.time_by_seat,
+            pause_idle: record.pause_idle,
+            opening: Vec::new(),
+            origin: None,
+        }
+    }
+
+    /// The same game started from the plies `opening` (given before the bots
+    /// play; see [`GameSpec::opening`]), taken from the recorded game `origin`
+    /// if any. The rules check each ply; the game must not end with them.
+    ///
+    /// # Panics
+    ///
+    /// If the spec contradicts itself, as [`GameSpec::initial_game`].
+    pub fn with_opening(self, opening: Vec<Action>, origin: Option<Origin>) -> Result<GameSpec, OpeningError> {
+        let mut game = self.initial_game();
+        for (index, &action) in opening.iter().enumerate() {
+            game.play(action).map_err(|illegal| OpeningError::Illegal {
+                ply: index + 1,
+                action,
+                illegal,
+            })?;
+        }
+        if game.is_finished() {
+            return Err(OpeningError::Finished { plies: opening.len() });
+        }
+        Ok(GameSpec {
+            opening,
+            origin,
+            ..self
+        })
     }
 
     /// The same game with a time control for each seat (`time_by_seat` stays

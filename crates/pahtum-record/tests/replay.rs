@@ -3,7 +3,7 @@
 use pahtum::{Action, Color, Outcome, Phase, Score, Seat};
 use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
-use pahtum_record::{Forfeit, GameRecord, OtherForfeit, SeatTimes};
+use pahtum_record::{Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin, OtherForfeit, SeatTimes};
 
 /// `arena game --white first-free --black heuristic --blocks 41 --seed 7 --json`
 const RECORD: &str = include_str!("game.json");
@@ -259,4 +259,84 @@ fn plies_are_numbered_as_the_protocol_lists_them_pie_decision_included() {
         (0..3).map(|index| no_pie.ply_of_move(index)).collect::<Vec<_>>(),
         [1, 2, 3]
     );
+}
+
+/// An opening names plies of the game; the given ones are told apart from the
+/// bots', and a pie decision among them has no bot's timing.
+#[test]
+fn an_opening_is_checked_and_tells_the_given_moves_apart() {
+    let mut record = record();
+    // The real game: White's first stone (ply 1), Black kept (ply 2), then seven stones.
+    record.opening = Some(Opening { plies: 1, from: None });
+    record.replay().unwrap();
+    assert_eq!(
+        (0..record.moves.len())
+            .map(|index| record.is_given(index))
+            .collect::<Vec<_>>(),
+        [true, false, false, false, false, false, false, false]
+    );
+    record.opening = Some(Opening { plies: 9, from: None });
+    assert!(
+        record
+            .replay()
+            .unwrap_err()
+            .to_string()
+            .contains("a given pie decision")
+    );
+    record.swap_move = None;
+    record.replay().unwrap();
+    assert!(record.is_given(7));
+    record.opening = Some(Opening { plies: 10, from: None });
+    assert!(
+        record
+            .replay()
+            .unwrap_err()
+            .to_string()
+            .contains("the opening gives 10 plies but the game has 9")
+    );
+    let json = serde_json::to_value(Opening {
+        plies: 3,
+        from: Some(Origin {
+            file: "runs/t".into(),
+            game: "003-01-b".into(),
+        }),
+    })
+    .unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"plies": 3, "from": {"file": "runs/t", "game": "003-01-b"}})
+    );
+    assert!(
+        serde_json::to_value(self::record()).unwrap().get("opening").is_none(),
+        "absent without one"
+    );
+}
+
+/// A recorded game's setup plays again: its layout, rules and time, and its
+/// plies given up to any point; a ply the rules refuse is named.
+#[test]
+fn a_recorded_game_is_set_up_again_and_bad_plies_are_named() {
+    let record = record();
+    let spec = GameSpec::of_record("again", &record);
+    assert_eq!(
+        (spec.rules, spec.seed, spec.time),
+        (record.rules, record.seed, record.time)
+    );
+    let plies = record.replay().unwrap().history().to_vec();
+    let again = spec.clone().with_opening(plies[..4].to_vec(), None).unwrap();
+    assert_eq!(again.opening, plies[..4]);
+    let mut game = again.initial_game();
+    for &ply in &plies[..4] {
+        game.play(ply).unwrap();
+    }
+    assert_eq!(
+        spec.clone().with_opening(plies.clone(), None),
+        Err(OpeningError::Finished { plies: 9 })
+    );
+    let mut wrong = plies[..3].to_vec();
+    wrong.push(plies[0]);
+    let error = spec.with_opening(wrong, None).unwrap_err();
+    assert!(matches!(error, OpeningError::Illegal { ply: 4, .. }), "{error:?}");
+    let source = std::error::Error::source(&error).unwrap().to_string();
+    assert!(source.contains("occupied"), "{error}: {source}");
 }

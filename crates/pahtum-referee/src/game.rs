@@ -51,7 +51,10 @@ pub enum GameEvent {
     },
 }
 
-/// Plays one game: `first` holds White at the start. Never panics on anything
+/// Plays one game: `first` holds White at the start. The spec's opening (the
+/// plies given before the bots play, see [`GameSpec::opening`]) is played
+/// first, by the rules; the bots see it in their requests' `moves` and the
+/// record keeps it as given. Never panics on anything
 /// a bot does: a bot's failure is a forfeit in the record, and that bot is
 /// killed ([`Bot::is_reusable`] turns false).
 ///
@@ -70,15 +73,20 @@ pub async fn play_game(
     let mut bots = [first, second];
     let mut moves = Vec::with_capacity(pahtum::CELLS);
     let mut swap_move = None;
+    let mut play = Play {
+        spec,
+        game: &mut game,
+        moves: &mut moves,
+        swap_move: &mut swap_move,
+        request: RequestLine::new(&spec.id, spec.rules, &spec.blocks),
+    };
+    play.given_plies();
     let termination = match get_ready(spec, &mut bots).await {
-        Err(failures) => forfeits_before_the_start(&mut bots, failures).await,
+        Err(failures) => {
+            let colors = [Seat::First, Seat::Second].map(|seat| play.game.color_of(seat));
+            forfeits_before_the_start(&mut bots, failures, colors).await
+        }
         Ok(()) => {
-            let mut play = Play {
-                spec,
-                game: &mut game,
-                moves: &mut moves,
-                swap_move: &mut swap_move,
-            };
             let termination = play.moves_until_the_end(&mut bots, observer).await;
             if termination.reason == Reason::Normal {
                 let colors = [Seat::First, Seat::Second].map(|seat| game.color_of(seat));
@@ -152,11 +160,16 @@ async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), Vec<
 }
 
 /// Ends a game before its first move: each bot in `failures` forfeits (both:
-/// a double forfeit, a draw) and is killed.
-async fn forfeits_before_the_start(bots: &mut [&mut Bot; 2], failures: Vec<(Seat, Failure)>) -> Termination {
+/// a double forfeit, a draw) and is killed. `colors`: each seat's colour
+/// then, by seat (a given pie decision may have swapped them).
+async fn forfeits_before_the_start(
+    bots: &mut [&mut Bot; 2],
+    failures: Vec<(Seat, Failure)>,
+    colors: [Color; 2],
+) -> Termination {
     let mut forfeits = Vec::with_capacity(failures.len());
     for (seat, failure) in failures {
-        forfeits.push(forfeit_of(&mut *bots[seat.index()], seat, seat.starting_color(), failure).await);
+        forfeits.push(forfeit_of(&mut *bots[seat.index()], seat, colors[seat.index()], failure).await);
     }
     let mut forfeits = forfeits.into_iter();
     let (reason, first) = forfeits.next().expect("a failure to get ready names a seat");
@@ -196,20 +209,40 @@ struct Play<'a> {
     game: &'a mut Game,
     moves: &'a mut Vec<MoveRecord>,
     swap_move: &'a mut Option<Timing>,
+    /// The requests' text, which grows with the game.
+    request: RequestLine,
 }
 
 impl Play<'_> {
+    /// Plays the spec's opening, the plies given before the bots play, as
+    /// the rules do and without asking a bot: into the game, the requests'
+    /// `moves` and the record (untimed; a given pie decision has no
+    /// `swap_move`).
+    fn given_plies(&mut self) {
+        for &action in &self.spec.opening {
+            let (seat, color) = self
+                .game
+                .seat_to_act()
+                .zip(self.game.color_to_act())
+                .expect("GameSpec::with_opening leaves the game on");
+            self.game
+                .play(action)
+                .expect("GameSpec::with_opening checked the opening");
+            self.request.played(action, color);
+            self.record(action, seat, color, None);
+        }
+    }
+
     async fn moves_until_the_end(
         &mut self,
         bots: &mut [&mut Bot; 2],
         observer: &mut (dyn FnMut(GameEvent) + Send),
     ) -> Termination {
         let mut clocks = Clocks::new(self.spec.time_of(Seat::First), self.spec.time_of(Seat::Second));
-        let mut request = RequestLine::new(&self.spec.id, self.spec.rules, &self.spec.blocks);
         while let (Some(seat), Some(color)) = (self.game.seat_to_act(), self.game.color_to_act()) {
             let bot = &mut *bots[seat.index()];
             let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
-            request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
+            self.request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
             let asked = Asked { kind, id: Some(id) };
             if self.spec.pause_idle {
                 bot.resume();
@@ -235,7 +268,7 @@ impl Play<'_> {
                 bot.pause();
             }
             clocks.charge(seat, cost);
-            request.played(action, color);
+            self.request.played(action, color);
             observer(GameEvent::Played {
                 seat,
                 color,
@@ -243,7 +276,7 @@ impl Play<'_> {
                 ms: timing.ms,
                 position: *self.game.position(),
             });
-            self.record(action, seat, color, timing);
+            self.record(action, seat, color, Some(timing));
         }
         Termination::normal()
     }
@@ -262,12 +295,13 @@ impl Play<'_> {
         Ok((action, timing, answer.cost))
     }
 
-    fn record(&mut self, action: Action, seat: Seat, color: Color, timing: Timing) {
+    /// Records `action`, with the bot's `timing`; `None` for a given ply.
+    fn record(&mut self, action: Action, seat: Seat, color: Color, timing: Option<Timing>) {
         let (kind, cell) = match action {
             Action::Block(cell) => (MoveKind::Block, cell),
             Action::Stone(cell) => (MoveKind::Stone, cell),
             Action::Pie(_) => {
-                *self.swap_move = Some(timing);
+                *self.swap_move = timing;
                 return;
             }
         };
@@ -276,7 +310,7 @@ impl Play<'_> {
             seat: Some(seat),
             color,
             cell,
-            timing,
+            timing: timing.unwrap_or_default(),
         });
     }
 }

@@ -193,3 +193,47 @@ async fn the_starter_bots_play_each_other() {
     first.shutdown().await;
     second.shutdown().await;
 }
+
+/// A game with given plies (an opening): the referee plays them first, the
+/// bots see them in their requests (the fixture takes the first free cell of
+/// its request, so a1, given, would be an illegal move if it were missing)
+/// and are not asked for them, the pie decision included; the record keeps
+/// them untimed and replays. A bot that fails to get ready forfeits with the
+/// colour the given swap gave it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_goes_on_from_the_given_plies() {
+    let fixtures = Fixtures::new();
+    let mut first = fixtures.start("first-free").await;
+    let mut second = fixtures.start("first-free").await;
+    let opening = ["#a1", "#b1", "#c1", "#d1", "#e1", "a2", "keep"].map(|ply| ply.parse().unwrap());
+    let spec = GameSpec::placed("opening", 5, true, time())
+        .unwrap()
+        .with_opening(opening.to_vec(), None)
+        .unwrap();
+    let record = played(&spec, &mut first, &mut second).await;
+    assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+    assert_eq!(record.opening.as_ref().map(|opening| opening.plies), Some(7));
+    // The fixture always swaps: it was not asked.
+    assert_eq!((record.swap, &record.swap_move), (Some(false), &None));
+    let cells: Vec<String> = record.moves.iter().map(|m| m.cell.to_string()).collect();
+    assert_eq!(&cells[..8], ["a1", "b1", "c1", "d1", "e1", "a2", "f1", "g1"]);
+    assert!(record.moves[..6].iter().all(|m| m.timing == Default::default()));
+    assert!(record.moves[6..].iter().all(|m| m.timing.ms > 0.0));
+    assert_eq!(
+        (0..record.moves.len()).filter(|&index| record.is_given(index)).count(),
+        6
+    );
+
+    let swapped = GameSpec::random("swapped", 7, 3, true, time())
+        .unwrap()
+        .with_opening(vec!["a1".parse().unwrap(), "swap".parse().unwrap()], None)
+        .unwrap();
+    let mut failing = fixtures.start("exit-at-start").await;
+    let record = played(&swapped, &mut first, &mut failing).await;
+    let forfeit = record.termination.forfeit.as_ref().unwrap();
+    assert_eq!((forfeit.seat, forfeit.color), (Seat::Second, Color::White));
+    first.shutdown().await;
+    second.shutdown().await;
+    failing.shutdown().await;
+    fixtures.assert_none_left();
+}

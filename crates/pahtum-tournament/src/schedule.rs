@@ -89,6 +89,8 @@ impl ScheduledGame {
             time: tournament.time,
             time_by_seat: None,
             pause_idle: tournament.pause_idle,
+            opening: Vec::new(),
+            origin: None,
         }
         .with_seat_times(tournament.time_of(&self.first), tournament.time_of(&self.second))
     }

@@ -158,7 +158,8 @@ impl Forfeits {
 
     fn count(&mut self, reason: Reason) {
         match reason {
-            Reason::Normal => {}
+            // A resignation (a person's, at `arena play`) is a loss but no bot's fault.
+            Reason::Normal | Reason::Resign => {}
             Reason::Timeout => self.timeout += 1,
             // A bot killed for its memory is a crash in the tables; the
             // record's reason and detail say which.

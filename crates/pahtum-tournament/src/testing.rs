@@ -67,6 +67,7 @@ pub fn record(id: &str, first: &str, second: &str) -> GameRecord {
         white: first.to_owned(),
         black: second.to_owned(),
         blocks: Vec::new(),
+        opening: None,
         moves: Vec::new(),
         swap: Some(false),
         swap_move: None,
@@ -220,6 +221,7 @@ fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8R
         white: game.first.clone(),
         black: game.second.clone(),
         blocks: spec.blocks,
+        opening: None,
         moves,
         swap: Some(false),
         swap_move: Some(Timing {

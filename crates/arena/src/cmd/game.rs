@@ -20,7 +20,17 @@ use crate::output::{err, out, outln};
 #[command(after_long_help = "Examples:
   arena game --white heuristic --black \"python3 bots/python-random/bot.py\"
   arena game --white engine --black heuristic --clock 10s+100ms --seed 7 --out game.json
-  arena game --white \"engine --level 3\" --black heuristic --placed-blocks 5 --no-pie --json")]
+  arena game --white \"engine --level 3\" --black heuristic --placed-blocks 5 --no-pie --json
+  arena game --white engine --black \"python3 mybot.py\" --seed 7 --moves \"c6,keep,d3\"
+  arena game --white engine --black \"python3 mybot.py\" --from runs/t --game 003-01-b --ply 23
+
+Starting from a position: --moves gives the plies so far (the layout and rules from --blocks or
+--placed-blocks, --seed and --no-pie); --from FILE --game ID --ply N takes the layout, the rules and the
+plies 1 to N-1 of a recorded game, so that the bots play ply N again (--game is not needed for a single
+record). Either way the rules check every ply, the bots see them in their requests' moves and are not
+asked for them (the pie decision included), and the record says where the game started (its opening).
+--white and --black decide who plays, whoever played the recorded game; with --from the time control is
+the record's unless --move-time, --clock or --clock-kind is given.")]
 pub struct Args {
     /// The bot that starts as White: a command ("python3 bots/python-random/bot.py") or a built-in name.
     #[arg(long, value_name = "CMD")]
@@ -52,8 +62,10 @@ pub struct Args {
     #[command(flatten)]
     sandbox: crate::flags::SandboxFlag,
     /// The seed of the random blocks [default: from the clock].
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     seed: Option<u64>,
+    #[command(flatten)]
+    opening: crate::opening::OpeningFlags,
     /// Write the record as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -106,11 +118,12 @@ fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
             GameSpec::random("game", args.blocks, seed, args.pie.pie(), time)?
         }
     };
-    Ok(GameSpec {
+    let fresh = GameSpec {
         pause_idle: args.pause_idle,
         ..spec
     }
-    .with_seat_times(time, black_time))
+    .with_seat_times(time, black_time);
+    args.opening.spec(fresh, args.time.given())
 }
 
 async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
@@ -163,6 +176,13 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
         escape(&record.black),
         record.score.black
     );
+    if let Some(opening) = &record.opening {
+        text += &format!("Started at ply {}", opening.plies + 1);
+        if let Some(from) = &opening.from {
+            text += &format!(" of game {} in {}", escape(&from.game), escape(&from.file));
+        }
+        text += ": the plies before it were given.\n";
+    }
     if let Some(swap) = record.swap {
         text += if swap {
             "Black swapped after the first stone.\n"

@@ -552,6 +552,7 @@ fn verdict(reason: Reason) -> &'static str {
         Reason::ProtocolError => "broke the protocol",
         Reason::Stall => "stalled: no answer to new_game or ping",
         Reason::Memory => "killed for using more memory than its sandbox allows",
+        Reason::Resign => "resigned",
     }
 }
 

@@ -6,7 +6,7 @@
   const POINTS = [0, 0, 0, 3, 10, 25, 56, 119];
   const SIZE = 7, CELL = 48, MARGIN = 22;
   const SVG = "http://www.w3.org/2000/svg";
-  const REASONS = { normal: "normal", timeout: "timeout", disconnect: "crash", illegal_move: "illegal move", protocol_error: "protocol error", stall: "stall", memory: "memory" };
+  const REASONS = { normal: "normal", timeout: "timeout", disconnect: "crash", illegal_move: "illegal move", protocol_error: "protocol error", stall: "stall", memory: "memory", resign: "resignation" };
   const RESULTS = { white: "White won", black: "Black won", draw: "draw" };
   // The pie decision as the protocol writes it.
   const PIE = { true: "swap", false: "keep" };

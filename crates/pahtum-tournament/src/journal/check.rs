@@ -101,6 +101,8 @@ pub(super) struct WithoutMoves {
     white: String,
     black: String,
     blocks: Vec<pahtum::Cell>,
+    #[serde(default)]
+    opening: Option<pahtum_record::Opening>,
     moves: Vec<BareMove>,
     swap: Option<bool>,
     score: pahtum::Score,
@@ -128,6 +130,7 @@ impl WithoutMoves {
             white: r.white,
             black: r.black,
             blocks: r.blocks,
+            opening: r.opening,
             moves: Vec::new(),
             swap: r.swap,
             swap_move: None,

@@ -4,8 +4,11 @@
 //! at a prompt; the bot answers under its time control through the
 //! referee's one-request API ([`Bot::choose`]). Input is read line by line,
 //! so a game can be scripted through a pipe; bad input never ends or
-//! corrupts the game ([`input`]), and the end of input resigns cleanly, with
-//! the record saved if `--out` was given. The board is drawn by [`view`].
+//! corrupts the game ([`input`]), and quitting or the end of input resigns
+//! (a loss, recorded with the reason `resign`), with the record saved if
+//! `--out` was given and its replay page if `--html`. The game may start from
+//! a position (`--moves`, `--from`: [`crate::opening`]). The board is drawn
+//! by [`view`], at the end with the scoring runs marked.
 
 mod input;
 mod view;
@@ -15,7 +18,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use pahtum::{Action, Cell, Color, Game, Seat};
+use pahtum::{Action, Cell, Color, Game, Outcome, Seat};
 use pahtum_protocol::untrusted::escape;
 use pahtum_protocol::{DEFAULT_MARGIN_MS, GameOver, NewGame, Reason, UNLIMITED_MOVE_MS, move_time};
 use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing, unix_ms};
@@ -37,10 +40,19 @@ pub enum Side {
 
 /// Play a game against a bot at the terminal (or through piped input).
 #[derive(Debug, clap::Args)]
-#[command(
-    after_long_help = "Examples:\n  arena play engine\n  arena play heuristic --as black --placed-blocks 5\n  \
-                             arena play \"python3 bots/python-random/bot.py\" --no-pie --out game.json"
-)]
+#[command(after_long_help = "Examples:
+  arena play engine
+  arena play heuristic --as black --placed-blocks 5
+  arena play \"python3 bots/python-random/bot.py\" --no-pie --out game.json --html game.html
+  arena play \"python3 mybot.py\" --seed 7 --moves \"c6,keep,d3\"
+  arena play \"python3 mybot.py\" --as black --from runs/t --game 003-01-b --ply 23
+
+Starting from a position: --moves gives the plies so far (the layout and rules from --blocks or
+--placed-blocks, --seed and --no-pie); --from FILE --game ID --ply N takes the layout, the rules and the
+plies 1 to N-1 of a recorded game, so that the game goes on at ply N (--game is not needed for a single
+record). The rules check every ply, and neither you nor the bot is asked for them (the pie decision
+included); undo stops there. --as decides your seat, whoever played the recorded game, and the limits
+are --move-time and --your-time.")]
 pub struct Args {
     /// The bot: a command ("python3 bots/python-random/bot.py") or a built-in name (engine, heuristic, first-free).
     bot: String,
@@ -64,12 +76,17 @@ pub struct Args {
     /// The seed of the random blocks and of `--as random` [default: from the clock].
     #[arg(long)]
     seed: Option<u64>,
+    #[command(flatten)]
+    opening: crate::opening::OpeningFlags,
     /// Your name in the record.
     #[arg(long, default_value = "you")]
     name: String,
     /// Write the game's record as JSON to FILE when it ends (also when you quit).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Write the game's page (the HTML replay viewer) to FILE when it ends (also when you quit).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -90,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Seat::First => spec.with_seat_times(person_time, bot_time),
         Seat::Second => spec.with_seat_times(bot_time, person_time),
     };
+    let spec = args.opening.spec(spec, true)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -99,6 +117,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let json = serde_json::to_string_pretty(&record)? + "\n";
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
         crate::output::outln!("The record is in {}.", out.display());
+    }
+    if let Some(html) = &args.html {
+        pahtum_report::run_report::write_game_page(html, &record)?;
+        crate::output::outln!("The game's page is {}.", html.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -111,7 +133,8 @@ struct Played {
     timing: Timing,
 }
 
-/// The game as it stands: its setup, the actions played, and the sides.
+/// The game as it stands: its setup, the actions played (the given plies
+/// of its opening first), and the sides.
 struct Table<'a> {
     spec: &'a GameSpec,
     game: Game,
@@ -120,7 +143,23 @@ struct Table<'a> {
     names: Players,
 }
 
-impl Table<'_> {
+impl<'a> Table<'a> {
+    /// The game of `spec` between `names`, `person` in their seat, its
+    /// opening played (given: no one is asked for it, and it has no timing).
+    fn new(spec: &'a GameSpec, person: Seat, names: Players) -> Table<'a> {
+        let mut table = Table {
+            spec,
+            game: spec.initial_game(),
+            played: Vec::new(),
+            person,
+            names,
+        };
+        for &action in &spec.opening {
+            table.play(action, Timing::default());
+        }
+        table
+    }
+
     fn play(&mut self, action: Action, timing: Timing) {
         let seat = self.game.seat_to_act().expect("the game is on");
         let color = self.game.color_to_act().expect("the game is on");
@@ -134,12 +173,16 @@ impl Table<'_> {
     }
 
     /// Takes back the person's last action and everything after it; false
-    /// when the person has not played yet.
+    /// when the person has not played yet (the opening cannot be taken back).
     fn undo(&mut self) -> bool {
-        let Some(last) = self.played.iter().rposition(|played| played.seat == self.person) else {
+        let given = self.spec.opening.len();
+        let Some(last) = self.played[given..]
+            .iter()
+            .rposition(|played| played.seat == self.person)
+        else {
             return false;
         };
-        self.played.truncate(last);
+        self.played.truncate(given + last);
         self.game = self.spec.initial_game();
         for played in &self.played {
             self.game.play(played.action).expect("replayed as played");
@@ -147,14 +190,10 @@ impl Table<'_> {
         true
     }
 
-    /// The number of the next block or stone, from 1 (the pie decision has none).
-    fn move_number(&self) -> usize {
-        let pie_decisions = self
-            .played
-            .iter()
-            .filter(|played| matches!(played.action, Action::Pie(_)))
-            .count();
-        self.played.len() - pie_decisions + 1
+    /// The number of the next ply, from 1, in the one numbering of `arena
+    /// show`, the viewer and `--ply` (the pie decision and blocks count).
+    fn ply(&self) -> usize {
+        self.played.len() + 1
     }
 
     fn last_cell(&self) -> Option<Cell> {
@@ -176,12 +215,14 @@ impl Table<'_> {
     fn record(self, termination: Termination, started_unix_ms: u64) -> GameRecord {
         let mut moves = Vec::with_capacity(self.played.len());
         let mut swap_move = None;
-        for played in self.played {
+        let given = self.spec.opening.len();
+        for (index, played) in self.played.into_iter().enumerate() {
             let (kind, cell) = match played.action {
                 Action::Block(cell) => (MoveKind::Block, cell),
                 Action::Stone(cell) => (MoveKind::Stone, cell),
                 Action::Pie(_) => {
-                    swap_move = Some(played.timing);
+                    // A given pie decision was nobody's answer.
+                    swap_move = (index >= given).then_some(played.timing);
                     continue;
                 }
             };
@@ -222,13 +263,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
         },
     };
     let started_unix_ms = unix_ms();
-    let mut table = Table {
-        spec,
-        game: spec.initial_game(),
-        played: Vec::new(),
-        person,
-        names,
-    };
+    let mut table = Table::new(spec, person, names);
     crate::output::outln!(
         "You play {} against {}. Type help for the rules and commands.",
         person.starting_color(),
@@ -247,7 +282,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
             let forfeit = Forfeit {
                 bot: bot.name().to_owned(),
                 seat: bot_seat,
-                color: bot_seat.starting_color(),
+                color: table.game.color_of(bot_seat),
                 detail: failure.detail,
                 line: failure.line,
                 stderr_tail: Vec::new(),
@@ -261,25 +296,9 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
         }
         Ok(()) => moves(&mut table, &mut bot, args).await,
     };
-    table.draw();
     let score = table.game.score();
     let result = termination.result(score);
-    match result.winner() {
-        Some(color) => crate::output::outln!(
-            "{} ({color}) wins, {} to {}.",
-            escape(table.name(color)),
-            score.of_color(color),
-            score.of_color(color.opponent())
-        ),
-        None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
-    }
-    for (reason, forfeit) in termination.forfeits() {
-        crate::output::outln!(
-            "{} lost by {reason}: {}",
-            escape(&forfeit.bot),
-            Evidence::of_forfeit(forfeit).render("  ")
-        );
-    }
+    the_end(&table, &termination, result);
     if bot.is_reusable() {
         bot.end_game(GameOver {
             game: spec.id.clone(),
@@ -294,6 +313,44 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
     }
     bot.shutdown().await;
     Ok(table.record(termination, started_unix_ms))
+}
+
+/// Says how the game ended: a full board with its scoring runs and the
+/// points; a resignation once, without the points of a board left unfilled;
+/// a forfeit with the board and its evidence.
+fn the_end(table: &Table<'_>, termination: &Termination, result: Outcome) {
+    let winner = |color: Color| format!("{} ({color}) wins", escape(table.name(color)));
+    match (termination.reason, result.winner()) {
+        (Reason::Normal, winner_color) => {
+            let (white, black) = (table.name(Color::White), table.name(Color::Black));
+            crate::output::out!("\n{}", view::final_board(&table.game, white, black));
+            let score = table.game.score();
+            match winner_color {
+                Some(color) => crate::output::outln!(
+                    "{}, {} to {}.",
+                    winner(color),
+                    score.of_color(color),
+                    score.of_color(color.opponent())
+                ),
+                None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
+            }
+        }
+        (Reason::Resign, Some(color)) => crate::output::outln!("You resigned: {}.", winner(color)),
+        (_, winner_color) => {
+            table.draw();
+            match winner_color {
+                Some(color) => crate::output::outln!("{} by forfeit.", winner(color)),
+                None => crate::output::outln!("A draw: both sides forfeited."),
+            }
+            for (reason, forfeit) in termination.forfeits() {
+                crate::output::outln!(
+                    "{} lost by {reason}: {}",
+                    escape(&forfeit.bot),
+                    Evidence::of_forfeit(forfeit).render("  ")
+                );
+            }
+        }
+    }
 }
 
 /// Plays until the board is full, a side forfeits, or the person quits.
@@ -338,7 +395,7 @@ async fn moves(table: &mut Table<'_>, bot: &mut Bot, args: &Args) -> Termination
         let color = table.game.color_to_act().expect("the game is on");
         crate::output::out!(
             "Move {}, you are {color}: {}> ",
-            table.move_number(),
+            table.ply(),
             input::allowed(&table.game)
         );
         let asked = Instant::now();
@@ -383,9 +440,9 @@ async fn moves(table: &mut Table<'_>, bot: &mut Bot, args: &Args) -> Termination
     Termination::normal()
 }
 
-/// The person ends the game early: a loss, recorded as a disconnect.
+/// The person ends the game early: a loss, recorded as a resignation.
 fn resignation(table: &Table<'_>, detail: &str) -> Termination {
-    forfeit(table, Reason::Disconnect, detail.to_owned())
+    forfeit(table, Reason::Resign, detail.to_owned())
 }
 
 fn forfeit(table: &Table<'_>, reason: Reason, detail: String) -> Termination {
