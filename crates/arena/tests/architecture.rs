@@ -234,7 +234,11 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn nothing_prints_past_the_quiet_path() {
     let mut offenders = Vec::new();
-    for crate_dir in ["crates/arena/src", "crates/pahtum-report/src", "crates/pahtum-runner/src"] {
+    for crate_dir in [
+        "crates/arena/src",
+        "crates/pahtum-report/src",
+        "crates/pahtum-runner/src",
+    ] {
         for file in rust_files(&workspace().join(crate_dir)) {
             let text = std::fs::read_to_string(&file).unwrap();
             for (number, line) in text.lines().enumerate() {

@@ -215,17 +215,7 @@ fn a_recorded_game_is_played_again_from_a_ply() {
     let dir = tempfile::tempdir().unwrap();
     let played = Command::new(ARENA)
         .current_dir(dir.path())
-        .args([
-            "match",
-            "heuristic",
-            "first-free",
-            "--games",
-            "2",
-            "--out",
-            "m",
-            "--move-time",
-            "5s",
-        ])
+        .args("match heuristic first-free --games 2 --out m --move-time 5s".split(' '))
         .output()
         .unwrap();
     assert!(played.status.success(), "{}", String::from_utf8_lossy(&played.stderr));
@@ -278,22 +268,9 @@ fn a_recorded_game_is_played_again_from_a_ply() {
     }
 }
 
-/// The board of `record`'s game before its ply `ply`: its first blocks (its final ones less those the
-/// players placed) and its first `ply - 1` plies.
+/// The board of `record`'s game before its ply `ply`: its first blocks and its first `ply - 1` plies.
 fn board_before(record: &GameRecord, ply: usize) -> pahtum::Position {
-    let placed: Vec<_> = record
-        .moves
-        .iter()
-        .filter(|m| m.kind == pahtum_record::MoveKind::Block)
-        .map(|m| m.cell)
-        .collect();
-    let layout: Vec<_> = record
-        .blocks
-        .iter()
-        .copied()
-        .filter(|cell| !placed.contains(cell))
-        .collect();
-    let mut board = record.rules.start(&layout).unwrap();
+    let mut board = record.rules.start(&record.first_blocks()).unwrap();
     for &action in &record.replay().unwrap().history()[..ply - 1] {
         board.play(action).unwrap();
     }

@@ -355,6 +355,22 @@ impl GameRecord {
         self.swap.map(|_| first_stone + 2)
     }
 
+    /// The blocks the game started with: [`GameRecord::blocks`] less those
+    /// the players placed (in [`GameRecord::moves`]).
+    pub fn first_blocks(&self) -> Vec<Cell> {
+        let placed: Bitboard = self
+            .moves
+            .iter()
+            .filter(|played| played.kind == MoveKind::Block)
+            .map(|played| played.cell)
+            .collect();
+        self.blocks
+            .iter()
+            .copied()
+            .filter(|&cell| !placed.contains(cell))
+            .collect()
+    }
+
     /// Whether move `index` of [`GameRecord::moves`] was given before the
     /// bots played (see [`Opening`]) rather than chosen by the bot of its seat.
     pub fn is_given(&self, index: usize) -> bool {

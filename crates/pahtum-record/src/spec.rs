@@ -7,7 +7,7 @@
 use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{GameRecord, MoveKind, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
+use crate::{GameRecord, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,23 +191,12 @@ impl GameSpec {
     /// The game of `record` again, as it stood before its first ply: its
     /// layout, rules and time controls (fair mode too), under the id `id`.
     pub fn of_record(id: impl Into<String>, record: &GameRecord) -> GameSpec {
-        let placed: Vec<Cell> = record
-            .moves
-            .iter()
-            .filter(|played| played.kind == MoveKind::Block)
-            .map(|played| played.cell)
-            .collect();
         GameSpec {
             id: id.into(),
             layout: None,
             seed: record.seed,
             rules: record.rules,
-            blocks: record
-                .blocks
-                .iter()
-                .copied()
-                .filter(|cell| !placed.contains(cell))
-                .collect(),
+            blocks: record.first_blocks(),
             time: record.time,
             time_by_seat: record.time_by_seat,
             pause_idle: record.pause_idle,

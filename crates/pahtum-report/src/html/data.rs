@@ -476,15 +476,9 @@ impl GameRow {
 impl Replay {
     /// The replay of `record`, its comments indexing `comments` (added there if new).
     pub fn of(record: &GameRecord, comments: &mut Comments) -> Replay {
-        let placed: Vec<_> = record
-            .moves
-            .iter()
-            .filter(|m| m.kind == MoveKind::Block)
-            .map(|m| m.cell)
-            .collect();
         let cells = |cells: &mut dyn Iterator<Item = pahtum::Cell>| cells.map(|cell| cell.to_string()).collect();
         Replay {
-            blocks: cells(&mut record.blocks.iter().copied().filter(|cell| !placed.contains(cell))),
+            blocks: cells(&mut record.first_blocks().into_iter()),
             cells: cells(&mut record.moves.iter().map(|m| m.cell)),
             kinds: record
                 .moves

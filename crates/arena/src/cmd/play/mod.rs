@@ -266,7 +266,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
     let mut table = Table::new(spec, person, names);
     crate::output::outln!(
         "You play {} against {}. Type help for the rules and commands.",
-        person.starting_color(),
+        table.game.color_of(person),
         escape(bot.name())
     );
     let new_game = NewGame {
