@@ -59,6 +59,20 @@ impl SandboxFlag {
             ..spec
         }
     }
+
+    /// `spec` as [`SandboxFlag::apply`] makes it, with `output` (where the
+    /// command writes: a match's folder, a game's logs) hidden from a
+    /// sandboxed bot, which sees its working directory and may find `output`
+    /// inside it.
+    pub fn apply_hiding(self, spec: pahtum_referee::BotSpec, output: &std::path::Path) -> pahtum_referee::BotSpec {
+        let mut spec = self.apply(spec);
+        if let Some(sandbox) = &mut spec.sandbox {
+            sandbox
+                .hidden
+                .push(std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf()));
+        }
+        spec
+    }
 }
 
 /// Refuses to go on, before any bot starts, when a sandbox is `wanted` and

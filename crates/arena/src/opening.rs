@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use pahtum::Action;
 use pahtum_record::{GameRecord, GameSpec, Origin};
-use pahtum_tournament::journal;
+
+use crate::inputs::{Source, source};
 
 /// `--moves`, and `--from` with `--game` and `--ply`.
 #[derive(Debug, clap::Args)]
@@ -98,33 +99,29 @@ fn plies(text: &str) -> anyhow::Result<Vec<Action>> {
 }
 
 /// The recorded game `id` of `path`: a single record (which needs no id), a
-/// journal, or a run's folder.
+/// journal, or a run's folder, read as `arena show` reads them.
 fn recorded_game(path: &Path, id: Option<&str>) -> anyhow::Result<GameRecord> {
-    let file = crate::inputs::journal_path(path);
-    let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-    if let Ok(record) = serde_json::from_str::<GameRecord>(&text) {
+    let source = source(&[path.to_path_buf()])?;
+    if let Source::Record { path, record } = &source {
         if let Some(id) = id.filter(|&id| id != record.id) {
             bail!(
                 "{} is the record of game {:?}, not {id:?}: leave --game out",
-                file.display(),
+                path.display(),
                 record.id
             );
         }
-        return Ok(record);
     }
-    let records = journal::read(&file)?.records;
-    let list = format!("`arena show {}` lists them", path.display());
-    let Some(id) = id else {
-        bail!(
-            "{} is a journal of {} games: say which with --game ID ({list})",
-            file.display(),
-            records.len()
-        );
-    };
-    records
-        .into_iter()
-        .find(|record| record.id == id)
-        .with_context(|| format!("{} has no game {id:?} ({list})", file.display()))
+    let games = source.games()?;
+    match (id, games.records.as_slice()) {
+        (_, [only]) if id.is_none_or(|id| id == only.id) => Ok(only.clone()),
+        (Some(id), _) => games.game(id, path).cloned(),
+        (None, records) => bail!(
+            "{} is a journal of {} games: say which with --game ID (`arena show {}` lists them)",
+            path.display(),
+            records.len(),
+            path.display()
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -88,15 +88,15 @@ fn a_scripted_game_is_played_to_the_end_and_recorded() {
         "{stdout}"
     );
     for (color, side) in [
-        (pahtum::Color::White, "W White you"),
-        (pahtum::Color::Black, "B Black first-free"),
+        (pahtum::Color::White, "  White you"),
+        (pahtum::Color::Black, "  Black first-free"),
     ] {
         let runs: Vec<String> = pahtum::score::scoring_runs(game.position().stones(color))
             .into_iter()
             .map(|run| format!("{}-{} ({})", run.start, run.cells().last().unwrap(), run.points()))
             .collect();
         assert!(!runs.is_empty());
-        let line = format!("{side}: {} points: {}\n", record.score.of_color(color), runs.join(", "));
+        let line = format!("{side} {} = {}\n", record.score.of_color(color), runs.join(" + "));
         assert!(stdout.contains(&line), "{line:?} in:\n{stdout}");
     }
 }
@@ -217,8 +217,8 @@ fn on_a_terminal_the_board_is_coloured_and_redrawn_after_each_move() {
     session.exp_string("Move 1, you are white").unwrap();
     session.send_line("g7").unwrap();
     session.exp_string("first-free plays a1.").unwrap();
-    // The redrawn board marks the bot's move and colours both stones.
-    session.exp_regex(r"1 \|\((\x1b\[[0-9;]+m)+B").unwrap();
+    // The redrawn board marks the bot's move and colours both stones (in lower case: in no scoring run).
+    session.exp_regex(r"1 \|\((\x1b\[[0-9;]+m)+b").unwrap();
     session.exp_string("Move 3, you are white").unwrap();
     session.send_line("board").unwrap();
     session.exp_string("a b c d e f g").unwrap();

@@ -765,7 +765,11 @@ async fn the_page_of_a_played_game_opens_on_it_and_says_how_it_ended() {
         players,
         "first-free (White) against you (Black): White won, 0–0, resignation end"
     );
-    // c6 and keep given, then g7 and the bot's a1.
-    assert_eq!(texts(&client, "#moves li").await.len(), 4);
+    // c6 and keep given, nobody's choice, then g7 and the bot's a1.
+    let plies = texts(&client, "#moves li").await;
+    assert_eq!(plies.len(), 4, "{plies:?}");
+    assert!(plies[0].starts_with("c6 white (given)"), "{plies:?}");
+    assert!(plies[1].starts_with("keep pie decision (given)"), "{plies:?}");
+    assert!(plies[2].starts_with("g7 black (you)"), "{plies:?}");
     client.close().await.unwrap();
 }

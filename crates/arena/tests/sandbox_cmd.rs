@@ -206,6 +206,41 @@ fn a_sandboxed_match_shows_the_bot_its_folder_but_not_the_output() {
 }
 
 #[test]
+fn a_sandboxed_game_hides_its_logs_from_the_bot() {
+    let Some((_root, bot)) = folder_with_a_bot() else {
+        return;
+    };
+    std::fs::write(
+        bot.join("peek.py"),
+        "import os, runpy, sys\n\
+         if os.listdir('logs'):\n    sys.exit(f'the logs show {os.listdir(\"logs\")}')\n\
+         runpy.run_path('bot.py', run_name='__main__')\n",
+    )
+    .unwrap();
+    let output = arena_in(
+        &bot,
+        &[
+            "game",
+            "--white",
+            "first-free",
+            "--black",
+            "python3 peek.py",
+            "--blocks",
+            "41",
+            "--sandbox",
+            "--logs",
+            "logs",
+            "--out",
+            "game.json",
+        ],
+    );
+    assert_success(&output);
+    let record: GameRecord = serde_json::from_str(&std::fs::read_to_string(bot.join("game.json")).unwrap()).unwrap();
+    assert_eq!(record.termination.reason, pahtum_protocol::Reason::Normal, "{record:?}");
+    assert!(bot.join("logs/white.log").exists());
+}
+
+#[test]
 fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
     let Some((root, _bot)) = folder_with_a_bot() else {
         return;

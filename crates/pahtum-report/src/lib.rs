@@ -10,11 +10,13 @@
 //! report with its replay viewer; [`run_report`] folds a run (live, or from
 //! its journal) into its standings files and report page, and writes one
 //! game's page; [`match_report`] shows a match's progress and writes
-//! `match.json`; [`show`] prints a game, or a list of games, on a terminal. A
+//! `match.json`; [`show`] prints a game, or a list of games, on a terminal,
+//! drawing its boards with [`board`], as `arena play` does. A
 //! tournament, a match and a single game all go through the same code.
 
 #![warn(missing_docs)]
 
+pub mod board;
 pub mod files;
 pub mod html;
 pub mod match_report;

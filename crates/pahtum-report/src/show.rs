@@ -17,13 +17,12 @@
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
-use anstyle::{AnsiColor, Style};
-
-use pahtum::score::scoring_runs;
-use pahtum::{Action, Bitboard, Cell, Color, Position, SIZE, Seat, Square};
+use pahtum::{Action, Cell, Color, Seat};
 use pahtum_protocol::untrusted::escape;
 use pahtum_protocol::{Info, Placement};
 use pahtum_record::{GameRecord, MoveKind, ReplayError, Timing};
+
+use crate::board::{board, runs};
 
 /// How much of a game [`game_text`] prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +60,7 @@ pub fn game_text(record: &GameRecord, view: View) -> Result<String, ReplayError>
     } else {
         out.push_str(&board(end.position(), plies.last().and_then(|ply| cell_of(ply.action))));
     }
-    out.push_str(&runs(end.position()));
+    out.push_str(&runs(end.position(), ["White", "Black"]));
     out.push_str("  W B: stones in a scoring run, w b: the others, (x): the last ply\n");
     if view == View::Compact {
         out.push_str("\nPlies (the pie decision and the players' blocks count), each answer's time and info:\n");
@@ -114,6 +113,18 @@ fn header(record: &GameRecord) -> String {
         record.termination.reason
     )
     .unwrap();
+    if let Some(opening) = &record.opening {
+        let from = opening.from.as_ref().map_or(String::new(), |origin| {
+            format!(" from game {} of {}", escape(&origin.game), escape(&origin.file))
+        });
+        writeln!(
+            out,
+            "Started at ply {}: plies 1 to {} were given{from}, not played by the bots",
+            opening.plies + 1,
+            opening.plies
+        )
+        .unwrap();
+    }
     for (reason, forfeit) in record.termination.forfeits() {
         writeln!(
             out,
@@ -140,8 +151,11 @@ struct Ply<'a> {
     action: Action,
     color: Color,
     seat: Seat,
-    /// The answer's time and info (the pie decision of an old record has none).
+    /// The answer's time and info (the pie decision of an old record has none,
+    /// a given ply neither).
     timing: Option<&'a Timing>,
+    /// Given before the bots played (`--moves`, `--from`), not a bot's choice.
+    given: bool,
 }
 
 /// Every ply of `record` in order: its moves, and the pie decision in its place.
@@ -158,7 +172,8 @@ fn plies(record: &GameRecord) -> Vec<Ply<'_>> {
             },
             color: played.color,
             seat: record.seat_of_move(index),
-            timing: Some(&played.timing),
+            given: record.is_given(index),
+            timing: Some(&played.timing).filter(|_| !record.is_given(index)),
         })
         .collect();
     if let (Some(number), Some(swap)) = (record.pie_ply(), record.swap) {
@@ -170,6 +185,7 @@ fn plies(record: &GameRecord) -> Vec<Ply<'_>> {
                 color: Color::Black,
                 seat: Seat::Second,
                 timing: record.swap_move.as_ref(),
+                given: record.opening.as_ref().is_some_and(|opening| number <= opening.plies),
             },
         );
     }
@@ -194,13 +210,23 @@ struct PlyList {
 impl PlyList {
     fn of(record: &GameRecord) -> PlyList {
         let names = [Seat::First, Seat::Second].map(|seat| escape(record.players.of(seat)).into_owned());
-        let width = names.iter().map(|name| name.chars().count()).max().unwrap_or(0);
+        let given = if record.opening.is_some() { "given".len() } else { 0 };
+        let width = names
+            .iter()
+            .map(|name| name.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(given);
         PlyList { names, width }
     }
 
     /// `12. d4    white  heuristic   12.3 ms  eval 0.5, depth 4`, the info cut to `info_chars` characters.
     fn line(&self, ply: &Ply<'_>, info_chars: usize) -> String {
-        let bot = &self.names[usize::from(ply.seat == Seat::Second)];
+        let bot = if ply.given {
+            "given"
+        } else {
+            &self.names[usize::from(ply.seat == Seat::Second)]
+        };
         let mut line = format!(
             "{:>3}. {:<4}  {:<5}  {bot:<width$}",
             ply.number,
@@ -216,76 +242,6 @@ impl PlyList {
         }
         line.trim_end().to_owned()
     }
-}
-
-/// The board of `position`, row 7 on top, with coordinates: `#` a block, `W` and `B` the stones in a scoring
-/// run, `w` and `b` the others, and `last` in parentheses. In colour too: the stones as `arena play` draws
-/// them, bold in a scoring run, and the blocks dimmed (`arena` drops the colours where stdout is no
-/// terminal).
-fn board(position: &Position, last: Option<Cell>) -> String {
-    let in_runs: Bitboard = [Color::White, Color::Black]
-        .into_iter()
-        .flat_map(|color| scoring_runs(position.stones(color)))
-        .flat_map(|run| run.cells())
-        .collect();
-    let mut out = String::from("    +---------------+\n");
-    for row in (0..SIZE).rev() {
-        write!(out, "  {} |", row + 1).unwrap();
-        for column in 0..SIZE {
-            let cell = Cell::at(column, row).expect("on the board");
-            let (symbol, style) = match position.at(cell) {
-                Square::Free => ('.', Style::new()),
-                Square::Block => ('#', BLOCK),
-                Square::Stone(Color::White) => ('w', WHITE_STONE),
-                Square::Stone(Color::Black) => ('b', BLACK_STONE),
-            };
-            let (symbol, style) = if in_runs.contains(cell) {
-                (symbol.to_ascii_uppercase(), style.bold())
-            } else {
-                (symbol, style)
-            };
-            let before = if last == Some(cell) {
-                '('
-            } else if column > 0 && last == Cell::at(column - 1, row) {
-                ')'
-            } else {
-                ' '
-            };
-            write!(out, "{before}{style}{symbol}{style:#}").unwrap();
-        }
-        let after = if last == Cell::at(SIZE - 1, row) { ')' } else { ' ' };
-        writeln!(out, "{after}| {}", row + 1).unwrap();
-    }
-    out.push_str("    +---------------+\n      a b c d e f g\n");
-    out
-}
-
-/// White's stones, as `arena play` draws them.
-const WHITE_STONE: Style = AnsiColor::BrightYellow.on_default();
-/// Black's stones, as `arena play` draws them.
-const BLACK_STONE: Style = AnsiColor::BrightCyan.on_default();
-const BLOCK: Style = Style::new().dimmed();
-
-/// Each colour's points and the runs that make them: `  White 13 = a2-c2 (3) + a4-d4 (10)`.
-fn runs(position: &Position) -> String {
-    let mut out = String::new();
-    for color in [Color::White, Color::Black] {
-        let runs: Vec<String> = scoring_runs(position.stones(color))
-            .into_iter()
-            .map(|run| {
-                let end = run.cells().last().unwrap_or(run.start);
-                format!("{}-{end} ({})", run.start, run.points())
-            })
-            .collect();
-        let name = if color == Color::White { "White" } else { "Black" };
-        let points = position.score().of_color(color);
-        if runs.is_empty() {
-            writeln!(out, "  {name} {points}: no run").unwrap();
-        } else {
-            writeln!(out, "  {name} {points} = {}", runs.join(" + ")).unwrap();
-        }
-    }
-    out
 }
 
 /// The first `chars` characters of `text`, with `…` for the rest.
@@ -457,7 +413,9 @@ mod tests {
     use pahtum_tournament::testing::{forfeited, record};
 
     use super::*;
+    use crate::board::{BLACK_STONE, BLOCK, WHITE_STONE};
     use crate::fixtures::{played, played_with};
+    use pahtum::{Cell, SIZE};
 
     /// The text of `game` without its colours, as `arena` prints it where stdout is no terminal.
     fn plain(game: &GameRecord, view: View) -> String {
@@ -563,6 +521,33 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("pie rule off; White a, Black b\n"), "{text}");
+    }
+
+    #[test]
+    fn given_plies_are_shown_as_given_not_as_a_bots() {
+        let mut game = played_with("000-00-a", "first", "second", Some(true), |_| None);
+        game.opening = Some(pahtum_record::Opening {
+            plies: 2,
+            from: Some(pahtum_record::Origin {
+                file: "runs/x".into(),
+                game: "001-02-b".into(),
+            }),
+        });
+        for played in &mut game.moves[..1] {
+            played.timing = Timing::default();
+        }
+        game.swap_move = None;
+        game.replay().unwrap();
+        let text = plain(&game, View::Compact);
+        assert!(
+            text.contains("Started at ply 3: plies 1 to 2 were given from game 001-02-b of runs/x"),
+            "{text}"
+        );
+        let first = game.moves[0].cell.to_string();
+        assert!(text.contains(&format!("\n  1. {first:<4}  white  given\n")), "{text}");
+        assert!(text.contains("\n  2. swap  black  given\n"), "{text}");
+        assert!(text.contains("\n  3. "), "{text}");
+        assert!(!text.contains("\n  3. c1    black  given"), "{text}");
     }
 
     #[test]

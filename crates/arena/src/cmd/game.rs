@@ -135,8 +135,18 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     let (white_log, black_log) = (log("white"), log("black"));
     let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
-    let white = args.sandbox.apply(crate::builtin::spec(&white_name, &args.white)?);
-    let black = args.sandbox.apply(crate::builtin::spec(&black_name, &args.black)?);
+    // A sandboxed bot sees its working directory, not the logs inside it.
+    let sandboxed = |name: &str, command: &str| -> anyhow::Result<_> {
+        let spec = crate::builtin::spec(name, command)?;
+        Ok(match &args.logs {
+            Some(logs) => args.sandbox.apply_hiding(spec, logs),
+            None => args.sandbox.apply(spec),
+        })
+    };
+    let (white, black) = (
+        sandboxed(&white_name, &args.white)?,
+        sandboxed(&black_name, &args.black)?,
+    );
     let (white, black) = tokio::join!(
         Bot::start(&white, &limits, white_log.as_deref()),
         Bot::start(&black, &limits, black_log.as_deref())

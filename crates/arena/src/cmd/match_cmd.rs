@@ -158,16 +158,9 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let mut live = LiveReport::of(&opened);
     let ending = if opened.plan.pending().any(|index| progress.gate().allows(index)) {
         // A sandboxed bot sees its working directory, not the output folder inside it.
-        let hidden = std::path::absolute(&out).unwrap_or_else(|_| out.clone());
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
-            .map(|(name, command)| {
-                let mut spec = args.sandbox.apply(crate::builtin::spec(name, command)?);
-                if let Some(sandbox) = &mut spec.sandbox {
-                    sandbox.hidden.push(hidden.clone());
-                }
-                Ok(spec)
-            })
+            .map(|(name, command)| Ok(args.sandbox.apply_hiding(crate::builtin::spec(name, command)?, &out)))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let bots = Bots {
             specs,

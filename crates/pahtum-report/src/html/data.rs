@@ -418,6 +418,13 @@ pub struct Replay {
     pub swap_info: Option<MoveInfo>,
     /// The forfeits, with their evidence (none in a game that ended normally).
     pub forfeits: Vec<ForfeitView>,
+    /// How many plies were given before the bots played (`arena game --moves`, `--from`); absent for none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub given: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A forfeit, with the evidence.
@@ -507,6 +514,7 @@ impl Replay {
                 .filter_map(|(index, m)| m.timing.info.as_ref().map(|info| (index, MoveInfo::of(info, comments))))
                 .collect(),
             swap: record.swap,
+            given: record.opening.as_ref().map_or(0, |opening| opening.plies),
             swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
             swap_info: record
                 .swap_move

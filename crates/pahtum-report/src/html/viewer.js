@@ -129,6 +129,10 @@
         plies.push({ kind: "pie", notation: PIE[replay.swap], swap: replay.swap, bot: game.second, ms: replay.swap_ms, info: replay.swap_info });
       }
     }
+    // The plies given before the bots played (`arena game --moves`, `--from`) are nobody's choice.
+    for (const ply of plies.slice(0, replay.given || 0)) {
+      Object.assign(ply, { given: true, ms: null, info: undefined });
+    }
     return plies;
   }
 
@@ -225,6 +229,7 @@
 
   /** What a ply is, after its notation: a block or a stone's colour and the bot, or what the pie decision did. */
   function detail(ply) {
+    if (ply.given) return " " + (ply.kind === "pie" ? "pie decision" : ply.kind === "block" ? "block" : ply.color) + " (given)";
     if (ply.kind === "pie") return " (" + ply.bot + (ply.swap ? " takes White)" : " stays Black)");
     return " " + (ply.kind === "block" ? "block" : ply.color) + " (" + ply.bot + ")";
   }
