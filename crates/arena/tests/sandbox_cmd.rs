@@ -172,21 +172,25 @@ fn a_sandboxed_game_is_played_to_the_end() {
     assert_eq!(record.termination.reason, pahtum_protocol::Reason::Normal);
 }
 
+/// Writes `peek.py` into the folder `bot`: a bot that fails its start when
+/// it sees anything in `folder`, and else plays as the Python starter.
+fn write_peek(bot: &Path, folder: &str) {
+    let peek = format!(
+        "import os, runpy, sys\n\
+         if os.listdir('{folder}'):\n    sys.exit(f'{folder} shows {{os.listdir(\"{folder}\")}}')\n\
+         runpy.run_path('bot.py', run_name='__main__')\n"
+    );
+    std::fs::write(bot.join("peek.py"), peek).unwrap();
+}
+
 /// The bot of a sandboxed match, started from its folder, sees the folder
-/// but not the match's output folder inside it: `peek.py` fails its start
-/// when it sees anything there, and else plays as the Python starter.
+/// but not the match's output folder inside it.
 #[test]
 fn a_sandboxed_match_shows_the_bot_its_folder_but_not_the_output() {
     let Some((_root, bot)) = folder_with_a_bot() else {
         return;
     };
-    std::fs::write(
-        bot.join("peek.py"),
-        "import os, runpy, sys\n\
-         if os.listdir('out'):\n    sys.exit(f'the output folder shows {os.listdir(\"out\")}')\n\
-         runpy.run_path('bot.py', run_name='__main__')\n",
-    )
-    .unwrap();
+    write_peek(&bot, "out");
     let output = arena_in(
         &bot,
         &[
@@ -205,18 +209,13 @@ fn a_sandboxed_match_shows_the_bot_its_folder_but_not_the_output() {
     assert_eq!(journal.lines().count(), 3, "a header and two games: {journal}");
 }
 
+/// The same for the logs of a sandboxed game.
 #[test]
 fn a_sandboxed_game_hides_its_logs_from_the_bot() {
     let Some((_root, bot)) = folder_with_a_bot() else {
         return;
     };
-    std::fs::write(
-        bot.join("peek.py"),
-        "import os, runpy, sys\n\
-         if os.listdir('logs'):\n    sys.exit(f'the logs show {os.listdir(\"logs\")}')\n\
-         runpy.run_path('bot.py', run_name='__main__')\n",
-    )
-    .unwrap();
+    write_peek(&bot, "logs");
     let output = arena_in(
         &bot,
         &[
