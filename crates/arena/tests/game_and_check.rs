@@ -26,6 +26,26 @@ fn a_game_between_built_in_bots_writes_a_record_that_replays() {
     assert!(record.swap.is_some(), "the pie rule was on");
     let board = String::from_utf8_lossy(&output.stderr);
     assert!(board.contains("a b c d e f g") && board.contains("Result:"), "{board}");
+    // The board as `arena show` and `arena play` draw it: each side's scoring runs listed by its name.
+    let position = record.replay().unwrap().position().clone();
+    for (color, name) in [
+        (pahtum::Color::White, &record.white),
+        (pahtum::Color::Black, &record.black),
+    ] {
+        let runs: Vec<String> = pahtum::score::scoring_runs(position.stones(color))
+            .into_iter()
+            .map(|run| format!("{}-{} ({})", run.start, run.cells().last().unwrap(), run.points()))
+            .collect();
+        let line = match runs.is_empty() {
+            true => format!("  {color:?} {name} 0: no run\n"),
+            false => format!(
+                "  {color:?} {name} {} = {}\n",
+                record.score.of_color(color),
+                runs.join(" + ")
+            ),
+        };
+        assert!(board.contains(&line), "{line:?} in {board}");
+    }
 }
 
 #[test]

@@ -174,18 +174,17 @@ fn summary(record: &GameRecord) -> anyhow::Result<String> {
     let game = record
         .replay()
         .context("the referee produced a record that does not replay")?;
-    let mut text = game.position().diagram();
     let name = |color: Color| match color {
         Color::White => &record.white,
         Color::Black => &record.black,
     };
-    text += &format!(
-        "White {}: {} points\nBlack {}: {} points\n",
-        escape(&record.white),
-        record.score.white,
-        escape(&record.black),
-        record.score.black
-    );
+    let last = record.moves.last().map(|played| played.cell);
+    let labels = [
+        format!("White {}", escape(&record.white)),
+        format!("Black {}", escape(&record.black)),
+    ];
+    let mut text = pahtum_report::board::board(game.position(), last);
+    text += &pahtum_report::board::runs(game.position(), [&labels[0], &labels[1]]);
     if let Some(opening) = &record.opening {
         text += &format!("Started at ply {}", opening.plies + 1);
         if let Some(from) = &opening.from {
