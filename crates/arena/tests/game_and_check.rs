@@ -27,7 +27,7 @@ fn a_game_between_built_in_bots_writes_a_record_that_replays() {
     let board = String::from_utf8_lossy(&output.stderr);
     assert!(board.contains("a b c d e f g") && board.contains("Result:"), "{board}");
     // The board as `arena show` and `arena play` draw it: each side's scoring runs listed by its name.
-    let position = record.replay().unwrap().position().clone();
+    let position = *record.replay().unwrap().position();
     for (color, name) in [
         (pahtum::Color::White, &record.white),
         (pahtum::Color::Black, &record.black),
