@@ -77,6 +77,8 @@ subcommands! {
     Report => report,
     /// Print a game move by move, or list the games of a journal.
     Show => show,
+    /// Analyse games: each move's value, the best moves, mistakes and the losing moves, into analysis.jsonl.
+    Analyze => analyze,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

@@ -55,6 +55,16 @@ impl std::fmt::Debug for Display {
     }
 }
 
+impl Display {
+    /// A line above the bar, or a plain line.
+    fn note(&mut self, text: &str) {
+        match self {
+            Display::Bar(bar) => bar.println(text),
+            Display::Lines { out, .. } => line(out, text),
+        }
+    }
+}
+
 impl Progress {
     /// A bar on stderr.
     pub fn bar() -> Progress {
@@ -127,10 +137,7 @@ impl Progress {
 
     /// A line above the bar, or a plain line.
     fn note(&mut self, text: &str) {
-        match &mut self.display {
-            Display::Bar(bar) => bar.println(text),
-            Display::Lines { out, .. } => line(out, text),
-        }
+        self.display.note(text);
     }
 
     /// Updates the bar, or prints a plain line if `force` or enough time has passed.
@@ -396,5 +403,80 @@ mod tests {
         assert_eq!(human(4.4), "4 s");
         assert_eq!(human(185.0), "3 min 5 s");
         assert_eq!(human(7800.0), "2 h 10 min");
+    }
+}
+
+/// Progress of work on games that is no tournament (`arena analyze`): the same bar on a terminal or plain
+/// lines at most every few seconds, with the rate and the time left.
+#[derive(Debug)]
+pub struct Tally {
+    display: Display,
+    total: usize,
+    done: usize,
+    started: Instant,
+}
+
+impl Tally {
+    /// A bar on stderr for `total` games.
+    pub fn bar(total: usize) -> Tally {
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games  {eta} left")
+                .expect("the template is valid")
+                .progress_chars("=> "),
+        );
+        Tally::with(Display::Bar(bar), total)
+    }
+
+    /// Plain lines to `out`, at most one per `every` (besides the last).
+    pub fn lines(out: Box<dyn Write + Send>, every: Duration, total: usize) -> Tally {
+        Tally::with(Display::Lines { out, every, last: None }, total)
+    }
+
+    fn with(display: Display, total: usize) -> Tally {
+        Tally {
+            display,
+            total,
+            done: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// One more game done.
+    pub fn advance(&mut self) {
+        self.done += 1;
+        let done = self.done == self.total;
+        let status = self.status();
+        match &mut self.display {
+            Display::Bar(bar) => {
+                bar.set_position(self.done as u64);
+                if done {
+                    bar.finish_and_clear();
+                }
+            }
+            Display::Lines { out, every, last } => {
+                if done || last.is_none_or(|last| last.elapsed() >= *every) {
+                    *last = Some(Instant::now());
+                    line(out, &format!("arena: {status}"));
+                }
+            }
+        }
+    }
+
+    /// A line above the bar, or a plain line.
+    pub fn note(&mut self, text: &str) {
+        self.display.note(text);
+    }
+
+    /// `3/12 games, 2 s per game, about 18 s left`.
+    fn status(&self) -> String {
+        let mut status = format!("{}/{} games", self.done, self.total);
+        let seconds = self.started.elapsed().as_secs_f64();
+        if self.done > 0 && seconds > 0.0 {
+            let rate = self.done as f64 / seconds;
+            let left = (self.total - self.done) as f64 / rate;
+            status.push_str(&format!(", {}, about {} left", rate_text(rate), human(left)));
+        }
+        status
     }
 }

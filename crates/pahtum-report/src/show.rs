@@ -305,7 +305,8 @@ pub enum Select {
 }
 
 impl Select {
-    fn takes(&self, record: &GameRecord) -> bool {
+    /// Whether `record` is one of the games chosen.
+    pub fn takes(&self, record: &GameRecord) -> bool {
         let seat_of = |bot: &str| {
             [Seat::First, Seat::Second]
                 .into_iter()

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with `Args` and `run`; `flow` is what
 //! `arena run` and `arena match` share.
 
+pub mod analyze;
 pub mod bot;
 pub mod check;
 pub mod completions;

@@ -1,0 +1,160 @@
+//! The value of one position for one seat, from the reference engine: the
+//! exact solver's final margin where the position is small enough to solve,
+//! the tree search's expected result (a fixed number of playouts, a seed
+//! mixed from the settings' seed and the position) elsewhere.
+//!
+//! The rules' [`Game`] is the position here, not the engine's `Board`, since
+//! the pie decision and the first stone under the pie rule are positions too:
+//! the decision's value is the better of the two colours for the player who
+//! decides (the same board, seen from either side), and the first stone's is
+//! the worse side's value after it, as the engine's search weighs it.
+
+use std::time::Instant;
+
+use pahtum::{Action, Cell, Color, Game, Phase, Seat};
+use pahtum_engine::board::{Board, WHITE};
+use pahtum_engine::endgame::Solver;
+use pahtum_engine::mcts::{Limits, Settings, Tree};
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+
+use crate::format::Value;
+
+/// The engine's searches and how hard they try.
+#[derive(Debug)]
+pub(crate) struct Values {
+    solver: Solver,
+    tree: Tree,
+    /// Solve positions of at most this many free cells.
+    pub exact_from: u32,
+    /// Playouts per estimate.
+    pub playouts: u64,
+    /// Mixed into every estimate's random generator.
+    pub seed: u64,
+    /// When the solver must give up (the time budget of a game).
+    pub deadline: Option<Instant>,
+}
+
+impl Values {
+    pub fn new(table_bits: u32, exact_from: u32, playouts: u64, seed: u64) -> Values {
+        Values {
+            solver: Solver::new(table_bits),
+            tree: Tree::default(),
+            exact_from,
+            playouts,
+            seed,
+            deadline: None,
+        }
+    }
+
+    /// The final margin for `seat` of `game` with perfect play, or `None`
+    /// where it is not solved: blocks still to place, more free cells than
+    /// `exact_from`, or the deadline first.
+    pub fn exact(&mut self, game: &Game, seat: Seat) -> Option<i32> {
+        let for_seat = |game: &Game, margin: i32| if game.seat_to_act() == Some(seat) { margin } else { -margin };
+        let board = Board::from_game(game);
+        let free = board.free().count_ones();
+        match game.phase() {
+            Phase::Finished => {
+                let score = game.score();
+                let white = score.white as i32 - score.black as i32;
+                Some(if game.color_of(seat) == Color::White { white } else { -white })
+            }
+            Phase::PlaceBlocks => None,
+            _ if free > self.exact_from => None,
+            Phase::FirstStone if game.pie_rule() => {
+                // White's best first stone, each valued as the decision leaves it.
+                let white = game.seat_of(Color::White);
+                let mut best = None;
+                for action in game.legal_moves() {
+                    let value = self.exact(&after(game, action), white)?;
+                    best = best.max(Some(value));
+                }
+                best.map(|margin| if white == seat { margin } else { -margin })
+            }
+            Phase::PieDecision => {
+                // The better colour's margin (the decider can take either).
+                let black = self.mover_margin(&board)?;
+                Some(for_seat(game, black.abs()))
+            }
+            Phase::FirstStone | Phase::Stones => {
+                let margin = self.mover_margin(&board)?;
+                Some(for_seat(game, margin))
+            }
+        }
+    }
+
+    /// The final margin for the mover of `board` with perfect play.
+    fn mover_margin(&mut self, board: &Board) -> Option<i32> {
+        let now = if board.mover == WHITE { board.margin() } else { -board.margin() };
+        let solution = self.solver.solve(board, self.deadline)?;
+        Some(now + solution.value)
+    }
+
+    /// The expected result for `seat` of `game` by the tree search, and the
+    /// search's move for the player to act (none when the game is over).
+    pub fn estimate(&mut self, game: &Game, seat: Seat) -> (Value, Option<Action>) {
+        let board = Board::from_game(game);
+        let (mover_value, best) = match game.phase() {
+            Phase::Finished => {
+                let margin = self.exact(game, seat).expect("a finished game's margin is its score");
+                return (Value::estimated(Value::exact(margin).expected_result()), None);
+            }
+            Phase::PieDecision => {
+                // Black's value if it keeps; swapping gives it the other side.
+                let keep = self.search(&board, false).0;
+                let swap = keep < 0.5;
+                (keep.max(1.0 - keep), Action::Pie(swap))
+            }
+            phase => {
+                let pie = phase == Phase::FirstStone && game.pie_rule();
+                let (value, cell) = self.search(&board, pie);
+                (value, if board.blocks_left > 0 { Action::Block(cell) } else { Action::Stone(cell) })
+            }
+        };
+        let value = Value::estimated(mover_value);
+        let value = if game.seat_to_act() == Some(seat) { value } else { value.flipped() };
+        (value, Some(best))
+    }
+
+    /// The tree search's value for the mover of `board` and its move.
+    fn search(&mut self, board: &Board, pie: bool) -> (f64, Cell) {
+        let settings = Settings {
+            keep_tree: false,
+            ..Settings::default()
+        };
+        let limits = Limits {
+            playouts: Some(self.playouts),
+            deadline: None,
+            stop_when_decided: false,
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(self.seed, board));
+        let report = self.tree.search(board, pie, &settings, &limits, &mut rng);
+        let cell = Cell::from_index(report.best.cell).expect("the search's move is a cell");
+        (f64::from(report.best.value), cell)
+    }
+}
+
+/// `game` after `action` (one of its legal moves).
+pub(crate) fn after(game: &Game, action: Action) -> Game {
+    let mut next = game.clone();
+    next.play(action).expect("a legal move");
+    next
+}
+
+/// A generator's seed from `seed` and the position, the same on every
+/// machine and build (splitmix64 steps over the board's words).
+fn mix(seed: u64, board: &Board) -> u64 {
+    let words = [
+        board.blocks,
+        board.stones[0],
+        board.stones[1],
+        board.mover as u64 | u64::from(board.blocks_left) << 8,
+    ];
+    words.iter().fold(seed, |state, word| {
+        let mut z = (state ^ word).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
+}

@@ -1,0 +1,199 @@
+//! The analysis agrees with the games it analyses and with itself: on real
+//! games of small boards (solved from the first stone) played by random
+//! players and by the solver, the last value is the record's final score
+//! difference, an optimal move keeps the value and no move gains any, a side
+//! that plays only optimal moves has no losing move, and the estimates before
+//! the exact region (block placement, the pie decision) are reproducible.
+
+use std::time::Duration;
+
+use pahtum::{Action, Color, Game, Phase, Seat};
+use pahtum_analysis::analyze::{Analyzer, Settings};
+use pahtum_analysis::format::{GameAnalysis, Kind, Value};
+use pahtum_engine::board::Board;
+use pahtum_engine::endgame::Solver;
+use pahtum_record::{GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+/// Blocks that leave 12 free cells: small enough to solve from the first stone in a debug build.
+const BLOCKS: usize = 37;
+
+fn settings(exact_from: u32) -> Settings {
+    Settings {
+        table_bits: 16,
+        exact_from,
+        playouts: 200,
+        seed: 7,
+        budget: None,
+    }
+}
+
+/// The record of the game `spec` played to its end by `choose`.
+fn play(spec: &GameSpec, mut choose: impl FnMut(&Game) -> Action) -> GameRecord {
+    let mut game = spec.initial_game();
+    let mut moves = Vec::new();
+    while !game.is_finished() {
+        let action = choose(&game);
+        let (seat, color) = (game.seat_to_act().unwrap(), game.color_to_act().unwrap());
+        let kind = match action {
+            Action::Block(_) => Some(MoveKind::Block),
+            Action::Stone(_) => Some(MoveKind::Stone),
+            Action::Pie(_) => None,
+        };
+        if let (Some(kind), Action::Block(cell) | Action::Stone(cell)) = (kind, action) {
+            moves.push(MoveRecord {
+                kind,
+                seat: Some(seat),
+                color,
+                cell,
+                timing: Timing::default(),
+            });
+        }
+        game.play(action).unwrap();
+    }
+    let players = Players {
+        first: "first".into(),
+        second: "second".into(),
+    };
+    let swap_move = game.swapped().map(|_| Timing::default());
+    spec.record(players, &game, moves, swap_move, Termination::normal(), 0)
+}
+
+fn random_move(game: &Game, rng: &mut Xoshiro256PlusPlus) -> Action {
+    let moves = game.legal_moves();
+    moves[rng.random_range(0..moves.len())]
+}
+
+/// The solver's move in the stone phase.
+fn solver_move(game: &Game, solver: &mut Solver) -> Action {
+    assert_eq!(game.phase(), Phase::Stones, "the perfect player plays stones only");
+    let best = solver.solve(&Board::from_game(game), None).unwrap().best;
+    Action::Stone(pahtum::Cell::from_index(best).unwrap())
+}
+
+fn spec(seed: u64, pie: bool) -> GameSpec {
+    GameSpec::random(format!("g{seed}"), BLOCKS, seed, pie, pahtum_protocol::time::move_time(Duration::from_secs(1)))
+        .unwrap()
+}
+
+/// Random games on random layouts, with and without the pie rule, analysed with everything exact.
+fn random_games() -> Vec<(GameRecord, GameAnalysis)> {
+    let mut analyzer = Analyzer::new(settings(BLOCKS as u32));
+    (0..12u64)
+        .map(|seed| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let record = play(&spec(seed, seed % 2 == 0), |game| random_move(game, &mut rng));
+            let analysis = analyzer.analyze(&record).unwrap();
+            (record, analysis)
+        })
+        .collect()
+}
+
+fn margin(value: &Value) -> i32 {
+    assert!(value.exact, "an exact value: {value:?}");
+    value.margin.unwrap()
+}
+
+#[test]
+fn the_last_value_is_the_records_final_score_difference() {
+    for (record, analysis) in random_games() {
+        assert_eq!(analysis.moves.len(), record.moves.len() + usize::from(record.swap.is_some()));
+        let last = analysis.moves.last().unwrap();
+        let white = record.score.white as i32 - record.score.black as i32;
+        let expected = if last.color == Color::White { white } else { -white };
+        assert_eq!(margin(&last.after), expected, "game {}", record.id);
+        // The last stone is forced: the value before it is the same.
+        assert_eq!(margin(&last.before), expected, "game {}", record.id);
+    }
+}
+
+#[test]
+fn optimal_moves_keep_the_value_and_no_move_gains_any() {
+    let mut optimal = 0;
+    let mut worse = 0;
+    for (record, analysis) in random_games() {
+        for (index, entry) in analysis.moves.iter().enumerate() {
+            let (before, after) = (margin(&entry.before), margin(&entry.after));
+            assert!(after <= before, "game {} ply {}: {entry:?}", record.id, entry.ply);
+            assert_eq!(entry.loss, f64::from(before - after));
+            let is_best = entry.best.contains(&entry.played);
+            assert_eq!(is_best, after == before, "game {} ply {}: {entry:?}", record.id, entry.ply);
+            if is_best { optimal += 1 } else { worse += 1 }
+            // The next player's value before its move is this one's after, seen from its side.
+            if let Some(next) = analysis.moves.get(index + 1) {
+                let seen = if next.seat == entry.seat { after } else { -after };
+                assert_eq!(margin(&next.before), seen, "game {} ply {}", record.id, next.ply);
+            }
+        }
+        if let Some(pie) = record.pie_ply() {
+            let entry = &analysis.moves[pie - 1];
+            assert_eq!((entry.kind, entry.seat, entry.ply), (Kind::Pie, Seat::Second, pie));
+            assert_eq!(entry.played, if record.swap == Some(true) { "swap" } else { "keep" });
+        }
+    }
+    assert!(optimal > 50 && worse > 10, "random games have both: {optimal} optimal, {worse} not");
+}
+
+#[test]
+fn a_side_that_plays_only_optimal_moves_has_no_losing_move() {
+    let mut analyzer = Analyzer::new(settings(BLOCKS as u32));
+    let mut solver = Solver::new(16);
+    let mut opponents_lost = 0;
+    for seed in 0..10u64 {
+        let perfect = if seed % 2 == 0 { Seat::First } else { Seat::Second };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let record = play(&spec(100 + seed, false), |game| {
+            if game.seat_to_act() == Some(perfect) && game.phase() == Phase::Stones {
+                solver_move(game, &mut solver)
+            } else {
+                random_move(game, &mut rng)
+            }
+        });
+        let analysis = analyzer.analyze(&record).unwrap();
+        let mine = analysis.moves.iter().filter(|entry| entry.seat == perfect && entry.kind == Kind::Stone);
+        for entry in mine.filter(|entry| entry.ply > 1) {
+            assert!(entry.best.contains(&entry.played), "game {}: {entry:?}", record.id);
+            assert_eq!((entry.loss, entry.grade), (0.0, None), "game {}: {entry:?}", record.id);
+        }
+        // White's first stone is the random player's for the first seat too.
+        let first_stone_lost = perfect == Seat::First && analysis.losing.of(record.color_of(perfect)) == Some(1);
+        if !first_stone_lost {
+            assert_eq!(analysis.losing.of(record.color_of(perfect)), None, "game {}", record.id);
+        }
+        // The random side lost what it had: its first move that worsened its outcome is named.
+        let other = match perfect {
+            Seat::First => Seat::Second,
+            Seat::Second => Seat::First,
+        };
+        let result = (record.points_of(other) * 2.0 - 1.0) as i32;
+        let first_value = analysis.moves.iter().find(|entry| entry.seat == other && entry.kind == Kind::Stone);
+        if first_value.is_some_and(|entry| margin(&entry.before).signum() > result) {
+            opponents_lost += 1;
+            let losing = analysis.losing.of(record.color_of(other));
+            assert!(losing.is_some(), "game {}: {analysis:?}", record.id);
+        }
+    }
+    assert!(opponents_lost > 0, "some random player threw a result away");
+}
+
+#[test]
+fn estimates_cover_block_placement_and_the_pie_and_are_reproducible() {
+    // Players place 35 blocks (14 free cells), with the pie rule; solved from 8 free cells.
+    let spec = GameSpec::placed("placed", 35, true, pahtum_protocol::time::move_time(Duration::from_secs(1))).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let record = play(&spec, |game| random_move(game, &mut rng));
+    let first = Analyzer::new(settings(8)).analyze(&record).unwrap();
+    let again = Analyzer::new(settings(8)).analyze(&record).unwrap();
+    assert_eq!(first, again, "the same settings give the same analysis");
+    let blocks: Vec<_> = first.moves.iter().filter(|entry| entry.kind == Kind::Block).collect();
+    assert_eq!(blocks.len(), 35);
+    assert!(blocks.iter().all(|entry| !entry.before.exact && entry.best[0].starts_with('#')));
+    assert_eq!(first.moves.iter().filter(|entry| entry.kind == Kind::Pie).count(), 1);
+    let exact: Vec<_> = first.moves.iter().map(|entry| entry.before.exact).collect();
+    // Estimates, then exact from 8 free cells to the end.
+    assert_eq!(exact.iter().filter(|&&exact| exact).count(), 8);
+    assert!(exact.ends_with(&[true; 8]));
+    let other = Analyzer::new(Settings { seed: 8, ..settings(8) }).analyze(&record).unwrap();
+    assert_ne!(first.moves, other.moves, "the seed is used");
+}
