@@ -200,6 +200,7 @@ fn the_data_crates_link_no_processes() {
         "pahtum-stats",
         "pahtum-tournament",
         "pahtum-report",
+        "pahtum-analysis",
     ] {
         let linked = links(&graph, package);
         for machinery in ["tokio", "pahtum-referee", "pahtum-runner"] {

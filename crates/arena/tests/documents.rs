@@ -1,6 +1,6 @@
 //! The documents that describe the arena's files name every key of them, in
 //! the table where a reader looks for it: RECORD.md (a game record, a
-//! journal's header) and OUTPUTS.md (`standings.json`, `match.json`,
+//! journal's header, a line of `analysis.jsonl`) and OUTPUTS.md (`standings.json`, `match.json`,
 //! `pairs.csv`).
 //!
 //! The keys come from the JSON Schemas committed beside the crates, which
@@ -82,7 +82,17 @@ const MATCH: Document = Document {
     sections: &[("", "`match.json`"), ("sprt", "The SPRT (`sprt`)")],
 };
 
-const DOCUMENTS: [Document; 4] = [RECORD, HEADER, STANDINGS, MATCH];
+const ANALYSIS: Document = Document {
+    markdown: "RECORD.md",
+    schema: "crates/pahtum-analysis/analysis.schema.json",
+    generated: || schemars::schema_for!(pahtum_analysis::format::GameAnalysis),
+    sections: &[
+        ("", "The analysis (`analysis.jsonl`)"),
+        ("moves[]", "A ply's analysis"),
+    ],
+};
+
+const DOCUMENTS: [Document; 5] = [RECORD, HEADER, STANDINGS, MATCH, ANALYSIS];
 
 /// The schema of what the arena writes as a `T` (keys it leaves out when empty are optional).
 fn written<T: JsonSchema>() -> Schema {
