@@ -2,7 +2,7 @@
 //! `journal.jsonl`), or a folder of a sharded run's `shard-K-of-N` folders;
 //! several of them are merged into one first, as `arena merge` does. Where a
 //! command reads games rather than a tournament (`arena show`, `arena
-//! report`), a single game's record (what `arena game --out` and `arena play
+//! report`, `arena analyze`), a single game's record (what `arena game --out` and `arena play
 //! --out` write) does as well: [`source`] tells the two apart.
 
 use std::collections::BTreeSet;
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use pahtum_record::GameRecord;
-use pahtum_report::show::bots_of;
+use pahtum_report::show::{Select, bots_of};
 use pahtum_tournament::journal;
 use pahtum_tournament::merge::merge;
 use pahtum_tournament::resume::JOURNAL;
@@ -155,6 +155,20 @@ impl Source {
 }
 
 impl Games {
+    /// The games that `--bot` or `--lost-by` choose (every game without either), checked against the
+    /// bots these games have; `source` is what the user named, for the error.
+    pub fn select(&self, bot: Option<String>, lost_by: Option<String>, source: &Path) -> anyhow::Result<Select> {
+        let select = match (bot, lost_by) {
+            (Some(bot), _) => Select::Bot(bot),
+            (None, Some(bot)) => Select::LostBy(bot),
+            (None, None) => Select::All,
+        };
+        select
+            .check(&self.bots)
+            .with_context(|| format!("cannot list the games of {}", source.display()))?;
+        Ok(select)
+    }
+
     /// The game `id`; `source` is what the user named, for the error.
     pub fn game(&self, id: &str, source: &Path) -> anyhow::Result<&GameRecord> {
         match self.records.iter().find(|record| record.id == id) {

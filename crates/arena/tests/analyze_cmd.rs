@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
+use assert_cmd::prelude::OutputAssertExt;
 use pahtum_analysis::format::{GameAnalysis, Kind, record_hash};
 use pahtum_record::GameRecord;
 
@@ -13,14 +14,12 @@ use pahtum_record::GameRecord;
 const EFFORT: [&str; 4] = ["--playouts", "200", "--exact-cells", "10"];
 
 fn arena(args: &[&str], dir: &Path) -> Output {
-    let output = Command::cargo_bin("arena")
+    let command = Command::cargo_bin("arena")
         .unwrap()
         .args(args)
         .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "arena {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output
+        .assert();
+    command.success().get_output().clone()
 }
 
 fn analyze(target: &str, extra: &[&str], dir: &Path) -> String {
@@ -41,7 +40,10 @@ fn played(dir: &Path) {
 
 fn records(journal: &Path) -> Vec<GameRecord> {
     let text = std::fs::read_to_string(journal).unwrap();
-    text.lines().skip(1).map(|line| serde_json::from_str(line).unwrap()).collect()
+    text.lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
 }
 
 fn analyses(file: &Path) -> Vec<GameAnalysis> {
@@ -64,7 +66,10 @@ fn analysis_lines_are_resumed_and_a_changed_record_is_analysed_again() {
     let lines = analyses(&file);
     assert_eq!(lines.len(), 2);
     for record in &games {
-        let line = lines.iter().find(|line| line.game == record.id).expect("a line per game");
+        let line = lines
+            .iter()
+            .find(|line| line.game == record.id)
+            .expect("a line per game");
         assert_eq!(line.record, record_hash(record));
         let pie = usize::from(record.swap.is_some());
         assert_eq!(line.moves.len(), record.moves.len() + pie);
@@ -84,9 +89,16 @@ fn analysis_lines_are_resumed_and_a_changed_record_is_analysed_again() {
 
     // Nothing new: nothing analysed, the file as it was.
     let analysed = std::fs::read(&file).unwrap();
-    assert_eq!(analyze("out", &[], dir.path()), "out/analysis.jsonl: 0 game(s) analysed, 2 already there\n");
+    assert_eq!(
+        analyze("out", &[], dir.path()),
+        "out/analysis.jsonl: 0 game(s) analysed, 2 already there\n"
+    );
     assert_eq!(std::fs::read(&file).unwrap(), analysed);
-    assert_eq!(std::fs::read(&journal).unwrap(), journal_before, "the journal is only read");
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        journal_before,
+        "the journal is only read"
+    );
 
     // A record changed since: its old line is not used, the game is analysed again.
     let text = String::from_utf8(journal_before).unwrap();
@@ -95,19 +107,28 @@ fn analysis_lines_are_resumed_and_a_changed_record_is_analysed_again() {
     let changed = text.replacen(&ended, &format!("\"ended_unix_ms\":{}", games[0].ended_unix_ms + 1), 1);
     assert_ne!(changed, text);
     std::fs::write(&journal, changed).unwrap();
-    assert_eq!(analyze("out", &[], dir.path()), "out/analysis.jsonl: 1 game(s) analysed, 1 already there\n");
+    assert_eq!(
+        analyze("out", &[], dir.path()),
+        "out/analysis.jsonl: 1 game(s) analysed, 1 already there\n"
+    );
     let lines = analyses(&file);
     assert_eq!(lines.len(), 3);
     assert_eq!(&lines[2].game, changed_id);
     assert_eq!(lines[2].record, record_hash(&records(&journal)[0]));
-    assert_ne!(lines[2].record, lines.iter().find(|line| &line.game == changed_id).unwrap().record);
+    assert_ne!(
+        lines[2].record,
+        lines.iter().find(|line| &line.game == changed_id).unwrap().record
+    );
 
     // An interrupted write leaves a torn line: it is cut off and nothing is redone.
     let mut torn = std::fs::read(&file).unwrap();
     let whole = torn.clone();
     torn.extend_from_slice(b"{\"game\":\"000-0");
     std::fs::write(&file, torn).unwrap();
-    assert_eq!(analyze("out", &[], dir.path()), "out/analysis.jsonl: 0 game(s) analysed, 2 already there\n");
+    assert_eq!(
+        analyze("out", &[], dir.path()),
+        "out/analysis.jsonl: 0 game(s) analysed, 2 already there\n"
+    );
     assert_eq!(std::fs::read(&file).unwrap(), whole);
 }
 
@@ -117,7 +138,10 @@ fn a_single_record_is_analysed_beside_it_and_games_are_chosen_by_bot() {
     played(dir.path());
     let journal = std::fs::read_to_string(dir.path().join("out/journal.jsonl")).unwrap();
     std::fs::write(dir.path().join("game.json"), journal.lines().nth(1).unwrap()).unwrap();
-    assert_eq!(analyze("game.json", &[], dir.path()), "game.analysis.jsonl: 1 game(s) analysed, 0 already there\n");
+    assert_eq!(
+        analyze("game.json", &[], dir.path()),
+        "game.analysis.jsonl: 1 game(s) analysed, 0 already there\n"
+    );
     assert_eq!(analyses(&dir.path().join("game.analysis.jsonl")).len(), 1);
 
     // heuristic lost no game: nothing to analyse; first-free lost both.
@@ -127,7 +151,11 @@ fn a_single_record_is_analysed_beside_it_and_games_are_chosen_by_bot() {
     );
     let id = records(&dir.path().join("out/journal.jsonl"))[1].id.clone();
     assert_eq!(
-        analyze("out", &[&id, "--lost-by", "first-free", "--concurrency", "2"], dir.path()),
+        analyze(
+            "out",
+            &[&id, "--lost-by", "first-free", "--concurrency", "2"],
+            dir.path()
+        ),
         "out/analysis.jsonl: 1 game(s) analysed, 0 already there\n"
     );
     assert_eq!(analyses(&dir.path().join("out/analysis.jsonl"))[0].game, id);

@@ -86,10 +86,7 @@ const ANALYSIS: Document = Document {
     markdown: "RECORD.md",
     schema: "crates/pahtum-analysis/analysis.schema.json",
     generated: || schemars::schema_for!(pahtum_analysis::format::GameAnalysis),
-    sections: &[
-        ("", "The analysis (`analysis.jsonl`)"),
-        ("moves[]", "A ply's analysis"),
-    ],
+    sections: &[("", "The analysis (`analysis.jsonl`)"), ("moves[]", "A ply's analysis")],
 };
 
 const DOCUMENTS: [Document; 5] = [RECORD, HEADER, STANDINGS, MATCH, ANALYSIS];

@@ -72,7 +72,12 @@ pub struct Analyzer {
 impl Analyzer {
     pub fn new(settings: Settings) -> Analyzer {
         Analyzer {
-            values: Values::new(settings.table_bits, settings.exact_from, settings.playouts, settings.seed),
+            values: Values::new(
+                settings.table_bits,
+                settings.exact_from,
+                settings.playouts,
+                settings.seed,
+            ),
             settings,
         }
     }
@@ -102,7 +107,11 @@ impl Analyzer {
         for index in (0..plies).rev() {
             let game = &positions[index];
             let seat = game.seat_to_act().expect("a ply's game is not over");
-            let exact = if solving { self.exact_with_best(game, seat) } else { None };
+            let exact = if solving {
+                self.exact_with_best(game, seat)
+            } else {
+                None
+            };
             solving = exact.is_some();
             let (before, best) = exact.unwrap_or_else(|| {
                 let (value, best) = self.values.estimate(game, seat);

@@ -51,14 +51,24 @@ impl Values {
     /// where it is not solved: blocks still to place, more free cells than
     /// `exact_from`, or the deadline first.
     pub fn exact(&mut self, game: &Game, seat: Seat) -> Option<i32> {
-        let for_seat = |game: &Game, margin: i32| if game.seat_to_act() == Some(seat) { margin } else { -margin };
+        let for_seat = |game: &Game, margin: i32| {
+            if game.seat_to_act() == Some(seat) {
+                margin
+            } else {
+                -margin
+            }
+        };
         let board = Board::from_game(game);
         let free = board.free().count_ones();
         match game.phase() {
             Phase::Finished => {
                 let score = game.score();
                 let white = score.white as i32 - score.black as i32;
-                Some(if game.color_of(seat) == Color::White { white } else { -white })
+                Some(if game.color_of(seat) == Color::White {
+                    white
+                } else {
+                    -white
+                })
             }
             Phase::PlaceBlocks => None,
             _ if free > self.exact_from => None,
@@ -86,7 +96,11 @@ impl Values {
 
     /// The final margin for the mover of `board` with perfect play.
     fn mover_margin(&mut self, board: &Board) -> Option<i32> {
-        let now = if board.mover == WHITE { board.margin() } else { -board.margin() };
+        let now = if board.mover == WHITE {
+            board.margin()
+        } else {
+            -board.margin()
+        };
         let solution = self.solver.solve(board, self.deadline)?;
         Some(now + solution.value)
     }
@@ -109,11 +123,22 @@ impl Values {
             phase => {
                 let pie = phase == Phase::FirstStone && game.pie_rule();
                 let (value, cell) = self.search(&board, pie);
-                (value, if board.blocks_left > 0 { Action::Block(cell) } else { Action::Stone(cell) })
+                (
+                    value,
+                    if board.blocks_left > 0 {
+                        Action::Block(cell)
+                    } else {
+                        Action::Stone(cell)
+                    },
+                )
             }
         };
         let value = Value::estimated(mover_value);
-        let value = if game.seat_to_act() == Some(seat) { value } else { value.flipped() };
+        let value = if game.seat_to_act() == Some(seat) {
+            value
+        } else {
+            value.flipped()
+        };
         (value, Some(best))
     }
 

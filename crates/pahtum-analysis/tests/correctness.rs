@@ -12,7 +12,7 @@ use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_analysis::format::{GameAnalysis, Kind, Value};
 use pahtum_engine::board::Board;
 use pahtum_engine::endgame::Solver;
-use pahtum_record::{GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing};
+use pahtum_record::{GameRecord, GameSpec, Players};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
@@ -30,34 +30,12 @@ fn settings(exact_from: u32) -> Settings {
 }
 
 /// The record of the game `spec` played to its end by `choose`.
-fn play(spec: &GameSpec, mut choose: impl FnMut(&Game) -> Action) -> GameRecord {
-    let mut game = spec.initial_game();
-    let mut moves = Vec::new();
-    while !game.is_finished() {
-        let action = choose(&game);
-        let (seat, color) = (game.seat_to_act().unwrap(), game.color_to_act().unwrap());
-        let kind = match action {
-            Action::Block(_) => Some(MoveKind::Block),
-            Action::Stone(_) => Some(MoveKind::Stone),
-            Action::Pie(_) => None,
-        };
-        if let (Some(kind), Action::Block(cell) | Action::Stone(cell)) = (kind, action) {
-            moves.push(MoveRecord {
-                kind,
-                seat: Some(seat),
-                color,
-                cell,
-                timing: Timing::default(),
-            });
-        }
-        game.play(action).unwrap();
-    }
+fn play(spec: &GameSpec, choose: impl FnMut(&Game) -> Action) -> GameRecord {
     let players = Players {
         first: "first".into(),
         second: "second".into(),
     };
-    let swap_move = game.swapped().map(|_| Timing::default());
-    spec.record(players, &game, moves, swap_move, Termination::normal(), 0)
+    spec.play_out(players, choose)
 }
 
 fn random_move(game: &Game, rng: &mut Xoshiro256PlusPlus) -> Action {
@@ -73,8 +51,14 @@ fn solver_move(game: &Game, solver: &mut Solver) -> Action {
 }
 
 fn spec(seed: u64, pie: bool) -> GameSpec {
-    GameSpec::random(format!("g{seed}"), BLOCKS, seed, pie, pahtum_protocol::time::move_time(Duration::from_secs(1)))
-        .unwrap()
+    GameSpec::random(
+        format!("g{seed}"),
+        BLOCKS,
+        seed,
+        pie,
+        pahtum_protocol::time::move_time(Duration::from_secs(1)),
+    )
+    .unwrap()
 }
 
 /// Random games on random layouts, with and without the pie rule, analysed with everything exact.
@@ -98,7 +82,10 @@ fn margin(value: &Value) -> i32 {
 #[test]
 fn the_last_value_is_the_records_final_score_difference() {
     for (record, analysis) in random_games() {
-        assert_eq!(analysis.moves.len(), record.moves.len() + usize::from(record.swap.is_some()));
+        assert_eq!(
+            analysis.moves.len(),
+            record.moves.len() + usize::from(record.swap.is_some())
+        );
         let last = analysis.moves.last().unwrap();
         let white = record.score.white as i32 - record.score.black as i32;
         let expected = if last.color == Color::White { white } else { -white };
@@ -118,8 +105,18 @@ fn optimal_moves_keep_the_value_and_no_move_gains_any() {
             assert!(after <= before, "game {} ply {}: {entry:?}", record.id, entry.ply);
             assert_eq!(entry.loss, f64::from(before - after));
             let is_best = entry.best.contains(&entry.played);
-            assert_eq!(is_best, after == before, "game {} ply {}: {entry:?}", record.id, entry.ply);
-            if is_best { optimal += 1 } else { worse += 1 }
+            assert_eq!(
+                is_best,
+                after == before,
+                "game {} ply {}: {entry:?}",
+                record.id,
+                entry.ply
+            );
+            if is_best {
+                optimal += 1
+            } else {
+                worse += 1
+            }
             // The next player's value before its move is this one's after, seen from its side.
             if let Some(next) = analysis.moves.get(index + 1) {
                 let seen = if next.seat == entry.seat { after } else { -after };
@@ -132,7 +129,10 @@ fn optimal_moves_keep_the_value_and_no_move_gains_any() {
             assert_eq!(entry.played, if record.swap == Some(true) { "swap" } else { "keep" });
         }
     }
-    assert!(optimal > 50 && worse > 10, "random games have both: {optimal} optimal, {worse} not");
+    assert!(
+        optimal > 50 && worse > 10,
+        "random games have both: {optimal} optimal, {worse} not"
+    );
 }
 
 #[test]
@@ -151,7 +151,10 @@ fn a_side_that_plays_only_optimal_moves_has_no_losing_move() {
             }
         });
         let analysis = analyzer.analyze(&record).unwrap();
-        let mine = analysis.moves.iter().filter(|entry| entry.seat == perfect && entry.kind == Kind::Stone);
+        let mine = analysis
+            .moves
+            .iter()
+            .filter(|entry| entry.seat == perfect && entry.kind == Kind::Stone);
         for entry in mine.filter(|entry| entry.ply > 1) {
             assert!(entry.best.contains(&entry.played), "game {}: {entry:?}", record.id);
             assert_eq!((entry.loss, entry.grade), (0.0, None), "game {}: {entry:?}", record.id);
@@ -167,7 +170,10 @@ fn a_side_that_plays_only_optimal_moves_has_no_losing_move() {
             Seat::Second => Seat::First,
         };
         let result = (record.points_of(other) * 2.0 - 1.0) as i32;
-        let first_value = analysis.moves.iter().find(|entry| entry.seat == other && entry.kind == Kind::Stone);
+        let first_value = analysis
+            .moves
+            .iter()
+            .find(|entry| entry.seat == other && entry.kind == Kind::Stone);
         if first_value.is_some_and(|entry| margin(&entry.before).signum() > result) {
             opponents_lost += 1;
             let losing = analysis.losing.of(record.color_of(other));
@@ -180,7 +186,13 @@ fn a_side_that_plays_only_optimal_moves_has_no_losing_move() {
 #[test]
 fn estimates_cover_block_placement_and_the_pie_and_are_reproducible() {
     // Players place 35 blocks (14 free cells), with the pie rule; solved from 8 free cells.
-    let spec = GameSpec::placed("placed", 35, true, pahtum_protocol::time::move_time(Duration::from_secs(1))).unwrap();
+    let spec = GameSpec::placed(
+        "placed",
+        35,
+        true,
+        pahtum_protocol::time::move_time(Duration::from_secs(1)),
+    )
+    .unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
     let record = play(&spec, |game| random_move(game, &mut rng));
     let first = Analyzer::new(settings(8)).analyze(&record).unwrap();
@@ -188,12 +200,18 @@ fn estimates_cover_block_placement_and_the_pie_and_are_reproducible() {
     assert_eq!(first, again, "the same settings give the same analysis");
     let blocks: Vec<_> = first.moves.iter().filter(|entry| entry.kind == Kind::Block).collect();
     assert_eq!(blocks.len(), 35);
-    assert!(blocks.iter().all(|entry| !entry.before.exact && entry.best[0].starts_with('#')));
+    assert!(
+        blocks
+            .iter()
+            .all(|entry| !entry.before.exact && entry.best[0].starts_with('#'))
+    );
     assert_eq!(first.moves.iter().filter(|entry| entry.kind == Kind::Pie).count(), 1);
     let exact: Vec<_> = first.moves.iter().map(|entry| entry.before.exact).collect();
     // Estimates, then exact from 8 free cells to the end.
     assert_eq!(exact.iter().filter(|&&exact| exact).count(), 8);
     assert!(exact.ends_with(&[true; 8]));
-    let other = Analyzer::new(Settings { seed: 8, ..settings(8) }).analyze(&record).unwrap();
+    let other = Analyzer::new(Settings { seed: 8, ..settings(8) })
+        .analyze(&record)
+        .unwrap();
     assert_ne!(first.moves, other.moves, "the seed is used");
 }

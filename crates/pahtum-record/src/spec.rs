@@ -7,7 +7,7 @@
 use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{GameRecord, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
+use crate::{GameRecord, MoveKind, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +127,36 @@ impl GameSpec {
             ended_unix_ms: unix_ms(),
             hello: None,
         }
+    }
+
+    /// The record of this game between `players`, played to its end by
+    /// `choose` (the action to play in the game as it stands), untimed and
+    /// ended normally: real records without bots, for tests and tools.
+    ///
+    /// # Panics
+    ///
+    /// If `choose` returns an illegal action.
+    pub fn play_out(&self, players: Players, mut choose: impl FnMut(&Game) -> Action) -> GameRecord {
+        let mut game = self.initial_game();
+        let mut moves = Vec::new();
+        while let (Some(seat), Some(color)) = (game.seat_to_act(), game.color_to_act()) {
+            let action = choose(&game);
+            game.play(action).expect("a legal move");
+            let (kind, cell) = match action {
+                Action::Block(cell) => (MoveKind::Block, cell),
+                Action::Stone(cell) => (MoveKind::Stone, cell),
+                Action::Pie(_) => continue,
+            };
+            moves.push(MoveRecord {
+                kind,
+                seat: Some(seat),
+                color,
+                cell,
+                timing: Timing::default(),
+            });
+        }
+        let swap_move = game.swapped().map(|_| Timing::default());
+        self.record(players, &game, moves, swap_move, Termination::normal(), 0)
     }
 
     /// A game on `count` blocks drawn from `seed`.

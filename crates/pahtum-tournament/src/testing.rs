@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
 use pahtum_protocol::{ClockKind, Placement, Reason, Rules, TimeControl};
-use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing};
+use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveRecord, Players, Termination, Timing};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -253,31 +253,12 @@ pub fn played(id: &str) -> GameRecord {
         .unwrap_or_else(|| panic!("{id} is not a game of the test tournament"));
     let game = schedule.game(index);
     let spec = game.spec(&tournament);
-    let mut board = spec.initial_game();
-    let mut moves = Vec::new();
-    while let (Some(seat), Some(color)) = (board.seat_to_act(), board.color_to_act()) {
-        let action = match board.legal_moves()[0] {
-            Action::Pie(_) => Action::Pie(false),
-            action => action,
-        };
-        board.play(action).expect("a legal move");
-        let (kind, cell) = match action {
-            Action::Block(cell) => (MoveKind::Block, cell),
-            Action::Stone(cell) => (MoveKind::Stone, cell),
-            Action::Pie(_) => continue,
-        };
-        moves.push(MoveRecord {
-            kind,
-            seat: Some(seat),
-            color,
-            cell,
-            timing: Timing::default(),
-        });
-    }
     let players = Players {
         first: game.first,
         second: game.second,
     };
-    let swap_move = board.swapped().map(|_| Timing::default());
-    spec.record(players, &board, moves, swap_move, Termination::normal(), 0)
+    spec.play_out(players, |board| match board.legal_moves()[0] {
+        Action::Pie(_) => Action::Pie(false),
+        action => action,
+    })
 }

@@ -26,7 +26,6 @@ use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_analysis::format::{GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
-use pahtum_report::show::Select;
 
 use super::flow::live_status;
 use crate::duration::parse_duration;
@@ -81,14 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
     let out = output_path(&args.source, &source);
     let games = source.games()?;
-    let select = match (args.bot, args.lost_by) {
-        (Some(bot), _) => Select::Bot(bot),
-        (None, Some(bot)) => Select::LostBy(bot),
-        (None, None) => Select::All,
-    };
-    select
-        .check(&games.bots)
-        .with_context(|| format!("cannot choose the games of {}", args.source.display()))?;
+    let select = games.select(args.bot, args.lost_by, &args.source)?;
     for id in &args.games {
         games.game(id, &args.source)?;
     }
@@ -115,10 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         budget: args.budget,
     };
     let analysed = analyse_into(&out, &work, settings, args.concurrency)?;
-    outln!(
-        "{}: {analysed} game(s) analysed, {kept} already there",
-        out.display()
-    );
+    outln!("{}: {analysed} game(s) analysed, {kept} already there", out.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -130,7 +119,11 @@ fn output_path(named: &Path, source: &Source) -> PathBuf {
         _ => named,
     };
     if named.is_dir() || file.file_name().is_some_and(|name| name == "journal.jsonl") {
-        let folder = if named.is_dir() { named } else { file.parent().unwrap_or(Path::new("")) };
+        let folder = if named.is_dir() {
+            named
+        } else {
+            file.parent().unwrap_or(Path::new(""))
+        };
         return folder.join("analysis.jsonl");
     }
     let stem = file.file_stem().unwrap_or_default().to_string_lossy();
@@ -218,7 +211,10 @@ fn analyse_into(out: &Path, work: &[&GameRecord], settings: Settings, concurrenc
                     written += 1;
                 }
                 Err(error) => {
-                    progress.note(&format!("arena: {}", pahtum_protocol::untrusted::escape(&format!("{error:#}"))));
+                    progress.note(&format!(
+                        "arena: {}",
+                        pahtum_protocol::untrusted::escape(&format!("{error:#}"))
+                    ));
                     failed.push(error.game);
                 }
             }

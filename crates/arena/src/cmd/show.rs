@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use pahtum_report::show::{Select, View, game_list, game_text};
 
 use crate::inputs::{Source, source};
@@ -43,14 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
     let a_record = matches!(source, Source::Record { .. });
     let games = source.games()?;
-    let select = match (args.bot, args.lost_by) {
-        (Some(bot), _) => Select::Bot(bot),
-        (None, Some(bot)) => Select::LostBy(bot),
-        (None, None) => Select::All,
-    };
-    select
-        .check(&games.bots)
-        .with_context(|| format!("cannot list the games of {}", args.source.display()))?;
+    let select = games.select(args.bot, args.lost_by, &args.source)?;
     let view = if args.boards { View::Boards } else { View::Compact };
     let text = match (&args.game, a_record && select == Select::All) {
         (Some(id), _) => game_text(games.game(id, &args.source)?, view)?,
