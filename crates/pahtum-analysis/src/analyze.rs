@@ -113,10 +113,7 @@ impl Analyzer {
                 None
             };
             solving = exact.is_some();
-            let (before, best) = exact.unwrap_or_else(|| {
-                let (value, best) = self.values.estimate(game, seat);
-                (value, best.into_iter().collect())
-            });
+            let (before, best) = exact.unwrap_or_else(|| self.values.estimate(game, seat));
             let after = if next.0 == seat { next.1 } else { next.1.flipped() };
             let action = end.history()[index];
             let ply = index + 1;

@@ -106,31 +106,34 @@ impl Values {
     }
 
     /// The expected result for `seat` of `game` by the tree search, and the
-    /// search's move for the player to act (none when the game is over).
-    pub fn estimate(&mut self, game: &Game, seat: Seat) -> (Value, Option<Action>) {
+    /// search's move for the player to act (both pie decisions when they are
+    /// even; none when the game is over).
+    pub fn estimate(&mut self, game: &Game, seat: Seat) -> (Value, Vec<Action>) {
         let board = Board::from_game(game);
         let (mover_value, best) = match game.phase() {
             Phase::Finished => {
                 let margin = self.exact(game, seat).expect("a finished game's margin is its score");
-                return (Value::estimated(Value::exact(margin).expected_result()), None);
+                return (Value::estimated(Value::exact(margin).expected_result()), Vec::new());
             }
             Phase::PieDecision => {
                 // Black's value if it keeps; swapping gives it the other side.
                 let keep = self.search(&board, false).0;
-                let swap = keep < 0.5;
-                (keep.max(1.0 - keep), Action::Pie(swap))
+                let best = match keep.total_cmp(&(1.0 - keep)) {
+                    std::cmp::Ordering::Less => vec![Action::Pie(true)],
+                    std::cmp::Ordering::Equal => vec![Action::Pie(true), Action::Pie(false)],
+                    std::cmp::Ordering::Greater => vec![Action::Pie(false)],
+                };
+                (keep.max(1.0 - keep), best)
             }
             phase => {
                 let pie = phase == Phase::FirstStone && game.pie_rule();
                 let (value, cell) = self.search(&board, pie);
-                (
-                    value,
-                    if board.blocks_left > 0 {
-                        Action::Block(cell)
-                    } else {
-                        Action::Stone(cell)
-                    },
-                )
+                let best = if board.blocks_left > 0 {
+                    Action::Block(cell)
+                } else {
+                    Action::Stone(cell)
+                };
+                (value, vec![best])
             }
         };
         let value = Value::estimated(mover_value);
@@ -139,7 +142,7 @@ impl Values {
         } else {
             value.flipped()
         };
-        (value, Some(best))
+        (value, best)
     }
 
     /// The tree search's value for the mover of `board` and its move.

@@ -10,6 +10,7 @@ use std::time::Duration;
 use pahtum::{Action, Color, Game, Phase, Seat};
 use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_analysis::format::{GameAnalysis, Kind, Value};
+use pahtum_analysis::grade::loses;
 use pahtum_engine::board::Board;
 use pahtum_engine::endgame::Solver;
 use pahtum_record::{GameRecord, GameSpec, Players};
@@ -51,14 +52,21 @@ fn solver_move(game: &Game, solver: &mut Solver) -> Action {
 }
 
 fn spec(seed: u64, pie: bool) -> GameSpec {
-    GameSpec::random(
-        format!("g{seed}"),
-        BLOCKS,
-        seed,
-        pie,
-        pahtum_protocol::time::move_time(Duration::from_secs(1)),
-    )
-    .unwrap()
+    GameSpec::random(format!("g{seed}"), BLOCKS, seed, pie, time()).unwrap()
+}
+
+fn time() -> pahtum_protocol::TimeControl {
+    pahtum_protocol::move_time(Duration::from_secs(1))
+}
+
+/// A layout whose 14 free cells are the rows 1 and 2, where random play makes long runs and large margins
+/// (on random layouts of 12 free cells, most games end level).
+fn two_rows(id: &str) -> GameSpec {
+    let blocks: Vec<_> = (0..pahtum::CELLS)
+        .filter_map(pahtum::Cell::from_index)
+        .filter(|cell| cell.row() >= 2)
+        .collect();
+    GameSpec::fixed(id, &blocks, true, time()).unwrap()
 }
 
 /// Random games on random layouts, with and without the pie rule, analysed with everything exact.
@@ -67,7 +75,11 @@ fn random_games() -> Vec<(GameRecord, GameAnalysis)> {
     (0..12u64)
         .map(|seed| {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let record = play(&spec(seed, seed % 2 == 0), |game| random_move(game, &mut rng));
+            let spec = match seed % 3 {
+                0 => two_rows(&format!("rows{seed}")),
+                _ => spec(seed, seed % 2 == 0),
+            };
+            let record = play(&spec, |game| random_move(game, &mut rng));
             let analysis = analyzer.analyze(&record).unwrap();
             (record, analysis)
         })
@@ -122,6 +134,15 @@ fn optimal_moves_keep_the_value_and_no_move_gains_any() {
                 let seen = if next.seat == entry.seat { after } else { -after };
                 assert_eq!(margin(&next.before), seen, "game {} ply {}", record.id, next.ply);
             }
+        }
+        // Each side's losing move is its first whose outcome after is worse than before.
+        for seat in [Seat::First, Seat::Second] {
+            let first_worse = analysis
+                .moves
+                .iter()
+                .find(|entry| entry.seat == seat && margin(&entry.after).signum() < margin(&entry.before).signum());
+            let losing = analysis.losing.of(record.color_of(seat));
+            assert_eq!(losing, first_worse.map(|entry| entry.ply), "game {}", record.id);
         }
         if let Some(pie) = record.pie_ply() {
             let entry = &analysis.moves[pie - 1];
@@ -185,33 +206,54 @@ fn a_side_that_plays_only_optimal_moves_has_no_losing_move() {
 
 #[test]
 fn estimates_cover_block_placement_and_the_pie_and_are_reproducible() {
-    // Players place 35 blocks (14 free cells), with the pie rule; solved from 8 free cells.
-    let spec = GameSpec::placed(
-        "placed",
-        35,
-        true,
-        pahtum_protocol::time::move_time(Duration::from_secs(1)),
-    )
-    .unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    let record = play(&spec, |game| random_move(game, &mut rng));
-    let first = Analyzer::new(settings(8)).analyze(&record).unwrap();
-    let again = Analyzer::new(settings(8)).analyze(&record).unwrap();
-    assert_eq!(first, again, "the same settings give the same analysis");
-    let blocks: Vec<_> = first.moves.iter().filter(|entry| entry.kind == Kind::Block).collect();
-    assert_eq!(blocks.len(), 35);
-    assert!(
-        blocks
-            .iter()
-            .all(|entry| !entry.before.exact && entry.best[0].starts_with('#'))
-    );
-    assert_eq!(first.moves.iter().filter(|entry| entry.kind == Kind::Pie).count(), 1);
-    let exact: Vec<_> = first.moves.iter().map(|entry| entry.before.exact).collect();
-    // Estimates, then exact from 8 free cells to the end.
-    assert_eq!(exact.iter().filter(|&&exact| exact).count(), 8);
-    assert!(exact.ends_with(&[true; 8]));
-    let other = Analyzer::new(Settings { seed: 8, ..settings(8) })
-        .analyze(&record)
-        .unwrap();
-    assert_ne!(first.moves, other.moves, "the seed is used");
+    let mut kept_and_swapped = [false; 2];
+    for seed in 0..4 {
+        // Players place 25 blocks (24 free cells), with the pie rule; solved from 8 free cells.
+        let spec = GameSpec::placed(format!("placed{seed}"), 25, true, time()).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let record = play(&spec, |game| random_move(game, &mut rng));
+        let first = Analyzer::new(settings(8)).analyze(&record).unwrap();
+        let again = Analyzer::new(settings(8)).analyze(&record).unwrap();
+        assert_eq!(first, again, "the same settings give the same analysis");
+        let other = Analyzer::new(Settings { seed: 8, ..settings(8) })
+            .analyze(&record)
+            .unwrap();
+        assert_ne!(first.moves, other.moves, "the seed is used");
+
+        let blocks: Vec<_> = first.moves.iter().filter(|entry| entry.kind == Kind::Block).collect();
+        assert_eq!(blocks.len(), 25);
+        assert!(
+            blocks
+                .iter()
+                .all(|entry| !entry.before.exact && entry.best[0].starts_with('#'))
+        );
+        // Estimates, then exact from 8 free cells to the end.
+        let exact: Vec<_> = first.moves.iter().map(|entry| entry.before.exact).collect();
+        assert_eq!(exact.iter().filter(|&&exact| exact).count(), 8);
+        assert!(exact.ends_with(&[true; 8]));
+
+        // The pie decision takes the better side of one estimate (keeping gives `after` or swapping
+        // its complement): at least even, kept when the move played is the best one.
+        let pies: Vec<_> = first.moves.iter().filter(|entry| entry.kind == Kind::Pie).collect();
+        assert_eq!(pies.len(), 1);
+        let pie = pies[0];
+        let (before, after) = (pie.before.expected_result(), pie.after.expected_result());
+        assert!(
+            !pie.before.exact && (before - after.max(1.0 - after)).abs() < 1e-3,
+            "{pie:?}"
+        );
+        assert_eq!(pie.best.contains(&pie.played), pie.after == pie.before, "{pie:?}");
+        kept_and_swapped[usize::from(pie.best == ["swap"])] = true;
+
+        // The losing moves are each side's first that lost its outcome, estimated or not.
+        for seat in [Seat::First, Seat::Second] {
+            let first_lost = first
+                .moves
+                .iter()
+                .find(|entry| entry.seat == seat && loses(&entry.before, &entry.after));
+            let losing = first.losing.of(record.color_of(seat));
+            assert_eq!(losing, first_lost.map(|entry| entry.ply), "game {}", record.id);
+        }
+    }
+    assert_eq!(kept_and_swapped, [true; 2], "the best pie decision is either");
 }
