@@ -257,3 +257,27 @@ fn estimates_cover_block_placement_and_the_pie_and_are_reproducible() {
     }
     assert_eq!(kept_and_swapped, [true; 2], "the best pie decision is either");
 }
+
+#[test]
+fn a_spent_budget_leaves_the_rest_estimated() {
+    // 24 free cells, all within reach of the solver but not in no time.
+    let spec = GameSpec::random("budget", 25, 3, false, time()).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let record = play(&spec, |game| random_move(game, &mut rng));
+    let settings = Settings {
+        budget: Some(Duration::ZERO),
+        ..settings(24)
+    };
+    let analysis = Analyzer::new(settings).analyze(&record).unwrap();
+    let exact: Vec<_> = analysis.moves.iter().map(|entry| entry.before.exact).collect();
+    let count = exact.iter().filter(|&&exact| exact).count();
+    assert!(
+        exact.ends_with(&vec![true; count]),
+        "the exact plies are the last: {exact:?}"
+    );
+    assert!(
+        count > 0 && count < 24,
+        "the small endgames are solved at once, not the rest: {exact:?}"
+    );
+    assert!(!analysis.moves[0].before.exact && analysis.moves[0].before.expected.is_some());
+}
