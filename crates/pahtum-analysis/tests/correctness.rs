@@ -281,3 +281,48 @@ fn a_spent_budget_leaves_the_rest_estimated() {
     );
     assert!(!analysis.moves[0].before.exact && analysis.moves[0].before.expected.is_some());
 }
+
+#[test]
+fn given_plies_are_valued_but_are_nobodys_mistakes() {
+    let (record, analysis) = random_games()
+        .into_iter()
+        .find(|(_, analysis)| analysis.moves.iter().any(|entry| entry.grade.is_some()))
+        .expect("a random game with a mistake");
+    let mistake = analysis.moves.iter().find(|entry| entry.grade.is_some()).unwrap().ply;
+    // The same game, its plies up to the mistake given before the bots played.
+    let plies = record.replay().unwrap().history().to_vec();
+    let seed: u64 = record
+        .id
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap();
+    let base = if record.id.starts_with("rows") {
+        two_rows(&record.id)
+    } else {
+        spec(seed, record.rules.pie)
+    };
+    let given = base.with_opening(plies[..mistake].to_vec(), None).unwrap();
+    let mut next = plies.iter().copied();
+    let again = play(&given, |_| next.next().unwrap());
+    assert_eq!(again.opening.as_ref().map(|opening| opening.plies), Some(mistake));
+    let reanalysed = Analyzer::new(settings(BLOCKS as u32)).analyze(&again).unwrap();
+    for (entry, before) in reanalysed.moves.iter().zip(&analysis.moves) {
+        let is_given = entry.ply <= mistake;
+        assert_eq!(entry.given, is_given, "{entry:?}");
+        assert_eq!(
+            (entry.before, entry.after),
+            (before.before, before.after),
+            "the same values"
+        );
+        if is_given {
+            assert_eq!(entry.grade, None, "{entry:?}");
+        }
+    }
+    for color in [Color::White, Color::Black] {
+        assert!(
+            reanalysed.losing.of(color).is_none_or(|ply| ply > mistake),
+            "{:?}",
+            reanalysed.losing
+        );
+    }
+}

@@ -130,8 +130,9 @@ impl GameSpec {
     }
 
     /// The record of this game between `players`, played to its end by
-    /// `choose` (the action to play in the game as it stands), untimed and
-    /// ended normally: real records without bots, for tests and tools.
+    /// `choose` (the action to play in the game as it stands, the given
+    /// opening's plies first), untimed and ended normally: real records
+    /// without bots, for tests and tools.
     ///
     /// # Panics
     ///
@@ -155,7 +156,14 @@ impl GameSpec {
                 timing: Timing::default(),
             });
         }
-        let swap_move = game.swapped().map(|_| Timing::default());
+        // A given pie decision has no timing.
+        let pie = game
+            .history()
+            .iter()
+            .position(|action| matches!(action, Action::Pie(_)));
+        let swap_move = pie
+            .filter(|&index| index >= self.opening.len())
+            .map(|_| Timing::default());
         self.record(players, &game, moves, swap_move, Termination::normal(), 0)
     }
 
