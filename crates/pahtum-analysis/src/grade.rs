@@ -45,14 +45,15 @@ pub fn outcome(value: &Value) -> Ordering {
 }
 
 /// What going from `before` to `after` cost the mover: points of margin when
-/// both are exact, expected result otherwise; never below 0 (an estimate may
-/// rise by noise, and no move gains value).
+/// both are exact, expected result otherwise (to four decimals); never below
+/// 0 (an estimate may rise by noise, and no move gains value).
 pub fn loss(before: &Value, after: &Value) -> f64 {
     let lost = match (before.margin, after.margin) {
         (Some(before), Some(after)) => f64::from(before - after),
         _ => before.expected_result() - after.expected_result(),
     };
-    lost.max(0.0)
+    // To the estimates' four decimals, without the subtraction's float noise.
+    ((lost * 10_000.0).round() / 10_000.0).max(0.0)
 }
 
 /// The grade of a move from `before` to `after`, if it is a mistake at all.
@@ -104,6 +105,7 @@ mod tests {
     fn estimates_are_graded_by_the_drop_in_expected_result() {
         let grade_of = |before: f64, after: f64| grade(&Value::estimated(before), &Value::estimated(after));
         assert_eq!(grade_of(0.6, 0.56), None);
+        assert_eq!(loss(&Value::estimated(0.5418), &Value::estimated(0.4582)), 0.0836);
         assert_eq!(grade_of(0.6, 0.54), Some(Grade::Inaccuracy));
         assert_eq!(grade_of(0.6, 0.49), Some(Grade::Mistake));
         assert_eq!(grade_of(0.6, 0.44), Some(Grade::Blunder));
