@@ -130,6 +130,15 @@ fn analysis_lines_are_resumed_and_a_changed_record_is_analysed_again() {
         "out/analysis.jsonl: 0 game(s) analysed, 2 already there\n"
     );
     assert_eq!(std::fs::read(&file).unwrap(), whole);
+
+    // Another effort: the lines of the first are not used, both games are analysed again.
+    assert_eq!(
+        analyze("out", &["--seed", "2"], dir.path()),
+        "out/analysis.jsonl: 2 game(s) analysed, 0 already there\n"
+    );
+    let lines = analyses(&file);
+    assert_eq!(lines.len(), 5);
+    assert!(lines[3..].iter().all(|line| line.effort.seed == 2));
 }
 
 #[test]

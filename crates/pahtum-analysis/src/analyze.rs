@@ -37,6 +37,18 @@ pub struct Settings {
     pub budget: Option<Duration>,
 }
 
+impl Settings {
+    /// What an analysis with these settings says of its effort (the budget
+    /// aside, which depends on the machine).
+    pub fn effort(&self) -> Effort {
+        Effort {
+            exact_from: self.exact_from,
+            playouts: self.playouts,
+            seed: self.seed,
+        }
+    }
+}
+
 impl Default for Settings {
     /// 18 free cells (the engine's own exact endgame), 20,000 playouts, a 24
     /// MB table: a few seconds a game on one core.
@@ -160,11 +172,7 @@ impl Analyzer {
             record: record_hash(record),
             moves,
             losing,
-            effort: Effort {
-                exact_from: self.settings.exact_from,
-                playouts: self.settings.playouts,
-                seed: self.settings.seed,
-            },
+            effort: self.settings.effort(),
         })
     }
 

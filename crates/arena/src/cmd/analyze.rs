@@ -5,9 +5,10 @@
 //! `analysis.jsonl` beside a run's `journal.jsonl` (`NAME.analysis.jsonl`
 //! beside any other journal or record `NAME.EXT`), one line per game,
 //! appended as each game is done. It resumes like a tournament: a line whose
-//! game and record hash match a chosen game is kept and the game skipped; a
-//! line whose hash no longer matches its record is ignored and the game
-//! analysed again. A torn last line (an interrupted write) is cut off first.
+//! game, record hash and effort (`--exact-cells`, `--playouts`, `--seed`)
+//! match a chosen game is kept and the game skipped; a line whose hash no
+//! longer matches its record, or made with another effort, is ignored and the
+//! game analysed again (a reader takes a game's last line). A torn last line (an interrupted write) is cut off first.
 //! The journal is only read. Games are analysed `--concurrency` at once on
 //! threads, each with its own solver table, and only the finished lines are
 //! passed on, so memory grows with the table, not with the games.
@@ -23,7 +24,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use pahtum_analysis::analyze::{Analyzer, Settings};
-use pahtum_analysis::format::{GameAnalysis, record_hash};
+use pahtum_analysis::format::{Effort, GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
 
@@ -89,7 +90,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|record| args.games.is_empty() || args.games.contains(&record.id))
         .filter(|record| select.takes(record));
-    let done = analysed(&out)?;
+    let settings = Settings {
+        table_bits: args.table_bits,
+        exact_from: args.exact_cells,
+        playouts: args.playouts,
+        seed: args.seed,
+        budget: args.budget,
+    };
+    let done = analysed(&out, settings.effort())?;
     let mut kept = 0;
     let mut work = Vec::new();
     for record in chosen {
@@ -99,13 +107,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             work.push(record);
         }
     }
-    let settings = Settings {
-        table_bits: args.table_bits,
-        exact_from: args.exact_cells,
-        playouts: args.playouts,
-        seed: args.seed,
-        budget: args.budget,
-    };
     let analysed = analyse_into(&out, &work, settings, args.concurrency)?;
     outln!("{}: {analysed} game(s) analysed, {kept} already there", out.display());
     Ok(ExitCode::SUCCESS)
@@ -130,8 +131,8 @@ fn output_path(named: &Path, source: &Source) -> PathBuf {
     file.with_file_name(format!("{stem}.analysis.jsonl"))
 }
 
-/// The games and record hashes that `out` already holds, after cutting off a torn last line.
-fn analysed(out: &Path) -> anyhow::Result<HashSet<(String, String)>> {
+/// The games and record hashes that `out` already holds with `effort`, after cutting off a torn last line.
+fn analysed(out: &Path, effort: Effort) -> anyhow::Result<HashSet<(String, String)>> {
     let mut done = HashSet::new();
     let Ok(file) = std::fs::File::open(out) else {
         return Ok(done);
@@ -148,7 +149,9 @@ fn analysed(out: &Path) -> anyhow::Result<HashSet<(String, String)>> {
             break;
         }
         whole += read as u64;
-        if let Ok(analysis) = serde_json::from_slice::<GameAnalysis>(&line) {
+        if let Ok(analysis) = serde_json::from_slice::<GameAnalysis>(&line)
+            && analysis.effort == effort
+        {
             done.insert((analysis.game, analysis.record));
         }
     }
