@@ -8,9 +8,11 @@
 //! engine's library: its exact endgame solver where the position has few
 //! enough free cells (exact final margins), its tree search with a fixed
 //! number of playouts and a fixed seed before that (an expected result, so an
-//! analysis is reproducible). `arena analyze` wires it to journals.
+//! analysis is reproducible). `arena analyze` wires it to journals; [`file`]
+//! finds and reads `analysis.jsonl` for whoever shows it.
 
 pub mod analyze;
+pub mod file;
 pub mod format;
 pub mod grade;
 mod values;

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use pahtum_analysis::analyze::{Analyzer, Settings};
+use pahtum_analysis::file::beside;
 use pahtum_analysis::format::{Effort, GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
@@ -112,23 +113,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where the analysis of `named` (which is `source`) goes: `analysis.jsonl` in a run's folder or beside
-/// its `journal.jsonl`, else `NAME.analysis.jsonl` beside the file `NAME.EXT`.
+/// Where the analysis of `named` (which is `source`) goes: beside its journal or record
+/// ([`pahtum_analysis::file::beside`]), or in the folder of shards whose journals were merged.
 fn output_path(named: &Path, source: &Source) -> PathBuf {
-    let file = match source {
-        Source::Journal { path, merged: None } => path.as_path(),
-        _ => named,
-    };
-    if named.is_dir() || file.file_name().is_some_and(|name| name == "journal.jsonl") {
-        let folder = if named.is_dir() {
-            named
-        } else {
-            file.parent().unwrap_or(Path::new(""))
-        };
-        return folder.join("analysis.jsonl");
+    match source {
+        Source::Journal { path, merged: None } => beside(path),
+        Source::Journal { merged: Some(_), .. } => named.join("analysis.jsonl"),
+        Source::Record { .. } => beside(named),
     }
-    let stem = file.file_stem().unwrap_or_default().to_string_lossy();
-    file.with_file_name(format!("{stem}.analysis.jsonl"))
 }
 
 /// The games and record hashes that `out` already holds with `effort`, after cutting off a torn last line.
