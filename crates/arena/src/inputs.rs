@@ -10,6 +10,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pahtum_analysis::file::beside;
 use pahtum_record::GameRecord;
 use pahtum_report::show::{Select, bots_of};
 use pahtum_tournament::journal;
@@ -122,6 +123,16 @@ pub fn source(paths: &[PathBuf]) -> anyhow::Result<Source> {
     }
     let (path, merged) = one_journal(paths)?;
     Ok(Source::Journal { path, merged })
+}
+
+/// Where the analysis of the games of `named` (which is `source`) lies: beside its journal or record
+/// ([`pahtum_analysis::file::beside`]), or in the folder of shards whose journals were merged.
+pub fn analysis_path(named: &Path, source: &Source) -> PathBuf {
+    match source {
+        Source::Journal { path, merged: None } => beside(path),
+        Source::Journal { merged: Some(_), .. } => named.join("analysis.jsonl"),
+        Source::Record { .. } => beside(named),
+    }
 }
 
 /// Every game of a source, in memory, and the names of its bots.

@@ -1,13 +1,14 @@
 //! `arena analyze` as a user runs it, on the games of built-in bots: it writes one line per game beside
 //! the journal, resumes without analysing a game twice, redoes a game whose record changed, cuts a torn
-//! last line, never touches the journal, takes a single record, and refuses a bot the games lack.
+//! last line, never touches the journal, takes a single record, and refuses a bot the games lack; `arena
+//! show` then shows each move's value and marks, and no analysis of a record that changed since.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::prelude::OutputAssertExt;
-use pahtum_analysis::format::{GameAnalysis, Kind, record_hash};
+use pahtum_analysis::format::{GameAnalysis, Grade, Kind, record_hash};
 use pahtum_record::GameRecord;
 
 /// A small effort, for a debug build.
@@ -190,4 +191,75 @@ fn an_unknown_bot_or_game_is_an_error_that_names_those_there_are() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
     assert!(!dir.path().join("out/analysis.jsonl").exists(), "nothing written");
+}
+
+fn show(args: &[&str], dir: &Path) -> String {
+    String::from_utf8(arena(&[&["show"], args].concat(), dir).stdout).unwrap()
+}
+
+/// The line of ply `ply` in `arena show`'s text.
+fn ply_line(text: &str, ply: usize) -> &str {
+    let start = format!("{ply:>3}. ");
+    text.lines().find(|line| line.starts_with(&start)).unwrap()
+}
+
+#[test]
+fn show_marks_the_moves_of_an_analysed_game_and_not_those_of_a_changed_record() {
+    let dir = tempfile::tempdir().unwrap();
+    played(dir.path());
+    let journal = dir.path().join("out/journal.jsonl");
+    let game = records(&journal).remove(0);
+    let id = game.id.as_str();
+    let hint = format!("\n(no analysis: arena analyze out {id} to see where it was lost)\n");
+    let before = show(&["out", id], dir.path());
+    assert!(before.contains(&hint), "{before}");
+    assert!(!before.contains("Analysis ("), "{before}");
+
+    analyze("out", &[id], dir.path());
+    let analysis = analyses(&dir.path().join("out/analysis.jsonl")).remove(0);
+    let loser = game.result.winner().expect("heuristic beats first-free").opponent();
+    let losing = analysis.losing.of(loser).expect("the loser has a losing move");
+    for view in [&[][..], &["--boards"]] {
+        let text = show(&[&["out", id], view].concat(), dir.path());
+        assert!(
+            text.contains(
+                "\nAnalysis (out/analysis.jsonl): solved exactly from 10 free cells, estimated before by 200 playouts \
+                 (seed 1)\n  after each move, for its mover: =+12"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("(no analysis"), "{text}");
+        assert!(ply_line(&text, losing).contains("← losing move"), "{text}");
+        let marked = [analysis.losing.white, analysis.losing.black].iter().flatten().count();
+        assert_eq!(text.matches("← losing move").count(), marked, "{text}");
+        // The last ply: the final score difference, proven, for its mover.
+        let last = analysis.moves.last().unwrap();
+        let margin = last.after.margin.unwrap();
+        let value = if margin == 0 {
+            "=0".to_owned()
+        } else {
+            format!("={margin:+}")
+        };
+        assert!(ply_line(&text, last.ply).contains(&format!(" {value}")), "{text}");
+        for entry in analysis
+            .moves
+            .iter()
+            .filter(|entry| entry.grade == Some(Grade::Blunder))
+        {
+            assert!(ply_line(&text, entry.ply).contains(" ?? "), "{text}");
+        }
+    }
+
+    // The record changed since: its analysis is of another game, and is not shown.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let ended = format!("\"ended_unix_ms\":{}", game.ended_unix_ms);
+    let changed = text.replacen(&ended, &format!("\"ended_unix_ms\":{}", game.ended_unix_ms + 1), 1);
+    assert_ne!(changed, text);
+    std::fs::write(&journal, changed).unwrap();
+    let after = show(&["out", id], dir.path());
+    assert!(after.contains(&hint), "{after}");
+    assert!(
+        !after.contains("Analysis (") && !after.contains("losing move"),
+        "{after}"
+    );
 }

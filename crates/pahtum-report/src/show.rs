@@ -13,11 +13,21 @@
 //! viewer. Everything a bot wrote (names, info, lines) goes through
 //! [`pahtum_protocol::untrusted::escape`], so that it cannot move the cursor
 //! or recolour the terminal.
+//!
+//! Where the game has an analysis (`arena analyze`, [`Analysis::Found`]),
+//! each ply also shows, in columns, the value of the position after it for
+//! the player who made it (`=+12`: a proven final margin, `53%`: an estimated
+//! result), what the move lost, its grade as chess marks it (`?!` an
+//! inaccuracy, `?` a mistake, `??` a blunder), `← losing move` on each side's
+//! losing move and the best moves where the one played was not among them:
+//! the question a bot author comes with is which move lost the game. Without
+//! one, a line says how to make it.
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
 use pahtum::{Action, Cell, Color, Seat};
+use pahtum_analysis::format::{GameAnalysis, Grade, MoveAnalysis, Value};
 use pahtum_protocol::untrusted::escape;
 use pahtum_protocol::{Info, Placement};
 use pahtum_record::{GameRecord, MoveKind, ReplayError, Timing};
@@ -33,15 +43,40 @@ pub enum View {
     Boards,
 }
 
+/// What is known of a game's analysis.
+#[derive(Debug, Clone, Copy)]
+pub enum Analysis<'a> {
+    /// The game's analysis (of its record as it is), and where it was read from.
+    Found {
+        /// The analysis.
+        analysis: &'a GameAnalysis,
+        /// The file it was read from, as the user would name it.
+        from: &'a str,
+    },
+    /// None: the command that would make one (`arena analyze runs/x 003-01-b`).
+    Missing {
+        /// The command.
+        command: &'a str,
+    },
+}
+
 /// The most characters of a ply's `info` that the compact list shows; `--boards` shows it all.
 const SHORT_INFO: usize = 40;
 
-/// `record` for a person (see the module docs); fails if it does not replay.
-pub fn game_text(record: &GameRecord, view: View) -> Result<String, ReplayError> {
+/// The most best moves the compact list names; `--boards` names them all.
+const SHORT_BEST: usize = 3;
+
+/// `record` for a person with what `analysis` says of it (see the module docs); fails if it does not replay.
+pub fn game_text(record: &GameRecord, view: View, analysis: Analysis<'_>) -> Result<String, ReplayError> {
     let end = record.replay()?;
     let plies = plies(record);
-    let list = PlyList::of(record);
+    let found = match analysis {
+        Analysis::Found { analysis, .. } => Some(analysis),
+        Analysis::Missing { .. } => None,
+    };
+    let list = PlyList::of(record, found, view);
     let mut out = header(record);
+    out.push_str(&analysis_lines(analysis));
     out.push('\n');
     if view == View::Boards {
         let mut game = record
@@ -51,7 +86,7 @@ pub fn game_text(record: &GameRecord, view: View) -> Result<String, ReplayError>
         out.push_str(&board(game.position(), None));
         for ply in &plies {
             game.play(ply.action).map_err(|error| ReplayError(error.to_string()))?;
-            writeln!(out, "\n{}", list.line(ply, usize::MAX)).unwrap();
+            writeln!(out, "\n{}", list.line(ply)).unwrap();
             out.push_str(&board(game.position(), cell_of(ply.action)));
             let score = game.score();
             writeln!(out, "  White {} - {} Black", score.white, score.black).unwrap();
@@ -63,9 +98,18 @@ pub fn game_text(record: &GameRecord, view: View) -> Result<String, ReplayError>
     out.push_str(&runs(end.position(), ["White", "Black"]));
     out.push_str("  W B: stones in a scoring run, w b: the others, (x): the last ply\n");
     if view == View::Compact {
-        out.push_str("\nPlies (the pie decision and the players' blocks count), each answer's time and info:\n");
+        let columns = if found.is_some() {
+            "each answer's time, the value after it, its marks and info"
+        } else {
+            "each answer's time and info"
+        };
+        writeln!(
+            out,
+            "\nPlies (the pie decision and the players' blocks count), {columns}:"
+        )
+        .unwrap();
         for ply in &plies {
-            writeln!(out, "{}", list.line(ply, SHORT_INFO)).unwrap();
+            writeln!(out, "{}", list.line(ply)).unwrap();
         }
     }
     Ok(out)
@@ -145,6 +189,28 @@ fn header(record: &GameRecord) -> String {
     out
 }
 
+/// The lines under the header that say where the analysis came from, its effort and what its marks mean;
+/// or, without one, how to make it.
+fn analysis_lines(analysis: Analysis<'_>) -> String {
+    match analysis {
+        Analysis::Found { analysis, from } => {
+            let effort = &analysis.effort;
+            format!(
+                "Analysis ({}): solved exactly from {} free cells, estimated before by {} playouts (seed {})\n  \
+                 after each move, for its mover: =+12 a proven final margin, 53% an estimated result; -3, -8%: \
+                 what it lost; ?! inaccuracy, ? mistake, ?? blunder\n",
+                escape(from),
+                effort.exact_from,
+                effort.playouts,
+                effort.seed
+            )
+        }
+        Analysis::Missing { command } => {
+            format!("(no analysis: {} to see where it was lost)\n", escape(command))
+        }
+    }
+}
+
 /// One ply of a record, numbered as everywhere (see [`GameRecord::ply_of_move`]).
 struct Ply<'a> {
     number: usize,
@@ -200,15 +266,18 @@ fn cell_of(action: Action) -> Option<Cell> {
     }
 }
 
-/// The lines of a game's plies, its bots' names escaped and padded to one width.
-struct PlyList {
+/// The lines of a game's plies, its bots' names escaped and padded to one width, with the analysis's columns
+/// where there is one.
+struct PlyList<'a> {
     /// By seat.
     names: [String; 2],
     width: usize,
+    analysis: Option<&'a GameAnalysis>,
+    view: View,
 }
 
-impl PlyList {
-    fn of(record: &GameRecord) -> PlyList {
+impl<'a> PlyList<'a> {
+    fn of(record: &GameRecord, analysis: Option<&'a GameAnalysis>, view: View) -> PlyList<'a> {
         let names = [Seat::First, Seat::Second].map(|seat| escape(record.players.of(seat)).into_owned());
         let given = if record.opening.is_some() { "given".len() } else { 0 };
         let width = names
@@ -217,11 +286,17 @@ impl PlyList {
             .max()
             .unwrap_or(0)
             .max(given);
-        PlyList { names, width }
+        PlyList {
+            names,
+            width,
+            analysis,
+            view,
+        }
     }
 
-    /// `12. d4    white  heuristic   12.3 ms  eval 0.5, depth 4`, the info cut to `info_chars` characters.
-    fn line(&self, ply: &Ply<'_>, info_chars: usize) -> String {
+    /// `12. d4    white  heuristic   12.3 ms  =+12    -3 ?!  best e5  eval 0.5, depth 4`: the analysis's
+    /// columns where there is one, the info cut in the compact view.
+    fn line(&self, ply: &Ply<'_>) -> String {
         let bot = if ply.given {
             "given"
         } else {
@@ -234,13 +309,98 @@ impl PlyList {
             ply.color.to_string(),
             width = self.width
         );
-        if let Some(timing) = ply.timing {
-            write!(line, "  {:>7.1} ms", timing.ms).unwrap();
-            if let Some(info) = &timing.info {
-                write!(line, "  {}", cut(&info_text(info), info_chars)).unwrap();
-            }
+        match ply.timing {
+            Some(timing) => write!(line, "  {:>7.1} ms", timing.ms).unwrap(),
+            None if self.analysis.is_some() => line.push_str(&" ".repeat(12)),
+            None => {}
+        }
+        if let Some(analysis) = self.analysis {
+            line.push_str(&self.marks(analysis, ply));
+        }
+        if let Some(info) = ply.timing.and_then(|timing| timing.info.as_ref()) {
+            let chars = if self.view == View::Compact {
+                SHORT_INFO
+            } else {
+                usize::MAX
+            };
+            write!(line, "  {}", cut(&info_text(info), chars)).unwrap();
         }
         line.trim_end().to_owned()
+    }
+
+    /// The analysis's columns for `ply`: the value after it, the loss and the grade, then the losing move's
+    /// marker and the best moves where the one played was not among them.
+    fn marks(&self, analysis: &GameAnalysis, ply: &Ply<'_>) -> String {
+        let Some(entry) = move_analysis(analysis, ply) else {
+            return String::new();
+        };
+        let mut marks = format!(
+            "  {:>5} {:>5} {:<2}",
+            value_text(&entry.after),
+            loss_text(entry),
+            entry.grade.map_or("", grade_mark)
+        );
+        if [analysis.losing.white, analysis.losing.black].contains(&Some(ply.number)) {
+            marks.push_str("  ← losing move");
+        }
+        if !entry.best.is_empty() && !entry.best.contains(&entry.played) {
+            let named = if self.view == View::Compact {
+                SHORT_BEST
+            } else {
+                usize::MAX
+            };
+            let best: Vec<String> = entry
+                .best
+                .iter()
+                .take(named)
+                .map(|best| escape(best).into_owned())
+                .collect();
+            write!(marks, "  best {}", best.join(" ")).unwrap();
+            if entry.best.len() > best.len() {
+                write!(marks, " (+{})", entry.best.len() - best.len()).unwrap();
+            }
+        }
+        marks
+    }
+}
+
+/// The analysis of `ply`, if the analysis has that ply and it is the move played.
+fn move_analysis<'a>(analysis: &'a GameAnalysis, ply: &Ply<'_>) -> Option<&'a MoveAnalysis> {
+    analysis
+        .moves
+        .get(ply.number - 1)
+        .filter(|entry| entry.ply == ply.number && entry.played == ply.action.to_string())
+}
+
+/// `=+12`, `=-3`, `=0` (a proven final margin) or `53%` (an estimated result).
+fn value_text(value: &Value) -> String {
+    match value.margin {
+        Some(0) => "=0".to_owned(),
+        Some(margin) => format!("={margin:+}"),
+        None => format!("{:.0}%", value.expected_result() * 100.0),
+    }
+}
+
+/// What a move lost: `-3` points of proven margin, `-8%` of expected result; nothing when it lost nothing.
+fn loss_text(entry: &MoveAnalysis) -> String {
+    let text = if entry.before.exact && entry.after.exact {
+        format!("-{:.0}", entry.loss)
+    } else {
+        format!("-{:.0}%", entry.loss * 100.0)
+    };
+    if text.trim_start_matches('-').trim_end_matches('%') == "0" {
+        String::new()
+    } else {
+        text
+    }
+}
+
+/// A grade as chess marks it.
+fn grade_mark(grade: Grade) -> &'static str {
+    match grade {
+        Grade::Inaccuracy => "?!",
+        Grade::Mistake => "?",
+        Grade::Blunder => "??",
     }
 }
 
@@ -418,9 +578,19 @@ mod tests {
     use crate::fixtures::{played, played_with};
     use pahtum::{Cell, SIZE};
 
+    /// No analysis of the game, and the command that would make one.
+    const MISSING: Analysis<'static> = Analysis::Missing {
+        command: "arena analyze game.json",
+    };
+
     /// The text of `game` without its colours, as `arena` prints it where stdout is no terminal.
     fn plain(game: &GameRecord, view: View) -> String {
-        anstream::adapter::strip_str(&game_text(game, view).unwrap()).to_string()
+        plain_with(game, view, MISSING)
+    }
+
+    /// [`plain`] with what is known of the game's analysis.
+    fn plain_with(game: &GameRecord, view: View, analysis: Analysis<'_>) -> String {
+        anstream::adapter::strip_str(&game_text(game, view, analysis).unwrap()).to_string()
     }
 
     #[test]
@@ -486,7 +656,7 @@ mod tests {
         });
         let text = plain(&game, View::Compact);
         insta::assert_snapshot!(text);
-        let coloured = game_text(&game, View::Compact).unwrap();
+        let coloured = game_text(&game, View::Compact, MISSING).unwrap();
         let bold = WHITE_STONE.bold();
         assert!(coloured.contains(&format!(" {bold}W{bold:#} ")), "{coloured:?}");
         let lines = text.lines().count();
@@ -611,7 +781,7 @@ mod tests {
         let shown = "\\x1b[2J\\x1b]0;t\\x07\\r\\u{202e}";
         for view in [View::Compact, View::Boards] {
             // No control character but those of the board's own colours.
-            let mut text = game_text(&game, view).unwrap();
+            let mut text = game_text(&game, view, MISSING).unwrap();
             for style in [WHITE_STONE, BLACK_STONE, WHITE_STONE.bold(), BLACK_STONE.bold(), BLOCK] {
                 text = text.replace(&style.render().to_string(), "");
                 text = text.replace(&style.render_reset().to_string(), "");
@@ -630,5 +800,168 @@ mod tests {
         }
         let list = game_list(&[game], &Select::Bot("b".into()));
         assert!(list.contains(&format!("white ({shown}) won")), "{list}");
+    }
+
+    /// A game on a board whose free cells are the rows 1 and 2 (14 cells: most of the game solved, long runs
+    /// and large margins), with the pie rule, each side taking the first or the last legal move by turns, and
+    /// its analysis with a small effort: solved from 12 free cells, estimated before.
+    fn analysed(seed: u64) -> (GameRecord, GameAnalysis) {
+        let blocks: Vec<_> = (0..pahtum::CELLS)
+            .filter_map(Cell::from_index)
+            .filter(|cell| cell.row() >= 3 || cell.row() == 2 && cell.column() == 6)
+            .collect();
+        let time = pahtum_protocol::move_time(std::time::Duration::from_secs(1));
+        let spec = pahtum_record::GameSpec::fixed(format!("g{seed}"), &blocks, true, time).unwrap();
+        let players = pahtum_record::Players {
+            first: "a".into(),
+            second: "b".into(),
+        };
+        let mut turn = seed;
+        let record = spec.play_out(players, |game| {
+            turn = turn * 7 + 3;
+            let moves = game.legal_moves();
+            if turn % 5 < 2 { moves[0] } else { moves[moves.len() - 1] }
+        });
+        let settings = pahtum_analysis::analyze::Settings {
+            table_bits: 12,
+            exact_from: 12,
+            playouts: 50,
+            seed: 1,
+            budget: None,
+        };
+        let analysis = pahtum_analysis::analyze::Analyzer::new(settings)
+            .analyze(&record)
+            .unwrap();
+        (record, analysis)
+    }
+
+    /// The line of ply `number` in `text`.
+    fn ply_line(text: &str, number: usize) -> &str {
+        let start = format!("{number:>3}. ");
+        text.lines().find(|line| line.starts_with(&start)).unwrap()
+    }
+
+    /// Each ply shows the value after it for its mover, the loss, the grade, the losing moves and the best
+    /// moves missed, as the analysis has them, in both views; the header says where the analysis came from.
+    #[test]
+    fn an_analysed_game_shows_each_plys_value_and_marks() {
+        let (record, analysis) = analysed(1);
+        // What this game has to show: estimates and proven margins, every grade, both losing moves.
+        assert_eq!(
+            analysis.losing,
+            pahtum_analysis::format::Losing {
+                white: Some(4),
+                black: Some(3)
+            }
+        );
+        let grades: BTreeSet<_> = analysis.moves.iter().filter_map(|entry| entry.grade).collect();
+        assert_eq!(grades.len(), 3, "{grades:?}");
+        let from = "runs/x/analysis.jsonl";
+        let found = Analysis::Found {
+            analysis: &analysis,
+            from,
+        };
+        let text = plain_with(&record, View::Compact, found);
+        assert!(
+            text.contains(
+                "\nAnalysis (runs/x/analysis.jsonl): solved exactly from 12 free cells, estimated before by 50 \
+                 playouts (seed 1)\n  after each move, for its mover: =+12 a proven final margin, 53% an estimated \
+                 result; -3, -8%: what it lost; ?! inaccuracy, ? mistake, ?? blunder\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("no analysis"), "{text}");
+        for (number, line) in [
+            (1, "  1. a1    white  a      0.0 ms    42%           best e2"),
+            (2, "  2. keep  black  b      0.0 ms    58%"),
+            (
+                3,
+                "  3. f3    black  b      0.0 ms    27%  -31% ??  ← losing move  best e2",
+            ),
+            (
+                4,
+                "  4. b1    white  a      0.0 ms    53%  -20% ??  ← losing move  best d1",
+            ),
+            (5, "  5. c1    black  b      0.0 ms    40%   -7% ?!"),
+            (7, "  7. d3    black  b      0.0 ms    47%  -14% ?   best c2"),
+            (9, "  9. e1    black  b      0.0 ms     =0  -15% ?   best c2"),
+            (
+                15,
+                " 15. g2    black  b      0.0 ms    =-3    -3 ??  best a2 c2 d2 (+2)",
+            ),
+            (16, " 16. a2    white  a      0.0 ms    =+3"),
+        ] {
+            assert_eq!(ply_line(&text, number), line, "{text}");
+        }
+        // Every ply against its analysis: the value after it for its mover, its grade, the losing moves.
+        for entry in &analysis.moves {
+            let line = ply_line(&text, entry.ply);
+            let value = match (entry.after.margin, entry.after.expected) {
+                (Some(0), _) => "=0".to_owned(),
+                (Some(margin), _) => format!("={margin:+}"),
+                (None, Some(expected)) => format!("{}%", (expected * 100.0).round()),
+                (None, None) => unreachable!("a value is exact or estimated"),
+            };
+            let columns = &line["  1. a1    white  a      0.0 ms".len()..];
+            assert_eq!(columns.split_whitespace().next(), Some(value.as_str()), "{line}");
+            let mark = match entry.grade {
+                Some(Grade::Inaccuracy) => "?!",
+                Some(Grade::Mistake) => "?",
+                Some(Grade::Blunder) => "??",
+                None => "",
+            };
+            assert_eq!(columns.get(14..16).unwrap_or("").trim(), mark, "{line}");
+            let losing = [3, 4].contains(&entry.ply);
+            assert_eq!(line.contains("← losing move"), losing, "{line}");
+            assert_eq!(line.contains("best"), !entry.best.contains(&entry.played), "{line}");
+        }
+        assert_eq!(text.matches("← losing move").count(), 2, "{text}");
+        let lines = text.lines().count();
+        assert!(lines <= 80, "{lines} lines");
+
+        // The boards name every best move.
+        let boards = plain_with(&record, View::Boards, found);
+        let best = &analysis.moves[14].best;
+        assert_eq!(best.len(), 5);
+        assert!(
+            boards.contains(&format!(
+                "\n 15. g2    black  b      0.0 ms    =-3    -3 ??  best {}\n",
+                best.join(" ")
+            )),
+            "{boards}"
+        );
+        assert!(boards.contains("  4. b1    white  a      0.0 ms    53%  -20% ??  ← losing move  best d1\n"));
+        assert!(boards.contains("\n  after each move, for its mover: =+12"), "{boards}");
+
+        // What the file says is escaped, as what the record says.
+        let mut hostile = analysis.clone();
+        hostile.moves[0].best = vec!["\u{1b}[2J".into()];
+        let from = "\u{1b}]0;x\u{7}";
+        let text = game_text(
+            &record,
+            View::Compact,
+            Analysis::Found {
+                analysis: &hostile,
+                from,
+            },
+        )
+        .unwrap();
+        assert!(
+            text.contains("best \\x1b[2J\n") && text.contains("Analysis (\\x1b]0;x\\x07)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_an_analysis_a_line_says_how_to_make_one() {
+        let (record, _) = analysed(1);
+        for view in [View::Compact, View::Boards] {
+            let text = plain(&record, view);
+            assert!(
+                text.contains("end: normal\n(no analysis: arena analyze game.json to see where it was lost)\n\n"),
+                "{text}"
+            );
+            assert!(!text.contains('%') && !text.contains("losing move"), "{text}");
+        }
     }
 }

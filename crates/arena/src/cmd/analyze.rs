@@ -24,7 +24,6 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use pahtum_analysis::analyze::{Analyzer, Settings};
-use pahtum_analysis::file::beside;
 use pahtum_analysis::format::{Effort, GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
@@ -32,7 +31,7 @@ use pahtum_report::progress::{PLAIN_EVERY, Tally};
 use super::flow::live_status;
 use crate::duration::parse_duration;
 use crate::flags::parse_concurrency;
-use crate::inputs::{Source, source};
+use crate::inputs::{analysis_path, source};
 use crate::output::outln;
 
 /// Analyse games: each move's value before and after it (exact in the endgame, estimated before), the best
@@ -80,7 +79,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
-    let out = output_path(&args.source, &source);
+    let out = analysis_path(&args.source, &source);
     let games = source.games()?;
     let select = games.select(args.bot, args.lost_by, &args.source)?;
     for id in &args.games {
@@ -111,16 +110,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let analysed = analyse_into(&out, &work, settings, args.concurrency)?;
     outln!("{}: {analysed} game(s) analysed, {kept} already there", out.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// Where the analysis of `named` (which is `source`) goes: beside its journal or record
-/// ([`pahtum_analysis::file::beside`]), or in the folder of shards whose journals were merged.
-fn output_path(named: &Path, source: &Source) -> PathBuf {
-    match source {
-        Source::Journal { path, merged: None } => beside(path),
-        Source::Journal { merged: Some(_), .. } => named.join("analysis.jsonl"),
-        Source::Record { .. } => beside(named),
-    }
 }
 
 /// The games and record hashes that `out` already holds with `effort`, after cutting off a torn last line.

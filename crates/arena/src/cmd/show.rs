@@ -7,15 +7,25 @@
 //! `--bot BOT` or `--lost-by BOT`, to choose one to look at; a bot that the
 //! journal does not have is an error that lists those it has, not an empty
 //! list. Bot text is escaped (see `pahtum_report::show`).
+//!
+//! A game that `arena analyze` has analysed (the analysis file beside the
+//! journal or record holds a line of its record's hash: a record changed
+//! since shows none) is shown with each ply's value and marks; otherwise a
+//! line says the command that analyses it. An analysis file that cannot be
+//! read is a warning, not a failure: the game is still shown.
 
+use std::collections::HashMap;
+use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use pahtum_report::show::{Select, View, game_list, game_text};
+use pahtum_analysis::file::latest;
+use pahtum_record::GameRecord;
+use pahtum_report::show::{Analysis, Select, View, game_list, game_text};
 
-use crate::inputs::{Source, source};
-use crate::output::out;
+use crate::inputs::{Source, analysis_path, source};
+use crate::output::{errln, out};
 
 /// Print a game, or list the games of a journal.
 #[derive(Debug, clap::Args)]
@@ -42,12 +52,32 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
     let a_record = matches!(source, Source::Record { .. });
+    let file = analysis_path(&args.source, &source);
     let games = source.games()?;
     let select = games.select(args.bot, args.lost_by, &args.source)?;
     let view = if args.boards { View::Boards } else { View::Compact };
+    let shown = |record: &GameRecord| -> anyhow::Result<String> {
+        let analyses = latest(&file, [record]).unwrap_or_else(|error| {
+            errln!(
+                "arena: cannot read the analysis {} ({error}); the game is shown without it",
+                file.display()
+            );
+            HashMap::new()
+        });
+        let from = file.display().to_string();
+        let mut command = format!("arena analyze {}", args.source.display());
+        if !a_record {
+            write!(command, " {}", record.id).unwrap();
+        }
+        let analysis = match analyses.get(&record.id) {
+            Some(analysis) => Analysis::Found { analysis, from: &from },
+            None => Analysis::Missing { command: &command },
+        };
+        Ok(game_text(record, view, analysis)?)
+    };
     let text = match (&args.game, a_record && select == Select::All) {
-        (Some(id), _) => game_text(games.game(id, &args.source)?, view)?,
-        (None, true) => game_text(&games.records[0], view)?,
+        (Some(id), _) => shown(games.game(id, &args.source)?)?,
+        (None, true) => shown(&games.records[0])?,
         (None, false) if args.boards => bail!(
             "--boards shows one game: give its id (`arena show {}` lists them)",
             args.source.display()
