@@ -933,6 +933,14 @@ mod tests {
         assert!(boards.contains("  4. b1    white  a      0.0 ms    53%  -20% ??  ← losing move  best d1\n"));
         assert!(boards.contains("\n  after each move, for its mover: =+12"), "{boards}");
 
+        // A given ply has no time: its columns stay in place.
+        let mut opened = record.clone();
+        opened.opening = Some(pahtum_record::Opening { plies: 1, from: None });
+        let text = plain_with(&opened, View::Compact, found);
+        let (given, played) = (ply_line(&text, 1), ply_line(&text, 2));
+        assert_eq!(given, "  1. a1    white  given                42%           best e2");
+        assert_eq!(given.find("42%"), played.find("58%"), "{given}\n{played}");
+
         // What the file says is escaped, as what the record says.
         let mut hostile = analysis.clone();
         hostile.moves[0].best = vec!["\u{1b}[2J".into()];
