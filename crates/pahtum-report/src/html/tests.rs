@@ -46,7 +46,7 @@ fn read_back(record: &GameRecord) -> Result<Vec<u8>, Infallible> {
 /// The page of one game.
 fn game_page(record: &GameRecord) -> String {
     let mut page = Vec::new();
-    write_game_page(record, &mut page).unwrap();
+    write_game_page(record, None, &mut page).unwrap();
     String::from_utf8(page).unwrap()
 }
 
