@@ -378,3 +378,121 @@ pub struct BotLosing {
     /// How many more it has.
     pub more: usize,
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use pahtum_analysis::format::Effort;
+
+    use super::*;
+    use crate::fixtures::played_with;
+
+    /// An analysis of `record` (with its moves) whose every ply keeps an even estimate, but the plies of
+    /// `graded` (with their grade), and whose losing moves are `losing`.
+    pub(crate) fn analysis_of(record: &GameRecord, graded: &[(usize, Grade)], losing: Losing) -> GameAnalysis {
+        let history = record.replay().unwrap().history().to_vec();
+        let mut moves = Vec::new();
+        for (index, action) in history.iter().enumerate() {
+            let ply = index + 1;
+            let (kind, seat) = match record.moves.iter().enumerate().find(|(i, _)| record.ply_of_move(*i) == ply) {
+                Some((i, played)) => (
+                    if played.kind == pahtum_record::MoveKind::Block { Kind::Block } else { Kind::Stone },
+                    record.seat_of_move(i),
+                ),
+                None => (Kind::Pie, Seat::Second),
+            };
+            let grade = graded.iter().find(|(at, _)| *at == ply).map(|(_, grade)| *grade);
+            moves.push(MoveAnalysis {
+                ply,
+                kind,
+                played: action.to_string(),
+                color: pahtum::Color::White,
+                seat,
+                given: false,
+                before: Value::exact(3),
+                after: if grade.is_some() { Value::exact(-3) } else { Value::estimated(0.5) },
+                best: vec!["g7".to_owned(), "#a2".to_owned()],
+                loss: if grade.is_some() { 6.0 } else { 0.0 },
+                grade,
+            });
+        }
+        GameAnalysis {
+            game: record.id.clone(),
+            record: pahtum_analysis::format::record_hash(record),
+            moves,
+            losing,
+            effort: Effort {
+                exact_from: 18,
+                playouts: 10,
+                seed: 1,
+            },
+        }
+    }
+
+    /// A played game with the pie rule, the second seat taking White, on a board of one block: 48 stones.
+    fn swapped(id: &str) -> GameRecord {
+        played_with(id, "a", "b", Some(true), |game| game.position().free().cells().next())
+    }
+
+    #[test]
+    fn marks_are_counted_by_the_free_cells_before_the_move_for_the_bot_that_made_it() {
+        let record = swapped("000-00-a");
+        assert_eq!(record.pie_ply(), Some(2));
+        // 48 free cells before ply 1, 47 before the pie decision (ply 2) and the stone after it (ply 3), then
+        // one fewer per ply: more than 30 up to ply 19, 30 to 19 from ply 20 to 31, 18 from ply 32.
+        let graded = [
+            (2, Grade::Blunder),
+            (19, Grade::Inaccuracy),
+            (20, Grade::Mistake),
+            (31, Grade::Mistake),
+            (32, Grade::Blunder),
+        ];
+        let mut mistakes = Mistakes::default();
+        mistakes.add(&record, &analysis_of(&record, &graded, Losing::default()));
+        let tables = mistakes.tables(|_| true).unwrap();
+        let counts = |bot: &str| -> Vec<u32> {
+            let row = tables.phases.iter().find(|row| row.bot == bot).unwrap();
+            assert_eq!(row.games, 1);
+            row.cells.iter().map(|cell| cell.count).collect()
+        };
+        let (a, b) = (counts("a"), counts("b"));
+        let sum: Vec<u32> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
+        // Opening ?! ? ??, middle ?! ? ??, endgame ?! ? ??.
+        assert_eq!(sum, [1, 0, 1, 0, 2, 0, 0, 0, 1]);
+        // The pie decision is the second seat's.
+        assert_eq!(b[2], 1, "{b:?}");
+        let bot_of = |ply: usize| {
+            let index = (0..record.moves.len()).find(|&i| record.ply_of_move(i) == ply).unwrap();
+            if record.seat_of_move(index) == Seat::First { &a } else { &b }
+        };
+        assert_eq!(bot_of(32)[8], 1, "the endgame blunder is its mover's");
+        assert!(tables.note.contains("more than 30") && tables.note.contains("18 or fewer"));
+    }
+
+    #[test]
+    fn losing_moves_are_the_bots_by_their_colour_at_the_end_linked_to_the_replay_and_capped() {
+        let mut mistakes = Mistakes::default();
+        let extra = 5;
+        for n in (0..MAX_LOSING + extra).rev() {
+            let record = swapped(&format!("{n:03}-00-a"));
+            // After the swap the second seat, b, is White.
+            let losing = Losing {
+                white: Some(7),
+                black: None,
+            };
+            mistakes.add(&record, &analysis_of(&record, &[], losing));
+        }
+        let tables = mistakes.tables(|id| id == "000-00-a").unwrap();
+        let b = tables.losing.iter().find(|bot| bot.bot == "b").unwrap();
+        assert_eq!((b.moves.len(), b.more), (MAX_LOSING, extra));
+        let first = &b.moves[0];
+        assert_eq!((first.game.as_str(), first.ply), ("000-00-a", 7));
+        assert_eq!((first.before.as_str(), first.after.as_str()), ("+3 (exact)", "0.50 expected"));
+        assert_eq!(first.best, "g7 #a2");
+        assert_eq!(first.link.as_deref(), Some("#game=000-00-a&ply=7"));
+        assert_eq!(b.moves[1].link, None, "no replay, no link");
+        assert!(b.moves.windows(2).all(|pair| pair[0].game < pair[1].game), "the first by game id");
+        let a = tables.losing.iter().find(|bot| bot.bot == "a").unwrap();
+        assert!(a.moves.is_empty());
+        assert_eq!(component("a b&c/é"), "a%20b%26c%2F%C3%A9");
+    }
+}

@@ -605,6 +605,27 @@ mod tests {
     }
 
     #[test]
+    fn a_replays_size_counts_its_analysis() {
+        let game = crate::fixtures::played("000-00-a", "a", "b");
+        let analysis = crate::html::analysis::tests::analysis_of(
+            &game,
+            &[(3, pahtum_analysis::format::Grade::Mistake)],
+            pahtum_analysis::format::Losing::default(),
+        );
+        let with = serde_json::to_vec(&Replay::of(&game, &mut Comments::default(), Some(&analysis))).unwrap();
+        let size = ReplaySize::of(&game);
+        assert_eq!(size.with_analysis(&analysis).bytes, with.len());
+        assert!(size.bytes < with.len());
+        let replay: serde_json::Value = serde_json::from_slice(&with).unwrap();
+        let plies = replay["analysis"]["plies"].as_array().unwrap();
+        assert_eq!(plies.len(), game.replay().unwrap().history().len(), "one entry per ply");
+        assert_eq!(plies[2]["g"], "?");
+        assert_eq!(plies[2]["b"], serde_json::json!({"m": 3}));
+        assert_eq!(plies[0]["a"], serde_json::json!({"x": 0.5}));
+        assert_eq!(plies[0]["best"], "g7 #a2");
+    }
+
+    #[test]
     fn the_standings_show_the_essential_columns_and_the_forfeits_in_all_then_the_folded_ones() {
         let games = [
             forfeited(record("000-00-a", "a", "b"), Seat::Second, Reason::Timeout),
