@@ -843,7 +843,11 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
         let history = record.replay().unwrap().history().to_vec();
         let mut free = 49 - record.first_blocks().len();
         for (ply, action) in analysis.moves.iter().zip(&history) {
-            let bot = if ply.seat == Seat::First { &record.players.first } else { &record.players.second };
+            let bot = if ply.seat == Seat::First {
+                &record.players.first
+            } else {
+                &record.players.second
+            };
             let counts = expected.entry(bot.clone()).or_default();
             if let Some(grade) = ply.grade {
                 counts[phase(free) * 3 + grade as usize] += 1;
@@ -852,7 +856,10 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
                 free -= 1;
             }
         }
-        for (bot, ply) in [(&record.white, analysis.losing.white), (&record.black, analysis.losing.black)] {
+        for (bot, ply) in [
+            (&record.white, analysis.losing.white),
+            (&record.black, analysis.losing.black),
+        ] {
             *losing.entry(bot.clone()).or_default() += u32::from(ply.is_some());
         }
     }
@@ -871,7 +878,10 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
         .map(|(bot, counts)| (bot.clone(), counts, losing[&bot]))
         .collect();
     assert_eq!(shown, expected, "the marks by phase and the losing moves per bot");
-    assert!(expected.iter().any(|(_, counts, _)| counts.iter().sum::<u32>() > 0), "some marks to count");
+    assert!(
+        expected.iter().any(|(_, counts, _)| counts.iter().sum::<u32>() > 0),
+        "some marks to count"
+    );
 
     // Each replay: one point of the graph per ply, the marks of the move list the analysis's grades, the
     // losing moves marked, and the ring on the best cells of the ply to come.
@@ -936,7 +946,10 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
     let params: Vec<&str> = href.trim_start_matches("#game=").split("&ply=").collect();
     let (id, ply) = (params[0], params[1].parse::<usize>().unwrap());
     let analysis = &analyses[id];
-    assert!([analysis.losing.white, analysis.losing.black].contains(&Some(ply)), "{href}");
+    assert!(
+        [analysis.losing.white, analysis.losing.black].contains(&Some(ply)),
+        "{href}"
+    );
     link.click().await.unwrap();
     wait_for_game(&client, id).await;
     wait_for_text(&client, "#position", &format!("ply {ply} of {}", analysis.moves.len())).await;
@@ -945,5 +958,29 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
     let info = text(&client, "#move-info").await;
     assert!(info.contains("value before") && info.contains("losing move"), "{info}");
     std::fs::write(screenshots().join("analysis.png"), client.screenshot().await.unwrap()).unwrap();
+
+    // A game's record alone: `arena analyze` writes NAME.analysis.jsonl beside it, and its page shows it.
+    let game = dir.path().join("game.json");
+    std::fs::write(&game, serde_json::to_vec(record).unwrap()).unwrap();
+    for args in [
+        &["analyze", "--playouts", "200", "--exact-cells", "14"][..],
+        &["report"][..],
+    ] {
+        let status = Command::new(ARENA)
+            .args(args)
+            .arg(&game)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "arena {args:?} game.json failed: {status}");
+    }
+    assert!(dir.path().join("game.analysis.jsonl").is_file());
+    open_page(&client, &format!("file://{}", dir.path().join("game.html").display())).await;
+    wait_for_game(&client, &record.id).await;
+    let points = client
+        .execute("return document.querySelectorAll('#graph .point').length;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(points, json!(plies), "the game's page has its graph");
     client.close().await.unwrap();
 }

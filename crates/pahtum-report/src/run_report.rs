@@ -219,9 +219,15 @@ fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html` and `arena report`
 /// of a record, with `analysis`, the record's analysis, if there is one.
-pub fn write_game_page(path: &Path, record: &GameRecord, analysis: Option<&GameAnalysis>) -> Result<(), RunReportError> {
-    write_atomically_with(path, |out| html::write_game_page(record, analysis, out)).map_err(|source| RunReportError::GamePage {
-        path: path.to_owned(),
-        source,
+pub fn write_game_page(
+    path: &Path,
+    record: &GameRecord,
+    analysis: Option<&GameAnalysis>,
+) -> Result<(), RunReportError> {
+    write_atomically_with(path, |out| html::write_game_page(record, analysis, out)).map_err(|source| {
+        RunReportError::GamePage {
+            path: path.to_owned(),
+            source,
+        }
     })
 }

@@ -78,7 +78,9 @@ impl AnalysisIndex {
             };
             offset += line.len() as u64 + 1;
             // A line that does not parse (a torn last line) is skipped, as `pahtum_analysis::file` skips it.
-            let Ok(key) = serde_json::from_slice::<Key>(&line) else { continue };
+            let Ok(key) = serde_json::from_slice::<Key>(&line) else {
+                continue;
+            };
             let game = lines.entry(key.game).or_default();
             match game.iter_mut().find(|(hash, _)| *hash == key.record) {
                 Some(found) => found.1 = span,
@@ -247,7 +249,10 @@ impl Mistakes {
                 free = free.saturating_sub(1);
             }
         }
-        let losing = [(&record.white, analysis.losing.white), (&record.black, analysis.losing.black)];
+        let losing = [
+            (&record.white, analysis.losing.white),
+            (&record.black, analysis.losing.black),
+        ];
         for (name, ply) in losing {
             let Some(played) = ply.and_then(|ply| analysis.moves.iter().find(|m| m.ply == ply)) else {
                 continue;
@@ -286,7 +291,8 @@ impl Mistakes {
             });
             let mut moves = tally.listed;
             for entry in &mut moves {
-                entry.link = embedded(&entry.game).then(|| format!("#game={}&ply={}", component(&entry.game), entry.ply));
+                entry.link =
+                    embedded(&entry.game).then(|| format!("#game={}&ply={}", component(&entry.game), entry.ply));
             }
             losing.push(BotLosing {
                 more: tally.losing - moves.len(),
@@ -393,9 +399,18 @@ pub(crate) mod tests {
         let mut moves = Vec::new();
         for (index, action) in history.iter().enumerate() {
             let ply = index + 1;
-            let (kind, seat) = match record.moves.iter().enumerate().find(|(i, _)| record.ply_of_move(*i) == ply) {
+            let (kind, seat) = match record
+                .moves
+                .iter()
+                .enumerate()
+                .find(|(i, _)| record.ply_of_move(*i) == ply)
+            {
                 Some((i, played)) => (
-                    if played.kind == pahtum_record::MoveKind::Block { Kind::Block } else { Kind::Stone },
+                    if played.kind == pahtum_record::MoveKind::Block {
+                        Kind::Block
+                    } else {
+                        Kind::Stone
+                    },
                     record.seat_of_move(i),
                 ),
                 None => (Kind::Pie, Seat::Second),
@@ -409,7 +424,11 @@ pub(crate) mod tests {
                 seat,
                 given: false,
                 before: Value::exact(3),
-                after: if grade.is_some() { Value::exact(-3) } else { Value::estimated(0.5) },
+                after: if grade.is_some() {
+                    Value::exact(-3)
+                } else {
+                    Value::estimated(0.5)
+                },
                 best: vec!["g7".to_owned(), "#a2".to_owned()],
                 loss: if grade.is_some() { 6.0 } else { 0.0 },
                 grade,
@@ -462,7 +481,11 @@ pub(crate) mod tests {
         assert_eq!(b[2], 1, "{b:?}");
         let bot_of = |ply: usize| {
             let index = (0..record.moves.len()).find(|&i| record.ply_of_move(i) == ply).unwrap();
-            if record.seat_of_move(index) == Seat::First { &a } else { &b }
+            if record.seat_of_move(index) == Seat::First {
+                &a
+            } else {
+                &b
+            }
         };
         assert_eq!(bot_of(32)[8], 1, "the endgame blunder is its mover's");
         assert!(tables.note.contains("more than 30") && tables.note.contains("18 or fewer"));
@@ -486,11 +509,17 @@ pub(crate) mod tests {
         assert_eq!((b.moves.len(), b.more), (MAX_LOSING, extra));
         let first = &b.moves[0];
         assert_eq!((first.game.as_str(), first.ply), ("000-00-a", 7));
-        assert_eq!((first.before.as_str(), first.after.as_str()), ("+3 (exact)", "0.50 expected"));
+        assert_eq!(
+            (first.before.as_str(), first.after.as_str()),
+            ("+3 (exact)", "0.50 expected")
+        );
         assert_eq!(first.best, "g7 #a2");
         assert_eq!(first.link.as_deref(), Some("#game=000-00-a&ply=7"));
         assert_eq!(b.moves[1].link, None, "no replay, no link");
-        assert!(b.moves.windows(2).all(|pair| pair[0].game < pair[1].game), "the first by game id");
+        assert!(
+            b.moves.windows(2).all(|pair| pair[0].game < pair[1].game),
+            "the first by game id"
+        );
         let a = tables.losing.iter().find(|bot| bot.bot == "a").unwrap();
         assert!(a.moves.is_empty());
         assert_eq!(component("a b&c/é"), "a%20b%26c%2F%C3%A9");

@@ -34,6 +34,10 @@
 //!   under 8 MB even when the bots send long `info` with every move, and the page
 //!   of any journal about that size.
 //!
+//! When `arena analyze` wrote an analysis beside the journal (`analysis.jsonl`), the page shows it (see
+//! [`analysis`]): with each embedded replay its analysis, counted in the replay's bytes, so the budget holds;
+//! and per bot its marks by phase and its losing moves, over every analysed game.
+//!
 //! A sample keeps, of each game, its id and where its record lies (a journal
 //! offset, say: a locator of the caller's choice), not its row or its replay:
 //! those are made again from the record, read back, when the page is written,
