@@ -213,12 +213,7 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     let dir = tempfile::tempdir().unwrap();
     let out = play_tournament(dir.path());
     let standings: Value = serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap()).unwrap();
-    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
-    let records: Vec<Value> = journal
-        .lines()
-        .skip(1)
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let records: Vec<Value> = records_of(&out);
 
     let driver = start_driver(&driver_program);
     let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
@@ -796,6 +791,34 @@ fn phase(free: usize) -> usize {
     }
 }
 
+/// The records of the journal of the run's folder `out`, in journal order.
+fn records_of<T: serde::de::DeserializeOwned>(out: &Path) -> Vec<T> {
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    journal
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// `arena analyze` (a small effort, so that the test is quick) and then `arena report` of `games`, a run's
+/// folder or a game's record.
+fn analyze_and_report(games: &Path) {
+    for args in [
+        &["analyze", "--playouts", "200", "--exact-cells", "14"][..],
+        &["report"][..],
+    ] {
+        let status = Command::new(ARENA)
+            .args(args)
+            .arg(games)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "arena {args:?} {} failed: {status}", games.display());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_and_losing_moves() {
     let Some((chromium, driver_program)) = browser() else {
@@ -808,25 +831,8 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
          [time]\nmove_ms = 2000\n[[bots]]\nname = \"heuristic\"\nbuiltin = \"heuristic\"\n\
          [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n[[bots]]\nname = \"heuristic-2\"\nbuiltin = \"heuristic\"\n",
     );
-    for args in [
-        &["analyze", "--playouts", "200", "--exact-cells", "14"][..],
-        &["report"][..],
-    ] {
-        let status = Command::new(ARENA)
-            .args(args)
-            .arg(&out)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "arena {args:?} failed: {status}");
-    }
-    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
-    let records: Vec<GameRecord> = journal
-        .lines()
-        .skip(1)
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    analyze_and_report(&out);
+    let records: Vec<GameRecord> = records_of(&out);
     let analyses = pahtum_analysis::file::latest(&out.join("analysis.jsonl"), &records).unwrap();
     assert_eq!(analyses.len(), records.len(), "every game analysed");
 
@@ -962,18 +968,7 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
     // A game's record alone: `arena analyze` writes NAME.analysis.jsonl beside it, and its page shows it.
     let game = dir.path().join("game.json");
     std::fs::write(&game, serde_json::to_vec(record).unwrap()).unwrap();
-    for args in [
-        &["analyze", "--playouts", "200", "--exact-cells", "14"][..],
-        &["report"][..],
-    ] {
-        let status = Command::new(ARENA)
-            .args(args)
-            .arg(&game)
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "arena {args:?} game.json failed: {status}");
-    }
+    analyze_and_report(&game);
     assert!(dir.path().join("game.analysis.jsonl").is_file());
     open_page(&client, &format!("file://{}", dir.path().join("game.html").display())).await;
     wait_for_game(&client, &record.id).await;
