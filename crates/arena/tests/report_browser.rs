@@ -832,6 +832,13 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
          [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n[[bots]]\nname = \"heuristic-2\"\nbuiltin = \"heuristic\"\n",
     );
     analyze_and_report(&out);
+    // The report that `arena run` writes at the end (here of a finished run, run again) shows the analysis
+    // beside its journal too: the same page.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<section id=\"analysis\">"));
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    play(dir.path(), &std::fs::read_to_string(dir.path().join("t.toml")).unwrap());
+    assert_eq!(std::fs::read_to_string(out.join("report.html")).unwrap(), page);
     let records: Vec<GameRecord> = records_of(&out);
     let analyses = pahtum_analysis::file::latest(&out.join("analysis.jsonl"), &records).unwrap();
     assert_eq!(analyses.len(), records.len(), "every game analysed");
