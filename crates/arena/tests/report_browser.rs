@@ -20,6 +20,7 @@
 //! that lost them, with the pie decision and the winner, and replays that outline the scoring runs at every
 //! ply and number the plies as the protocol's moves list, each checked against the records replayed in Rust.
 
+use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,7 +29,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use pahtum::score::scoring_runs;
-use pahtum::{Action, Cell, Color, Game, Square};
+use pahtum::{Action, Cell, Color, Game, Seat, Square};
+use pahtum_analysis::format::Grade;
 use pahtum_record::GameRecord;
 use pahtum_tournament::config::MAX_NAME_LEN;
 use serde_json::{Value, json};
@@ -211,12 +213,7 @@ async fn the_report_shows_standings_crosstable_replays_and_forfeits_and_runs_no_
     let dir = tempfile::tempdir().unwrap();
     let out = play_tournament(dir.path());
     let standings: Value = serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap()).unwrap();
-    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
-    let records: Vec<Value> = journal
-        .lines()
-        .skip(1)
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let records: Vec<Value> = records_of(&out);
 
     let driver = start_driver(&driver_program);
     let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
@@ -771,5 +768,221 @@ async fn the_page_of_a_played_game_opens_on_it_and_says_how_it_ended() {
     assert!(plies[0].starts_with("c6 white (given)"), "{plies:?}");
     assert!(plies[1].starts_with("keep pie decision (given)"), "{plies:?}");
     assert!(plies[2].starts_with("g7 black (you)"), "{plies:?}");
+    client.close().await.unwrap();
+}
+
+/// The mark of a grade in the move list.
+fn mark(grade: Option<Grade>) -> &'static str {
+    match grade {
+        None => "",
+        Some(Grade::Inaccuracy) => "?!",
+        Some(Grade::Mistake) => "?",
+        Some(Grade::Blunder) => "??",
+    }
+}
+
+/// The phase of a ply with `free` cells free before it, as the page defines them: 0 the opening (more than
+/// 30), 1 the middle (30 to 19), 2 the endgame (18 or fewer).
+fn phase(free: usize) -> usize {
+    match free {
+        31.. => 0,
+        19..=30 => 1,
+        _ => 2,
+    }
+}
+
+/// The records of the journal of the run's folder `out`, in journal order.
+fn records_of<T: serde::de::DeserializeOwned>(out: &Path) -> Vec<T> {
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    journal
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// `arena analyze` (a small effort, so that the test is quick) and then `arena report` of `games`, a run's
+/// folder or a game's record.
+fn analyze_and_report(games: &Path) {
+    for args in [
+        &["analyze", "--playouts", "200", "--exact-cells", "14"][..],
+        &["report"][..],
+    ] {
+        let status = Command::new(ARENA)
+            .args(args)
+            .arg(games)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "arena {args:?} {} failed: {status}", games.display());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_and_losing_moves() {
+    let Some((chromium, driver_program)) = browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = play(
+        dir.path(),
+        "name = \"analysed\"\nseed = 5\ngames_per_pair = 2\n[rules]\nplacement = \"players\"\nblocks = [5]\npie = true\n\
+         [time]\nmove_ms = 2000\n[[bots]]\nname = \"heuristic\"\nbuiltin = \"heuristic\"\n\
+         [[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n[[bots]]\nname = \"heuristic-2\"\nbuiltin = \"heuristic\"\n",
+    );
+    analyze_and_report(&out);
+    // The report that `arena run` writes at the end (here of a finished run, run again) shows the analysis
+    // beside its journal too: the same page.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<section id=\"analysis\">"));
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    play(dir.path(), &std::fs::read_to_string(dir.path().join("t.toml")).unwrap());
+    assert_eq!(std::fs::read_to_string(out.join("report.html")).unwrap(), page);
+    let records: Vec<GameRecord> = records_of(&out);
+    let analyses = pahtum_analysis::file::latest(&out.join("analysis.jsonl"), &records).unwrap();
+    assert_eq!(analyses.len(), records.len(), "every game analysed");
+
+    let driver = start_driver(&driver_program);
+    let client = connect(&driver, &chromium, &dir.path().join("profile")).await;
+    let url = format!("file://{}", out.join("report.html").display());
+    open_page(&client, &url).await;
+
+    // The per-bot table: the marks by phase, counted from the analysis file and the records.
+    let mut expected: BTreeMap<String, [u32; 9]> = BTreeMap::new();
+    let mut losing: BTreeMap<String, u32> = BTreeMap::new();
+    for record in &records {
+        let analysis = &analyses[&record.id];
+        let history = record.replay().unwrap().history().to_vec();
+        let mut free = 49 - record.first_blocks().len();
+        for (ply, action) in analysis.moves.iter().zip(&history) {
+            let bot = if ply.seat == Seat::First {
+                &record.players.first
+            } else {
+                &record.players.second
+            };
+            let counts = expected.entry(bot.clone()).or_default();
+            if let Some(grade) = ply.grade {
+                counts[phase(free) * 3 + grade as usize] += 1;
+            }
+            if !matches!(action, Action::Pie(_)) {
+                free -= 1;
+            }
+        }
+        for (bot, ply) in [
+            (&record.white, analysis.losing.white),
+            (&record.black, analysis.losing.black),
+        ] {
+            *losing.entry(bot.clone()).or_default() += u32::from(ply.is_some());
+        }
+    }
+    let shown = client
+        .execute(
+            "return [...document.querySelectorAll('table.phases tbody tr')].map((row) => [row.querySelector('th').textContent,
+               [...row.querySelectorAll('td.marks')].map((cell) => Number(cell.dataset.count)),
+               Number(row.querySelector('td.losing-count').textContent)]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let shown: Vec<(String, [u32; 9], u32)> = serde_json::from_value(shown).unwrap();
+    let expected: Vec<(String, [u32; 9], u32)> = expected
+        .into_iter()
+        .map(|(bot, counts)| (bot.clone(), counts, losing[&bot]))
+        .collect();
+    assert_eq!(shown, expected, "the marks by phase and the losing moves per bot");
+    assert!(
+        expected.iter().any(|(_, counts, _)| counts.iter().sum::<u32>() > 0),
+        "some marks to count"
+    );
+
+    // Each replay: one point of the graph per ply, the marks of the move list the analysis's grades, the
+    // losing moves marked, and the ring on the best cells of the ply to come.
+    for record in &records {
+        let analysis = &analyses[&record.id];
+        let plies = analysis.moves.len();
+        open_at(&client, &url, &record.id, 0, plies).await;
+        let points = client
+            .execute("return document.querySelectorAll('#graph .point').length;", vec![])
+            .await
+            .unwrap();
+        assert_eq!(points, json!(plies), "one point per ply of {}", record.id);
+        let marks = client
+            .execute(
+                "return [...document.querySelectorAll('#moves li')].map((li) => [(li.querySelector('.mark') || {}).textContent || '',
+                   li.classList.contains('losing')]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let marks: Vec<(String, bool)> = serde_json::from_value(marks).unwrap();
+        let expected: Vec<(String, bool)> = analysis
+            .moves
+            .iter()
+            .map(|ply| {
+                let losing = [analysis.losing.white, analysis.losing.black].contains(&Some(ply.ply));
+                (mark(ply.grade).to_owned(), losing)
+            })
+            .collect();
+        assert_eq!(marks, expected, "the marks of {}", record.id);
+        for at in [0, plies / 2, plies - 1] {
+            open_at(&client, &url, &record.id, at, plies).await;
+            let rings = client
+                .execute(
+                    "return [...document.querySelectorAll('#board .best')].map((ring) => ring.dataset.best).sort();",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let mut best: Vec<String> = analysis.moves[at]
+                .best
+                .iter()
+                .filter(|best| best.as_str() != "swap" && best.as_str() != "keep")
+                .cloned()
+                .collect();
+            best.sort();
+            assert_eq!(rings, json!(best), "the best moves of ply {} of {}", at + 1, record.id);
+        }
+    }
+
+    // A point of the graph opens its ply.
+    let record = &records[0];
+    let plies = analyses[&record.id].moves.len();
+    open_at(&client, &url, &record.id, 0, plies).await;
+    click(&client, "#graph .point[data-ply=\"5\"]").await;
+    wait_for_text(&client, "#position", &format!("ply 5 of {plies}")).await;
+
+    // A losing move listed opens the replay at its ply, marked as the losing move.
+    open_page(&client, &url).await;
+    let link = client.find(Locator::Css("table.losing a")).await.unwrap();
+    let href = link.attr("href").await.unwrap().unwrap();
+    let params: Vec<&str> = href.trim_start_matches("#game=").split("&ply=").collect();
+    let (id, ply) = (params[0], params[1].parse::<usize>().unwrap());
+    let analysis = &analyses[id];
+    assert!(
+        [analysis.losing.white, analysis.losing.black].contains(&Some(ply)),
+        "{href}"
+    );
+    link.click().await.unwrap();
+    wait_for_game(&client, id).await;
+    wait_for_text(&client, "#position", &format!("ply {ply} of {}", analysis.moves.len())).await;
+    let current = client.find(Locator::Css("#moves li.current")).await.unwrap();
+    assert!(current.attr("class").await.unwrap().unwrap().contains("losing"));
+    let info = text(&client, "#move-info").await;
+    assert!(info.contains("value before") && info.contains("losing move"), "{info}");
+    std::fs::write(screenshots().join("analysis.png"), client.screenshot().await.unwrap()).unwrap();
+
+    // A game's record alone: `arena analyze` writes NAME.analysis.jsonl beside it, and its page shows it.
+    let game = dir.path().join("game.json");
+    std::fs::write(&game, serde_json::to_vec(record).unwrap()).unwrap();
+    analyze_and_report(&game);
+    assert!(dir.path().join("game.analysis.jsonl").is_file());
+    open_page(&client, &format!("file://{}", dir.path().join("game.html").display())).await;
+    wait_for_game(&client, &record.id).await;
+    let points = client
+        .execute("return document.querySelectorAll('#graph .point').length;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(points, json!(plies), "the game's page has its graph");
     client.close().await.unwrap();
 }

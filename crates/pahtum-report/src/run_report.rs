@@ -22,6 +22,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use pahtum_analysis::file::beside;
+use pahtum_analysis::format::{GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::events::{Event, Observer};
@@ -33,6 +35,7 @@ use pahtum_tournament::standings::{Standings, Tallies};
 use pahtum_tournament::strength::{AnchorSpec, StrengthError};
 
 use crate::files::{REPORT_HTML, write_atomically_with, write_standings};
+use crate::html::analysis::AnalysisIndex;
 use crate::html::data::ReplaySize;
 use crate::html::{self, Options, PageError, ReportBuilder};
 
@@ -58,6 +61,15 @@ pub enum RunReportError {
     #[error("cannot read the journal {}", path.display())]
     Journal {
         /// The journal.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The analysis beside the journal could not be read.
+    #[error("cannot read the analysis {}", path.display())]
+    Analysis {
+        /// The analysis file.
         path: PathBuf,
         /// Why.
         #[source]
@@ -130,7 +142,8 @@ impl Observer for LiveReport {
 
 /// Writes the standings files and `report.html` of the journal at `journal` into `out` (for `arena run`,
 /// `arena match` and `arena merge`), from the run's `live` fold when it folded every record of the
-/// journal, else from the journal; returns the standings and the files written.
+/// journal (and no analysis lies beside it: the run's events do not hash their records), else from the
+/// journal; returns the standings and the files written.
 pub fn write_run_reports(
     out: &Path,
     journal: &Path,
@@ -138,8 +151,8 @@ pub fn write_run_reports(
     live: Option<LiveReport>,
 ) -> Result<(Standings, Vec<PathBuf>), RunReportError> {
     let folded = match live {
-        Some(live) => live.finish(anchor)?,
-        None => None,
+        Some(live) if !beside(journal).exists() => live.finish(anchor)?,
+        _ => None,
     };
     let (report, folded) = match folded {
         Some(folded) => folded,
@@ -170,15 +183,20 @@ pub fn write_report(
 
 /// One pass over the journal at `journal`: its records stream into the standings and the report's samples
 /// at once, which keep where each sampled record lies in the file; the moves are read only to size each
-/// game's replay, on the threads that read the journal, and dropped there.
+/// game's replay (and to hash the record, when an analysis lies beside the journal), on the threads that read
+/// the journal, and dropped there.
 fn fold_report(
     journal: &Path,
     anchor: Option<&AnchorSpec>,
     options: Options,
 ) -> Result<(ReportBuilder<Span>, Folded), RunReportError> {
-    let mut report = ReportBuilder::new(options);
-    let folded = fold_journal(journal, Moves::Keep, anchor, ReplaySize::of, |record, size, span| {
-        report.add(record, size, span)
+    let path = beside(journal);
+    let analyses = AnalysisIndex::open(&path).map_err(|source| RunReportError::Analysis { path, source })?;
+    let mut report = ReportBuilder::new(options).with_analyses(analyses);
+    let hashed = report.has_analyses();
+    let keep = |record: &GameRecord| (ReplaySize::of(record), hashed.then(|| record_hash(record)));
+    let folded = fold_journal(journal, Moves::Keep, anchor, keep, |record, (size, hash), span| {
+        report.add_hashed(record, size, span, hash.as_deref())
     })?;
     Ok((report, folded))
 }
@@ -199,10 +217,17 @@ fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page
     })
 }
 
-/// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html`.
-pub fn write_game_page(path: &Path, record: &GameRecord) -> Result<(), RunReportError> {
-    write_atomically_with(path, |out| html::write_game_page(record, out)).map_err(|source| RunReportError::GamePage {
-        path: path.to_owned(),
-        source,
+/// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html` and `arena report`
+/// of a record, with `analysis`, the record's analysis, if there is one.
+pub fn write_game_page(
+    path: &Path,
+    record: &GameRecord,
+    analysis: Option<&GameAnalysis>,
+) -> Result<(), RunReportError> {
+    write_atomically_with(path, |out| html::write_game_page(record, analysis, out)).map_err(|source| {
+        RunReportError::GamePage {
+            path: path.to_owned(),
+            source,
+        }
     })
 }

@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
     }
     if let Some(html) = &args.html {
-        pahtum_report::run_report::write_game_page(html, &record)?;
+        pahtum_report::run_report::write_game_page(html, &record, None)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,12 +3,15 @@
 //! The page is `pahtum-report`'s, the same that `arena run` and `arena match`
 //! write as `report.html` beside their journals. A game's record (from `arena
 //! game --out` or `arena play --out`) gets the page that `arena game --html`
-//! writes: the replay viewer, open at the game.
+//! writes: the replay viewer, open at the game. The analysis that `arena
+//! analyze` wrote beside the journal (`analysis.jsonl`) or the record
+//! (`NAME.analysis.jsonl`) is shown when it is there.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
+use pahtum_analysis::file::{beside, latest};
 use pahtum_protocol::untrusted::escape;
 use pahtum_report::files::REPORT_HTML;
 use pahtum_report::html::{DEFAULT_MAX_REPLAYS, Options};
@@ -48,7 +51,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("--anchor fixes a rating of a journal's bots; one game has no ratings");
             }
             let out = args.out.unwrap_or_else(|| path.with_extension("html"));
-            write_game_page(&out, &record)?;
+            let analysis = beside(&path);
+            let mut analyses = latest(&analysis, [&*record])
+                .with_context(|| format!("cannot read the analysis {}", analysis.display()))?;
+            write_game_page(&out, &record, analyses.remove(&record.id).as_ref())?;
             errln!("arena: report {} (game {})", out.display(), escape(&record.id));
             return Ok(ExitCode::SUCCESS);
         }

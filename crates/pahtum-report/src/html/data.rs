@@ -15,11 +15,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pahtum::{Color, Outcome, Score, Seat};
+use pahtum_analysis::format::GameAnalysis;
 use pahtum_protocol::{Info, Reason};
 use pahtum_record::{GameRecord, MoveKind, Players, Termination};
 use pahtum_tournament::standings::Standings;
 use serde::{Deserialize, Serialize};
 
+use crate::html::analysis::ReplayAnalysis;
 use crate::render::{first_move_line, standings_rows};
 use crate::strength_render::{LOS_NOTE, los_rows, pairs_note, pairs_rows, rating_note};
 use crate::table::points;
@@ -309,10 +311,20 @@ impl ReplaySize {
     pub fn of(record: &GameRecord) -> ReplaySize {
         let mut comments = Comments::default();
         let mut size = ByteCount(0);
-        serde_json::to_writer(&mut size, &Replay::of(record, &mut comments)).expect("a replay serializes");
+        serde_json::to_writer(&mut size, &Replay::of(record, &mut comments, None)).expect("a replay serializes");
         ReplaySize {
             bytes: size.0,
             commented: !comments.texts.is_empty(),
+        }
+    }
+
+    /// The size of the same replay with `analysis`, which the page embeds with it.
+    pub fn with_analysis(self, analysis: &GameAnalysis) -> ReplaySize {
+        let mut size = ByteCount(",\"analysis\":".len());
+        serde_json::to_writer(&mut size, &ReplayAnalysis::of(analysis)).expect("an analysis serializes");
+        ReplaySize {
+            bytes: self.bytes + size.0,
+            ..self
         }
     }
 }
@@ -421,6 +433,9 @@ pub struct Replay {
     /// How many plies were given before the bots played (`arena game --moves`, `--from`); absent for none.
     #[serde(skip_serializing_if = "is_zero")]
     pub given: usize,
+    /// The game's analysis (`arena analyze`), when the report has one of this record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<ReplayAnalysis>,
 }
 
 fn is_zero(count: &usize) -> bool {
@@ -481,8 +496,9 @@ impl GameRow {
 }
 
 impl Replay {
-    /// The replay of `record`, its comments indexing `comments` (added there if new).
-    pub fn of(record: &GameRecord, comments: &mut Comments) -> Replay {
+    /// The replay of `record`, its comments indexing `comments` (added there if new), with `analysis`, the
+    /// analysis of the record, if there is one.
+    pub fn of(record: &GameRecord, comments: &mut Comments, analysis: Option<&GameAnalysis>) -> Replay {
         let cells = |cells: &mut dyn Iterator<Item = pahtum::Cell>| cells.map(|cell| cell.to_string()).collect();
         Replay {
             blocks: cells(&mut record.first_blocks().into_iter()),
@@ -515,6 +531,7 @@ impl Replay {
                 .collect(),
             swap: record.swap,
             given: record.opening.as_ref().map_or(0, |opening| opening.plies),
+            analysis: analysis.map(ReplayAnalysis::of),
             swap_ms: record.swap_move.as_ref().map(|timing| tenths(timing.ms)),
             swap_info: record
                 .swap_move
@@ -579,12 +596,33 @@ mod tests {
                 },
             })
             .to_vec();
-        let replay = serde_json::to_value(Replay::of(&game, &mut Comments::default())).unwrap();
+        let replay = serde_json::to_value(Replay::of(&game, &mut Comments::default(), None)).unwrap();
         assert_eq!(replay["cells"], "d4e5c3");
         assert_eq!(replay["colors"], "wbw");
         // The first seat's White stone, then the swap: the first seat holds Black, the second White.
         assert_eq!(replay["seats"], "112");
         assert_eq!(replay["ms"], serde_json::json!([1.2, 1.2, 1.2]));
+    }
+
+    #[test]
+    fn a_replays_size_counts_its_analysis() {
+        let game = crate::fixtures::played("000-00-a", "a", "b");
+        let analysis = crate::html::analysis::tests::analysis_of(
+            &game,
+            &[(3, pahtum_analysis::format::Grade::Mistake)],
+            pahtum_analysis::format::Losing::default(),
+        );
+        let with = serde_json::to_vec(&Replay::of(&game, &mut Comments::default(), Some(&analysis))).unwrap();
+        let size = ReplaySize::of(&game);
+        assert_eq!(size.with_analysis(&analysis).bytes, with.len());
+        assert!(size.bytes < with.len());
+        let replay: serde_json::Value = serde_json::from_slice(&with).unwrap();
+        let plies = replay["analysis"]["plies"].as_array().unwrap();
+        assert_eq!(plies.len(), game.replay().unwrap().history().len(), "one entry per ply");
+        assert_eq!(plies[2]["g"], "?");
+        assert_eq!(plies[2]["b"], serde_json::json!({"m": 3}));
+        assert_eq!(plies[0]["a"], serde_json::json!({"x": 0.5}));
+        assert_eq!(plies[0]["best"], "g7 #a2");
     }
 
     #[test]

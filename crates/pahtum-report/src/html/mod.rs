@@ -34,6 +34,10 @@
 //!   under 8 MB even when the bots send long `info` with every move, and the page
 //!   of any journal about that size.
 //!
+//! When `arena analyze` wrote an analysis beside the journal (`analysis.jsonl`), the page shows it (see
+//! [`analysis`]): with each embedded replay its analysis, counted in the replay's bytes, so the budget holds;
+//! and per bot its marks by phase and its losing moves, over every analysed game.
+//!
 //! A sample keeps, of each game, its id and where its record lies (a journal
 //! offset, say: a locator of the caller's choice), not its row or its replay:
 //! those are made again from the record, read back, when the page is written,
@@ -42,16 +46,21 @@
 //! a whole page held as text, with its rows and replays, was the largest part
 //! of a long run's peak memory.
 
+pub mod analysis;
 pub mod data;
 pub mod sample;
 
 use std::io::{self, Write};
 
+use std::collections::HashMap;
+
 use minijinja::{Environment, Value, context};
+use pahtum_analysis::format::GameAnalysis;
 use pahtum_record::GameRecord;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
+use self::analysis::{AnalysisIndex, AnalysisTables, Mistakes, Span};
 use self::data::{Comments, GameRow, Replay, ReplaySize, Tables};
 use self::sample::{Rank, Sample, budget_run};
 
@@ -125,6 +134,8 @@ pub enum PageError<E: std::error::Error + 'static> {
 struct Kept<L> {
     at: L,
     replay: ReplaySize,
+    /// Where its analysis lies, if it has one.
+    analysis: Option<Span>,
 }
 
 /// The report of a tournament or match journal, made from its records as they come: [`add`](Self::add)
@@ -140,6 +151,10 @@ pub struct ReportBuilder<L> {
     listed_forfeits: Sample<Kept<L>>,
     /// The other games listed; their replays are a run of their first too.
     listed_others: Sample<Kept<L>>,
+    /// The analyses of the games, if there are any.
+    analyses: Option<AnalysisIndex>,
+    /// The bots' marks and losing moves over the analysed games.
+    mistakes: Mistakes,
 }
 
 impl<L: Copy> ReportBuilder<L> {
@@ -152,14 +167,43 @@ impl<L: Copy> ReportBuilder<L> {
             forfeits: 0,
             listed_forfeits: Sample::new(listed),
             listed_others: Sample::new(listed),
+            analyses: None,
+            mistakes: Mistakes::default(),
         }
+    }
+
+    /// The same report, which shows the analyses that `analyses` indexes of the games added with their
+    /// record's hash ([`add_hashed`](Self::add_hashed)).
+    pub fn with_analyses(self, analyses: Option<AnalysisIndex>) -> ReportBuilder<L> {
+        ReportBuilder { analyses, ..self }
+    }
+
+    /// Whether the report shows analyses, so that the games need their record's hash.
+    pub fn has_analyses(&self) -> bool {
+        self.analyses.is_some()
     }
 
     /// Counts the game of `record`, whose replay has `replay` as its size ([`ReplaySize::of`] the record with
     /// its moves, which `record` itself need not hold), and keeps where it lies, `at`, if a sample takes it.
     pub fn add(&mut self, record: &GameRecord, replay: ReplaySize, at: L) {
+        self.add_hashed(record, replay, at, None);
+    }
+
+    /// As [`add`](Self::add), with `hash`, the hash of the record with its moves
+    /// ([`record_hash`](pahtum_analysis::format::record_hash)), by which its analysis is found. An analysis
+    /// that cannot be read back is left out: it is a help to read the games, never a reason to refuse them.
+    pub fn add_hashed(&mut self, record: &GameRecord, mut replay: ReplaySize, at: L, hash: Option<&str>) {
         let rank = Rank::of(&record.id);
-        let kept = || Kept { at, replay };
+        let mut analysis = None;
+        if let (Some(index), Some(hash)) = (&self.analyses, hash)
+            && let Some(span) = index.find(&record.id, hash)
+            && let Ok(Some(read)) = index.read(span)
+        {
+            self.mistakes.add(record, &read);
+            replay = replay.with_analysis(&read);
+            analysis = Some(span);
+        }
+        let kept = || Kept { at, replay, analysis };
         self.games += 1;
         if record.termination.forfeit.is_none() {
             self.listed_others.offer(rank, kept);
@@ -207,6 +251,13 @@ impl<L: Copy> ReportBuilder<L> {
             .chain(&others[..other_replays])
             .map(|(id, kept)| (id.clone(), kept.at, kept.replay.commented))
             .collect();
+        let analysed: HashMap<String, Span> = forfeits[..forfeit_replays]
+            .iter()
+            .chain(&others[..other_replays])
+            .filter_map(|(id, kept)| Some((id.clone(), kept.analysis?)))
+            .collect();
+        let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
+        let index = self.analyses;
         let embedded = replays.len();
         let mut listed: Vec<(String, L)> = forfeits
             .into_iter()
@@ -251,28 +302,35 @@ impl<L: Copy> ReportBuilder<L> {
             played: self.games,
             replays,
             read,
+            analysis: |id: &str| {
+                let span = analysed.get(id)?;
+                index.as_ref()?.read(*span).ok().flatten()
+            },
         };
         write_page(
             out,
             &format!("{name}: Pah Tum tournament"),
             &played,
             Some(Tables::of(standings)),
+            analysis_tables,
             [replays_note, listed_note].into_iter().flatten().collect(),
             games,
         )
     }
 }
 
-/// Writes to `out` the page of one game: the viewer alone.
-pub fn write_game_page(record: &GameRecord, out: &mut impl Write) -> io::Result<()> {
+/// Writes to `out` the page of one game: the viewer alone, with `analysis`, the game's analysis, if there is
+/// one (of this record).
+pub fn write_game_page(record: &GameRecord, analysis: Option<&GameAnalysis>, out: &mut impl Write) -> io::Result<()> {
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
     let games = GameData {
         listed: vec![(record.id.clone(), ())],
         played: 1,
         replays: vec![(record.id.clone(), (), true)],
         read: |()| serde_json::to_vec(record).map_err(io::Error::from),
+        analysis: |_: &str| analysis.cloned(),
     };
-    write_page(out, "Pah Tum game", &summary, None, Vec::new(), games).map_err(|error| match error {
+    write_page(out, "Pah Tum game", &summary, None, None, Vec::new(), games).map_err(|error| match error {
         PageError::Write(error) | PageError::Read(error) => error,
         PageError::NotARecord(error) => error.into(),
         PageError::Moved { .. } => unreachable!("the game is read from memory"),
@@ -280,15 +338,19 @@ pub fn write_game_page(record: &GameRecord, out: &mut impl Write) -> io::Result<
 }
 
 /// The games of a page, as the viewer's script reads them, still to be read back: the games listed, sorted
-/// by id; the games replayed, in the order their comments are numbered; and how to read a record back.
-struct GameData<L, R> {
+/// by id; the games replayed, in the order their comments are numbered; how to read a record back; and the
+/// analysis of a game replayed, by its id, if it has one.
+struct GameData<L, R, A> {
     listed: Vec<(String, L)>,
     played: usize,
     replays: Vec<(String, L, bool)>,
     read: R,
+    analysis: A,
 }
 
-impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>> GameData<L, R> {
+impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>, A: FnMut(&str) -> Option<GameAnalysis>>
+    GameData<L, R, A>
+{
     /// What `parse` makes of the record of game `id`, read back from `at`, if it is that game's (`id_of`).
     fn read<T>(
         &mut self,
@@ -334,7 +396,8 @@ impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>>
         }
         write!(out, "],\"played\":{},\"replays\":{{", self.played)?;
         for (n, (id, at, _)) in replays.into_iter().enumerate() {
-            let replay = Replay::of(&self.record(&id, at)?, &mut comments);
+            let analysis = (self.analysis)(&id);
+            let replay = Replay::of(&self.record(&id, at)?, &mut comments, analysis.as_ref());
             let (id, replay) = (script_json(&id), script_json(&replay));
             write!(out, "{}{id}:{replay}", if n == 0 { "" } else { "," })?;
         }
@@ -350,8 +413,9 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
     title: &str,
     summary: &str,
     tables: Option<Tables>,
+    analysis: Option<AnalysisTables>,
     notes: Vec<String>,
-    games: GameData<L, impl FnMut(L) -> Result<Vec<u8>, E>>,
+    games: GameData<L, impl FnMut(L) -> Result<Vec<u8>, E>, impl FnMut(&str) -> Option<GameAnalysis>>,
 ) -> Result<(), PageError<E>> {
     let (before, after) = TEMPLATE
         .split_once(DATA_SLOT)
@@ -367,6 +431,7 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
         title,
         summary,
         tables,
+        analysis,
         notes,
         style => Value::from_safe_string(STYLE.to_owned()),
         script => Value::from_safe_string(SCRIPT.to_owned()),

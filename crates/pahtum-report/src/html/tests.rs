@@ -46,7 +46,7 @@ fn read_back(record: &GameRecord) -> Result<Vec<u8>, Infallible> {
 /// The page of one game.
 fn game_page(record: &GameRecord) -> String {
     let mut page = Vec::new();
-    write_game_page(record, &mut page).unwrap();
+    write_game_page(record, None, &mut page).unwrap();
     String::from_utf8(page).unwrap()
 }
 
@@ -420,4 +420,66 @@ fn a_record_read_back_that_is_not_the_sampled_game_fails() {
         )
         .unwrap_err();
     assert!(matches!(error, PageError::Moved { .. }), "{error}");
+}
+
+#[test]
+fn the_analyses_beside_a_journal_reach_the_replays_and_the_tables_escaped_and_only_of_their_record() {
+    use pahtum_analysis::format::{Grade, Losing, record_hash};
+
+    use crate::html::analysis::AnalysisIndex;
+    use crate::html::analysis::tests::analysis_of;
+
+    // Bots with hostile names: their names reach the tables of the analysis.
+    let games = [
+        crate::fixtures::played("000-00-a", HOSTILE, "b"),
+        crate::fixtures::played("001-00-a", "b", HOSTILE),
+    ];
+    let losing = Losing {
+        white: Some(9),
+        black: None,
+    };
+    let mut stale = analysis_of(&games[1], &[], losing);
+    stale.record = "sha256:another".to_owned();
+    let lines = [
+        analysis_of(&games[0], &[(3, Grade::Blunder)], Losing::default()),
+        analysis_of(&games[0], &[(5, Grade::Mistake)], losing),
+        stale,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("analysis.jsonl");
+    let text: String = lines
+        .iter()
+        .map(|line| serde_json::to_string(line).unwrap() + "\n")
+        .collect();
+    std::fs::write(&file, text).unwrap();
+
+    let standings = standings(&games, &[HOSTILE.to_owned(), "b".to_owned()], None).unwrap();
+    let mut builder = ReportBuilder::new(Options::default()).with_analyses(AnalysisIndex::open(&file).unwrap());
+    for game in &games {
+        let hash = record_hash(game);
+        builder.add_hashed(game, ReplaySize::of(game), game, Some(&hash));
+    }
+    let mut page = Vec::new();
+    builder.finish("t", 2, &standings, read_back, &mut page).unwrap();
+    let page = String::from_utf8(page).unwrap();
+
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the page's own two script elements end"
+    );
+    assert!(!page.contains("<img"), "no markup from a bot");
+    let data = embedded(&page);
+    // The last line of the record's hash: its mistake at ply 5, not the blunder of the line before.
+    let plies = &data["replays"]["000-00-a"]["analysis"]["plies"];
+    assert_eq!((plies[2].get("g"), &plies[4]["g"]), (None, &serde_json::json!("?")));
+    assert!(
+        data["replays"]["001-00-a"].get("analysis").is_none(),
+        "the analysis of another record is not used"
+    );
+    assert!(
+        page.contains(r##"<a href="#game=000-00-a&amp;ply=9">000-00-a</a>"##),
+        "the losing move, linked"
+    );
+    assert!(page.contains(r#"<section id="analysis">"#));
 }

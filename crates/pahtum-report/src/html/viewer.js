@@ -10,6 +10,9 @@
   const RESULTS = { white: "White won", black: "Black won", draw: "draw" };
   // The pie decision as the protocol writes it.
   const PIE = { true: "swap", false: "keep" };
+  // The marks of the analysis's grades, as chess writes them.
+  const MARKS = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
+  const GRAPH = { width: 362, height: 130, left: 30, right: 8, top: 8, bottom: 18 };
   const $ = (id) => document.getElementById(id);
 
   function element(tag, text, className) {
@@ -122,16 +125,25 @@
         cell,
         color: replay.colors[i] === "w" ? "white" : "black",
         bot: replay.seats[i] === "1" ? game.first : game.second,
+        seat: replay.seats[i],
         ms: replay.ms[i],
         info: replay.info[i],
       });
       if (i === firstStone && replay.swap !== null) {
-        plies.push({ kind: "pie", notation: PIE[replay.swap], swap: replay.swap, bot: game.second, ms: replay.swap_ms, info: replay.swap_info });
+        plies.push({ kind: "pie", notation: PIE[replay.swap], swap: replay.swap, bot: game.second, seat: "2", ms: replay.swap_ms, info: replay.swap_info });
       }
     }
     // The plies given before the bots played (`arena game --moves`, `--from`) are nobody's choice.
     for (const ply of plies.slice(0, replay.given || 0)) {
       Object.assign(ply, { given: true, ms: null, info: undefined });
+    }
+    // The analysis (`arena analyze`), one entry per ply in the same numbering, and each side's losing move.
+    const analysis = replay.analysis;
+    if (analysis) {
+      plies.forEach((ply, index) => {
+        ply.analysis = analysis.plies[index];
+        ply.losing = analysis.losing.white === index + 1 || analysis.losing.black === index + 1;
+      });
     }
     return plies;
   }
@@ -185,7 +197,7 @@
     return node;
   }
 
-  function drawBoard(board, runs, last) {
+  function drawBoard(board, runs, last, best) {
     const root = $("board");
     root.replaceChildren();
     const x = (column) => MARGIN + column * CELL, y = (row) => MARGIN + (SIZE - 1 - row) * CELL;
@@ -206,6 +218,12 @@
           group.appendChild(svg("circle", { cx, cy, r: CELL / 2 - 5, fill: stone === 1 ? "#f8f8f4" : "#23262d", stroke: "#222", class: stone === 1 ? "white" : "black" }));
         }
         if (last === cell) group.appendChild(svg("circle", { cx, cy, r: 5, fill: "#d33", class: "last" }));
+        // A ring on each best move for the ply to come (dashed for a block).
+        const ring = best.find((move) => move.replace("#", "") === cell);
+        if (ring) {
+          group.appendChild(svg("circle", { cx, cy, r: CELL / 2 - 2, fill: "none", stroke: "#1e9e4a", "stroke-width": 3,
+            "stroke-dasharray": ring.startsWith("#") ? "5 3" : "none", class: "best", "data-best": ring }));
+        }
         root.appendChild(group);
       }
     }
@@ -234,12 +252,69 @@
     return " " + (ply.kind === "block" ? "block" : ply.color) + " (" + ply.bot + ")";
   }
 
-  /** A ply for the move list: its notation (the protocol's) apart, then what it is. */
+  /** A ply for the move list: its notation (the protocol's) apart, then what it is, then its analysis's mark. */
   function plyItem(ply) {
     const item = element("li", undefined, ply.kind);
     item.appendChild(element("span", ply.notation, "notation"));
     item.appendChild(document.createTextNode(detail(ply)));
+    if (ply.analysis && ply.analysis.g) {
+      const mark = element("span", ply.analysis.g, "mark " + MARKS[ply.analysis.g]);
+      mark.title = MARKS[ply.analysis.g];
+      item.appendChild(mark);
+    }
+    if (ply.losing) {
+      item.classList.add("losing");
+      item.appendChild(element("span", "losing move", "losing-label"));
+    }
     return item;
+  }
+
+  /** A value of the analysis, for the mover: a proven margin and its outcome, or an estimate. */
+  function valueText(value) {
+    if (value.m === undefined) return value.x.toFixed(2) + " expected (estimate)";
+    return (value.m > 0 ? "+" : "") + value.m + " (exact: " + (value.m > 0 ? "win" : value.m < 0 ? "loss" : "draw") + ")";
+  }
+
+  /** A value on the graph's scale: the expected result, 1, ½ or 0 for an exact value. */
+  function expected(value) {
+    return value.m === undefined ? value.x : value.m > 0 ? 1 : value.m < 0 ? 0 : 0.5;
+  }
+
+  /** The value after each ply for the bot that ended as White (the seat that chose White, or kept it). */
+  function graphPoints(replay) {
+    const whiteSeat = replay.swap ? "2" : "1";
+    return view.plies.filter((ply) => ply.analysis).map((ply, index) => {
+      const after = ply.analysis.a, ours = ply.seat === whiteSeat;
+      const value = after.m === undefined ? { x: ours ? after.x : 1 - after.x } : { m: ours ? after.m : -after.m };
+      return { at: index + 1, value, y: expected(value) };
+    });
+  }
+
+  const graphX = (at) => GRAPH.left + (GRAPH.width - GRAPH.left - GRAPH.right) * (view.plies.length > 1 ? (at - 1) / (view.plies.length - 1) : 0.5);
+  const graphY = (y) => GRAPH.top + (GRAPH.height - GRAPH.top - GRAPH.bottom) * (1 - y);
+
+  function drawGraph(replay) {
+    const root = $("graph");
+    root.replaceChildren();
+    $("evaluation").hidden = !replay.analysis;
+    if (!replay.analysis) return;
+    for (const [y, label] of [[1, "1"], [0.5, "½"], [0, "0"]]) {
+      root.appendChild(svg("line", { x1: GRAPH.left, x2: GRAPH.width - GRAPH.right, y1: graphY(y), y2: graphY(y), stroke: "#ccd", "stroke-dasharray": y === 0.5 ? "4 3" : "none" }));
+      root.appendChild(svg("text", { x: GRAPH.left - 6, y: graphY(y) + 4, "text-anchor": "end", "font-size": 11 }, label));
+    }
+    root.appendChild(svg("text", { x: GRAPH.left, y: GRAPH.height - 4, "font-size": 11 }, "ply 1"));
+    root.appendChild(svg("text", { x: GRAPH.width - GRAPH.right, y: GRAPH.height - 4, "font-size": 11, "text-anchor": "end" }, "ply " + view.plies.length));
+    root.appendChild(svg("line", { id: "graph-current", y1: GRAPH.top, y2: GRAPH.height - GRAPH.bottom, stroke: "#2f5fb3", "stroke-width": 2 }));
+    const points = graphPoints(replay);
+    root.appendChild(svg("polyline", { points: points.map((p) => graphX(p.at) + "," + graphY(p.y)).join(" "), fill: "none", stroke: "#555", "stroke-width": 1.5 }));
+    for (const point of points) {
+      const exact = point.value.m !== undefined;
+      const dot = svg("circle", { cx: graphX(point.at), cy: graphY(point.y), r: 3.5, "stroke-width": 1.5, stroke: "#333",
+        fill: exact ? "#333" : "#fff", class: "point " + (exact ? "exact" : "estimate"), "data-ply": point.at });
+      dot.appendChild(svg("title", {}, "ply " + point.at + ": " + valueText(point.value) + " for White"));
+      dot.addEventListener("click", () => { stop(); go(point.at); });
+      root.appendChild(dot);
+    }
   }
 
   function showInfo(ply, at) {
@@ -253,6 +328,15 @@
       list.appendChild(element("dd", value));
     };
     add("ply " + at, ply.notation + detail(ply));
+    const analysis = ply.analysis;
+    if (analysis) {
+      add("value before", valueText(analysis.b));
+      add("value after", valueText(analysis.a));
+      add("loss", analysis.l + (analysis.b.m !== undefined && analysis.a.m !== undefined ? " points" : " expected result"));
+      add("best", analysis.best || null);
+      add("mark", analysis.g ? analysis.g + " " + MARKS[analysis.g] : null);
+      add("losing move", ply.losing ? "yes: after it, its outcome was worse" : null);
+    }
     add("time", ply.ms === null || ply.ms === undefined ? null : ply.ms + " ms");
     const info = ply.info || {};
     add("eval", info.e);
@@ -270,7 +354,16 @@
     const end = view.at === view.plies.length;
     const ply = view.plies[view.at - 1];
     // The scoring runs are outlined at every ply, not only at the end: a run is scored as it stands.
-    drawBoard(board, runs, ply && ply.kind !== "pie" ? ply.cell : null);
+    const next = view.plies[view.at];
+    const best = next && next.analysis && next.analysis.best ? next.analysis.best.split(" ") : [];
+    drawBoard(board, runs, ply && ply.kind !== "pie" ? ply.cell : null, best);
+    const marker = $("graph-current");
+    if (marker) {
+      marker.setAttribute("x1", graphX(Math.max(1, view.at)));
+      marker.setAttribute("x2", graphX(Math.max(1, view.at)));
+      marker.setAttribute("visibility", view.at > 0 ? "visible" : "hidden");
+      for (const point of $("graph").querySelectorAll(".point")) point.setAttribute("r", Number(point.dataset.ply) === view.at ? 6 : 3.5);
+    }
     const white = runs.filter((run) => run.color === "white").reduce((sum, run) => sum + run.points, 0);
     const black = runs.filter((run) => run.color === "black").reduce((sum, run) => sum + run.points, 0);
     const score = $("score");
@@ -282,6 +375,11 @@
     history.replaceState(null, "", "#game=" + encodeURIComponent(view.game.id) + "&ply=" + view.at);
     $("slider").value = view.at;
     showInfo(ply, view.at);
+    if (best.length) {
+      const list = $("move-info").querySelector("dl") || $("move-info").appendChild(element("dl"));
+      list.appendChild(element("dt", "best next"));
+      list.appendChild(element("dd", best.join(" ") + " (ply " + (view.at + 1) + ")"));
+    }
     for (const item of $("moves").children) item.classList.toggle("current", Number(item.dataset.at) === view.at);
     // Keep the current move in sight in the list, scrolling the list alone (never the page).
     const list = $("moves"), current = list.querySelector(".current");
@@ -341,6 +439,7 @@
       moves.appendChild(item);
     });
     $("slider").max = view.plies.length;
+    drawGraph(replay);
     showVerdict(replay);
     go(at === "end" ? view.plies.length : Number(at) || 0);
   }

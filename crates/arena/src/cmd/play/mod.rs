@@ -119,7 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::output::outln!("The record is in {}.", out.display());
     }
     if let Some(html) = &args.html {
-        pahtum_report::run_report::write_game_page(html, &record)?;
+        pahtum_report::run_report::write_game_page(html, &record, None)?;
         crate::output::outln!("The game's page is {}.", html.display());
     }
     Ok(ExitCode::SUCCESS)
