@@ -23,7 +23,7 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, cells_of, gain, lines_mask, lines_touched};
+use crate::board::{Board, cells_of, gain};
 
 /// The value stored is exact, a lower bound or an upper bound.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -34,21 +34,29 @@ enum Bound {
     Upper,
 }
 
+/// A position's key: the free cells and each side's stones that can still
+/// change its points ([`live`]). It determines the future margin whatever
+/// the blocks and the other stones are.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct Key {
+    free: u64,
+    mine: u64,
+    theirs: u64,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    /// The mover's stones masked to the open lines, with the open rows and
-    /// columns in bits 49 to 62.
-    mine: u64,
-    /// The other's stones, masked to the open lines.
-    theirs: u64,
+    /// The position (an empty slot has no free cell, which no search stores).
+    key: Key,
     value: i16,
     bound: Bound,
     /// The best (or refuting) move, a cell index.
     best: u8,
-    /// The search generation that wrote the entry; entries of other blocks
-    /// belong to an older generation and count as empty.
-    generation: u16,
 }
+
+/// Entries a bucket holds: the first keeps the entry of most free cells
+/// (the costliest to search again), the second the newest of the others.
+const WAYS: usize = 2;
 
 /// How often the deadline is read, in nodes.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -56,11 +64,10 @@ const CLOCK_INTERVAL: u64 = 1024;
 /// The exact solver and its transposition table.
 #[derive(Debug)]
 pub struct Solver {
-    table: Vec<Entry>,
-    /// The blocks of the positions in the table.
+    /// Buckets of [`WAYS`] entries.
+    table: Vec<[Entry; WAYS]>,
+    /// The blocks of the position searched.
     blocks: u64,
-    /// The generation of the current blocks (never 0, the empty slots' one).
-    generation: u16,
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -95,12 +102,12 @@ pub struct Solution {
 }
 
 impl Solver {
-    /// A solver whose table has `2^bits` entries (24 bytes each).
+    /// A solver whose table has `2^bits` entries (32 bytes each; `bits` at
+    /// least 1).
     pub fn new(bits: u32) -> Solver {
         Solver {
-            table: vec![Entry::default(); 1 << bits],
+            table: vec![[Entry::default(); WAYS]; 1 << bits.max(1) >> 1],
             blocks: 0,
-            generation: 0,
             nodes: 0,
             deadline: None,
             stopped: false,
@@ -179,16 +186,10 @@ impl Solver {
         })
     }
 
-    /// Prepares a search of `board`: a new generation when the blocks
-    /// changed, the node count and the deadline.
+    /// Prepares a search of `board`: its blocks, the node count and the
+    /// deadline.
     fn start(&mut self, board: &Board, deadline: Option<Instant>) {
-        if board.blocks != self.blocks || self.generation == 0 {
-            self.generation = self.generation.checked_add(1).unwrap_or_else(|| {
-                self.table.fill(Entry::default());
-                1
-            });
-            self.blocks = board.blocks;
-        }
+        self.blocks = board.blocks;
         self.nodes = 0;
         self.deadline = deadline;
         self.stopped = false;
@@ -218,26 +219,33 @@ impl Solver {
         if self.stopped {
             return 0;
         }
+        // A free cell where neither side can ever have a run of three, in
+        // its row or its column, is idle: whoever takes it scores nothing
+        // and blocks nothing, so the idle cells only count as moves.
+        let scoring = free & (in_long_segments(mine | free) | in_long_segments(theirs | free));
+        let idle = free & !scoring;
+        if scoring == 0 && !root {
+            return 0;
+        }
+        let key = Key {
+            free: scoring | u64::from(idle.count_ones()) << pahtum::CELLS,
+            mine: live(mine, scoring),
+            theirs: live(theirs, scoring),
+        };
+        let bucket = self.bucket(&key);
         // Neither side can gain more than by getting every free cell (not at
         // the root, which must name a move).
-        let most_for_me = potential(mine, free);
+        let most_for_me = potential(mine, scoring);
         if most_for_me <= alpha && !root {
             return most_for_me;
         }
-        let least_for_me = -potential(theirs, free);
+        let least_for_me = -potential(theirs, scoring);
         if least_for_me >= beta && !root {
             return least_for_me;
         }
-        let (rows, columns) = lines_touched(free);
-        let open = lines_mask(rows, columns);
-        let key = (
-            mine & open | u64::from(rows | columns << 7) << pahtum::CELLS,
-            theirs & open,
-        );
-        let slot = self.slot(key);
-        let entry = self.table[slot];
+        let found = self.table[bucket].iter().find(|entry| entry.key == key).copied();
         let mut first = None;
-        if !root && (entry.mine, entry.theirs, entry.generation) == (key.0, key.1, self.generation) {
+        if let Some(entry) = found.filter(|_| !root) {
             let value = i32::from(entry.value);
             match entry.bound {
                 Bound::Exact => return value,
@@ -258,7 +266,8 @@ impl Solver {
             mover: 0,
             blocks_left: 0,
         };
-        for cell in cells_of(free) {
+        // Idle cells are all alike: only the first is tried.
+        for cell in cells_of(scoring | idle & idle.wrapping_neg()) {
             let my_gain = gain(mine, cell) as i32;
             let swing = if first == Some(cell) {
                 i32::MAX
@@ -269,10 +278,20 @@ impl Solver {
             count += 1;
         }
         let moves = &mut moves[..count];
-        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut best_value = i32::MIN;
         let mut best_cell = moves[0].1;
-        for &(_, cell, my_gain) in moves.iter() {
+        for index in 0..moves.len() {
+            // The next move in the order, picked when needed (a cut-off
+            // often comes first): the highest swing, the lowest cell among
+            // equals.
+            let mut next = index;
+            for other in index + 1..moves.len() {
+                if (moves[other].0, moves[next].1) > (moves[next].0, moves[other].1) {
+                    next = other;
+                }
+            }
+            moves.swap(index, next);
+            let (_, cell, my_gain) = moves[index];
             let bit = 1u64 << cell;
             let value = my_gain - self.search(theirs, mine | bit, free & !bit, my_gain - beta, my_gain - alpha, false);
             if self.stopped {
@@ -296,25 +315,42 @@ impl Solver {
         } else {
             Bound::Exact
         };
-        self.table[slot] = Entry {
-            mine: key.0,
-            theirs: key.1,
-            value: best_value as i16,
-            bound,
-            best: best_cell as u8,
-            generation: self.generation,
-        };
+        self.store(
+            bucket,
+            Entry {
+                key,
+                value: best_value as i16,
+                bound,
+                best: best_cell as u8,
+            },
+        );
         if root {
             self.root_best = best_cell;
         }
         best_value
     }
 
-    /// The table slot of a key (always replace: the newest entry is the most
-    /// useful to the running search).
-    fn slot(&self, (mine, theirs): (u64, u64)) -> usize {
-        let hash = (mine ^ theirs.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The bucket of a key.
+    fn bucket(&self, key: &Key) -> usize {
+        let hash =
+            (key.mine ^ key.theirs.rotate_left(23) ^ key.free.rotate_left(41)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (hash >> 20) as usize & (self.table.len() - 1)
+    }
+
+    /// Stores `entry` in its bucket: over its own older entry if there is
+    /// one; otherwise in the first way if it has at least as many free cells
+    /// as the entry there (which moves to the second way), else in the
+    /// second way.
+    fn store(&mut self, bucket: usize, entry: Entry) {
+        let ways = &mut self.table[bucket];
+        if let Some(way) = ways.iter_mut().find(|way| way.key == entry.key) {
+            *way = entry;
+        } else if entry.key.free.count_ones() >= ways[0].key.free.count_ones() {
+            ways[1] = ways[0];
+            ways[0] = entry;
+        } else {
+            ways[1] = entry;
+        }
     }
 
     /// The best line from a position: at each ply the lowest cell index
@@ -342,6 +378,64 @@ impl Solver {
         line
     }
 }
+
+/// The stones of `stones` that can still score more: those joined to a free
+/// cell in their row or their column by stones of theirs and free cells.
+/// The others are in runs that can no longer grow, and neither are they
+/// walls for anyone's runs that a dead cell would not be.
+fn live(stones: u64, free: u64) -> u64 {
+    let own = stones | free;
+    let along_rows = fill_up(free, own & !FIRST_COLUMN, 1) | fill_down(free, own & !LAST_COLUMN, 1);
+    let along_columns = fill_up(free, own, pahtum::SIZE) | fill_down(free, own, pahtum::SIZE);
+    stones & (along_rows & long_rows(own) | along_columns & long_columns(own))
+}
+
+/// `seeds` and the cells reached from them by steps of `step` towards
+/// higher cell indices through `through` (the cells a step may enter), for
+/// up to seven steps: a fill in three shifts (Kogge-Stone).
+fn fill_up(seeds: u64, through: u64, step: usize) -> u64 {
+    let (mut reached, mut through) = (seeds, through);
+    reached |= through & reached << step;
+    through &= through << step;
+    reached |= through & reached << (2 * step);
+    through &= through << (2 * step);
+    reached | through & reached << (4 * step)
+}
+
+/// [`fill_up`] towards lower cell indices.
+fn fill_down(seeds: u64, through: u64, step: usize) -> u64 {
+    let (mut reached, mut through) = (seeds, through);
+    reached |= through & reached >> step;
+    through &= through >> step;
+    reached |= through & reached >> (2 * step);
+    through &= through >> (2 * step);
+    reached | through & reached >> (4 * step)
+}
+
+/// The cells of `cells` in a segment of at least three of them in their row
+/// or their column: where a run that scores can still be.
+fn in_long_segments(cells: u64) -> u64 {
+    long_rows(cells) | long_columns(cells)
+}
+
+/// The cells of `cells` in a segment of at least three of them in their row.
+fn long_rows(cells: u64) -> u64 {
+    let pairs = cells & (cells >> 1 & !LAST_COLUMN);
+    let triples = pairs & (pairs >> 1 & !LAST_COLUMN);
+    triples | triples << 1 | triples << 2
+}
+
+/// The cells of `cells` in a segment of at least three of them in their
+/// column.
+fn long_columns(cells: u64) -> u64 {
+    let pairs = cells & cells >> pahtum::SIZE;
+    let triples = pairs & pairs >> pahtum::SIZE;
+    triples | triples << pahtum::SIZE | triples << (2 * pahtum::SIZE)
+}
+
+/// The cells of the first column (`a`) and of the last (`g`).
+const FIRST_COLUMN: u64 = 0x0000_0408_1020_4081;
+const LAST_COLUMN: u64 = FIRST_COLUMN << (pahtum::SIZE - 1);
 
 /// The points `stones` would gain by getting every `free` cell.
 fn potential(stones: u64, free: u64) -> i32 {
