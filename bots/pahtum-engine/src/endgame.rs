@@ -353,23 +353,21 @@ impl Solver {
         }
     }
 
-    /// The best line from a position: at each ply the lowest cell index
-    /// among the best moves, proven by null-window searches around the exact
-    /// value; cut short at the deadline.
+    /// The best line from a position: at each ply the best move as the root
+    /// search picks it (the first in its fixed order to reach the exact
+    /// value), searched again in the warm table; cut short at the deadline.
     fn principal_variation(&mut self, mut mine: u64, mut theirs: u64, mut free: u64) -> Vec<usize> {
         let mut line = Vec::new();
         while free != 0 {
-            let target = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), false);
-            let best = cells_of(free).find(|&cell| {
-                let bit = 1u64 << cell;
-                let my_gain = gain(mine, cell) as i32;
-                let window = (my_gain - target - 1, my_gain - target + 1);
-                my_gain - self.search(theirs, mine | bit, free & !bit, window.0, window.1, false) == target
-            });
-            if self.stopped {
-                break;
-            }
-            let cell = best.expect("one of the moves reaches the exact value");
+            let cell = if free.count_ones() == 1 {
+                free.trailing_zeros() as usize
+            } else {
+                self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), true);
+                if self.stopped {
+                    break;
+                }
+                self.root_best
+            };
             line.push(cell);
             let bit = 1u64 << cell;
             (mine, theirs, free) = (theirs, mine | bit, free & !bit);
