@@ -52,10 +52,13 @@ struct Entry {
     bound: Bound,
     /// The best (or refuting) move, a cell index.
     best: u8,
+    /// The search that stored it ([`Solver::age`]).
+    age: u8,
 }
 
 /// Entries a bucket holds: the first keeps the entry of most free cells
-/// (the costliest to search again), the second the newest of the others.
+/// (the costliest to search again) of the current search, the second the
+/// newest of the others.
 const WAYS: usize = 2;
 
 /// How often the deadline is read, in nodes.
@@ -68,6 +71,9 @@ pub struct Solver {
     table: Vec<[Entry; WAYS]>,
     /// The blocks of the position searched.
     blocks: u64,
+    /// Counts the searches (wrapping), so that the entries of earlier
+    /// searches give way in the first way of a bucket.
+    age: u8,
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -108,6 +114,7 @@ impl Solver {
         Solver {
             table: vec![[Entry::default(); WAYS]; 1 << bits.max(1) >> 1],
             blocks: 0,
+            age: 0,
             nodes: 0,
             deadline: None,
             stopped: false,
@@ -190,6 +197,7 @@ impl Solver {
     /// deadline.
     fn start(&mut self, board: &Board, deadline: Option<Instant>) {
         self.blocks = board.blocks;
+        self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.deadline = deadline;
         self.stopped = false;
@@ -322,6 +330,7 @@ impl Solver {
                 value: best_value as i16,
                 bound,
                 best: best_cell as u8,
+                age: self.age,
             },
         );
         if root {
@@ -339,13 +348,13 @@ impl Solver {
 
     /// Stores `entry` in its bucket: over its own older entry if there is
     /// one; otherwise in the first way if it has at least as many free cells
-    /// as the entry there (which moves to the second way), else in the
-    /// second way.
+    /// as the entry there or that entry is from an earlier search (the entry
+    /// there moves to the second way), else in the second way.
     fn store(&mut self, bucket: usize, entry: Entry) {
         let ways = &mut self.table[bucket];
         if let Some(way) = ways.iter_mut().find(|way| way.key == entry.key) {
             *way = entry;
-        } else if entry.key.free.count_ones() >= ways[0].key.free.count_ones() {
+        } else if ways[0].age != entry.age || entry.key.free.count_ones() >= ways[0].key.free.count_ones() {
             ways[1] = ways[0];
             ways[0] = entry;
         } else {
