@@ -1,25 +1,36 @@
 //! The exact endgame: alpha-beta to the last cell for the best final margin.
 //!
-//! When few cells are free, the engine stops estimating and plays perfectly.
-//! The search is negamax over the *future* margin: the points the mover will
-//! still gain minus the points the opponent will still gain. A stone changes
-//! only its owner's points, in its row and its column ([`gain`]), so the
-//! current score never enters the search and a position's value depends only on
-//! the lines that still have a free cell: stones in rows and columns that are
-//! full no longer matter and are masked out of the transposition key, which
-//! merges positions that differ only there.
+//! When few cells are free, the engine stops estimating and plays perfectly,
+//! and the analysis of games proves what each move cost. The search is
+//! negamax over the *future* margin: the points the mover will still gain
+//! minus the points the opponent will still gain. A stone changes only its
+//! owner's points, in its row and its column ([`gain`]), so the current score
+//! never enters the search, and a position's value depends only on what can
+//! still change. The transposition key keeps only that:
 //!
-//! The value is also colour-blind (it is "mover versus the other"), so the
-//! table stores the mover's and the other's stones and serves both colours. It
-//! keeps its entries from search to search (they are exact facts about
-//! positions of the same blocks) and is cleared when the blocks change.
+//! * the free cells where some side can still make a run of three in the
+//!   row or the column ("scoring" cells); the others are *idle*: whoever
+//!   takes one scores nothing and blocks nothing, so only their number
+//!   counts (as moves to spend), and only one of them is tried at a node;
+//! * each side's *live* stones, those in a segment of at least three of its
+//!   stones and free cells that still holds a scoring cell ([`live`]); every
+//!   other cell is dead for both sides alike, be it a block, a finished run
+//!   or a wall of the other colour.
+//!
+//! So the key does not depend on the blocks, and it merges positions that
+//! differ only in settled parts of the board: it cut the nodes of 20-cell
+//! endgames about ninefold over a key that masked whole full lines. The value
+//! is also colour-blind (it is "mover versus the other"), so the table serves
+//! both colours, and it keeps its entries from search to search (they are
+//! exact facts whatever the blocks). A bucket holds two entries: the first
+//! the one of most free cells of the current search, the second the newest.
 //!
 //! Moves are tried in the order: the table's best move, then by the
 //! knowledge's stake, which is what makes cut-offs come early. A cheap bound
 //! prunes too: neither side can gain more than it would by getting every free
-//! cell, line by line. Together they cut the nodes of 16-cell endgames by a
-//! factor of about 15 over ordering by immediate gain without the bound. The
-//! search can be stopped by a deadline; a stopped search reports nothing.
+//! cell, line by line. The search can be stopped by a deadline; a stopped
+//! search reports nothing. What was tried and what paid, with the figures of
+//! `examples/solver_bench.rs`: EXPERIMENTS.md beside the crate's README.
 
 use std::time::Instant;
 
@@ -141,7 +152,15 @@ impl Solver {
             });
         }
         // A full window at the root: the exact value and its move.
-        let value = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), true);
+        let value = self.search(
+            mine,
+            theirs,
+            free,
+            potentials(mine, theirs, free),
+            -i32::from(i16::MAX),
+            i32::from(i16::MAX),
+            true,
+        );
         if self.stopped {
             return None;
         }
@@ -177,7 +196,15 @@ impl Solver {
         // The future margin that leaves the final margin at zero.
         let level = -current;
         let free = board.free();
-        let value = self.search(mine, theirs, free, level - 1, level + 1, true);
+        let value = self.search(
+            mine,
+            theirs,
+            free,
+            potentials(mine, theirs, free),
+            level - 1,
+            level + 1,
+            true,
+        );
         if self.stopped {
             return None;
         }
@@ -211,7 +238,21 @@ impl Solver {
     /// index only, so that its best move (the first in that order to reach
     /// the best value, left in `root_best`) does not depend on what earlier
     /// searches left in the table.
-    fn search(&mut self, mine: u64, theirs: u64, free: u64, mut alpha: i32, mut beta: i32, root: bool) -> i32 {
+    ///
+    /// `potentials` are what the mover and the other would gain by getting
+    /// every free cell ([`potentials`]), kept up to date move by move.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        mine: u64,
+        theirs: u64,
+        free: u64,
+        potentials: [i32; 2],
+        mut alpha: i32,
+        mut beta: i32,
+        root: bool,
+    ) -> i32 {
+        debug_assert_eq!(potentials, self::potentials(mine, theirs, free));
         if free & free.wrapping_sub(1) == 0 {
             // Zero or one cell left: no choice.
             return if free == 0 {
@@ -235,22 +276,22 @@ impl Solver {
         if scoring == 0 && !root {
             return 0;
         }
+        // Neither side can gain more than by getting every free cell (not at
+        // the root, which must name a move).
+        let most_for_me = potentials[0];
+        if most_for_me <= alpha && !root {
+            return most_for_me;
+        }
+        let least_for_me = -potentials[1];
+        if least_for_me >= beta && !root {
+            return least_for_me;
+        }
         let key = Key {
             free: scoring | u64::from(idle.count_ones()) << pahtum::CELLS,
             mine: live(mine, scoring),
             theirs: live(theirs, scoring),
         };
         let bucket = self.bucket(&key);
-        // Neither side can gain more than by getting every free cell (not at
-        // the root, which must name a move).
-        let most_for_me = potential(mine, scoring);
-        if most_for_me <= alpha && !root {
-            return most_for_me;
-        }
-        let least_for_me = -potential(theirs, scoring);
-        if least_for_me >= beta && !root {
-            return least_for_me;
-        }
         let found = self.table[bucket].iter().find(|entry| entry.key == key).copied();
         let mut first = None;
         if let Some(entry) = found.filter(|_| !root) {
@@ -301,7 +342,19 @@ impl Solver {
             moves.swap(index, next);
             let (_, cell, my_gain) = moves[index];
             let bit = 1u64 << cell;
-            let value = my_gain - self.search(theirs, mine | bit, free & !bit, my_gain - beta, my_gain - alpha, false);
+            // The other loses the cell from what it could get; the mover's
+            // potential drops by what the cell scored.
+            let after = [potentials[1] - lost(theirs | free, cell), potentials[0] - my_gain];
+            let value = my_gain
+                - self.search(
+                    theirs,
+                    mine | bit,
+                    free & !bit,
+                    after,
+                    my_gain - beta,
+                    my_gain - alpha,
+                    false,
+                );
             if self.stopped {
                 return 0;
             }
@@ -371,7 +424,15 @@ impl Solver {
             let cell = if free.count_ones() == 1 {
                 free.trailing_zeros() as usize
             } else {
-                self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), true);
+                self.search(
+                    mine,
+                    theirs,
+                    free,
+                    potentials(mine, theirs, free),
+                    -i32::from(i16::MAX),
+                    i32::from(i16::MAX),
+                    true,
+                );
                 if self.stopped {
                     break;
                 }
@@ -443,6 +504,18 @@ fn long_columns(cells: u64) -> u64 {
 /// The cells of the first column (`a`) and of the last (`g`).
 const FIRST_COLUMN: u64 = 0x0000_0408_1020_4081;
 const LAST_COLUMN: u64 = FIRST_COLUMN << (pahtum::SIZE - 1);
+
+/// What the mover (`mine`) and the other would gain by getting every `free`
+/// cell.
+fn potentials(mine: u64, theirs: u64, free: u64) -> [i32; 2] {
+    [potential(mine, free), potential(theirs, free)]
+}
+
+/// The points that `open` (a side's stones and the free cells) lose in the
+/// row and the column of `cell` when `cell` leaves it.
+fn lost(open: u64, cell: usize) -> i32 {
+    gain(open & !(1 << cell), cell) as i32
+}
 
 /// The points `stones` would gain by getting every `free` cell.
 fn potential(stones: u64, free: u64) -> i32 {
