@@ -151,16 +151,7 @@ impl Solver {
                 nodes: 1,
             });
         }
-        // A full window at the root: the exact value and its move.
-        let value = self.search(
-            mine,
-            theirs,
-            free,
-            potentials(mine, theirs, free),
-            -i32::from(i16::MAX),
-            i32::from(i16::MAX),
-            true,
-        );
+        let value = self.exact(mine, theirs, free);
         if self.stopped {
             return None;
         }
@@ -218,6 +209,21 @@ impl Solver {
             result: value.cmp(&level),
             nodes: self.nodes,
         })
+    }
+
+    /// The exact value of a position (at least two free cells), by a full
+    /// window at the root, with its best move in `root_best`.
+    fn exact(&mut self, mine: u64, theirs: u64, free: u64) -> i32 {
+        let window = (-i32::from(i16::MAX), i32::from(i16::MAX));
+        self.search(
+            mine,
+            theirs,
+            free,
+            potentials(mine, theirs, free),
+            window.0,
+            window.1,
+            true,
+        )
     }
 
     /// Prepares a search of `board`: its blocks, the node count and the
@@ -424,15 +430,7 @@ impl Solver {
             let cell = if free.count_ones() == 1 {
                 free.trailing_zeros() as usize
             } else {
-                self.search(
-                    mine,
-                    theirs,
-                    free,
-                    potentials(mine, theirs, free),
-                    -i32::from(i16::MAX),
-                    i32::from(i16::MAX),
-                    true,
-                );
+                self.exact(mine, theirs, free);
                 if self.stopped {
                     break;
                 }
