@@ -22,8 +22,8 @@
 //! endgames about ninefold over a key that masked whole full lines. The value
 //! is also colour-blind (it is "mover versus the other"), so the table serves
 //! both colours, and it keeps its entries from search to search (they are
-//! exact facts whatever the blocks). A bucket holds two entries: the first
-//! the one of most free cells of the current search, the second the newest.
+//! exact facts whatever the blocks). A bucket holds four entries; a new one
+//! replaces one of an earlier search, or else the one of fewest free cells.
 //!
 //! Moves are tried in the order: the table's best move, then by the
 //! knowledge's stake, which is what makes cut-offs come early. A cheap bound
@@ -67,10 +67,8 @@ struct Entry {
     age: u8,
 }
 
-/// Entries a bucket holds: the first keeps the entry of most free cells
-/// (the costliest to search again) of the current search, the second the
-/// newest of the others.
-const WAYS: usize = 2;
+/// Entries a bucket holds (four of 32 bytes: two cache lines).
+const WAYS: usize = 4;
 
 /// How often the deadline is read, in nodes.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -83,7 +81,7 @@ pub struct Solver {
     /// The blocks of the position searched.
     blocks: u64,
     /// Counts the searches (wrapping), so that the entries of earlier
-    /// searches give way in the first way of a bucket.
+    /// searches give way first.
     age: u8,
     nodes: u64,
     deadline: Option<Instant>,
@@ -120,10 +118,10 @@ pub struct Solution {
 
 impl Solver {
     /// A solver whose table has `2^bits` entries (32 bytes each; `bits` at
-    /// least 1).
+    /// least 2).
     pub fn new(bits: u32) -> Solver {
         Solver {
-            table: vec![[Entry::default(); WAYS]; 1 << bits.max(1) >> 1],
+            table: vec![[Entry::default(); WAYS]; 1 << bits.max(2) >> 2],
             blocks: 0,
             age: 0,
             nodes: 0,
@@ -406,18 +404,22 @@ impl Solver {
     }
 
     /// Stores `entry` in its bucket: over its own older entry if there is
-    /// one; otherwise in the first way if it has at least as many free cells
-    /// as the entry there or that entry is from an earlier search (the entry
-    /// there moves to the second way), else in the second way.
+    /// one; otherwise over an entry of an earlier search, or else over the
+    /// one of fewest free cells (the cheapest to search again), the last
+    /// among equals.
     fn store(&mut self, bucket: usize, entry: Entry) {
         let ways = &mut self.table[bucket];
         if let Some(way) = ways.iter_mut().find(|way| way.key == entry.key) {
             *way = entry;
-        } else if ways[0].age != entry.age || entry.key.free.count_ones() >= ways[0].key.free.count_ones() {
-            ways[1] = ways[0];
-            ways[0] = entry;
         } else {
-            ways[1] = entry;
+            let worth = |way: &Entry| (way.age == entry.age, way.key.free.count_ones());
+            let mut victim = WAYS - 1;
+            for index in (0..WAYS - 1).rev() {
+                if worth(&ways[index]) < worth(&ways[victim]) {
+                    victim = index;
+                }
+            }
+            ways[victim] = entry;
         }
     }
 
