@@ -67,6 +67,11 @@ struct Entry {
     age: u8,
 }
 
+/// The entries of one hash, aligned to the cache lines they fill.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+struct Bucket([Entry; WAYS]);
+
 /// Entries a bucket holds (four of 32 bytes: two cache lines).
 const WAYS: usize = 4;
 
@@ -77,7 +82,7 @@ const CLOCK_INTERVAL: u64 = 1024;
 #[derive(Debug)]
 pub struct Solver {
     /// Buckets of [`WAYS`] entries.
-    table: Vec<[Entry; WAYS]>,
+    table: Vec<Bucket>,
     /// The blocks of the position searched.
     blocks: u64,
     /// Counts the searches (wrapping), so that the entries of earlier
@@ -121,7 +126,7 @@ impl Solver {
     /// least 2).
     pub fn new(bits: u32) -> Solver {
         Solver {
-            table: vec![[Entry::default(); WAYS]; 1 << bits.max(2) >> 2],
+            table: vec![Bucket::default(); 1 << bits.max(2) >> 2],
             blocks: 0,
             age: 0,
             nodes: 0,
@@ -296,7 +301,7 @@ impl Solver {
             theirs: live(theirs, scoring),
         };
         let bucket = self.bucket(&key);
-        let found = self.table[bucket].iter().find(|entry| entry.key == key).copied();
+        let found = self.table[bucket].0.iter().find(|entry| entry.key == key).copied();
         let mut first = None;
         if let Some(entry) = found.filter(|_| !root) {
             let value = i32::from(entry.value);
@@ -408,7 +413,7 @@ impl Solver {
     /// one of fewest free cells (the cheapest to search again), the last
     /// among equals.
     fn store(&mut self, bucket: usize, entry: Entry) {
-        let ways = &mut self.table[bucket];
+        let ways = &mut self.table[bucket].0;
         if let Some(way) = ways.iter_mut().find(|way| way.key == entry.key) {
             *way = entry;
         } else {
