@@ -172,6 +172,39 @@ impl Solver {
         })
     }
 
+    /// The exact value of every move of the stone phase position `board`
+    /// (at least one free cell), in cell order: the future margin for the
+    /// mover after that move with best play from then on, as
+    /// [`Solution::value`] counts it; or `None` if `deadline` came first.
+    /// The position is solved first, so that the moves' searches find its
+    /// table warm.
+    pub fn move_values(&mut self, board: &Board, deadline: Option<Instant>) -> Option<Vec<(usize, i32)>> {
+        self.solve(board, deadline)?;
+        self.start(board, deadline);
+        let mine = board.stones[board.mover];
+        let theirs = board.stones[board.mover ^ 1];
+        let free = board.free();
+        let mut values = Vec::new();
+        for cell in cells_of(free) {
+            let bit = 1u64 << cell;
+            let rest = free & !bit;
+            let reply = match rest.count_ones() {
+                0 => 0,
+                1 => gain(theirs, rest.trailing_zeros() as usize) as i32,
+                _ => {
+                    let (child, window) = ((theirs, mine | bit, rest), i32::from(i16::MAX));
+                    let potentials = potentials(child.0, child.1, child.2);
+                    self.search(child.0, child.1, child.2, potentials, -window, window, false)
+                }
+            };
+            if self.stopped {
+                return None;
+            }
+            values.push((cell, gain(mine, cell) as i32 - reply));
+        }
+        Some(values)
+    }
+
     /// Whether the mover of `board` (at least one free cell) wins, draws or
     /// loses with best play from both sides, with a move that gets that
     /// result (for a loss, any move), or `None` if `deadline` came first.

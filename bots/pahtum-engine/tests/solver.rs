@@ -91,9 +91,10 @@ fn current(board: &Board) -> i32 {
     }
 }
 
-/// The solver's margins are the minimax's, and its best move is one of the
-/// optimal ones, with a fresh table and with a small one shared by all
-/// positions (kept across layouts, full of replaced entries).
+/// The solver's margins are the minimax's, for the position and after each
+/// move, and its best move is one of the optimal ones, with a fresh table and
+/// with a small one shared by all positions (kept across layouts, full of
+/// replaced entries).
 #[test]
 fn the_solver_agrees_with_minimax_over_every_order() {
     let (count, most) = sizing();
@@ -114,6 +115,15 @@ fn the_solver_agrees_with_minimax_over_every_order() {
                 "position {index}: {} is not optimal",
                 solution.best
             );
+            for (cell, value) in solver.move_values(&board, None).unwrap() {
+                let mut after = board;
+                after.play(cell);
+                assert_eq!(
+                    value + current(&board),
+                    -minimax(&after, &mut seen),
+                    "position {index}, cell {cell}"
+                );
+            }
             let outcome = solver.outcome(&board, None).unwrap();
             assert_eq!(outcome.result, exact.cmp(&0), "position {index}");
             if outcome.result != std::cmp::Ordering::Less {
