@@ -1,29 +1,40 @@
 //! The exact endgame: alpha-beta to the last cell for the best final margin.
 //!
-//! When few cells are free, the engine stops estimating and plays perfectly.
-//! The search is negamax over the *future* margin: the points the mover will
-//! still gain minus the points the opponent will still gain. A stone changes
-//! only its owner's points, in its row and its column ([`gain`]), so the
-//! current score never enters the search and a position's value depends only on
-//! the lines that still have a free cell: stones in rows and columns that are
-//! full no longer matter and are masked out of the transposition key, which
-//! merges positions that differ only there.
+//! When few cells are free, the engine stops estimating and plays perfectly,
+//! and the analysis of games proves what each move cost. The search is
+//! negamax over the *future* margin: the points the mover will still gain
+//! minus the points the opponent will still gain. A stone changes only its
+//! owner's points, in its row and its column ([`gain`]), so the current score
+//! never enters the search, and a position's value depends only on what can
+//! still change. The transposition key keeps only that:
 //!
-//! The value is also colour-blind (it is "mover versus the other"), so the
-//! table stores the mover's and the other's stones and serves both colours. It
-//! keeps its entries from search to search (they are exact facts about
-//! positions of the same blocks) and is cleared when the blocks change.
+//! * the free cells where some side can still make a run of three in the
+//!   row or the column ("scoring" cells); the others are *idle*: whoever
+//!   takes one scores nothing and blocks nothing, so only their number
+//!   counts (as moves to spend), and only one of them is tried at a node;
+//! * each side's *live* stones, those in a segment of at least three of its
+//!   stones and free cells that still holds a scoring cell ([`live`]); every
+//!   other cell is dead for both sides alike, be it a block, a finished run
+//!   or a wall of the other colour.
+//!
+//! So the key does not depend on the blocks, and it merges positions that
+//! differ only in settled parts of the board: it cut the nodes of 20-cell
+//! endgames about ninefold over a key that masked whole full lines. The value
+//! is also colour-blind (it is "mover versus the other"), so the table serves
+//! both colours, and it keeps its entries from search to search (they are
+//! exact facts whatever the blocks). A bucket holds four entries; a new one
+//! replaces one of an earlier search, or else the one of fewest free cells.
 //!
 //! Moves are tried in the order: the table's best move, then by the
 //! knowledge's stake, which is what makes cut-offs come early. A cheap bound
 //! prunes too: neither side can gain more than it would by getting every free
-//! cell, line by line. Together they cut the nodes of 16-cell endgames by a
-//! factor of about 15 over ordering by immediate gain without the bound. The
-//! search can be stopped by a deadline; a stopped search reports nothing.
+//! cell, line by line. The search can be stopped by a deadline; a stopped
+//! search reports nothing. What was tried and what paid, with the figures of
+//! `examples/solver_bench.rs`: EXPERIMENTS.md beside the crate's README.
 
 use std::time::Instant;
 
-use crate::board::{Board, cells_of, gain, lines_mask, lines_touched};
+use crate::board::{Board, cells_of, gain};
 
 /// The value stored is exact, a lower bound or an upper bound.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -34,21 +45,35 @@ enum Bound {
     Upper,
 }
 
+/// A position's key: the free cells and each side's stones that can still
+/// change its points ([`live`]). It determines the future margin whatever
+/// the blocks and the other stones are.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct Key {
+    free: u64,
+    mine: u64,
+    theirs: u64,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    /// The mover's stones masked to the open lines, with the open rows and
-    /// columns in bits 49 to 62.
-    mine: u64,
-    /// The other's stones, masked to the open lines.
-    theirs: u64,
+    /// The position (an empty slot has no free cell, which no search stores).
+    key: Key,
     value: i16,
     bound: Bound,
     /// The best (or refuting) move, a cell index.
     best: u8,
-    /// The search generation that wrote the entry; entries of other blocks
-    /// belong to an older generation and count as empty.
-    generation: u16,
+    /// The search that stored it ([`Solver::age`]).
+    age: u8,
 }
+
+/// The entries of one hash, aligned to the cache lines they fill.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+struct Bucket([Entry; WAYS]);
+
+/// Entries a bucket holds (four of 32 bytes: two cache lines).
+const WAYS: usize = 4;
 
 /// How often the deadline is read, in nodes.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -56,11 +81,13 @@ const CLOCK_INTERVAL: u64 = 1024;
 /// The exact solver and its transposition table.
 #[derive(Debug)]
 pub struct Solver {
-    table: Vec<Entry>,
-    /// The blocks of the positions in the table.
+    /// Buckets of [`WAYS`] entries.
+    table: Vec<Bucket>,
+    /// The blocks of the position searched.
     blocks: u64,
-    /// The generation of the current blocks (never 0, the empty slots' one).
-    generation: u16,
+    /// Counts the searches (wrapping), so that the entries of earlier
+    /// searches give way first.
+    age: u8,
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -95,12 +122,13 @@ pub struct Solution {
 }
 
 impl Solver {
-    /// A solver whose table has `2^bits` entries (24 bytes each).
+    /// A solver whose table has `2^bits` entries (32 bytes each; `bits` at
+    /// least 2).
     pub fn new(bits: u32) -> Solver {
         Solver {
-            table: vec![Entry::default(); 1 << bits],
+            table: vec![Bucket::default(); 1 << bits.max(2) >> 2],
             blocks: 0,
-            generation: 0,
+            age: 0,
             nodes: 0,
             deadline: None,
             stopped: false,
@@ -126,8 +154,7 @@ impl Solver {
                 nodes: 1,
             });
         }
-        // A full window at the root: the exact value and its move.
-        let value = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), true);
+        let value = self.exact(mine, theirs, free);
         if self.stopped {
             return None;
         }
@@ -143,6 +170,39 @@ impl Solver {
             line,
             nodes: self.nodes,
         })
+    }
+
+    /// The exact value of every move of the stone phase position `board`
+    /// (at least one free cell), in cell order: the future margin for the
+    /// mover after that move with best play from then on, as
+    /// [`Solution::value`] counts it; or `None` if `deadline` came first.
+    /// The position is solved first, so that the moves' searches find its
+    /// table warm.
+    pub fn move_values(&mut self, board: &Board, deadline: Option<Instant>) -> Option<Vec<(usize, i32)>> {
+        self.solve(board, deadline)?;
+        self.start(board, deadline);
+        let mine = board.stones[board.mover];
+        let theirs = board.stones[board.mover ^ 1];
+        let free = board.free();
+        let mut values = Vec::new();
+        for cell in cells_of(free) {
+            let bit = 1u64 << cell;
+            let rest = free & !bit;
+            let reply = match rest.count_ones() {
+                0 => 0,
+                1 => gain(theirs, rest.trailing_zeros() as usize) as i32,
+                _ => {
+                    let (child, window) = ((theirs, mine | bit, rest), i32::from(i16::MAX));
+                    let potentials = potentials(child.0, child.1, child.2);
+                    self.search(child.0, child.1, child.2, potentials, -window, window, false)
+                }
+            };
+            if self.stopped {
+                return None;
+            }
+            values.push((cell, gain(mine, cell) as i32 - reply));
+        }
+        Some(values)
     }
 
     /// Whether the mover of `board` (at least one free cell) wins, draws or
@@ -163,7 +223,15 @@ impl Solver {
         // The future margin that leaves the final margin at zero.
         let level = -current;
         let free = board.free();
-        let value = self.search(mine, theirs, free, level - 1, level + 1, true);
+        let value = self.search(
+            mine,
+            theirs,
+            free,
+            potentials(mine, theirs, free),
+            level - 1,
+            level + 1,
+            true,
+        );
         if self.stopped {
             return None;
         }
@@ -179,16 +247,26 @@ impl Solver {
         })
     }
 
-    /// Prepares a search of `board`: a new generation when the blocks
-    /// changed, the node count and the deadline.
+    /// The exact value of a position (at least two free cells), by a full
+    /// window at the root, with its best move in `root_best`.
+    fn exact(&mut self, mine: u64, theirs: u64, free: u64) -> i32 {
+        let window = (-i32::from(i16::MAX), i32::from(i16::MAX));
+        self.search(
+            mine,
+            theirs,
+            free,
+            potentials(mine, theirs, free),
+            window.0,
+            window.1,
+            true,
+        )
+    }
+
+    /// Prepares a search of `board`: its blocks, the node count and the
+    /// deadline.
     fn start(&mut self, board: &Board, deadline: Option<Instant>) {
-        if board.blocks != self.blocks || self.generation == 0 {
-            self.generation = self.generation.checked_add(1).unwrap_or_else(|| {
-                self.table.fill(Entry::default());
-                1
-            });
-            self.blocks = board.blocks;
-        }
+        self.blocks = board.blocks;
+        self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.deadline = deadline;
         self.stopped = false;
@@ -202,7 +280,21 @@ impl Solver {
     /// index only, so that its best move (the first in that order to reach
     /// the best value, left in `root_best`) does not depend on what earlier
     /// searches left in the table.
-    fn search(&mut self, mine: u64, theirs: u64, free: u64, mut alpha: i32, mut beta: i32, root: bool) -> i32 {
+    ///
+    /// `potentials` are what the mover and the other would gain by getting
+    /// every free cell ([`potentials`]), kept up to date move by move.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        mine: u64,
+        theirs: u64,
+        free: u64,
+        potentials: [i32; 2],
+        mut alpha: i32,
+        mut beta: i32,
+        root: bool,
+    ) -> i32 {
+        debug_assert_eq!(potentials, self::potentials(mine, theirs, free));
         if free & free.wrapping_sub(1) == 0 {
             // Zero or one cell left: no choice.
             return if free == 0 {
@@ -218,26 +310,33 @@ impl Solver {
         if self.stopped {
             return 0;
         }
+        // A free cell where neither side can ever have a run of three, in
+        // its row or its column, is idle: whoever takes it scores nothing
+        // and blocks nothing, so the idle cells only count as moves.
+        let scoring = free & (in_long_segments(mine | free) | in_long_segments(theirs | free));
+        let idle = free & !scoring;
+        if scoring == 0 && !root {
+            return 0;
+        }
         // Neither side can gain more than by getting every free cell (not at
         // the root, which must name a move).
-        let most_for_me = potential(mine, free);
+        let most_for_me = potentials[0];
         if most_for_me <= alpha && !root {
             return most_for_me;
         }
-        let least_for_me = -potential(theirs, free);
+        let least_for_me = -potentials[1];
         if least_for_me >= beta && !root {
             return least_for_me;
         }
-        let (rows, columns) = lines_touched(free);
-        let open = lines_mask(rows, columns);
-        let key = (
-            mine & open | u64::from(rows | columns << 7) << pahtum::CELLS,
-            theirs & open,
-        );
-        let slot = self.slot(key);
-        let entry = self.table[slot];
+        let key = Key {
+            free: scoring | u64::from(idle.count_ones()) << pahtum::CELLS,
+            mine: live(mine, scoring),
+            theirs: live(theirs, scoring),
+        };
+        let bucket = self.bucket(&key);
+        let found = self.table[bucket].0.iter().find(|entry| entry.key == key).copied();
         let mut first = None;
-        if !root && (entry.mine, entry.theirs, entry.generation) == (key.0, key.1, self.generation) {
+        if let Some(entry) = found.filter(|_| !root) {
             let value = i32::from(entry.value);
             match entry.bound {
                 Bound::Exact => return value,
@@ -258,7 +357,8 @@ impl Solver {
             mover: 0,
             blocks_left: 0,
         };
-        for cell in cells_of(free) {
+        // Idle cells are all alike: only the first is tried.
+        for cell in cells_of(scoring | idle & idle.wrapping_neg()) {
             let my_gain = gain(mine, cell) as i32;
             let swing = if first == Some(cell) {
                 i32::MAX
@@ -269,12 +369,34 @@ impl Solver {
             count += 1;
         }
         let moves = &mut moves[..count];
-        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut best_value = i32::MIN;
         let mut best_cell = moves[0].1;
-        for &(_, cell, my_gain) in moves.iter() {
+        for index in 0..moves.len() {
+            // The next move in the order, picked when needed (a cut-off
+            // often comes first): the highest swing, the lowest cell among
+            // equals.
+            let mut next = index;
+            for other in index + 1..moves.len() {
+                if (moves[other].0, moves[next].1) > (moves[next].0, moves[other].1) {
+                    next = other;
+                }
+            }
+            moves.swap(index, next);
+            let (_, cell, my_gain) = moves[index];
             let bit = 1u64 << cell;
-            let value = my_gain - self.search(theirs, mine | bit, free & !bit, my_gain - beta, my_gain - alpha, false);
+            // The other loses the cell from what it could get; the mover's
+            // potential drops by what the cell scored.
+            let after = [potentials[1] - lost(theirs | free, cell), potentials[0] - my_gain];
+            let value = my_gain
+                - self.search(
+                    theirs,
+                    mine | bit,
+                    free & !bit,
+                    after,
+                    my_gain - beta,
+                    my_gain - alpha,
+                    false,
+                );
             if self.stopped {
                 return 0;
             }
@@ -296,44 +418,64 @@ impl Solver {
         } else {
             Bound::Exact
         };
-        self.table[slot] = Entry {
-            mine: key.0,
-            theirs: key.1,
-            value: best_value as i16,
-            bound,
-            best: best_cell as u8,
-            generation: self.generation,
-        };
+        self.store(
+            bucket,
+            Entry {
+                key,
+                value: best_value as i16,
+                bound,
+                best: best_cell as u8,
+                age: self.age,
+            },
+        );
         if root {
             self.root_best = best_cell;
         }
         best_value
     }
 
-    /// The table slot of a key (always replace: the newest entry is the most
-    /// useful to the running search).
-    fn slot(&self, (mine, theirs): (u64, u64)) -> usize {
-        let hash = (mine ^ theirs.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The bucket of a key.
+    fn bucket(&self, key: &Key) -> usize {
+        let hash =
+            (key.mine ^ key.theirs.rotate_left(23) ^ key.free.rotate_left(41)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (hash >> 20) as usize & (self.table.len() - 1)
     }
 
-    /// The best line from a position: at each ply the lowest cell index
-    /// among the best moves, proven by null-window searches around the exact
-    /// value; cut short at the deadline.
+    /// Stores `entry` in its bucket: over its own older entry if there is
+    /// one; otherwise over an entry of an earlier search, or else over the
+    /// one of fewest free cells (the cheapest to search again), the last
+    /// among equals.
+    fn store(&mut self, bucket: usize, entry: Entry) {
+        let ways = &mut self.table[bucket].0;
+        if let Some(way) = ways.iter_mut().find(|way| way.key == entry.key) {
+            *way = entry;
+        } else {
+            let worth = |way: &Entry| (way.age == entry.age, way.key.free.count_ones());
+            let mut victim = WAYS - 1;
+            for index in (0..WAYS - 1).rev() {
+                if worth(&ways[index]) < worth(&ways[victim]) {
+                    victim = index;
+                }
+            }
+            ways[victim] = entry;
+        }
+    }
+
+    /// The best line from a position: at each ply the best move as the root
+    /// search picks it (the first in its fixed order to reach the exact
+    /// value), searched again in the warm table; cut short at the deadline.
     fn principal_variation(&mut self, mut mine: u64, mut theirs: u64, mut free: u64) -> Vec<usize> {
         let mut line = Vec::new();
         while free != 0 {
-            let target = self.search(mine, theirs, free, -i32::from(i16::MAX), i32::from(i16::MAX), false);
-            let best = cells_of(free).find(|&cell| {
-                let bit = 1u64 << cell;
-                let my_gain = gain(mine, cell) as i32;
-                let window = (my_gain - target - 1, my_gain - target + 1);
-                my_gain - self.search(theirs, mine | bit, free & !bit, window.0, window.1, false) == target
-            });
-            if self.stopped {
-                break;
-            }
-            let cell = best.expect("one of the moves reaches the exact value");
+            let cell = if free.count_ones() == 1 {
+                free.trailing_zeros() as usize
+            } else {
+                self.exact(mine, theirs, free);
+                if self.stopped {
+                    break;
+                }
+                self.root_best
+            };
             line.push(cell);
             let bit = 1u64 << cell;
             (mine, theirs, free) = (theirs, mine | bit, free & !bit);
@@ -341,6 +483,76 @@ impl Solver {
         self.stopped = false;
         line
     }
+}
+
+/// The stones of `stones` that can still score more: those joined to a free
+/// cell in their row or their column by stones of theirs and free cells.
+/// The others are in runs that can no longer grow, and neither are they
+/// walls for anyone's runs that a dead cell would not be.
+fn live(stones: u64, free: u64) -> u64 {
+    let own = stones | free;
+    let along_rows = fill_up(free, own & !FIRST_COLUMN, 1) | fill_down(free, own & !LAST_COLUMN, 1);
+    let along_columns = fill_up(free, own, pahtum::SIZE) | fill_down(free, own, pahtum::SIZE);
+    stones & (along_rows & long_rows(own) | along_columns & long_columns(own))
+}
+
+/// `seeds` and the cells reached from them by steps of `step` towards
+/// higher cell indices through `through` (the cells a step may enter), for
+/// up to seven steps: a fill in three shifts (Kogge-Stone).
+fn fill_up(seeds: u64, through: u64, step: usize) -> u64 {
+    let (mut reached, mut through) = (seeds, through);
+    reached |= through & reached << step;
+    through &= through << step;
+    reached |= through & reached << (2 * step);
+    through &= through << (2 * step);
+    reached | through & reached << (4 * step)
+}
+
+/// [`fill_up`] towards lower cell indices.
+fn fill_down(seeds: u64, through: u64, step: usize) -> u64 {
+    let (mut reached, mut through) = (seeds, through);
+    reached |= through & reached >> step;
+    through &= through >> step;
+    reached |= through & reached >> (2 * step);
+    through &= through >> (2 * step);
+    reached | through & reached >> (4 * step)
+}
+
+/// The cells of `cells` in a segment of at least three of them in their row
+/// or their column: where a run that scores can still be.
+fn in_long_segments(cells: u64) -> u64 {
+    long_rows(cells) | long_columns(cells)
+}
+
+/// The cells of `cells` in a segment of at least three of them in their row.
+fn long_rows(cells: u64) -> u64 {
+    let pairs = cells & (cells >> 1 & !LAST_COLUMN);
+    let triples = pairs & (pairs >> 1 & !LAST_COLUMN);
+    triples | triples << 1 | triples << 2
+}
+
+/// The cells of `cells` in a segment of at least three of them in their
+/// column.
+fn long_columns(cells: u64) -> u64 {
+    let pairs = cells & cells >> pahtum::SIZE;
+    let triples = pairs & pairs >> pahtum::SIZE;
+    triples | triples << pahtum::SIZE | triples << (2 * pahtum::SIZE)
+}
+
+/// The cells of the first column (`a`) and of the last (`g`).
+const FIRST_COLUMN: u64 = 0x0000_0408_1020_4081;
+const LAST_COLUMN: u64 = FIRST_COLUMN << (pahtum::SIZE - 1);
+
+/// What the mover (`mine`) and the other would gain by getting every `free`
+/// cell.
+fn potentials(mine: u64, theirs: u64, free: u64) -> [i32; 2] {
+    [potential(mine, free), potential(theirs, free)]
+}
+
+/// The points that `open` (a side's stones and the free cells) lose in the
+/// row and the column of `cell` when `cell` leaves it.
+fn lost(open: u64, cell: usize) -> i32 {
+    gain(open & !(1 << cell), cell) as i32
 }
 
 /// The points `stones` would gain by getting every `free` cell.
