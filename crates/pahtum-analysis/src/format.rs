@@ -107,6 +107,17 @@ pub enum Grade {
     Blunder,
 }
 
+impl Grade {
+    /// The grade as chess marks a move: `?!`, `?` or `??`.
+    pub const fn mark(self) -> &'static str {
+        match self {
+            Grade::Inaccuracy => "?!",
+            Grade::Mistake => "?",
+            Grade::Blunder => "??",
+        }
+    }
+}
+
 /// A position's value for one player.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Value {

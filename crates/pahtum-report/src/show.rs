@@ -338,7 +338,7 @@ impl<'a> PlyList<'a> {
             "  {:>5} {:>5} {:<2}",
             value_text(&entry.after),
             loss_text(entry),
-            entry.grade.map_or("", grade_mark)
+            entry.grade.map_or("", Grade::mark)
         );
         if [analysis.losing.white, analysis.losing.black].contains(&Some(ply.number)) {
             marks.push_str("  ← losing move");
@@ -392,15 +392,6 @@ fn loss_text(entry: &MoveAnalysis) -> String {
         String::new()
     } else {
         text
-    }
-}
-
-/// A grade as chess marks it.
-fn grade_mark(grade: Grade) -> &'static str {
-    match grade {
-        Grade::Inaccuracy => "?!",
-        Grade::Mistake => "?",
-        Grade::Blunder => "??",
     }
 }
 

@@ -30,15 +30,6 @@ pub const MAX_LOSING: usize = 100;
 /// The phases of a game, as the page names them.
 pub const PHASES: [&str; 3] = ["opening", "middle", "endgame"];
 
-/// The mark of a grade, as chess writes it.
-pub fn mark(grade: Grade) -> &'static str {
-    match grade {
-        Grade::Inaccuracy => "?!",
-        Grade::Mistake => "?",
-        Grade::Blunder => "??",
-    }
-}
-
 /// Where the lines of an analysis file lie: for each game, the last line of each record's hash.
 #[derive(Debug)]
 pub struct AnalysisIndex {
@@ -164,7 +155,7 @@ impl ReplayAnalysis {
                     a: ValueView::of(&ply.after),
                     l: ply.loss,
                     best: ply.best.join(" "),
-                    g: ply.grade.map(mark),
+                    g: ply.grade.map(Grade::mark),
                 })
                 .collect(),
             losing: analysis.losing,
