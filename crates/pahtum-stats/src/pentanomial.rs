@@ -142,15 +142,27 @@ impl Pentanomial {
     /// The moments of the pair score, regularized when every pair scored
     /// the same; `None` for an empty sample.
     pub(crate) fn moments(&self) -> Option<Moments> {
+        let regularized = self.counts.iter().filter(|&&n| n > 0).count() == 1;
+        self.weighted_moments(|n| match n {
+            0 if regularized => PSEUDO_COUNT,
+            n => n as f64,
+        })
+        .map(|m| Moments { regularized, ..m })
+    }
+
+    /// The moments of the pair score after adding `prior` pseudo-pairs to
+    /// every cell (a symmetric Dirichlet prior; `None` for an empty
+    /// sample). Never regularized: with `prior > 0` no cell is empty.
+    pub(crate) fn moments_with_prior(&self, prior: f64) -> Option<Moments> {
+        self.weighted_moments(|n| n as f64 + prior)
+    }
+
+    fn weighted_moments(&self, weight: impl Fn(u64) -> f64) -> Option<Moments> {
         let pairs = self.pairs();
         if pairs == 0 {
             return None;
         }
-        let regularized = self.counts.iter().filter(|&&n| n > 0).count() == 1;
-        let weights = self.counts.map(|n| match n {
-            0 if regularized => PSEUDO_COUNT,
-            n => n as f64,
-        });
+        let weights = self.counts.map(weight);
         let total: f64 = weights.iter().sum();
         let scores = [0.0, 0.25, 0.5, 0.75, 1.0];
         let mean = dot(&weights, &scores) / total;
@@ -159,7 +171,7 @@ impl Pentanomial {
             pairs: pairs as f64,
             mean,
             variance,
-            regularized,
+            regularized: false,
         })
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use pahtum_stats::sprt::MIN_PAIRS;
+use pahtum_stats::sprt::{MIN_PAIRS, PRIOR_PAIRS};
 use pahtum_stats::{Pentanomial, Sprt, SprtStatus};
 
 #[test]
@@ -18,17 +18,36 @@ fn bounds_follow_wald() {
 }
 
 #[test]
-fn llr_is_the_normal_approximation() {
-    // μ = 0.75, σ² = 0.0625 over 10 pairs (see the pentanomial example);
-    // s0 = 0.5, s1 = 1 / (1 + 10^(−10/400)).
+fn llr_is_the_normal_approximation_with_the_prior() {
+    // Counts [0, 1, 2, 3, 4] plus half a pair in each cell: weights
+    // [½, 1½, 2½, 3½, 4½] over 12½, so μ = 8.75 / 12.5 = 0.7 and
+    // σ² = Σ w (x − 0.7)² / 12.5; s0 = 0.5, s1 = 1 / (1 + 10^(−10/400)).
+    assert_eq!(PRIOR_PAIRS, 0.5);
+    let weights = [0.5, 1.5, 2.5, 3.5, 4.5];
+    let xs = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let mean: f64 = weights.iter().zip(xs).map(|(w, x)| w * x).sum::<f64>() / 12.5;
+    assert!((mean - 0.7).abs() < 1e-15);
+    let variance: f64 = weights.iter().zip(xs).map(|(w, x)| w * (x - mean).powi(2)).sum::<f64>() / 12.5;
     let s1 = 1.0 / (1.0 + 10f64.powf(-10.0 / 400.0));
-    let want = 10.0 * (s1 - 0.5) * (2.0 * 0.75 - 0.5 - s1) / (2.0 * 0.0625);
+    let want = 10.0 * (s1 - 0.5) * (2.0 * mean - 0.5 - s1) / (2.0 * variance);
     let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap();
     let llr = sprt.llr(&Pentanomial {
         counts: [0, 1, 2, 3, 4],
     });
     assert!((llr - want).abs() < 1e-12, "{llr} vs {want}");
-    assert!((llr - 0.558_928_081_181_839_3).abs() < 1e-12);
+}
+
+#[test]
+fn a_few_pairs_of_one_score_prove_nothing() {
+    // The case that made the prior: two engines that draw almost every
+    // game, tested for non-regression. 22 pairs, all 1–1, gave an LLR of
+    // 66 without the prior and stopped the test.
+    let sprt: Sprt = "-10,0".parse().unwrap();
+    let outcome = sprt.test(&Pentanomial {
+        counts: [0, 0, 22, 0, 0],
+    });
+    assert_eq!(outcome.status, SprtStatus::Continue, "{outcome:?}");
+    assert!(outcome.llr.abs() < 1.0, "{outcome:?}");
 }
 
 #[test]
@@ -46,10 +65,13 @@ fn too_few_pairs_continue_with_zero_llr() {
 fn one_repeated_result_still_decides_without_nan() {
     let sprt: Sprt = "0,5".parse().unwrap();
     let decide = |counts| sprt.test(&Pentanomial { counts });
-    let wins = decide([0, 0, 0, 0, 20]);
+    // With the prior's variance, 20 lost pairs are not yet enough against
+    // bounds 5 Elo apart; 40 are.
+    assert_eq!(decide([0, 0, 0, 0, 20]).status, SprtStatus::Continue);
+    let wins = decide([0, 0, 0, 0, 40]);
     assert!(wins.llr.is_finite());
     assert_eq!(wins.status, SprtStatus::AcceptH1);
-    assert_eq!(decide([20, 0, 0, 0, 0]).status, SprtStatus::AcceptH0);
+    assert_eq!(decide([40, 0, 0, 0, 0]).status, SprtStatus::AcceptH0);
     // Only draws: the bots look equal, which is H0 here.
     let draws = decide([0, 0, 400, 0, 0]);
     assert!(draws.llr.is_finite());
