@@ -91,6 +91,6 @@ pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
 pub use sandbox::SandboxError;
 pub use spec::{BotSpec, CommandError, Limits, Sandbox};
-pub use supervise::{affinity, contain, sandbox};
+pub use supervise::{affinity, contain, sandbox, seccomp};
 pub use turn::Choice;
 pub use verdict::Failure;

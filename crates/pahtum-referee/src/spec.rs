@@ -119,6 +119,11 @@ pub struct Sandbox {
     /// Folders it must not see even where they lie inside a path it sees
     /// (the tournament's output folder, the other bots' folders).
     pub hidden: Vec<PathBuf>,
+    /// Whether its working directory is its own folder, seen whole (a
+    /// tournament bot's `dir`). Otherwise it sees, of its working directory,
+    /// only the folders of the files and folders its command names
+    /// (`python3 bot.py` sees the folder of `bot.py`; `go run .` the folder).
+    pub sees_working_dir: bool,
 }
 
 impl Default for Sandbox {
@@ -132,6 +137,7 @@ impl Default for Sandbox {
             ro_paths: Vec::new(),
             rw_paths: Vec::new(),
             hidden: Vec::new(),
+            sees_working_dir: false,
         }
     }
 }

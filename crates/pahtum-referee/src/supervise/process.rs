@@ -109,8 +109,11 @@ impl BotProcess {
             Some(sandbox) => Contained::limited(sandbox)?,
             None => Contained::new(),
         };
-        let mut command = match &spec.sandbox {
-            Some(settings) => sandbox::command(settings, spec, contained.marker()),
+        let (mut command, finish) = match &spec.sandbox {
+            Some(settings) => {
+                let (command, finish) = sandbox::launch(settings, spec, contained.marker())?;
+                (Command::from(command), Some(finish))
+            }
             None => {
                 let mut command = Command::new(&spec.program);
                 command
@@ -121,7 +124,7 @@ impl BotProcess {
                 }
                 let (key, value) = contained.marker();
                 command.env(key, value);
-                command
+                (command, None)
             }
         };
         command
@@ -143,6 +146,9 @@ impl BotProcess {
                     Ok(())
                 });
             }
+        }
+        if let Some(finish) = finish {
+            finish.register(command.as_std_mut());
         }
         die_with_the_referee(&mut command);
         if let Some(core) = core {

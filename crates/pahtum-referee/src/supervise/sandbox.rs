@@ -39,15 +39,16 @@
 //! sandboxed bot without one, never running it unsandboxed instead.
 
 use std::ffi::OsString;
-use std::io;
+use std::io::{self, Write as _};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use tokio::process::Command;
-
-use super::contain;
+use super::stage::Stage;
+use super::{contain, seccomp};
 use crate::spec::{BotSpec, Sandbox};
 
 /// The user that runs sandboxed bots when the arena runs as root: `nobody`.
@@ -112,7 +113,7 @@ pub fn check() -> Result<(), SandboxError> {
 }
 
 fn check_now() -> Result<(), SandboxError> {
-    if find_on_path("bwrap").is_none() {
+    if bubblewrap().is_none() {
         return Err(SandboxError::NoBubblewrap);
     }
     contain::cgroups().limits_available().map_err(SandboxError::NoCgroups)?;
@@ -121,27 +122,33 @@ fn check_now() -> Result<(), SandboxError> {
         dir: Some(PathBuf::from("/")),
         ..BotSpec::from_command("sandbox-check", "true").expect("a valid command")
     };
-    let mut command = std::process::Command::new("bwrap");
-    command
-        .args(bwrap_args(&Sandbox::default(), &probe, ("PAHTUM_ARENA_CHECK", "1")))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    if let Some(user) = sandbox_user() {
-        std::os::unix::process::CommandExt::uid(&mut command, user);
-        std::os::unix::process::CommandExt::gid(&mut command, user);
-    }
+    let unusable = |said: String| SandboxError::Unusable(said);
+    let (mut command, finish) = launch(&Sandbox::default(), &probe, ("PAHTUM_ARENA_CHECK", "1"))
+        .map_err(|error| unusable(format!("its setup failed ({error})")))?;
+    finish.register(&mut command);
     let output = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
         .output()
-        .map_err(|error| SandboxError::Unusable(format!("`bwrap` did not start ({error})")))?;
+        .map_err(|error| unusable(format!("`bwrap` did not start ({error})")))?;
     if output.status.success() {
         Ok(())
     } else {
         let said = String::from_utf8_lossy(&output.stderr);
-        Err(SandboxError::Unusable(format!(
+        Err(unusable(format!(
             "`bwrap` said {:?}",
             pahtum_protocol::untrusted::escape(said.trim())
         )))
     }
+}
+
+/// bubblewrap's absolute path, found on the arena's `PATH` once: the
+/// sandbox is started by that path, with an empty environment.
+pub(crate) fn bubblewrap() -> Option<&'static Path> {
+    static BWRAP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BWRAP
+        .get_or_init(|| find_on_path("bwrap").map(|path| absolute(&path)))
+        .as_deref()
 }
 
 /// The uid and gid that run sandboxed bots, when not the arena's own: the
@@ -157,21 +164,83 @@ pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
-/// The command that runs `spec` in `sandbox`: `bwrap ARGS -- PROGRAM ARGS`,
-/// as the sandbox's user, with the rlimits set before `exec`. `marker` is
-/// the containment's environment variable.
-pub(crate) fn command(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Command {
-    let mut command = Command::new("bwrap");
-    command.args(bwrap_args(sandbox, spec, marker));
-    if let Some(user) = sandbox_user() {
-        command.uid(user).gid(user);
-    }
+/// The command that runs `spec` in `sandbox`: `bwrap ARGS -- PROGRAM ARGS`
+/// by bubblewrap's absolute path and with an empty environment (bubblewrap
+/// is the sandbox's first process, whose environment a bot can read), the
+/// rlimits set before `exec`; and its last step between `fork` and `exec`,
+/// for the caller to register after its own ([`Finish::register`]).
+/// `marker` is the containment's environment variable.
+pub(crate) fn launch(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> io::Result<(Command, Finish)> {
+    let program = bubblewrap().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "`bwrap` is not on the PATH"))?;
+    let seen = Seen::of(sandbox, spec);
+    let binds: Vec<PathBuf> = seen.all().cloned().collect();
+    let stage = sandbox_user().map(|user| Stage::open(&binds, user)).transpose()?;
+    let filters = seccomp::programs()
+        .iter()
+        .map(|program| filter_pipe(program))
+        .collect::<io::Result<Vec<OwnedFd>>>()?;
+    let sources = Sources {
+        staged: stage.is_some(),
+        filters: filters.iter().map(AsRawFd::as_raw_fd).collect(),
+    };
+    let mut command = Command::new(program);
+    command.env_clear().args(bwrap_args(sandbox, spec, marker, &seen, &sources));
     let (open_files, file_size) = (sandbox.open_files, sandbox.file_size_mb << 20);
     // SAFETY: the closure makes setrlimit calls only, between fork and exec.
     unsafe {
         command.pre_exec(move || set_rlimits(open_files, file_size));
     }
-    command
+    Ok((command, Finish { filters, stage }))
+}
+
+/// The last step of a sandboxed bot's child before bubblewrap runs: the
+/// filters' descriptors opened for bubblewrap, and as root the stage and
+/// the drop to the sandbox's user ([`Stage`]). Last, because the steps
+/// before it (entering the cgroups) need root.
+#[derive(Debug)]
+pub(crate) struct Finish {
+    /// Read ends of pipes that hold the seccomp filters.
+    filters: Vec<OwnedFd>,
+    stage: Option<Stage>,
+}
+
+impl Finish {
+    /// Registers the step; the descriptors live as long as `command`.
+    pub(crate) fn register(self, command: &mut Command) {
+        // SAFETY: fcntl, and the stage's system calls, between fork and exec,
+        // without allocating.
+        unsafe {
+            command.pre_exec(move || {
+                for filter in &self.filters {
+                    if libc::fcntl(filter.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                match &self.stage {
+                    Some(stage) => stage.enter(),
+                    None => Ok(()),
+                }
+            });
+        }
+    }
+}
+
+/// A pipe whose read end holds `program` and then its end (the filters are
+/// a few KiB, well within a pipe's buffer).
+fn filter_pipe(program: &[u8]) -> io::Result<OwnedFd> {
+    let (reader, mut writer) = io::pipe()?;
+    writer.write_all(program)?;
+    drop(writer);
+    Ok(reader.into())
+}
+
+/// How bubblewrap's arguments name what the bot gets from the host.
+struct Sources {
+    /// The bound folders come through the stage (`/tmp/bind-N`, in the order
+    /// of [`Seen::all`]) rather than by their paths.
+    staged: bool,
+    /// The descriptors of the seccomp filters.
+    filters: Vec<i32>,
 }
 
 /// Sets the bot's rlimits: open files, file size, no core files. Runs in the
@@ -194,17 +263,22 @@ fn set_rlimits(open_files: u64, file_size_bytes: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// bubblewrap's arguments for `spec` in `sandbox`, up to and including the
-/// bot's command.
-fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<OsString> {
+/// bubblewrap's arguments for `spec` in `sandbox`, which sees `seen`, up
+/// to and including the bot's command.
+fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str), seen: &Seen, sources: &Sources) -> Vec<OsString> {
     let mut args = Args::default();
     args.words([
         "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
         "--die-with-parent",
         "--new-session",
         "--hostname",
         "pahtum-bot",
     ]);
+    for fd in &sources.filters {
+        args.words(["--add-seccomp-fd", &fd.to_string()]);
+    }
     args.words([
         "--clearenv",
         "--setenv",
@@ -239,25 +313,25 @@ fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> Vec<Os
     {
         args.paths("--ro-bind-try", file, file);
     }
+    let scratch = (sandbox.tmp_mb << 20).to_string();
     args.words(["--proc", "/proc", "--dev", "/dev"]);
-    args.words(["--size", &(sandbox.tmp_mb << 20).to_string(), "--tmpfs", "/tmp"]);
-    let seen = Seen::of(sandbox, spec);
-    for dir in &seen.read_only {
-        args.paths("--ro-bind", dir, dir);
+    args.words(["--size", &scratch, "--tmpfs", "/tmp", "--size", &scratch, "--tmpfs", "/dev/shm"]);
+    let writable = seen.read_only.len()..;
+    for (index, dir) in seen.all().enumerate() {
+        let option = if writable.contains(&index) { "--bind" } else { "--ro-bind" };
+        let source = if sources.staged { Stage::source(index) } else { dir.clone() };
+        args.paths(option, &source, dir);
     }
-    for path in &seen.writable {
-        args.paths("--bind", path, path);
-    }
-    for hidden in &sandbox.hidden {
-        let hidden = absolute(hidden);
-        if seen.all().any(|dir| hidden.starts_with(dir)) && hidden.is_dir() {
-            args.path("--tmpfs", &hidden);
-            args.path("--remount-ro", &hidden);
-        }
+    for hidden in seen.hidden(sandbox) {
+        args.path("--tmpfs", &hidden);
+        args.path("--remount-ro", &hidden);
     }
     if !seen.read_only.contains(&seen.work) {
         args.path("--dir", &seen.work);
     }
+    // Nothing but /tmp, /dev/shm and the `rw_paths` is writable: not the
+    // sandbox's root (and so its /etc), not its /dev.
+    args.words(["--remount-ro", "/", "--remount-ro", "/dev"]);
     args.path("--chdir", &seen.work);
     args.words(["--", &spec.program]);
     args.words(spec.args.iter().map(String::as_str));
@@ -276,8 +350,10 @@ pub(crate) struct Seen {
     /// working directory, and its mode, when that is why the working
     /// directory is not bound.
     pub work_closed: Option<(PathBuf, u32)>,
-    /// Read-only: the working directory, the folders of its program and
-    /// of its path arguments, the sandbox's `ro_paths`.
+    /// The bot's own folders ([`own_dirs`]), one inside another or not.
+    pub own: Vec<PathBuf>,
+    /// Read-only: its own folders and the sandbox's `ro_paths`, none
+    /// inside another.
     pub read_only: Vec<PathBuf>,
     /// Read and write: the sandbox's `rw_paths`.
     pub writable: Vec<PathBuf>,
@@ -287,28 +363,59 @@ impl Seen {
     pub fn of(sandbox: &Sandbox, spec: &BotSpec) -> Seen {
         let work = working_dir(spec);
         let closed = sandbox_user().and_then(|_| closed_to_others(&work));
-        let mut read_only = own_dirs(spec, &work, closed.is_none());
-        read_only.extend(sandbox.ro_paths.iter().cloned());
+        let own = own_dirs(spec, &work, sandbox.sees_working_dir && closed.is_none());
+        let read_only = outermost(own.iter().cloned().chain(sandbox.ro_paths.iter().map(|path| canonical(path))));
         // Named by a path of the command or in `ro_paths`, it is bound all the same.
         let work_closed = closed.filter(|_| !read_only.contains(&work));
         Seen {
             work,
             work_closed,
+            own,
             read_only,
-            writable: sandbox.rw_paths.clone(),
+            writable: sandbox.rw_paths.iter().map(|path| canonical(path)).collect(),
         }
     }
 
+    /// Every folder bound: the read-only ones, then the writable ones.
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
         self.read_only.iter().chain(&self.writable)
     }
+
+    /// The folders of `sandbox.hidden` to cover, by their canonical paths
+    /// (`..` and links resolved, so that `dir = ".."` cannot uncover the
+    /// output folder): those that lie inside a folder the bot sees, do not
+    /// hold one of its own, and that the sandbox's user can reach (one it
+    /// cannot reach, the bot cannot see either).
+    fn hidden(&self, sandbox: &Sandbox) -> Vec<PathBuf> {
+        sandbox
+            .hidden
+            .iter()
+            .map(|hidden| canonical(hidden))
+            .filter(|hidden| hidden.is_dir())
+            .filter(|hidden| !self.own.iter().any(|own| own.starts_with(hidden)))
+            .filter(|hidden| {
+                self.all().any(|seen| {
+                    hidden.starts_with(seen) && (sandbox_user().is_none() || reachable_below(seen, hidden))
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether others may go from `top` down into every folder above `path`
+/// (`path` lies inside `top`).
+fn reachable_below(top: &Path, path: &Path) -> bool {
+    path.ancestors()
+        .skip(1)
+        .take_while(|folder| folder.starts_with(top))
+        .all(|folder| std::fs::metadata(folder).is_ok_and(|meta| meta.mode() & 0o001 != 0))
 }
 
 /// The bot's working directory: its `dir`, or the referee's own.
 fn working_dir(spec: &BotSpec) -> PathBuf {
     spec.dir.as_deref().map_or_else(
-        || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-        absolute,
+        || std::env::current_dir().map_or_else(|_| PathBuf::from("/"), |dir| canonical(&dir)),
+        canonical,
     )
 }
 
@@ -319,39 +426,50 @@ pub(crate) fn own_folder(dir: &Path) -> bool {
     ["/", "/tmp", "/proc", "/dev"].iter().any(|own| dir == Path::new(own))
 }
 
-/// The first folder from `/` down to `dir` (itself included) that others
-/// may not enter, and its mode.
+/// `dir` and its mode, if others may not enter it. Only the folder itself
+/// counts: the folders above it are reached as root ([`Stage`]).
 pub(crate) fn closed_to_others(dir: &Path) -> Option<(PathBuf, u32)> {
-    let mut folders: Vec<&Path> = dir.ancestors().collect();
-    folders.reverse();
-    folders.into_iter().find_map(|folder| {
-        let mode = std::fs::metadata(folder).ok()?.mode() & 0o7777;
-        (mode & 0o001 == 0).then(|| (folder.to_owned(), mode))
-    })
+    let mode = std::fs::metadata(dir).ok()?.mode() & 0o7777;
+    (mode & 0o001 == 0).then(|| (dir.to_owned(), mode))
 }
 
 /// The bot's own folders, which it sees read-only: its working directory
-/// `work` if `with_work` (`python3 bot.py` run from the bot's folder sees
-/// the folder), and the folder of its program and of every argument that
-/// names a file by a path (`python3 bots/x/bot.py` sees `bots/x`).
-fn own_dirs(spec: &BotSpec, work: &Path, with_work: bool) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Some(work.to_owned())
-        .filter(|work| with_work && !own_folder(work))
+/// `work` if it is the bot's own (`whole_work`), and the folder of its
+/// program (when named by a path) and of every argument that names a file
+/// (`python3 bots/x/bot.py` sees `bots/x`; `python3 bot.py`, the working
+/// directory), or that names a folder (`go run .`), that folder. Canonical
+/// paths, not the sandbox's own folders ([`own_folder`]).
+pub(crate) fn own_dirs(spec: &BotSpec, work: &Path, whole_work: bool) -> Vec<PathBuf> {
+    let program = Some(&spec.program).filter(|program| program.contains('/'));
+    let named = program.into_iter().chain(&spec.args).filter_map(|word| {
+        let path = work.join(word);
+        if path.is_file() {
+            Some(canonical(&path).parent()?.to_owned())
+        } else if path.is_dir() {
+            Some(canonical(&path))
+        } else {
+            None
+        }
+    });
+    whole_work
+        .then(|| work.to_owned())
         .into_iter()
-        .collect();
-    for word in std::iter::once(&spec.program).chain(&spec.args) {
-        if !word.contains('/') {
+        .chain(named)
+        .filter(|dir| !own_folder(dir))
+        .collect()
+}
+
+/// `paths` without those inside another, and without repeats.
+fn outermost(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if kept.iter().any(|outer| path.starts_with(outer)) {
             continue;
         }
-        let path = work.join(word);
-        if path.is_file()
-            && let Some(parent) = absolute(&path).parent()
-            && !dirs.iter().any(|dir| parent.starts_with(dir))
-        {
-            dirs.push(parent.to_owned());
-        }
+        kept.retain(|inner| !inner.starts_with(&path));
+        kept.push(path);
     }
-    dirs
+    kept
 }
 
 /// The Java runtime's configuration folders in `/etc` (`/etc/java-17-openjdk`),
@@ -370,6 +488,11 @@ fn java_configuration() -> Vec<PathBuf> {
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// `path` with `..` and links resolved where it exists, else absolute.
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| absolute(path))
 }
 
 /// bubblewrap's argument list as it grows.
@@ -402,75 +525,88 @@ mod tests {
         spec
     }
 
-    fn text(args: &[OsString]) -> String {
-        args.iter()
+    /// bubblewrap's arguments, by the folders' own paths (not staged).
+    fn text(sandbox: &Sandbox, spec: &BotSpec) -> String {
+        let seen = Seen::of(sandbox, spec);
+        let sources = Sources {
+            staged: false,
+            filters: vec![7],
+        };
+        bwrap_args(sandbox, spec, ("M", "1/2"), &seen, &sources)
+            .iter()
             .map(|arg| arg.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" ")
     }
 
-    /// Every namespace, a clean environment, the bot's command at the end.
+    /// Every namespace, no nested user namespace, the filters, a clean
+    /// environment, nothing writable but the scratch space, the bot's
+    /// command at the end.
     #[test]
     fn the_bot_runs_in_every_namespace_with_a_clean_environment() {
-        let args = text(&bwrap_args(
-            &Sandbox::default(),
-            &spec("python3 -u bot.py", Some("/")),
-            ("M", "1/2"),
-        ));
+        let args = text(&Sandbox::default(), &spec("python3 -u bot.py", Some("/")));
         assert!(
-            args.starts_with("--unshare-all --die-with-parent --new-session"),
+            args.starts_with(
+                "--unshare-all --unshare-user --disable-userns --die-with-parent --new-session \
+                 --hostname pahtum-bot --add-seccomp-fd 7 --clearenv"
+            ),
             "{args}"
         );
         assert!(args.contains("--clearenv --setenv PATH /usr/local/sbin"), "{args}");
         assert!(args.contains("--setenv M 1/2"), "{args}");
-        assert!(args.contains(&format!("--size {} --tmpfs /tmp", 64 << 20)), "{args}");
-        assert!(args.ends_with("--chdir / -- python3 -u bot.py"), "{args}");
-    }
-
-    /// The bot works in its working directory, the referee's by default,
-    /// bound read-only at its own path; but not in the host's `/` or `/tmp`,
-    /// which the sandbox has of its own.
-    #[test]
-    fn the_bot_sees_its_working_directory() {
-        let here = std::env::current_dir().unwrap();
-        let args = text(&bwrap_args(
-            &Sandbox::default(),
-            &spec("python3 bot.py", None),
-            ("M", "1"),
-        ));
-        assert!(args.contains(&format!("--ro-bind {0} {0}", here.display())), "{args}");
+        let scratch = 64 << 20;
         assert!(
-            args.ends_with(&format!("--chdir {} -- python3 bot.py", here.display())),
+            args.contains(&format!("--size {scratch} --tmpfs /tmp --size {scratch} --tmpfs /dev/shm")),
             "{args}"
         );
+        assert!(
+            args.ends_with("--remount-ro / --remount-ro /dev --chdir / -- python3 -u bot.py"),
+            "{args}"
+        );
+    }
+
+    /// The bot sees the folder of the file its command names, its working
+    /// directory here; a command that names none does not show the working
+    /// directory (the bot works in an empty folder of that name), unless the
+    /// working directory is the bot's own; never the host's `/` or `/tmp`.
+    #[test]
+    fn the_bot_sees_the_folders_its_command_names() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot.py"), "").unwrap();
+        let work = dir.path().display().to_string();
+        let bound = format!("--ro-bind {work} {work}");
+        let args = text(&Sandbox::default(), &spec("python3 bot.py", Some(&work)));
+        assert!(args.contains(&bound), "{args}");
+        assert!(args.ends_with(&format!("--chdir {work} -- python3 bot.py")), "{args}");
+        let args = text(&Sandbox::default(), &spec("python3 -m bot", Some(&work)));
+        assert!(!args.contains(&bound), "{args}");
+        assert!(args.contains(&format!("--dir {work}")), "{args}");
+        let own = Sandbox {
+            sees_working_dir: true,
+            ..Sandbox::default()
+        };
+        assert!(text(&own, &spec("python3 -m bot", Some(&work))).contains(&bound));
         for own in ["/", "/tmp"] {
-            let args = text(&bwrap_args(
-                &Sandbox::default(),
-                &spec("python3 bot.py", Some(own)),
-                ("M", "1"),
-            ));
+            let args = text(&Sandbox::default(), &spec("python3 bot.py", Some(own)));
             assert!(!args.contains(&format!("--ro-bind {own} {own} ")), "{args}");
             assert!(args.ends_with(&format!("--chdir {own} -- python3 bot.py")), "{args}");
         }
     }
 
-    /// The folder that keeps others out is the first from the top.
+    /// A folder closed to others is found by its own mode only.
     #[test]
-    fn a_closed_folder_is_found_from_the_top() {
+    fn a_closed_folder_is_found_by_its_own_mode() {
         let dir = tempfile::tempdir().unwrap();
         let inner = dir.path().join("a/b");
         std::fs::create_dir_all(&inner).unwrap();
         let mode = |path: &Path, mode| {
             std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
         };
-        mode(dir.path(), 0o755);
         mode(&dir.path().join("a"), 0o700);
-        mode(&inner, 0o700);
-        assert_eq!(closed_to_others(&inner), Some((dir.path().join("a"), 0o700)));
-        mode(&dir.path().join("a"), 0o711);
-        assert_eq!(closed_to_others(&inner), Some((inner.clone(), 0o700)));
         mode(&inner, 0o755);
         assert_eq!(closed_to_others(&inner), None);
+        mode(&inner, 0o710);
+        assert_eq!(closed_to_others(&inner), Some((inner.clone(), 0o710)));
     }
 
     /// A path argument's folder is seen read-only; a hidden folder inside a
@@ -489,13 +625,26 @@ mod tests {
             ..Sandbox::default()
         };
         let spec = spec("python3 bot/bot.py", Some(dir.path().to_str().unwrap()));
-        let args = text(&bwrap_args(&sandbox, &spec, ("M", "1")));
+        let args = text(&sandbox, &spec);
         let root = dir.path().display();
+        // `bot/bot.py` names bot/: the folder above it is not seen.
+        assert!(!args.contains(&format!("--ro-bind {root} {root}")), "{args}");
+        let spec = BotSpec {
+            sandbox: None,
+            ..spec
+        };
+        let sandbox = Sandbox {
+            sees_working_dir: true,
+            hidden: vec![dir.path().join("bot/../runs"), bot.clone(), PathBuf::from("/elsewhere")],
+            ..sandbox
+        };
+        let args = text(&sandbox, &spec);
         assert!(args.contains(&format!("--ro-bind {root} {root}")), "{args}");
         assert!(
             args.contains(&format!("--tmpfs {0} --remount-ro {0}", out.display())),
             "{args}"
         );
+        assert!(!args.contains(&format!("--tmpfs {}", bot.display())), "{args}");
         assert!(!args.contains("/elsewhere"), "{args}");
         assert!(args.contains("--bind /srv/scratch /srv/scratch"), "{args}");
     }

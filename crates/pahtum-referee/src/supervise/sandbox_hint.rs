@@ -107,9 +107,9 @@ fn not_built(spec: &BotSpec, seen: &Seen, line: &str) -> String {
                 dir.display(),
                 closed_to_nobody(&closed, mode)
             ),
-            None => "The sandbox could not be built: bubblewrap and the bot run as `nobody` (arena runs as root), \
-                     which was denied a folder the sandbox is to show the bot (bubblewrap's words above); each of \
-                     those folders, and every folder above them, must be open to others."
+            None => "The sandbox could not be built: the bot runs as `nobody` (arena runs as root), which was \
+                     denied a folder the sandbox is to show the bot (bubblewrap's words above); each of those \
+                     folders must be open to others."
                 .to_owned(),
         };
     }
@@ -120,9 +120,8 @@ fn not_built(spec: &BotSpec, seen: &Seen, line: &str) -> String {
 /// others; and what to do.
 fn closed_to_nobody(closed: &Path, mode: u32) -> String {
     format!(
-        "bubblewrap and the bot run as `nobody` (arena runs as root), and `nobody` may not enter {} (mode \
-         {mode:04o}). Put the bot in a folder that others may enter (under /srv, /opt or /tmp; not under /root or \
-         a folder of mode 0700) and start it from there, or let others enter (`chmod o+x {}`).",
+        "the bot runs as `nobody` (arena runs as root), and `nobody` may not enter {} (mode {mode:04o}). Let \
+         others enter and read it (`chmod o+rx {}`), or put the bot in a folder that they may.",
         closed.display(),
         closed.display()
     )
@@ -240,10 +239,8 @@ mod tests {
             hint.starts_with(&format!("`nosuch.py` does not exist in its working directory {work}")),
             "{hint}"
         );
-        assert!(
-            hint.contains(&format!("{work} (its working directory, read-only)")),
-            "{hint}"
-        );
+        // It names no file there, so the bot sees none of the folder.
+        assert!(hint.contains("and no folder of this machine"), "{hint}");
         assert!(!hint.contains("-u"), "{hint}");
 
         let said = tail(&["Error: Cannot find module '/x/lib.js'"]);
@@ -268,7 +265,8 @@ mod tests {
     }
 
     /// As root, a working directory closed to `nobody` is not bound, and the
-    /// hint names the folder that keeps `nobody` out.
+    /// hint names it; the folders above it do not matter (the stage reaches
+    /// them as root).
     #[test]
     fn a_working_directory_closed_to_nobody_is_named() {
         if sandbox_user().is_none() {
@@ -276,9 +274,13 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let closed = dir.path().join("closed");
-        std::fs::create_dir_all(closed.join("bot")).unwrap();
-        std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-        let spec = spec("python3 bot.py", &closed.join("bot"));
+        std::fs::create_dir_all(&closed).unwrap();
+        std::fs::write(closed.join("bot.py"), "").unwrap();
+        let mode = |mode| std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+        mode(0o755);
+        let spec = spec("python3 -m bot", &closed);
+        assert_eq!(Seen::of(&Sandbox::default(), &spec).work_closed, None);
+        mode(0o700);
         let seen = Seen::of(&Sandbox::default(), &spec);
         assert_eq!(seen.work_closed, Some((closed.clone(), 0o700)));
         assert!(seen.read_only.is_empty(), "{seen:?}");
@@ -286,8 +288,8 @@ mod tests {
         let hint = failed_start(&spec, &Sandbox::default(), &said);
         assert!(
             hint.contains(&format!(
-                "is not shown in the sandbox, where it is an empty folder: bubblewrap and the bot run as `nobody` \
-                 (arena runs as root), and `nobody` may not enter {} (mode 0700)",
+                "is not shown in the sandbox, where it is an empty folder: the bot runs as `nobody` (arena runs as \
+                 root), and `nobody` may not enter {} (mode 0700)",
                 closed.display()
             )),
             "{hint}"
@@ -298,6 +300,7 @@ mod tests {
     #[test]
     fn programs_in_the_system_and_the_bots_folders_are_shown() {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot"), "").unwrap();
         let seen = Seen::of(&Sandbox::default(), &spec("./bot", dir.path()));
         assert!(shown(Path::new("/usr/bin/python3"), &seen));
         assert!(shown(&dir.path().join("bin/bot"), &seen));
