@@ -70,6 +70,18 @@ pub enum StartError {
         #[source]
         source: io::Error,
     },
+    /// bubblewrap could not build the bot's sandbox (a namespace, a mount, its
+    /// user mapping): the machine's failure, not the bot's. Told by a line
+    /// of bubblewrap's own on the bot's stderr, before the bot wrote a line.
+    /// (A bot could print such a line itself and exit before its greeting;
+    /// that gains it nothing: it plays no game, and the run stops naming it.)
+    #[error("the sandbox of bot {bot:?} could not be built: bubblewrap said {said:?}")]
+    Sandbox {
+        /// The bot's name.
+        bot: String,
+        /// bubblewrap's words, escaped.
+        said: String,
+    },
     /// The bot started but did not answer `hello` correctly within its startup time.
     #[error("bot {bot:?} failed its greeting: {failure}")]
     Handshake {
@@ -90,8 +102,17 @@ impl StartError {
     /// The name of the bot that could not start.
     pub fn bot(&self) -> &str {
         match self {
-            StartError::Log { bot, .. } | StartError::Spawn { bot, .. } | StartError::Handshake { bot, .. } => bot,
+            StartError::Log { bot, .. }
+            | StartError::Spawn { bot, .. }
+            | StartError::Handshake { bot, .. }
+            | StartError::Sandbox { bot, .. } => bot,
         }
+    }
+
+    /// Whether the arena, not the bot, failed: the sandbox could not be
+    /// built. Such a start is retried, and never a forfeit of the bot.
+    pub fn is_the_arenas(&self) -> bool {
+        matches!(self, StartError::Sandbox { .. })
     }
 }
 
@@ -168,6 +189,12 @@ impl Bot {
             }
             Err(failure) => {
                 let stderr_tail = bot.fail().await;
+                if let Some(said) = sandbox_not_built(spec, &failure, &stderr_tail) {
+                    return Err(StartError::Sandbox {
+                        bot: spec.name.clone(),
+                        said,
+                    });
+                }
                 Err(StartError::Handshake {
                     bot: spec.name.clone(),
                     sandbox_hint: spec
@@ -508,6 +535,21 @@ pub(crate) fn wrong_kind(asked: Asked, message: &FromBot) -> Failure {
         Reason::ProtocolError,
         format!("answered {asked} with a {} message", message.kind()),
     )
+}
+
+/// bubblewrap's words when it could not build `spec`'s sandbox: a failed
+/// greeting with no line from the bot, and a line of bubblewrap's own on its
+/// stderr, other than about the bot's own program or folders (a program it
+/// could not run, a folder it could not show or enter: the bot's setup,
+/// told by the sandbox hint).
+fn sandbox_not_built(spec: &BotSpec, failure: &Failure, stderr_tail: &[String]) -> Option<String> {
+    const THE_BOTS_OWN: [&str; 3] = ["execvp", "Can't find source path", "Can't chdir"];
+    if spec.sandbox.is_none() || failure.line.is_some() {
+        return None;
+    }
+    let said = stderr_tail.iter().find_map(|line| line.strip_prefix("bwrap: "))?;
+    (!THE_BOTS_OWN.iter().any(|own| said.starts_with(own)))
+        .then(|| pahtum_protocol::untrusted::escape(said).into_owned())
 }
 
 #[cfg(test)]

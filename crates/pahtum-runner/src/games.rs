@@ -18,13 +18,14 @@ use std::sync::Arc;
 use pahtum_referee::{BotSpec, Limits, StartError};
 use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, TournamentFile};
 use pahtum_tournament::events::{Observer, RunEnding};
-use pahtum_tournament::journal::JournalError;
+
 use pahtum_tournament::resume::Opened;
 
 use crate::launch::Launcher;
 use crate::limits::referee_limits;
 use crate::pool::Pool;
 use crate::runner;
+use crate::runner::RunError;
 
 /// The bots of a run, and how they play.
 #[derive(Debug)]
@@ -91,9 +92,9 @@ pub enum PlayError {
     /// Some bots could not start before the first game, so no game was played.
     #[error("some bots cannot start, so no game was played")]
     CannotStart(Vec<StartError>),
-    /// The journal could not be written.
+    /// The journal could not be written, or the arena failed to start a bot.
     #[error(transparent)]
-    Journal(#[from] JournalError),
+    Run(#[from] RunError),
 }
 
 /// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing

@@ -13,9 +13,11 @@
 //! one is looked up on `PATH`. A built-in bot runs as `ARENA bot NAME [OPTIONS]`,
 //! where `ARENA` is the running arena executable.
 //!
-//! A sandboxed bot's extra paths are relative to the file's folder too, and
-//! its sandbox hides the output folder and the other bots' folders wherever
-//! they lie inside a folder it sees (its own, say the tournament's folder).
+//! A sandboxed bot's extra paths are relative to the file's folder too. It
+//! sees its `dir` whole when it has one; without one, only the folders of
+//! the files its command names (not the tournament's folder, where it
+//! works). Its sandbox hides the output folder and the other bots' own
+//! folders wherever they lie inside a folder it sees.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -31,25 +33,38 @@ pub struct Launcher {
     base_dir: PathBuf,
     /// The executable that runs built-in bots (`ARENA bot NAME`).
     arena: PathBuf,
-    /// What no sandboxed bot may see: the output folder and every bot's
-    /// working directory (a bot's own is taken out of it for that bot).
+    /// What no sandboxed bot may see: the output folder and every bot's own
+    /// folders (the referee keeps a bot's own visible to it).
     hidden: Vec<PathBuf>,
 }
 
 impl Launcher {
     /// How to start the bots of `file`; `arena` is the executable that runs
-    /// the built-in bots. The output folder and every bot's working directory
-    /// are hidden from the sandboxed bots (each still sees its own folder).
+    /// the built-in bots. The output folder and every bot's own folders are
+    /// hidden from the sandboxed bots (each still sees its own).
     pub fn new(file: &TournamentFile, arena: &Path) -> Launcher {
         let mut launcher = Launcher {
             base_dir: file.base_dir.clone(),
             arena: arena.to_owned(),
             hidden: Vec::new(),
         };
-        let out = &file.settings.out;
-        launcher.hidden = std::iter::once(std::path::absolute(out).unwrap_or_else(|_| out.clone()))
-            .chain(file.tournament.bots.iter().map(|bot| launcher.working_dir(bot)))
+        let own_folders: Vec<PathBuf> = file
+            .tournament
+            .bots
+            .iter()
+            .flat_map(|bot| {
+                let spec = launcher.spec(bot);
+                let sandbox = Sandbox {
+                    sees_working_dir: bot.dir.is_some(),
+                    ..Sandbox::default()
+                };
+                pahtum_referee::sandbox::own_folders(&BotSpec {
+                    sandbox: Some(sandbox),
+                    ..spec
+                })
+            })
             .collect();
+        launcher.hidden = std::iter::once(file.settings.out.clone()).chain(own_folders).collect();
         launcher
     }
 
@@ -82,13 +97,17 @@ impl Launcher {
             program,
             args,
             env: bot.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            sandbox: bot.sandbox.as_ref().map(|config| self.sandbox(config, &dir)),
+            sandbox: bot
+                .sandbox
+                .as_ref()
+                .map(|config| self.sandbox(config, bot.dir.is_some())),
             dir: Some(dir),
         }
     }
 
-    /// The sandbox of a bot that works in `own_dir`.
-    fn sandbox(&self, config: &SandboxConfig, own_dir: &Path) -> Sandbox {
+    /// The sandbox of a bot, which sees its working directory whole if it is
+    /// its own (`own_dir`: the bot has a `dir`).
+    fn sandbox(&self, config: &SandboxConfig, own_dir: bool) -> Sandbox {
         let defaults = Sandbox::default();
         let paths = |paths: &[String]| paths.iter().map(|path| self.base_dir.join(path)).collect();
         Sandbox {
@@ -96,7 +115,8 @@ impl Launcher {
             max_processes: config.max_processes.unwrap_or(defaults.max_processes),
             ro_paths: paths(&config.ro_paths),
             rw_paths: paths(&config.rw_paths),
-            hidden: self.hidden.iter().filter(|dir| *dir != own_dir).cloned().collect(),
+            hidden: self.hidden.clone(),
+            sees_working_dir: own_dir,
             ..defaults
         }
     }
@@ -222,7 +242,7 @@ mod tests {
     }
 
     /// `sandbox = true` at the top reaches every bot, with the file's limits
-    /// and paths; the output folder and the other bots' folders are hidden.
+    /// and paths; the output folder and the bots' own folders are hidden.
     #[test]
     fn sandboxed_bots_get_their_limits_paths_and_hidden_folders() {
         let dir = tempfile::tempdir().unwrap();
@@ -242,7 +262,10 @@ mod tests {
         assert_eq!((command.memory_mb, command.max_processes), (512, 8));
         assert_eq!(command.ro_paths, [dir.path().join("data")]);
         assert_eq!(command.rw_paths, [dir.path().join("scratch")]);
-        assert!(!command.hidden.contains(&dir.path().join("b")), "its own folder");
+        // It has a `dir`, its own folder, seen whole (the referee does not
+        // cover a bot's own folder); the built-in works in the file's folder
+        // and sees none of it.
+        assert!(command.sees_working_dir && !builtin.sees_working_dir);
         assert!(
             command.hidden.iter().any(|hidden| hidden.ends_with("runs")),
             "{:?}",

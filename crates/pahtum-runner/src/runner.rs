@@ -30,7 +30,12 @@
 //!
 //! A bot that cannot start for a game forfeits that game: its record says
 //! why, with the reason the referee gave ([`StartError`]). When neither bot
-//! can start, both forfeit (a draw).
+//! can start, both forfeit (a draw). But when the arena failed, not the bot
+//! (its sandbox could not be built: [`StartError::is_the_arenas`]), the game
+//! is tried again up to [`ARENA_FAILURE_TRIES`] times in all, and then not
+//! recorded at all: no new game starts, the running ones finish, and the run
+//! ends with [`RunError::Arena`], so that a resume plays the game once the
+//! machine is fixed.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -47,11 +52,34 @@ use pahtum_tournament::journal::{Journal, JournalError};
 use pahtum_tournament::resume::Plan;
 use pahtum_tournament::schedule::ScheduledGame;
 
+/// How many times a game is tried when the arena fails to start a bot.
+pub const ARENA_FAILURE_TRIES: u32 = 3;
+
+/// Why a run stopped before its end, other than Ctrl-C.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The journal could not be written.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The arena could not start a bot for a game, [`ARENA_FAILURE_TRIES`]
+    /// times: the game was not played (not a forfeit) and the run stopped.
+    #[error(
+        "a game was not played: the arena failed {ARENA_FAILURE_TRIES} times to start a bot for it, and scored \
+         it as no one's loss. Fix the machine and run the same command again to play the games left"
+    )]
+    Arena {
+        /// The last failure.
+        #[source]
+        source: StartError,
+    },
+}
+
 /// What one game's task hands back.
 #[derive(Debug)]
 pub struct Played {
-    /// The game's record.
-    pub record: GameRecord,
+    /// The game's record; or why the arena could not play it (a bot's
+    /// sandbox could not be built, [`ARENA_FAILURE_TRIES`] times).
+    pub record: Result<GameRecord, StartError>,
     /// Bots whose process was restarted for this game after a failure.
     pub restarted: Vec<String>,
     /// The records of earlier tries, discarded because a bot lost on time
@@ -61,8 +89,9 @@ pub struct Played {
 
 /// Plays one game for the runner: the [`Pool`] in a real run, a script in tests.
 pub trait Executor: Send + Sync + 'static {
-    /// Plays `game` as `spec` says; a game that cannot be played is still a record (a forfeit), never an
-    /// error. The runner drops the future to cancel the game (Ctrl-C), so it must end its bots on drop.
+    /// Plays `game` as `spec` says; a game that a bot cannot play is still a record (a forfeit); only the
+    /// arena's own failure is an error. The runner drops the future to cancel the game (Ctrl-C), so it must
+    /// end its bots on drop.
     fn play(self: Arc<Self>, game: ScheduledGame, spec: GameSpec) -> impl Future<Output = Played> + Send;
 }
 
@@ -82,7 +111,7 @@ pub async fn run(
     executor: &Arc<impl Executor>,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
-) -> Result<RunEnding, JournalError> {
+) -> Result<RunEnding, RunError> {
     let total = plan.schedule.len();
     let mut done = plan.done.len();
     observer.on(Event::Started {
@@ -95,9 +124,10 @@ pub async fn run(
     let mut running: JoinSet<Played> = JoinSet::new();
     let mut stopping = false;
     let mut declined = false;
+    let mut failed: Option<RunError> = None;
     let mut stop = std::pin::pin!(stop);
     loop {
-        while !stopping && running.len() < concurrency.max(1) {
+        while !stopping && failed.is_none() && running.len() < concurrency.max(1) {
             let Some(game) = next_allowed(&mut pending, observer, &mut declined) else {
                 break;
             };
@@ -119,9 +149,16 @@ pub async fn run(
                     Err(error) if error.is_cancelled() => continue,
                     Err(error) => std::panic::resume_unwind(error.into_panic()),
                 };
-                let at = match journal.append(&played.record) {
+                let record = match played.record {
+                    Ok(record) => record,
+                    Err(source) => {
+                        failed.get_or_insert(RunError::Arena { source });
+                        continue;
+                    }
+                };
+                let at = match journal.append(&record) {
                     Ok(at) => at,
-                    Err(error) => return Err(abandon(running, journal, error).await),
+                    Err(error) => return Err(abandon(running, journal, error).await.into()),
                 };
                 done += 1;
                 for bot in &played.restarted {
@@ -130,11 +167,11 @@ pub async fn run(
                 for record in &played.replayed {
                     observer.on(Event::Replayed { record });
                 }
-                observer.on(Event::GameFinished { record: &played.record, at });
+                observer.on(Event::GameFinished { record: &record, at });
             }
             () = sleep_until(journal.sync_due()) => {
                 if let Err(error) = journal.sync() {
-                    return Err(abandon(running, journal, error).await);
+                    return Err(abandon(running, journal, error).await.into());
                 }
             }
             () = &mut stop, if !stopping => {
@@ -144,6 +181,10 @@ pub async fn run(
         }
     }
     journal.sync()?;
+    if let Some(error) = failed {
+        observer.on(Event::Interrupted { done, total });
+        return Err(error);
+    }
     if stopping {
         observer.on(Event::Interrupted { done, total });
         Ok(RunEnding::Interrupted)
@@ -204,48 +245,60 @@ async fn replaying<F: Future<Output = Played>>(replays: u32, mut play_once: impl
         restarted.append(&mut played.restarted);
         let overloaded = played
             .record
-            .termination
-            .forfeits()
-            .any(|(_, forfeit)| forfeit.overloaded);
+            .as_ref()
+            .is_ok_and(|record| record.termination.forfeits().any(|(_, forfeit)| forfeit.overloaded));
         if !overloaded || replayed.len() >= replays as usize {
             played.replayed = replayed;
             played.restarted = restarted;
             return played;
         }
-        replayed.push(played.record);
+        replayed.extend(played.record.ok());
     }
 }
 
-/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start.
+/// Plays one game with processes from the pool, or records the forfeit of a bot that could not start;
+/// tries again when the arena failed to start a bot, and hands that failure back after the last try.
 async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool, slot: &Slot) -> Played {
-    let (first, second) = tokio::join!(pool.take(&game.first, slot), pool.take(&game.second, slot));
-    let restarted = [&first, &second]
-        .into_iter()
-        .zip([&game.first, &game.second])
-        .filter(|(taken, _)| taken.as_ref().is_ok_and(|taken| taken.restarted))
-        .map(|(_, name)| name.clone())
-        .collect();
-    let record = match (first, second) {
-        (Ok(mut first), Ok(mut second)) => {
-            let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
-            tokio::join!(pool.give_back(first.bot, slot), pool.give_back(second.bot, slot));
-            record
+    let mut restarted = Vec::new();
+    for tries in 1.. {
+        let (first, second) = tokio::join!(pool.take(&game.first, slot), pool.take(&game.second, slot));
+        restarted.extend(
+            [&first, &second]
+                .into_iter()
+                .zip([&game.first, &game.second])
+                .filter(|(taken, _)| taken.as_ref().is_ok_and(|taken| taken.restarted))
+                .map(|(_, name)| name.clone()),
+        );
+        let record = match (first, second) {
+            (Ok(mut first), Ok(mut second)) => {
+                let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
+                tokio::join!(pool.give_back(first.bot, slot), pool.give_back(second.bot, slot));
+                Ok(record)
+            }
+            (Err(error), _) | (_, Err(error)) if error.is_the_arenas() => Err(error),
+            (Err(first), Err(second)) => Ok(start_failure(
+                game,
+                spec,
+                &[(Seat::First, &first), (Seat::Second, &second)],
+            )),
+            (Err(error), Ok(second)) => {
+                pool.give_back(second.bot, slot).await;
+                Ok(start_failure(game, spec, &[(Seat::First, &error)]))
+            }
+            (Ok(first), Err(error)) => {
+                pool.give_back(first.bot, slot).await;
+                Ok(start_failure(game, spec, &[(Seat::Second, &error)]))
+            }
+        };
+        if record.is_ok() || tries >= ARENA_FAILURE_TRIES {
+            return Played {
+                record,
+                restarted,
+                replayed: Vec::new(),
+            };
         }
-        (Err(first), Err(second)) => start_failure(game, spec, &[(Seat::First, &first), (Seat::Second, &second)]),
-        (Err(error), Ok(second)) => {
-            pool.give_back(second.bot, slot).await;
-            start_failure(game, spec, &[(Seat::First, &error)])
-        }
-        (Ok(first), Err(error)) => {
-            pool.give_back(first.bot, slot).await;
-            start_failure(game, spec, &[(Seat::Second, &error)])
-        }
-    };
-    Played {
-        record,
-        restarted,
-        replayed: Vec::new(),
     }
+    unreachable!("the tries end")
 }
 
 /// The record of a game lost before its first move by each bot in `failed`
@@ -279,7 +332,9 @@ fn could_not_start(bot: &str, seat: Seat, error: &StartError) -> (Reason, Forfei
         StartError::Handshake {
             failure, stderr_tail, ..
         } => (failure.reason, failure.line.clone(), stderr_tail.clone()),
-        StartError::Spawn { .. } | StartError::Log { .. } => (Reason::Disconnect, None, Vec::new()),
+        StartError::Spawn { .. } | StartError::Log { .. } | StartError::Sandbox { .. } => {
+            (Reason::Disconnect, None, Vec::new())
+        }
     };
     let forfeit = Forfeit {
         bot: bot.to_owned(),
@@ -315,6 +370,8 @@ mod tests {
     struct Scripted {
         winner: &'static str,
         hanging: HashSet<usize>,
+        /// The game for which the arena cannot start a bot.
+        unplayable: Option<usize>,
         cancelled: Arc<AtomicUsize>,
     }
 
@@ -323,6 +380,7 @@ mod tests {
             Arc::new(Scripted {
                 winner,
                 hanging: hanging.into_iter().collect(),
+                unplayable: None,
                 cancelled: Arc::default(),
             })
         }
@@ -358,8 +416,15 @@ mod tests {
                     std::future::pending::<()>().await;
                 }
                 unfinished.finished();
+                let record = match self.unplayable {
+                    Some(index) if index == game.index => Err(StartError::Sandbox {
+                        bot: game.first.clone(),
+                        said: "Creating new namespace failed: No space left on device".to_owned(),
+                    }),
+                    _ => Ok(won_by(&game, &spec, self.winner)),
+                };
                 Played {
-                    record: won_by(&game, &spec, self.winner),
+                    record,
                     restarted: Vec::new(),
                     replayed: Vec::new(),
                 }
@@ -416,7 +481,7 @@ mod tests {
             );
             record.termination.forfeit.as_mut().unwrap().overloaded = overloaded;
             Played {
-                record,
+                record: Ok(record),
                 restarted: vec!["a".to_owned()],
                 replayed: Vec::new(),
             }
@@ -429,7 +494,7 @@ mod tests {
         .await;
         assert_eq!((tries, played.replayed.len(), played.restarted.len()), (3, 2, 3));
         assert!(
-            !played.record.termination.forfeit.unwrap().overloaded,
+            !played.record.unwrap().termination.forfeit.unwrap().overloaded,
             "the last try stands"
         );
         let mut tries = 0;
@@ -513,15 +578,44 @@ mod tests {
         assert!(
             matches!(
                 error,
-                JournalError::Io {
+                RunError::Journal(JournalError::Io {
                     action: "append to",
                     ..
-                }
+                })
             ),
             "{error:?}"
         );
         assert_eq!(executor.cancelled(), 1, "the other running game");
         assert!(!observer.events.iter().any(|event| event.starts_with("recorded")));
+    }
+
+    /// A game the arena cannot play (a sandbox that cannot be built) is not recorded, not even as a
+    /// forfeit: no game starts after it, the running ones are recorded, and the run ends with the error.
+    #[tokio::test]
+    async fn a_game_the_arena_cannot_play_is_not_recorded_and_stops_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, plan) = start(dir.path(), &tournament());
+        let executor = Arc::new(Scripted {
+            unplayable: Some(1),
+            ..Arc::into_inner(Scripted::new("a", [])).unwrap()
+        });
+        let mut observer = Recorder::default();
+        let ending = run(&plan, 1, &mut journal, &executor, &mut observer, std::future::pending()).await;
+        let error = ending.unwrap_err();
+        assert!(matches!(error, RunError::Arena { .. }), "{error:?}");
+        assert!(error.to_string().contains("scored it as no one's loss"), "{error}");
+        let first = plan.schedule.game(0).id;
+        assert_eq!(recorded(&journal), [first.clone()], "only the game before it");
+        assert_eq!(
+            observer.events,
+            [
+                format!("started {}", plan.schedule.len()),
+                format!("game {first}"),
+                format!("recorded {first}"),
+                format!("game {}", plan.schedule.game(1).id),
+                format!("interrupted 1/{}", plan.schedule.len()),
+            ]
+        );
     }
 
     /// Declined games are not played; every game started is, and the run ends as declined.

@@ -184,7 +184,9 @@ pub(crate) fn launch(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) ->
         filters: filters.iter().map(AsRawFd::as_raw_fd).collect(),
     };
     let mut command = Command::new(program);
-    command.env_clear().args(bwrap_args(sandbox, spec, marker, &seen, &sources));
+    command
+        .env_clear()
+        .args(bwrap_args(sandbox, spec, marker, &seen, &sources));
     let (open_files, file_size) = (sandbox.open_files, sandbox.file_size_mb << 20);
     // SAFETY: the closure makes setrlimit calls only, between fork and exec.
     unsafe {
@@ -265,7 +267,13 @@ fn set_rlimits(open_files: u64, file_size_bytes: u64) -> io::Result<()> {
 
 /// bubblewrap's arguments for `spec` in `sandbox`, which sees `seen`, up
 /// to and including the bot's command.
-fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str), seen: &Seen, sources: &Sources) -> Vec<OsString> {
+fn bwrap_args(
+    sandbox: &Sandbox,
+    spec: &BotSpec,
+    marker: (&str, &str),
+    seen: &Seen,
+    sources: &Sources,
+) -> Vec<OsString> {
     let mut args = Args::default();
     args.words([
         "--unshare-all",
@@ -315,11 +323,21 @@ fn bwrap_args(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str), seen: &Se
     }
     let scratch = (sandbox.tmp_mb << 20).to_string();
     args.words(["--proc", "/proc", "--dev", "/dev"]);
-    args.words(["--size", &scratch, "--tmpfs", "/tmp", "--size", &scratch, "--tmpfs", "/dev/shm"]);
+    args.words([
+        "--size", &scratch, "--tmpfs", "/tmp", "--size", &scratch, "--tmpfs", "/dev/shm",
+    ]);
     let writable = seen.read_only.len()..;
     for (index, dir) in seen.all().enumerate() {
-        let option = if writable.contains(&index) { "--bind" } else { "--ro-bind" };
-        let source = if sources.staged { Stage::source(index) } else { dir.clone() };
+        let option = if writable.contains(&index) {
+            "--bind"
+        } else {
+            "--ro-bind"
+        };
+        let source = if sources.staged {
+            Stage::source(index)
+        } else {
+            dir.clone()
+        };
         args.paths(option, &source, dir);
     }
     for hidden in seen.hidden(sandbox) {
@@ -364,7 +382,11 @@ impl Seen {
         let work = working_dir(spec);
         let closed = sandbox_user().and_then(|_| closed_to_others(&work));
         let own = own_dirs(spec, &work, sandbox.sees_working_dir && closed.is_none());
-        let read_only = outermost(own.iter().cloned().chain(sandbox.ro_paths.iter().map(|path| canonical(path))));
+        let read_only = outermost(
+            own.iter()
+                .cloned()
+                .chain(sandbox.ro_paths.iter().map(|path| canonical(path))),
+        );
         // Named by a path of the command or in `ro_paths`, it is bound all the same.
         let work_closed = closed.filter(|_| !read_only.contains(&work));
         Seen {
@@ -394,9 +416,8 @@ impl Seen {
             .filter(|hidden| hidden.is_dir())
             .filter(|hidden| !self.own.iter().any(|own| own.starts_with(hidden)))
             .filter(|hidden| {
-                self.all().any(|seen| {
-                    hidden.starts_with(seen) && (sandbox_user().is_none() || reachable_below(seen, hidden))
-                })
+                self.all()
+                    .any(|seen| hidden.starts_with(seen) && (sandbox_user().is_none() || reachable_below(seen, hidden)))
             })
             .collect()
     }
@@ -457,6 +478,14 @@ pub(crate) fn own_dirs(spec: &BotSpec, work: &Path, whole_work: bool) -> Vec<Pat
         .chain(named)
         .filter(|dir| !own_folder(dir))
         .collect()
+}
+
+/// The folders of the host that `spec`, if sandboxed, sees as its own
+/// (its `dir` if it is its own, and the folders its command names): what
+/// the other bots of a tournament must not see ([`Sandbox::hidden`]).
+pub fn own_folders(spec: &BotSpec) -> Vec<PathBuf> {
+    let whole_work = spec.sandbox.as_ref().is_some_and(|sandbox| sandbox.sees_working_dir);
+    own_dirs(spec, &working_dir(spec), whole_work)
 }
 
 /// `paths` without those inside another, and without repeats.
@@ -556,7 +585,9 @@ mod tests {
         assert!(args.contains("--setenv M 1/2"), "{args}");
         let scratch = 64 << 20;
         assert!(
-            args.contains(&format!("--size {scratch} --tmpfs /tmp --size {scratch} --tmpfs /dev/shm")),
+            args.contains(&format!(
+                "--size {scratch} --tmpfs /tmp --size {scratch} --tmpfs /dev/shm"
+            )),
             "{args}"
         );
         assert!(
@@ -629,10 +660,7 @@ mod tests {
         let root = dir.path().display();
         // `bot/bot.py` names bot/: the folder above it is not seen.
         assert!(!args.contains(&format!("--ro-bind {root} {root}")), "{args}");
-        let spec = BotSpec {
-            sandbox: None,
-            ..spec
-        };
+        let spec = BotSpec { sandbox: None, ..spec };
         let sandbox = Sandbox {
             sees_working_dir: true,
             hidden: vec![dir.path().join("bot/../runs"), bot.clone(), PathBuf::from("/elsewhere")],

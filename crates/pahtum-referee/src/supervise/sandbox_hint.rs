@@ -276,7 +276,8 @@ mod tests {
         let closed = dir.path().join("closed");
         std::fs::create_dir_all(&closed).unwrap();
         std::fs::write(closed.join("bot.py"), "").unwrap();
-        let mode = |mode| std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+        let mode =
+            |mode| std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
         mode(0o755);
         let spec = spec("python3 -m bot", &closed);
         assert_eq!(Seen::of(&Sandbox::default(), &spec).work_closed, None);

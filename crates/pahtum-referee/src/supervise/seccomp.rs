@@ -38,8 +38,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
-    TargetArch,
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
 };
 
 /// The x32 ABI's bit in a system call's number (x86-64 only).
@@ -229,7 +228,15 @@ mod tests {
     #[test]
     fn every_refused_call_is_listed() {
         let listed: Vec<_> = denied_calls().collect();
-        for name in ["unshare", "mount", "io_uring_setup", "userfaultfd", "keyctl", "bpf", "ptrace"] {
+        for name in [
+            "unshare",
+            "mount",
+            "io_uring_setup",
+            "userfaultfd",
+            "keyctl",
+            "bpf",
+            "ptrace",
+        ] {
             assert!(listed.contains(&name), "{name}");
         }
         assert!(listed.iter().any(|call| call.starts_with("socket (AF_UNIX)")));

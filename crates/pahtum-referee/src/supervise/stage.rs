@@ -60,7 +60,8 @@ impl Stage {
             .iter()
             .enumerate()
             .map(|(index, path)| {
-                let flags = OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::AT_RECURSIVE | OpenTreeFlags::OPEN_TREE_CLOEXEC;
+                let flags =
+                    OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::AT_RECURSIVE | OpenTreeFlags::OPEN_TREE_CLOEXEC;
                 let tree = rustix::mount::open_tree(CWD, path, flags).map_err(|error| {
                     io::Error::new(
                         error.kind(),
@@ -115,7 +116,11 @@ impl Stage {
                 if staged.is_dir {
                     os(libc::mkdir(staged.at.as_ptr(), 0o755))?;
                 } else {
-                    let fd = libc::open(staged.at.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644);
+                    let fd = libc::open(
+                        staged.at.as_ptr(),
+                        libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
                     if fd < 0 {
                         return Err(io::Error::last_os_error());
                     }
