@@ -3,8 +3,11 @@
 //! named as such, with the folders the bot sees); `arena game`, `match` and
 //! `run` play games in it, each bot started by a command relative to its
 //! folder (the sandbox shows the bot its working directory, not the output
-//! folder inside it). Skipped (with a printed line) where the sandbox cannot
-//! run, except with `CI=true`.
+//! folder inside it). Every test works in a temporary folder of mode 0700
+//! (what `mktemp -d` makes, and where CI and containers work): as root the
+//! bots run as `nobody`, who may not enter it, and must run all the same.
+//! Skipped (with a printed line) where the sandbox cannot run, except with
+//! `CI=true`.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -91,20 +94,30 @@ fn arena_in(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A folder that the sandbox's user may read (`nobody` when the tests run as
-/// root), holding a copy of the Python starter (`bot.py`) in `bot/`; `None`
-/// (printed) where the sandbox cannot run here, and fails in CI.
+/// A private temporary folder (mode 0700, which the sandbox's user `nobody`
+/// may not enter when the tests run as root), holding a copy of the Python
+/// starter (`bot.py`) in `bot/` (mode 0755); `None` (printed) where the
+/// sandbox cannot run here, and fails in CI.
 fn folder_with_a_bot() -> Option<(tempfile::TempDir, PathBuf)> {
     sandboxed_check_of_heuristic()?;
     let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    assert_eq!(mode(root.path()), 0o700);
     let bot = root.path().join("bot");
     std::fs::create_dir(&bot).unwrap();
-    let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bots/python-random/bot.py");
-    std::fs::copy(starter, bot.join("bot.py")).unwrap();
-    for dir in [root.path(), &bot] {
-        std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    }
+    copy_starter(&bot);
     Some((root, bot))
+}
+
+fn mode(path: &Path) -> u32 {
+    std::os::unix::fs::MetadataExt::mode(&std::fs::metadata(path).unwrap()) & 0o7777
+}
+
+/// Copies the Python starter into `dir` as `bot.py`, open to others.
+fn copy_starter(dir: &Path) {
+    let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bots/python-random/bot.py");
+    std::fs::copy(starter, dir.join("bot.py")).unwrap();
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
 
 #[test]
@@ -115,17 +128,17 @@ fn a_file_missing_in_the_sandbox_is_named_with_the_folders_the_bot_sees() {
     let output = arena_in(&bot, &["check", "--sandbox", "python3 nosuch.py"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{text}");
-    let seen = format!(
-        "In the sandbox the bot sees the system's folders (/usr and the like), a private /tmp, and of this \
-         machine's folders only {} (its working directory, read-only)",
-        bot.display()
-    );
     assert!(
         text.contains(&format!(
             "`nosuch.py` does not exist in its working directory {}, in the sandbox or out of it",
             bot.display()
-        )) && text.contains(&seen),
+        )) && text.contains("a private /tmp, and no folder of this machine"),
         "{text}"
+    );
+    let seen = format!(
+        "In the sandbox the bot sees the system's folders (/usr and the like), a private /tmp, and of this \
+         machine's folders only {} (its working directory, read-only)",
+        bot.display()
     );
     assert!(
         !text.contains("ro_paths") && !text.contains("/usr/bin/python3"),
@@ -260,13 +273,13 @@ fn a_sandboxed_tournament_starts_a_bot_by_a_command_relative_to_its_dir() {
     }
 }
 
-/// Where the tests run as root, sandboxed bots run as `nobody`: a bot
-/// started from a folder that others may not enter is told which folder
-/// that is, and a bot that needs no file of its working directory (a
-/// built-in one) still runs there.
+/// Where the tests run as root, sandboxed bots run as `nobody`: a bot in a
+/// private folder (0700 above it) runs, and a bot whose own folder others
+/// may not enter is told which folder that is; a bot that needs no file of
+/// its working directory (a built-in one) still runs there.
 #[test]
-fn a_folder_closed_to_the_sandboxs_user_is_named() {
-    let Some((root, bot)) = folder_with_a_bot() else {
+fn a_bot_under_a_private_folder_runs_and_a_closed_bot_folder_is_named() {
+    let Some((_root, bot)) = folder_with_a_bot() else {
         return;
     };
     let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&bot).unwrap()) == 0;
@@ -274,19 +287,96 @@ fn a_folder_closed_to_the_sandboxs_user_is_named() {
         let _ = writeln!(std::io::stderr(), "skipped: not root, so the sandbox runs as this user");
         return;
     }
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    let output = arena_in(&bot, &["check", "--sandbox", "python3 bot.py"]);
+    assert_success(&arena_in(&bot, &["check", "--sandbox", "python3 bot.py"]));
+    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let output = arena_in(&bot, &["check", "--sandbox", "python3 -m bot"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(
         text.contains(&format!(
-            "Its working directory {} is not shown in the sandbox, where it is an empty folder: bubblewrap and \
-             the bot run as `nobody` (arena runs as root), and `nobody` may not enter {} (mode 0700)",
+            "Its working directory {0} is not shown in the sandbox, where it is an empty folder: the bot runs \
+             as `nobody` (arena runs as root), and `nobody` may not enter {0} (mode 0700)",
             bot.display(),
-            root.path().display(),
         )),
         "{text}"
     );
     let output = arena_in(&bot, &["check", "--sandbox", "first-free", "--move-time", "2s"]);
     assert_success(&output);
+}
+
+/// A tournament whose bots try to read what is not theirs: `spy` works in
+/// the folder above the tournament's (`dir = ".."`), which holds the output
+/// folder and another bot's folder; `peeker` has no `dir`, so it works in
+/// the tournament's folder, beside the file and an `.env`. Sandboxed, each
+/// sees its own folder only, and the games are played to the end; without
+/// the sandbox (the control) they see everything.
+#[test]
+fn tournament_bots_see_their_own_folders_only() {
+    let Some((root, _bot)) = folder_with_a_bot() else {
+        return;
+    };
+    let root = root.path();
+    let league = root.join("league");
+    for dir in [root.join("peeker"), root.join("other"), league.clone()] {
+        std::fs::create_dir(&dir).unwrap();
+        copy_starter(&dir);
+    }
+    copy_starter(root);
+    std::fs::write(root.join("other/secret.txt"), "the other bot's code\n").unwrap();
+    std::fs::write(league.join(".env"), "TOKEN=organiser's\n").unwrap();
+    let spy = "import os, runpy, sys\n\
+               for path in os.environ['FORBIDDEN'].split(':'):\n\
+               \x20   try:\n\
+               \x20       seen = os.listdir(path) if os.path.isdir(path) else open(path).read(99)\n\
+               \x20       print(('SAW ' if seen else 'empty ') + path, file=sys.stderr, flush=True)\n\
+               \x20   except OSError as error:\n\
+               \x20       print('not', path, error, file=sys.stderr, flush=True)\n\
+               runpy.run_path(os.path.join(os.path.dirname(__file__), 'bot.py'), run_name='__main__')\n";
+    for dir in [root, &root.join("peeker")] {
+        std::fs::write(dir.join("spy.py"), spy).unwrap();
+    }
+    let runs = league.join("runs");
+    let forbidden = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let spy_forbidden = forbidden(&[runs.clone(), root.join("other/secret.txt")]);
+    let peeker_forbidden = forbidden(&[league.clone(), league.join(".env"), root.join("other"), root.join("spy.py")]);
+    let file = |sandbox: bool| {
+        format!(
+            "name = \"t\"\nsandbox = {sandbox}\ngames_per_pair = 2\n[rules]\nblocks = [41]\n\
+             [[bots]]\nname = \"spy\"\ncommand = \"python3 spy.py\"\ndir = \"..\"\n\
+             env = {{ FORBIDDEN = \"{spy_forbidden}\" }}\n\
+             [[bots]]\nname = \"peeker\"\ncommand = \"python3 ../peeker/spy.py\"\n\
+             env = {{ FORBIDDEN = \"{peeker_forbidden}\" }}\n\
+             [[bots]]\nname = \"other\"\ncommand = \"python3 ../other/bot.py\"\n"
+        )
+    };
+    let logs = |out: &str| -> String {
+        std::fs::read_dir(league.join(out).join("logs"))
+            .unwrap()
+            .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+            .collect()
+    };
+    std::fs::write(league.join("t.toml"), file(true)).unwrap();
+    assert_success(&arena_in(&league, &["run", "t.toml", "--out", "runs"]));
+    let journal = std::fs::read_to_string(runs.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 7, "a header and six games: {journal}");
+    for game in journal.lines().skip(1) {
+        let record: GameRecord = serde_json::from_str(game).unwrap();
+        assert_eq!(record.termination.reason, pahtum_protocol::Reason::Normal, "{game}");
+    }
+    let sandboxed = logs("runs");
+    assert!(!sandboxed.contains("SAW"), "{sandboxed}");
+    assert!(sandboxed.contains(&format!("empty {}", runs.display())), "{sandboxed}");
+
+    std::fs::write(league.join("t.toml"), file(false)).unwrap();
+    assert_success(&arena_in(&league, &["run", "t.toml", "--out", "open", "--fresh"]));
+    let open = logs("open");
+    for path in [root.join("other/secret.txt"), league.join(".env"), root.join("spy.py")] {
+        assert!(open.contains(&format!("SAW {}", path.display())), "{open}");
+    }
 }

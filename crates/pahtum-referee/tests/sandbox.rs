@@ -156,8 +156,12 @@ fn game() -> GameSpec {
     GameSpec::random("red-team", 7, 5, true, move_time(Duration::from_secs(3))).unwrap()
 }
 
+/// The sandbox of a tournament bot with its own `dir` (`bot-a`), which it sees whole.
 fn sandbox() -> Option<Sandbox> {
-    Some(Sandbox::default())
+    Some(Sandbox {
+        sees_working_dir: true,
+        ..Sandbox::default()
+    })
 }
 
 fn assert_failed(report: &str) {
@@ -219,7 +223,10 @@ async fn hidden_folders_inside_the_bots_own_folder_stay_hidden() {
     }
     let scene = Scene::new();
     let hiding = Sandbox {
-        hidden: vec![scene.path("runs"), scene.path("bot-b")],
+        // Named with `..`, as `arena run ../t.toml` or `dir = ".."` would:
+        // the paths are compared canonical.
+        hidden: vec![scene.path("bot-a/../runs"), scene.path("bot-b")],
+        sees_working_dir: true,
         ..Sandbox::default()
     };
     let in_the_root = |name: &str, target: PathBuf| BotSpec {
@@ -242,9 +249,11 @@ async fn nothing_outside_tmp_can_be_written_and_tmp_is_bounded() {
     }
     let scene = Scene::new();
     let home = scene.path("home");
+    // The sandbox's own root, /etc and /dev are not writable either.
     let targets = [scene.path("bot-a"), scene.path("runs"), home.clone()]
         .map(|dir| dir.display().to_string())
-        .join(":");
+        .join(":")
+        + ":/:/etc:/dev";
     let mut writer = scene.spec("attack=write", &targets, sandbox());
     writer.env.push(("HOME".to_owned(), home.display().to_string()));
     let small_tmp = Sandbox {
@@ -456,6 +465,70 @@ async fn pause_idle_stops_every_process_of_a_sandboxed_bot() {
     scene.assert_none_left();
 }
 
+/// The arena's environment (here cargo's `CARGO_PKG_NAME`, as it would be
+/// a token of the organiser's) is in no process the bot can see, not even
+/// bubblewrap, the sandbox's first process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_organisers_environment_is_in_no_process_of_the_sandbox() {
+    if !sandbox_available() {
+        return;
+    }
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some(), "cargo sets it for tests");
+    let scene = Scene::new();
+    let reader = scene.spec("attack=environ", "CARGO_PKG_NAME=", sandbox());
+    let counter = scene.spec("attack=descriptors", "", sandbox());
+    let record = scene.play(&reader, &counter, false).await;
+    assert_normal(&record);
+    assert_failed(&scene.report("attack=environ"));
+    // Nor does it hold a descriptor of the host's (the filters' pipes, a folder).
+    assert_failed(&scene.report("attack=descriptors"));
+}
+
+/// No user namespace inside the sandbox (where a bot would hold every
+/// capability, and by making many would use up the quota that the other
+/// bots' sandboxes need), and the kernel's riskiest calls are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_namespaces_and_risky_kernel_calls_are_refused() {
+    if !sandbox_available() {
+        return;
+    }
+    let scene = Scene::new();
+    let record = scene
+        .play(
+            &scene.spec("attack=userns", "", sandbox()),
+            &scene.spec("attack=kernel", "", sandbox()),
+            false,
+        )
+        .await;
+    assert_normal(&record);
+    assert_failed(&scene.report("attack=userns"));
+    let kernel = scene.report("attack=kernel");
+    assert_failed(&kernel);
+    for call in ["io_uring_setup", "userfaultfd", "keyctl", "bpf", "modify_ldt"] {
+        assert!(kernel.contains(&format!("{call}: Operation not permitted")), "{kernel}");
+    }
+}
+
+/// A Unix socket of the host in a folder the bot sees (read-only) cannot be
+/// connected to: no socket of that family can be made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unix_socket_in_a_seen_folder_cannot_be_reached() {
+    if !sandbox_available() {
+        return;
+    }
+    let scene = Scene::new();
+    let path = scene.path("bot-a/service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let connector = scene.spec("attack=unix-connect", &path.display().to_string(), sandbox());
+    let other = scene.spec("first-free", "", sandbox());
+    let record = scene.play(&connector, &other, false).await;
+    assert_normal(&record);
+    assert_failed(&scene.report("attack=unix-connect"));
+    assert!(listener.accept().is_err(), "the socket was reached");
+}
+
 /// The same attacks without the sandbox do succeed (never `kill-all`, the
 /// fork bomb or the huge file here: they would hit the machine).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -507,4 +580,33 @@ async fn unsandboxed_the_same_attacks_succeed() {
         "the victim forfeits: {record:#?}"
     );
     scene.assert_none_left();
+
+    let path = scene.path("bot-a/service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let record = scene
+        .play(
+            &scene.spec("attack=environ", "CARGO_PKG_NAME=", None),
+            &scene.spec("attack=unix-connect", &path.display().to_string(), None),
+            false,
+        )
+        .await;
+    assert_normal(&record);
+    assert!(scene.report("attack=environ").contains(": succeeded ("));
+    assert!(scene.report("attack=unix-connect").contains(": succeeded ("));
+    assert!(listener.accept().is_ok());
+    // As root, outside a sandbox, the namespace and the kernel's calls are open.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let record = scene
+            .play(
+                &scene.spec("attack=userns", "", None),
+                &scene.spec("attack=kernel", "", None),
+                false,
+            )
+            .await;
+        assert_normal(&record);
+        assert!(scene.report("attack=userns").contains(": succeeded ("));
+        let kernel = scene.report("attack=kernel");
+        assert!(kernel.contains(": succeeded (") && kernel.contains("keyctl"), "{kernel}");
+    }
 }

@@ -141,11 +141,11 @@ mod tests {
     use crate::testing::{head_to_head, won_by};
 
     fn games() -> Vec<ScheduledGame> {
-        schedule(&head_to_head(40))
+        schedule(&head_to_head(100))
     }
 
     fn won(game: &ScheduledGame, winner: &str) -> GameRecord {
-        won_by(game, &game.spec(&head_to_head(40)), winner)
+        won_by(game, &game.spec(&head_to_head(100)), winner)
     }
 
     fn a_wins(game: &ScheduledGame) -> GameRecord {

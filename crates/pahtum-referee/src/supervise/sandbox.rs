@@ -213,6 +213,12 @@ impl Finish {
         // without allocating.
         unsafe {
             command.pre_exec(move || {
+                // Whatever the arena inherited and did not mark close-on-exec
+                // (a jobserver's pipe, a launcher's leak) does not reach the
+                // sandbox: every descriptor but 0, 1, 2 and the filters closes.
+                if libc::syscall(libc::SYS_close_range, 3, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
                 for filter in &self.filters {
                     if libc::fcntl(filter.as_raw_fd(), libc::F_SETFD, 0) != 0 {
                         return Err(io::Error::last_os_error());

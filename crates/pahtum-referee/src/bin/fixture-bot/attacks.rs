@@ -23,6 +23,11 @@ pub fn run(name: &str) {
         "fill-tmp" => fill("/tmp/fill"),
         "big-file" => fill(&target),
         "pipe-write" => pipe_write(&target),
+        "environ" => environ(&target),
+        "userns" => user_namespace(),
+        "kernel" => kernel(),
+        "unix-connect" => unix_connect(&target),
+        "descriptors" => descriptors(),
         other => Err(format!("no attack {other:?}")),
     };
     let line = match outcome {
@@ -162,4 +167,88 @@ fn pipe_write(target: &str) -> Outcome {
     pipe.write_all(b"{\"type\":\"stone\",\"id\":999,\"cell\":\"z9\"}\n")
         .map_err(|e| e.to_string())?;
     Ok(format!("wrote into {path}"))
+}
+
+/// Reads the environment of every process it can see, looking for `needle`
+/// (a variable of the organiser's, such as `NAME=`).
+fn environ(needle: &str) -> Outcome {
+    let mut read = 0;
+    for entry in std::fs::read_dir("/proc").map_err(|e| e.to_string())?.filter_map(Result::ok) {
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        read += 1;
+        if environ.split(|&byte| byte == 0).any(|variable| variable.starts_with(needle.as_bytes())) {
+            return Ok(format!("found {needle:?} in /proc/{}/environ", entry.file_name().to_string_lossy()));
+        }
+    }
+    Err(format!("{needle:?} is in none of the {read} environments it read"))
+}
+
+/// Creates a user namespace, where it would hold every capability; a
+/// hundred of them would use up the user's quota for the other sandboxes.
+fn user_namespace() -> Outcome {
+    // SAFETY: unshare(2) changes only this process.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER) } == 0 {
+        Ok("entered a new user namespace".to_owned())
+    } else {
+        Err(io::Error::last_os_error().to_string())
+    }
+}
+
+/// Calls the kernel's risky interfaces, harmlessly: each call either makes
+/// an object that is dropped or asks a question. Succeeds if any call did.
+fn kernel() -> Outcome {
+    let mut ring_params = [0u8; 120];
+    let mut ldt = [0u8; 16];
+    // An array map of one 4-byte entry: type 2, key size 4, value size 4, 1 entry.
+    let mut map = [0u32; 32];
+    map[..4].copy_from_slice(&[2, 4, 4, 1]);
+    // SAFETY: each call gets valid buffers of the sizes it expects.
+    let calls: [(&str, libc::c_long); 5] = unsafe {
+        [
+            ("io_uring_setup", libc::syscall(libc::SYS_io_uring_setup, 1, ring_params.as_mut_ptr())),
+            ("userfaultfd", libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC)),
+            ("keyctl", libc::syscall(libc::SYS_keyctl, 0, -3, 1)),
+            ("bpf", libc::syscall(libc::SYS_bpf, 0, map.as_mut_ptr(), std::mem::size_of_val(&map))),
+            ("modify_ldt", libc::syscall(libc::SYS_modify_ldt, 0, ldt.as_mut_ptr(), ldt.len())),
+        ]
+    };
+    let mut passed = Vec::new();
+    let mut refused = Vec::new();
+    for (name, result) in calls {
+        if result < 0 {
+            refused.push(format!("{name}: {}", io::Error::last_os_error()));
+        } else {
+            passed.push(name);
+        }
+    }
+    if passed.is_empty() {
+        Err(refused.join("; "))
+    } else {
+        Ok(format!("{} passed; {}", passed.join(", "), refused.join("; ")))
+    }
+}
+
+/// Connects to the Unix socket at `path` and writes to it.
+fn unix_connect(path: &str) -> Outcome {
+    let mut stream = std::os::unix::net::UnixStream::connect(path).map_err(|e| format!("{path}: {e}"))?;
+    stream.write_all(b"stolen\n").map_err(|e| e.to_string())?;
+    Ok(format!("connected to {path}"))
+}
+
+/// Looks for descriptors it did not open besides stdin, stdout and stderr
+/// (one of the host's folders would let it walk out of the sandbox).
+fn descriptors() -> Outcome {
+    // SAFETY: fcntl(F_GETFD) only asks about a descriptor.
+    let open: Vec<i32> = (3..1024).filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1).collect();
+    if open.is_empty() {
+        Err("no descriptor besides 0, 1 and 2".to_owned())
+    } else {
+        let targets: Vec<_> = open
+            .iter()
+            .map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).map(|target| target.display().to_string()))
+            .collect();
+        Ok(format!("open: {open:?} -> {targets:?}"))
+    }
 }
