@@ -94,6 +94,9 @@ impl Launcher {
         Sandbox {
             memory_mb: config.memory_mb.unwrap_or(defaults.memory_mb),
             max_processes: config.max_processes.unwrap_or(defaults.max_processes),
+            open_files: config.open_files.unwrap_or(defaults.open_files),
+            file_size_mb: config.file_size_mb.unwrap_or(defaults.file_size_mb),
+            tmp_mb: config.tmp_mb.unwrap_or(defaults.tmp_mb),
             ro_paths: paths(&config.ro_paths),
             rw_paths: paths(&config.rw_paths),
             hidden: self.hidden.iter().filter(|dir| *dir != own_dir).cloned().collect(),
@@ -230,16 +233,21 @@ mod tests {
         let file = file_in(
             dir.path(),
             &format!(
-                "sandbox = true\nmemory_mb = 512\nout = \"runs\"\n{TWO}command = \"./run\"\ndir = \"b\"\n\
-                 max_processes = 8\nro_paths = [\"data\"]\nrw_paths = [\"scratch\"]\n"
+                "sandbox = true\nmemory_mb = 512\ntmp_mb = 16\nout = \"runs\"\n{TWO}command = \"./run\"\ndir = \"b\"\n\
+                 max_processes = 8\nopen_files = 64\nfile_size_mb = 2\nro_paths = [\"data\"]\nrw_paths = [\"scratch\"]\n"
             ),
         );
         let launcher = Launcher::new(&file, Path::new("/usr/bin/arena"));
         let builtin = launcher.spec(&file.tournament.bots[0]).sandbox.unwrap();
         assert_eq!((builtin.memory_mb, builtin.max_processes), (512, 256));
+        assert_eq!(
+            (builtin.open_files, builtin.file_size_mb, builtin.tmp_mb),
+            (1024, 1024, 16)
+        );
         assert!(builtin.hidden.contains(&dir.path().join("b")), "{:?}", builtin.hidden);
         let command = launcher.spec(&file.tournament.bots[1]).sandbox.unwrap();
         assert_eq!((command.memory_mb, command.max_processes), (512, 8));
+        assert_eq!((command.open_files, command.file_size_mb, command.tmp_mb), (64, 2, 16));
         assert_eq!(command.ro_paths, [dir.path().join("data")]);
         assert_eq!(command.rw_paths, [dir.path().join("scratch")]);
         assert!(!command.hidden.contains(&dir.path().join("b")), "its own folder");
