@@ -14,7 +14,9 @@
 //! * `getdents` lists a directory with raw system calls, for the guard;
 //! * [`sandbox`] runs an untrusted bot under bubblewrap with rlimits, and
 //!   checks that the machine can; `sandbox_hint` tells a bot's author what
-//!   the sandbox may have to do with a failed start;
+//!   the sandbox may have to do with a failed start, and `sandbox_setup` an
+//!   operator what the machine or its container must allow when bubblewrap
+//!   cannot build a sandbox at all;
 //! * `cputime` measures the CPU time of a bot's whole process tree (for
 //!   CPU-time clocks and the records), and `overload` tells a starved bot's
 //!   wall-clock timeout from a slow bot's;
@@ -33,3 +35,6 @@ pub(crate) mod overload;
 pub(crate) mod process;
 pub mod sandbox;
 pub(crate) mod sandbox_hint;
+// Not called yet: `sandbox::check_now` is to add `sandbox_setup::advice` to `SandboxError::Unusable`.
+#[allow(dead_code)]
+pub(crate) mod sandbox_setup;
