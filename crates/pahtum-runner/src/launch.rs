@@ -89,19 +89,24 @@ impl Launcher {
 
     /// The sandbox of a bot that works in `own_dir`.
     fn sandbox(&self, config: &SandboxConfig, own_dir: &Path) -> Sandbox {
-        let defaults = Sandbox::default();
         let paths = |paths: &[String]| paths.iter().map(|path| self.base_dir.join(path)).collect();
-        Sandbox {
-            memory_mb: config.memory_mb.unwrap_or(defaults.memory_mb),
-            max_processes: config.max_processes.unwrap_or(defaults.max_processes),
-            open_files: config.open_files.unwrap_or(defaults.open_files),
-            file_size_mb: config.file_size_mb.unwrap_or(defaults.file_size_mb),
-            tmp_mb: config.tmp_mb.unwrap_or(defaults.tmp_mb),
+        let mut sandbox = Sandbox {
             ro_paths: paths(&config.ro_paths),
             rw_paths: paths(&config.rw_paths),
             hidden: self.hidden.iter().filter(|dir| *dir != own_dir).cloned().collect(),
-            ..defaults
+            ..Sandbox::default()
+        };
+        // Each limit the file gives; the others stay the referee's defaults.
+        for (limit, given) in [
+            (&mut sandbox.memory_mb, config.memory_mb),
+            (&mut sandbox.max_processes, config.max_processes),
+            (&mut sandbox.open_files, config.open_files),
+            (&mut sandbox.file_size_mb, config.file_size_mb),
+            (&mut sandbox.tmp_mb, config.tmp_mb),
+        ] {
+            *limit = given.unwrap_or(*limit);
         }
+        sandbox
     }
 }
 
