@@ -8,7 +8,7 @@
 //!   and the merge Job's command after them: the merged standings equal an unsharded run's.
 //! * The Dockerfile: the build stage builds the binary that the run stage copies and runs, with the
 //!   README's command, and the run stage holds the files and the language runtimes of every bot of
-//!   the Job's tournament.
+//!   the Job's tournament, and bubblewrap for the sandbox.
 //! * Slurm: `submit.sh` run with a stand-in `sbatch` that records its calls (an array of N tasks,
 //!   then the merge after the whole array), and the two batch scripts run as Slurm would run
 //!   them (each array task's environment, the `--chdir`, the `--cpus-per-task`), on a tournament of
@@ -393,6 +393,28 @@ fn the_merge_job_merges_what_the_indexed_job_writes() {
     assert_merged_like_unsharded(&file, Path::new(&merge[1]), &dir.path().join("whole"));
 }
 
+/// The words of the run stage's `apt-get install` lines: the packages it installs (and the flags).
+fn installed(stage: &RunStage) -> BTreeSet<&str> {
+    stage
+        .lines
+        .iter()
+        .filter(|line| line.contains("apt-get install"))
+        .flat_map(|line| line.split_whitespace())
+        .collect()
+}
+
+/// The sandbox (`sandbox = true`, `--sandbox`) runs bubblewrap, which the arena refuses to do without:
+/// the image installs it, so that a tournament of untrusted bots can run in the Job.
+#[test]
+fn the_image_holds_bubblewrap_for_the_sandbox() {
+    let stage = run_stage();
+    assert!(
+        installed(&stage).contains("bubblewrap"),
+        "the run stage does not install bubblewrap: {:?}",
+        stage.lines
+    );
+}
+
 #[test]
 fn the_image_builds_arena_and_holds_what_the_jobs_tournament_needs() {
     let stages = dockerfile_stages();
@@ -445,12 +467,7 @@ fn the_image_builds_arena_and_holds_what_the_jobs_tournament_needs() {
     let (_image, workdir) = image_layout(&stage);
     let (_, args) = container(job(&documents("deploy/k8s/job.yaml"), "arena-shards"));
     let file = config::load(&workdir.join(&args[1])).unwrap_or_else(|e| panic!("{}: {e}", args[1]));
-    let installed: BTreeSet<&str> = stage
-        .lines
-        .iter()
-        .filter(|line| line.contains("apt-get install"))
-        .flat_map(|line| line.split_whitespace())
-        .collect();
+    let installed = installed(&stage);
     // The Debian package of each bot program the bundled tournaments use.
     let packages = BTreeMap::from([("python3", "python3"), ("node", "nodejs")]);
     let mut commands = 0;

@@ -694,6 +694,59 @@ fn a_sandboxed_tournament_plays_in_fair_mode_and_leaves_nothing() {
     assert!(fixture.leftovers().is_empty(), "bot processes left behind");
 }
 
+/// The tournament file's `file_size_mb` and `tmp_mb` reach the sandbox: a
+/// bot that writes 2 MiB to its `/tmp` fails to with a file size limit of
+/// 1 MiB ("File too large") or a `/tmp` of 1 MiB ("No space left on device"),
+/// and forfeits; with the defaults the same bot plays on.
+#[test]
+fn the_files_sandbox_limits_of_file_size_and_tmp_are_felt() {
+    if !sandbox_available() {
+        return;
+    }
+    let bots = [
+        ("big", "py write-tmp"),
+        ("full", "py write-tmp"),
+        ("roomy", "py write-tmp"),
+    ];
+    let fixture = Fixture::new("sandbox = true\n[rules]\nblocks = [41]", &bots);
+    let text = std::fs::read_to_string(&fixture.file)
+        .unwrap()
+        .replace("name = \"big\"\n", "name = \"big\"\nfile_size_mb = 1\n")
+        .replace("name = \"full\"\n", "name = \"full\"\ntmp_mb = 1\n");
+    std::fs::write(&fixture.file, text).unwrap();
+    assert_success(&fixture.run("out", &[]));
+    let sandboxes = &fixture.header("out")["tournament"]["bots"];
+    assert_eq!(sandboxes[0]["sandbox"]["file_size_mb"], 1);
+    assert_eq!(sandboxes[1]["sandbox"]["tmp_mb"], 1);
+
+    let records = fixture.records("out");
+    assert_eq!(records.len(), 6);
+    let mut why = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for record in &records {
+        let termination = &record["termination"];
+        for forfeit in [&termination["forfeit"], &termination["also"]] {
+            if let Some(bot) = forfeit["bot"].as_str() {
+                let tail = forfeit["stderr_tail"].as_array().cloned().unwrap_or_default();
+                why.entry(bot.to_owned()).or_default().push(format!("{tail:?}"));
+            }
+        }
+    }
+    assert_eq!(why.keys().collect::<Vec<_>>(), ["big", "full"], "{why:?}");
+    // At least their games against `roomy`; against each other, both may forfeit.
+    assert!(why["big"].len() >= 2 && why["full"].len() >= 2, "{why:?}");
+    assert!(
+        why["big"].iter().all(|tail| tail.contains("write-tmp: File too large")),
+        "{why:?}"
+    );
+    assert!(
+        why["full"]
+            .iter()
+            .all(|tail| tail.contains("write-tmp: No space left on device")),
+        "{why:?}"
+    );
+    assert!(fixture.leftovers().is_empty(), "bot processes left behind");
+}
+
 #[test]
 fn a_sandbox_that_cannot_run_is_refused_before_any_game() {
     let fixture = Fixture::new(

@@ -91,16 +91,10 @@ pub fn encode<T: Serialize>(message: &T) -> String {
     line
 }
 
-/// `line` cut to a few hundred bytes at a character boundary, marked if cut.
+/// `line` cut to a few hundred bytes at a character boundary, marked if cut
+/// ([`untrusted::cut`](crate::untrusted::cut)).
 pub fn shown(line: &str) -> String {
-    if line.len() <= SHOWN_BYTES {
-        return line.to_owned();
-    }
-    let mut end = SHOWN_BYTES;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}... ({} bytes in all)", &line[..end], line.len())
+    crate::untrusted::cut(line, SHOWN_BYTES).into_owned()
 }
 
 #[cfg(test)]
@@ -146,6 +140,6 @@ mod tests {
         let line = "x".repeat(10_000);
         let err = decode_from_bot(&line).unwrap_err();
         assert!(err.line().len() < 300);
-        assert!(err.line().ends_with("(10000 bytes in all)"));
+        assert!(err.line().ends_with("… [cut: 9800 bytes]"), "{}", err.line());
     }
 }

@@ -306,6 +306,32 @@ pub struct Info {
     pub comment: Option<String>,
 }
 
+impl Info {
+    /// What a record keeps of it: the comment cut to
+    /// [`COMMENT_BYTES`](crate::untrusted::COMMENT_BYTES), the principal
+    /// variation to [`PV_MOVES`](crate::untrusted::PV_MOVES) moves of
+    /// [`PV_MOVE_BYTES`](crate::untrusted::PV_MOVE_BYTES) each, each cut
+    /// marked ([`untrusted::cut`](crate::untrusted::cut); a cut variation
+    /// ends with `… [cut: N moves]`).
+    pub fn capped(mut self) -> Info {
+        use crate::untrusted::{COMMENT_BYTES, PV_MOVE_BYTES, PV_MOVES, cut_in_place};
+        if let Some(comment) = &mut self.comment {
+            cut_in_place(comment, COMMENT_BYTES);
+        }
+        if let Some(pv) = &mut self.pv {
+            if pv.len() > PV_MOVES {
+                let dropped = pv.len() - PV_MOVES;
+                pv.truncate(PV_MOVES);
+                pv.push(format!("… [cut: {dropped} moves]"));
+            }
+            for step in pv.iter_mut().take(PV_MOVES) {
+                cut_in_place(step, PV_MOVE_BYTES);
+            }
+        }
+        self
+    }
+}
+
 /// The end of a game; the bot does not answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameOver {
@@ -391,5 +417,40 @@ impl Reason {
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::untrusted::{COMMENT_BYTES, PV_MOVES};
+
+    #[test]
+    fn capping_keeps_a_short_info_whole_and_marks_what_it_cuts() {
+        let short = Info {
+            eval: Some(-2.5),
+            depth: Some(4),
+            nodes: Some(18211),
+            pv: Some(vec!["d3".into(), "#d5".into(), "swap".into()]),
+            comment: Some("blocking column c".into()),
+        };
+        assert_eq!(short.clone().capped(), short);
+        let full = Info {
+            pv: Some(vec!["d3".into(); PV_MOVES]),
+            comment: Some("é".repeat(COMMENT_BYTES / 2)),
+            ..Info::default()
+        };
+        assert_eq!(full.clone().capped(), full);
+
+        let long = Info {
+            pv: Some(vec!["d3".into(); PV_MOVES + 3]),
+            comment: Some(format!("{}!", full.comment.as_deref().unwrap())),
+            ..Info::default()
+        };
+        let capped = long.capped();
+        let pv = capped.pv.unwrap();
+        assert_eq!(pv.len(), PV_MOVES + 1);
+        assert_eq!(pv[PV_MOVES], "… [cut: 3 moves]");
+        assert!(capped.comment.unwrap().ends_with("é… [cut: 1 bytes]"));
     }
 }

@@ -10,9 +10,55 @@
 //!
 //! This is the one place that decides what is escaped; HTML output escapes
 //! again for its own syntax (its templates do that).
+//!
+//! It is also the one place that decides how much of such text is kept: a
+//! record or a journal keeps every move's `info` and each bot's `hello`, and a
+//! bot that sends 60 KB of comment with every move would otherwise make one
+//! game's record a megabyte. [`cut`] keeps a prefix of the text and says how
+//! much it dropped; the caps below are what the referee keeps of each field
+//! (protocol.md, "Optional info" and "Hello", and RECORD.md say the same).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+
+/// What a record keeps of an `info` comment, in bytes: a "short comment"
+/// (the reference engine's are under 100 bytes) fits many times over, and
+/// a game of 50 plies keeps at most some 50 KiB of comments.
+pub const COMMENT_BYTES: usize = 1024;
+
+/// What a record keeps of an `info` principal variation, in moves: more than
+/// a game has plies (49 cells and the pie decision).
+pub const PV_MOVES: usize = 64;
+
+/// What a record keeps of each move of a principal variation, in bytes: the
+/// longest move in the rules' notation (`"swap"`, `"keep"`) has 4.
+pub const PV_MOVE_BYTES: usize = 8;
+
+/// What a record keeps of each text of a `hello` (name, version, author), in
+/// bytes: a name, a version such as `git describe` gives, or an author with an
+/// address fit; tables and logs show it whole.
+pub const HELLO_BYTES: usize = 128;
+
+/// `text` cut to at most `max` bytes at a character boundary, followed by a
+/// marker that says how many bytes were cut (`… [cut: 59000 bytes]`);
+/// borrowed and unchanged when it is not longer than `max`.
+pub fn cut(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… [cut: {} bytes]", &text[..end], text.len() - end))
+}
+
+/// [`cut`] in place, for a field that is kept.
+pub fn cut_in_place(text: &mut String, max: usize) {
+    if let Cow::Owned(kept) = cut(text, max) {
+        *text = kept;
+    }
+}
 
 /// Whether `c` must not reach a terminal as it is: C0 and C1 controls, DEL,
 /// line and paragraph separators, and the bidirectional formatting marks.
@@ -92,6 +138,19 @@ mod tests {
         assert_eq!(escape("a\u{202e}b\u{2066}c"), "a\\u{202e}b\\u{2066}c");
         assert_eq!(escape("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(escape("x\ny\tz\x7f"), "x\\ny\\tz\\x7f");
+    }
+
+    #[test]
+    fn long_text_is_cut_at_a_character_boundary_with_a_marker() {
+        assert!(matches!(cut("short", 5), Cow::Borrowed("short")));
+        assert_eq!(cut("abcdef", 4), "abcd… [cut: 2 bytes]");
+        // "é" is two bytes: a cut inside it keeps the whole characters before it.
+        assert_eq!(cut("aéé", 4), "aé… [cut: 2 bytes]");
+        assert_eq!(cut("éé", 1), "… [cut: 4 bytes]");
+        let mut text = "x".repeat(60_000);
+        cut_in_place(&mut text, COMMENT_BYTES);
+        assert!(text.starts_with(&"x".repeat(COMMENT_BYTES)));
+        assert!(text.ends_with("x… [cut: 58976 bytes]"), "{}", &text[1000..]);
     }
 
     #[test]

@@ -226,7 +226,7 @@ impl Bot {
                 name,
                 version,
                 author,
-            } => Ok(Identity { name, version, author }),
+            } => Ok(Identity { name, version, author }.capped()),
             FromBot::Hello { protocol, .. } => Err(Failure::new(
                 Reason::ProtocolError,
                 format!("the bot speaks protocol version {protocol}; this referee speaks version {PROTOCOL_VERSION}"),

@@ -315,14 +315,16 @@ impl Play<'_> {
     }
 }
 
-/// The action an answer plays.
+/// The action an answer plays, with what the record keeps of its `info`
+/// ([`Info::capped`]: a bot cannot bloat the organiser's journal).
 pub(crate) fn action_of(asked: Asked, message: FromBot) -> Result<(Action, Option<Info>), Failure> {
-    match message {
-        FromBot::Block { cell, info, .. } => Ok((Action::Block(cell), info)),
-        FromBot::Stone { cell, info, .. } => Ok((Action::Stone(cell), info)),
-        FromBot::Pie { swap, info, .. } => Ok((Action::Pie(swap), info)),
-        other => Err(wrong_kind(asked, &other)),
-    }
+    let (action, info) = match message {
+        FromBot::Block { cell, info, .. } => (Action::Block(cell), info),
+        FromBot::Stone { cell, info, .. } => (Action::Stone(cell), info),
+        FromBot::Pie { swap, info, .. } => (Action::Pie(swap), info),
+        other => return Err(wrong_kind(asked, &other)),
+    };
+    Ok((action, info.map(Info::capped)))
 }
 
 pub(crate) fn illegal_move(asked: Asked, action: Action, illegal: &IllegalAction) -> Failure {

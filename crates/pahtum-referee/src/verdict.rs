@@ -11,7 +11,16 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use crate::supervise::cgroup::MemoryUse;
+use pahtum_protocol::untrusted::cut;
 use pahtum_protocol::{DecodeError, Reason, codec::shown};
+
+/// What a forfeit's detail quotes of an unknown `"type"`: every type of the
+/// protocol, and any typo of one, fits.
+const TYPE_BYTES: usize = 32;
+
+/// What a forfeit's detail quotes of the decoder's complaint, which may quote
+/// a wrong value of the bot's whole.
+const CAUSE_BYTES: usize = 200;
 
 /// How a bot failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,10 +165,18 @@ impl Failure {
                                             write debug output to stderr"
                 .to_owned(),
             DecodeError::NoType { .. } => "printed a JSON line without a string \"type\"".to_owned(),
-            DecodeError::Invalid { kind, source, .. } => match type_fix(line) {
-                Some(fix) => format!("printed an invalid {kind:?} message: {fix}"),
-                None => format!("printed an invalid {kind:?} message: {source}"),
-            },
+            DecodeError::Invalid { kind, source, .. } => {
+                // Both quote the bot's text (serde quotes a wrong value): cut
+                // them, so that the record keeps a sentence, not the line.
+                let kind = cut(kind, TYPE_BYTES);
+                match type_fix(line) {
+                    Some(fix) => format!("printed an invalid {kind:?} message: {fix}"),
+                    None => format!(
+                        "printed an invalid {kind:?} message: {}",
+                        cut(&source.to_string(), CAUSE_BYTES)
+                    ),
+                }
+            }
         };
         Failure::new(Reason::ProtocolError, detail).with_line(line.as_bytes())
     }
@@ -254,6 +271,15 @@ mod tests {
         assert!(detail(r#"{"type":"stone","id":3,"cell":44}"#).ends_with("write the cell as a string, such as \"d4\""));
         // Other mistakes keep the JSON library's words.
         assert!(detail(r#"{"type":"stone","id":3,"cell":"h9"}"#).contains("h9"));
+        // The bot's text in them is cut: a forfeit is a sentence, not the line.
+        let long = "y".repeat(60_000);
+        let unknown = detail(&format!(r#"{{"type":"{long}","id":3}}"#));
+        assert!(
+            unknown.len() < 500 && unknown.contains("… [cut: 59968 bytes]"),
+            "{unknown}"
+        );
+        let cell = detail(&format!(r#"{{"type":"stone","id":3,"cell":"{long}"}}"#));
+        assert!(cell.len() < 500 && cell.contains("[cut: "), "{cell}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
-use pahtum_protocol::{Placement, Reason, TimeControl, move_time};
+use pahtum_protocol::{Info, Placement, Reason, TimeControl, move_time};
 use pahtum_record::{GameRecord, GameSpec, MoveKind};
 use pahtum_referee::{Bot, BotSpec, play_game};
 
@@ -235,5 +235,67 @@ async fn a_game_goes_on_from_the_given_plies() {
     first.shutdown().await;
     second.shutdown().await;
     failing.shutdown().await;
+    fixtures.assert_none_left();
+}
+
+/// A bot that sends some 60 KB of `info` with every move and 20 KB texts in
+/// its `hello` plays a normal game, and the record keeps a marked prefix of
+/// each (about a kilobyte a move), while the other bot's short `info` is kept
+/// whole: a bot cannot bloat the organiser's journal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_keeps_a_marked_prefix_of_a_bloated_info_and_hello() {
+    let fixtures = Fixtures::new();
+    let mut bloat = fixtures.start("bloat").await;
+    let mut short = fixtures.start("delay=0").await;
+    let spec = GameSpec::random("bloat", 7, 3, true, time()).unwrap();
+    let record = played(&spec, &mut bloat, &mut short).await;
+    assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+
+    let bloated: Vec<&Info> = record
+        .moves
+        .iter()
+        .filter(|m| m.seat == Some(Seat::First))
+        .filter_map(|m| m.timing.info.as_ref())
+        .collect();
+    assert!(bloated.len() > 10, "the bloating bot's moves carry info");
+    for info in bloated {
+        let comment = info.comment.as_deref().unwrap();
+        assert!(comment.starts_with(&"x".repeat(1000)), "{comment}");
+        assert!(comment.ends_with("… [cut: 56976 bytes]"), "{comment}");
+        let pv = info.pv.as_deref().unwrap();
+        assert_eq!(pv.len(), 65);
+        assert_eq!(pv[0], "yyyyyyyy… [cut: 492 bytes]");
+        assert_eq!(pv[1], "d4");
+        assert_eq!(pv[64], "… [cut: 536 moves]");
+    }
+    let hello = record.hello.as_ref().unwrap().first.as_ref().unwrap();
+    for text in [Some(&hello.name), hello.version.as_ref(), hello.author.as_ref()] {
+        assert!(text.unwrap().ends_with("… [cut: 19872 bytes]"), "{hello:?}");
+    }
+
+    // The control: the other bot's comments are kept whole.
+    let whole: Vec<&str> = record
+        .moves
+        .iter()
+        .filter(|m| m.seat == Some(Seat::Second))
+        .filter_map(|m| m.timing.info.as_ref()?.comment.as_deref())
+        .collect();
+    assert!(whole.len() > 10);
+    assert!(
+        whole
+            .iter()
+            .all(|c| c.starts_with("bot-us=") && c.ends_with(char::is_numeric)),
+        "{whole:?}"
+    );
+
+    // Under 2 KiB a move, where the bot sent 62 KB a move.
+    let bytes = serde_json::to_string(&record).unwrap().len();
+    assert!(
+        bytes < 2048 * record.moves.len(),
+        "{bytes} bytes for {} moves",
+        record.moves.len()
+    );
+    bloat.shutdown().await;
+    short.shutdown().await;
     fixtures.assert_none_left();
 }

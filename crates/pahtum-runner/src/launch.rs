@@ -108,17 +108,25 @@ impl Launcher {
     /// The sandbox of a bot, which sees its working directory whole if it is
     /// its own (`own_dir`: the bot has a `dir`).
     fn sandbox(&self, config: &SandboxConfig, own_dir: bool) -> Sandbox {
-        let defaults = Sandbox::default();
         let paths = |paths: &[String]| paths.iter().map(|path| self.base_dir.join(path)).collect();
-        Sandbox {
-            memory_mb: config.memory_mb.unwrap_or(defaults.memory_mb),
-            max_processes: config.max_processes.unwrap_or(defaults.max_processes),
+        let mut sandbox = Sandbox {
             ro_paths: paths(&config.ro_paths),
             rw_paths: paths(&config.rw_paths),
             hidden: self.hidden.clone(),
             sees_working_dir: own_dir,
-            ..defaults
+            ..Sandbox::default()
+        };
+        // Each limit the file gives; the others stay the referee's defaults.
+        for (limit, given) in [
+            (&mut sandbox.memory_mb, config.memory_mb),
+            (&mut sandbox.max_processes, config.max_processes),
+            (&mut sandbox.open_files, config.open_files),
+            (&mut sandbox.file_size_mb, config.file_size_mb),
+            (&mut sandbox.tmp_mb, config.tmp_mb),
+        ] {
+            *limit = given.unwrap_or(*limit);
         }
+        sandbox
     }
 }
 
@@ -250,16 +258,21 @@ mod tests {
         let file = file_in(
             dir.path(),
             &format!(
-                "sandbox = true\nmemory_mb = 512\nout = \"runs\"\n{TWO}command = \"./run\"\ndir = \"b\"\n\
-                 max_processes = 8\nro_paths = [\"data\"]\nrw_paths = [\"scratch\"]\n"
+                "sandbox = true\nmemory_mb = 512\ntmp_mb = 16\nout = \"runs\"\n{TWO}command = \"./run\"\ndir = \"b\"\n\
+                 max_processes = 8\nopen_files = 64\nfile_size_mb = 2\nro_paths = [\"data\"]\nrw_paths = [\"scratch\"]\n"
             ),
         );
         let launcher = Launcher::new(&file, Path::new("/usr/bin/arena"));
         let builtin = launcher.spec(&file.tournament.bots[0]).sandbox.unwrap();
         assert_eq!((builtin.memory_mb, builtin.max_processes), (512, 256));
+        assert_eq!(
+            (builtin.open_files, builtin.file_size_mb, builtin.tmp_mb),
+            (1024, 1024, 16)
+        );
         assert!(builtin.hidden.contains(&dir.path().join("b")), "{:?}", builtin.hidden);
         let command = launcher.spec(&file.tournament.bots[1]).sandbox.unwrap();
         assert_eq!((command.memory_mb, command.max_processes), (512, 8));
+        assert_eq!((command.open_files, command.file_size_mb, command.tmp_mb), (64, 2, 16));
         assert_eq!(command.ro_paths, [dir.path().join("data")]);
         assert_eq!(command.rw_paths, [dir.path().join("scratch")]);
         // It has a `dir`, its own folder, seen whole (the referee does not

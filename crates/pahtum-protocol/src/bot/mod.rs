@@ -44,6 +44,20 @@ pub struct Identity {
     pub author: Option<String>,
 }
 
+impl Identity {
+    /// What a record keeps of it: each text cut to
+    /// [`HELLO_BYTES`](crate::untrusted::HELLO_BYTES), marked
+    /// ([`untrusted::cut`](crate::untrusted::cut)).
+    pub fn capped(mut self) -> Identity {
+        use crate::untrusted::{HELLO_BYTES, cut_in_place};
+        cut_in_place(&mut self.name, HELLO_BYTES);
+        for text in [&mut self.version, &mut self.author].into_iter().flatten() {
+            cut_in_place(text, HELLO_BYTES);
+        }
+        self
+    }
+}
+
 /// A bot's decisions.
 pub trait Player {
     /// The bot's name, version and author.

@@ -49,6 +49,10 @@
 //!   [`SLOW_THREADS`] threads burn CPU all the time (a genuinely slow bot,
 //!   with enough threads to get more than half a core on a busy machine).
 //! * `spin=MS`: not a bot: burns MS milliseconds of CPU and exits.
+//! * `bloat`: conforming, but its `hello` name, version and author are
+//!   [`BLOAT_HELLO_BYTES`] each, and every answer to a move carries an `info`
+//!   of some 60 KB (see [`bloat_info`]): a bot that would bloat the
+//!   organiser's journal.
 //! * `hostile-text`, `hostile-hello`: write terminal attacks ([`HOSTILE`])
 //!   to stderr, into the `hello` name and version, and as the answer to the
 //!   first move (`hostile-text`) or as the greeting itself (`hostile-hello`);
@@ -152,6 +156,12 @@ fn main() {
                 // The middle process exits at once; its zombie is reaped with the bot.
                 start_helper("orphan-maker");
                 out.hello();
+            }
+            "hello" if mode == "bloat" => {
+                let text = "n".repeat(BLOAT_HELLO_BYTES);
+                out.send(format_args!(
+                    "{{\"type\":\"hello\",\"protocol\":{PROTOCOL_VERSION},\"name\":\"{text}\",\"version\":\"{text}\",\"author\":\"{text}\"}}\n"
+                ));
             }
             "hello" => out.hello(),
             "new_game" => match mode.as_str() {
@@ -309,6 +319,20 @@ impl<'de> Deserialize<'de> for Cells {
 /// the record must hold them as the bot wrote them.
 const EXTRA: &str = r#","info":{"comment":"mine"},"extra":[1]"#;
 
+/// The size of each text of the `bloat` bot's `hello`: the three fit in one line.
+const BLOAT_HELLO_BYTES: usize = 20_000;
+
+/// The `bloat` bot's `info`, as a field to add to an answer: a comment of
+/// 58 000 bytes and a principal variation of 600 moves led by one of 500
+/// bytes, some 62 KB in all (under the line limit of 64 KiB).
+fn bloat_info() -> String {
+    let pv = std::iter::once("y".repeat(500))
+        .chain(std::iter::repeat_n("d4".to_owned(), 599))
+        .collect::<Vec<_>>()
+        .join("\",\"");
+    format!(r#","info":{{"comment":"{}","pv":["{pv}"]}}"#, "x".repeat(58_000))
+}
+
 fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out) {
     if let Some(ms) = mode.strip_prefix("burn=") {
         burn_cpu(ms);
@@ -359,6 +383,7 @@ fn misbehave_or_answer(mode: &str, request: &Message, moves: u32, out: &mut Out)
                 return out.answer(request.kind, request.id, cell, EXTRA);
             }
         }
+        "bloat" => return out.answer(request.kind, request.id, request.first_free(), &bloat_info()),
         "twice-at-the-end" if request.free_cells() == 1 => {
             // Both in one write, so that the referee surely has the second
             // when it looks, right after the last move.

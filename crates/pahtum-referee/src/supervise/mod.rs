@@ -14,9 +14,10 @@
 //! * `getdents` lists a directory with raw system calls, for the guard;
 //! * [`sandbox`] runs an untrusted bot under bubblewrap with rlimits, and
 //!   checks that the machine can; `sandbox_hint` tells a bot's author what
-//!   the sandbox may have to do with a failed start; `seccomp` builds its
-//!   system-call filter, and `stage` hands its folders to bubblewrap when
-//!   the arena runs as root;
+//!   the sandbox may have to do with a failed start, and `sandbox_setup` an
+//!   operator what the machine or its container must allow when bubblewrap
+//!   cannot build a sandbox at all; `seccomp` builds its system-call filter,
+//!   and `stage` hands its folders to bubblewrap when the arena runs as root;
 //! * `cputime` measures the CPU time of a bot's whole process tree (for
 //!   CPU-time clocks and the records), and `overload` tells a starved bot's
 //!   wall-clock timeout from a slow bot's;
@@ -35,5 +36,6 @@ pub(crate) mod overload;
 pub(crate) mod process;
 pub mod sandbox;
 pub(crate) mod sandbox_hint;
+pub(crate) mod sandbox_setup;
 pub mod seccomp;
 mod stage;

@@ -48,7 +48,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use super::stage::Stage;
-use super::{contain, seccomp};
+use super::{contain, sandbox_setup, seccomp};
 use crate::spec::{BotSpec, Sandbox};
 
 /// The user that runs sandboxed bots when the arena runs as root: `nobody`.
@@ -96,10 +96,8 @@ pub enum SandboxError {
     NoCgroups(String),
     /// `bwrap` is there but cannot start an empty sandbox; the text is its error.
     #[error(
-        "bubblewrap could not build an empty sandbox here: {0}. It needs user namespaces \
-         (`sysctl -w user.max_user_namespaces=10000`; on Debian before 11 also \
-         `sysctl -w kernel.unprivileged_userns_clone=1`; in a container, a seccomp profile that allows \
-         them) and bubblewrap 0.7 or later, not installed setuid (for the size of /tmp)"
+        "bubblewrap could not build an empty sandbox here: {0} The sandbox needs user namespaces and \
+         bubblewrap 0.8 or later (for `--disable-userns` and the size of /tmp), not installed setuid"
     )]
     Unusable(String),
 }
@@ -135,9 +133,11 @@ fn check_now() -> Result<(), SandboxError> {
         Ok(())
     } else {
         let said = String::from_utf8_lossy(&output.stderr);
+        let said = said.trim();
         Err(unusable(format!(
-            "`bwrap` said {:?}",
-            pahtum_protocol::untrusted::escape(said.trim())
+            "`bwrap` said {:?}. {}",
+            pahtum_protocol::untrusted::escape(said),
+            sandbox_setup::advice(said, &sandbox_setup::Host::read())
         )))
     }
 }

@@ -22,6 +22,9 @@ pub(super) struct FileKeys {
     pub(super) sandbox: Option<bool>,
     pub(super) memory_mb: Option<u64>,
     pub(super) max_processes: Option<u64>,
+    pub(super) open_files: Option<u64>,
+    pub(super) file_size_mb: Option<u64>,
+    pub(super) tmp_mb: Option<u64>,
     pub(super) concurrency: Option<i64>,
     pub(super) out: Option<PathBuf>,
     pub(super) restart: Option<String>,
@@ -80,6 +83,9 @@ pub(super) struct BotKeys {
     pub(super) sandbox: Option<bool>,
     pub(super) memory_mb: Option<u64>,
     pub(super) max_processes: Option<u64>,
+    pub(super) open_files: Option<u64>,
+    pub(super) file_size_mb: Option<u64>,
+    pub(super) tmp_mb: Option<u64>,
     #[serde(default)]
     pub(super) ro_paths: Vec<String>,
     #[serde(default)]

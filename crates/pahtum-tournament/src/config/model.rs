@@ -145,6 +145,15 @@ pub struct SandboxConfig {
     /// The most processes and threads the bot may run at once, all counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_processes: Option<u64>,
+    /// The files each of its processes may hold open at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_files: Option<u64>,
+    /// The largest file it may write, in MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_size_mb: Option<u64>,
+    /// The size of its private `/tmp`, in MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tmp_mb: Option<u64>,
     /// More paths it may read, relative to the file's folder.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ro_paths: Vec<String>,

@@ -17,31 +17,137 @@ use super::names::check_name;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SandboxDefaults {
     pub(super) sandbox: bool,
-    pub(super) memory_mb: Option<u64>,
-    pub(super) max_processes: Option<u64>,
+    pub(super) limits: SandboxLimits,
+}
+
+/// A sandbox's limits as the file gives them, at its top or in a bot's entry.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct SandboxLimits {
+    memory_mb: Option<u64>,
+    max_processes: Option<u64>,
+    open_files: Option<u64>,
+    file_size_mb: Option<u64>,
+    tmp_mb: Option<u64>,
+}
+
+/// Each limit's key, what it counts and the referee's default
+/// (`pahtum_referee::Sandbox::default`), for the errors that say what is right.
+const LIMITS: [(&str, &str, u64); 5] = [
+    ("memory_mb", "the MiB of memory of all its processes", 1024),
+    ("max_processes", "its processes and threads, all counted", 256),
+    ("open_files", "the files each of its processes may hold open", 1024),
+    ("file_size_mb", "the MiB of the largest file it may write", 1024),
+    ("tmp_mb", "the MiB of its private /tmp", 64),
+];
+
+/// The largest `open_files`: Linux's default `fs.nr_open`, above which the
+/// sandbox cannot set the limit and the bot would not start.
+const MAX_OPEN_FILES: u64 = 1 << 20;
+
+impl SandboxLimits {
+    fn of_file(file: &FileKeys) -> SandboxLimits {
+        SandboxLimits {
+            memory_mb: file.memory_mb,
+            max_processes: file.max_processes,
+            open_files: file.open_files,
+            file_size_mb: file.file_size_mb,
+            tmp_mb: file.tmp_mb,
+        }
+    }
+
+    fn of_bot(keys: &BotKeys) -> SandboxLimits {
+        SandboxLimits {
+            memory_mb: keys.memory_mb,
+            max_processes: keys.max_processes,
+            open_files: keys.open_files,
+            file_size_mb: keys.file_size_mb,
+            tmp_mb: keys.tmp_mb,
+        }
+    }
+
+    /// Each limit given here, else the one of `defaults`.
+    fn or(self, defaults: SandboxLimits) -> SandboxLimits {
+        SandboxLimits {
+            memory_mb: self.memory_mb.or(defaults.memory_mb),
+            max_processes: self.max_processes.or(defaults.max_processes),
+            open_files: self.open_files.or(defaults.open_files),
+            file_size_mb: self.file_size_mb.or(defaults.file_size_mb),
+            tmp_mb: self.tmp_mb.or(defaults.tmp_mb),
+        }
+    }
+
+    /// The limits in the order of [`LIMITS`].
+    fn values(self) -> [Option<u64>; 5] {
+        [
+            self.memory_mb,
+            self.max_processes,
+            self.open_files,
+            self.file_size_mb,
+            self.tmp_mb,
+        ]
+    }
+
+    /// The key of the first limit given, if any.
+    fn first_given(self) -> Option<&'static str> {
+        LIMITS
+            .iter()
+            .zip(self.values())
+            .find_map(|(&(key, ..), value)| value.is_some().then_some(key))
+    }
+
+    /// Every limit given must be one the sandbox can set: not 0, a size in
+    /// MiB that counts in bytes, open files up to [`MAX_OPEN_FILES`]. `prefix`
+    /// is the key of the entry (`bots[0].`, or empty at the top).
+    fn check(self, prefix: &str, whose: &str) -> Result<(), KeyError> {
+        for (&(key, what, default), value) in LIMITS.iter().zip(self.values()) {
+            let too_large = match key {
+                "open_files" => MAX_OPEN_FILES,
+                _ if key.ends_with("_mb") => u64::MAX >> 20,
+                _ => u64::MAX,
+            };
+            let Some(value) = value.filter(|&value| value == 0 || value > too_large) else {
+                continue;
+            };
+            return Err(key_error(
+                format!("{prefix}{key}"),
+                format!("{whose}a limit `{key} = {value}` that the sandbox cannot set"),
+                format!("give {what}, from 1 to {too_large} (default {default})"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn config(self, ro_paths: Vec<String>, rw_paths: Vec<String>) -> SandboxConfig {
+        SandboxConfig {
+            memory_mb: self.memory_mb,
+            max_processes: self.max_processes,
+            open_files: self.open_files,
+            file_size_mb: self.file_size_mb,
+            tmp_mb: self.tmp_mb,
+            ro_paths,
+            rw_paths,
+        }
+    }
 }
 
 pub(super) fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
+    let limits = SandboxLimits::of_file(&file);
     let name = file
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-tournament\"`"))?;
     check_name("name", &name)?;
     let defaults = SandboxDefaults {
         sandbox: file.sandbox.unwrap_or(false),
-        memory_mb: file.memory_mb,
-        max_processes: file.max_processes,
+        limits,
     };
-    if !defaults.sandbox && (defaults.memory_mb.is_some() || defaults.max_processes.is_some()) {
+    if let (false, Some(key)) = (defaults.sandbox, defaults.limits.first_given()) {
         return Err(key_error(
-            if defaults.memory_mb.is_some() {
-                "memory_mb"
-            } else {
-                "max_processes"
-            },
+            key,
             "a sandbox limit without the sandbox",
             "add `sandbox = true` (limits hold only in the sandbox), or set it in the sandboxed bots' entries",
         ));
     }
+    defaults.limits.check("", "")?;
     let bots = file
         .bots
         .into_iter()
@@ -131,6 +237,7 @@ pub(super) fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyEr
 
 pub(super) fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults) -> Result<BotConfig, KeyError> {
     let key = TournamentFile::bot_key(index);
+    let limits = SandboxLimits::of_bot(&keys);
     let name = keys.name.ok_or_else(|| {
         key_error(
             format!("{key}.name"),
@@ -181,14 +288,11 @@ pub(super) fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults
             problem: format!("bot {name}: {}", error.problem),
             ..error
         })?;
-    let sandbox_key = [
-        ("memory_mb", keys.memory_mb.is_some()),
-        ("max_processes", keys.max_processes.is_some()),
-        ("ro_paths", !keys.ro_paths.is_empty()),
-        ("rw_paths", !keys.rw_paths.is_empty()),
-    ]
-    .into_iter()
-    .find_map(|(key, given)| given.then_some(key));
+    let sandbox_key = limits.first_given().or_else(|| {
+        [("ro_paths", &keys.ro_paths), ("rw_paths", &keys.rw_paths)]
+            .into_iter()
+            .find_map(|(key, paths)| (!paths.is_empty()).then_some(key))
+    });
     let sandboxed = keys.sandbox.unwrap_or(defaults.sandbox);
     if let (false, Some(sandbox_key)) = (sandboxed, sandbox_key) {
         return Err(key_error(
@@ -197,21 +301,8 @@ pub(super) fn resolve_bot(index: usize, keys: BotKeys, defaults: SandboxDefaults
             "add `sandbox = true` to the bot (or at the top of the file)",
         ));
     }
-    let sandbox = sandboxed.then(|| SandboxConfig {
-        memory_mb: keys.memory_mb.or(defaults.memory_mb),
-        max_processes: keys.max_processes.or(defaults.max_processes),
-        ro_paths: keys.ro_paths,
-        rw_paths: keys.rw_paths,
-    });
-    if let Some(config) = &sandbox
-        && (config.memory_mb == Some(0) || config.max_processes == Some(0))
-    {
-        return Err(key_error(
-            format!("{key}.memory_mb"),
-            format!("bot {name}: a memory or process limit of 0"),
-            "give the MiB of memory (default 1024) and the processes and threads (default 256) the bot may use",
-        ));
-    }
+    limits.check(&format!("{key}."), &format!("bot {name}: "))?;
+    let sandbox = sandboxed.then(|| limits.or(defaults.limits).config(keys.ro_paths, keys.rw_paths));
     Ok(BotConfig {
         name,
         launch,

@@ -51,6 +51,59 @@ fn sandbox_settings_need_the_sandbox() {
     );
 }
 
+/// `open_files`, `file_size_mb` and `tmp_mb` are set like `memory_mb`: at the
+/// top for every sandboxed bot, in a bot's entry for it alone, only with the
+/// sandbox, and never to a value the sandbox cannot set.
+#[test]
+fn the_sandbox_limits_of_files_and_tmp_are_in_the_file() {
+    let file = MINIMAL
+        .replace(
+            "name = \"t\"",
+            "name = \"t\"\nsandbox = true\ntmp_mb = 8\nopen_files = 100",
+        )
+        .replacen("[[bots]]\n", "[[bots]]\nfile_size_mb = 1\nopen_files = 50\n", 1);
+    let bots = parse_text(&file).unwrap().tournament.bots;
+    let limits = |n: usize| {
+        let sandbox = bots[n].sandbox.as_ref().unwrap();
+        (sandbox.open_files, sandbox.file_size_mb, sandbox.tmp_mb)
+    };
+    assert_eq!(limits(0), (Some(50), Some(1), Some(8)));
+    assert_eq!(limits(1), (Some(100), None, Some(8)));
+
+    for key in ["open_files", "file_size_mb", "tmp_mb"] {
+        let top = error_of(&MINIMAL.replace("name = \"t\"", &format!("name = \"t\"\n{key} = 4")));
+        assert!(
+            top.contains(&format!("`{key}`")) && top.contains("sandbox = true"),
+            "{top}"
+        );
+        let bot = error_of(&MINIMAL.replacen("[[bots]]\n", &format!("[[bots]]\n{key} = 4\n"), 1));
+        assert!(
+            bot.contains(&format!("bots[0].{key}")) && bot.contains("sandbox = true"),
+            "{bot}"
+        );
+        let zero = error_of(&MINIMAL.replacen("[[bots]]\n", &format!("[[bots]]\nsandbox = true\n{key} = 0\n"), 1));
+        assert!(
+            zero.contains(&format!("bots[0].{key}")) && zero.contains("default"),
+            "{zero}"
+        );
+        let zero = error_of(&MINIMAL.replace("name = \"t\"", &format!("name = \"t\"\nsandbox = true\n{key} = 0")));
+        assert!(
+            zero.contains(&format!("`{key}`")) && !zero.contains("bots[0]"),
+            "{zero}"
+        );
+    }
+    let huge = error_of(&MINIMAL.replace(
+        "name = \"t\"",
+        "name = \"t\"\nsandbox = true\nfile_size_mb = 18446744073709551615",
+    ));
+    assert!(huge.contains("`file_size_mb`") && huge.contains("from 1 to"), "{huge}");
+    let many = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nsandbox = true\nopen_files = 2000000"));
+    assert!(
+        many.contains("`open_files`") && many.contains("from 1 to 1048576"),
+        "{many}"
+    );
+}
+
 #[test]
 fn defaults_are_filled_in() {
     let file = parse_text(MINIMAL).unwrap();
