@@ -16,7 +16,9 @@
 //! documented when the key is where one of the paths leads. The other way
 //! round, the first column of those tables may only name keys that the
 //! object has, so that a key renamed or removed in the code cannot stay
-//! documented. `pairs.csv`'s columns are held to the file the code writes.
+//! documented. `pairs.csv`'s columns are held to the file the code writes,
+//! and SECURITY.md's list of the system calls the sandbox refuses to the
+//! filter's own list.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -435,4 +437,17 @@ fn pairs_csv_columns_are_documented() {
         documented, written,
         "OUTPUTS.md's pairs.csv columns differ from the file's"
     );
+}
+
+/// SECURITY.md names every system call the sandbox's filter refuses, as the
+/// filter's own list says.
+#[test]
+fn security_lists_every_call_the_filter_refuses() {
+    let security = workspace_file("SECURITY.md");
+    let named: BTreeSet<&str> = backticked(&security).collect();
+    let missing: Vec<&str> = pahtum_referee::seccomp::denied_calls()
+        .map(|call| call.split(' ').next().unwrap_or(call))
+        .filter(|call| !named.contains(call))
+        .collect();
+    assert!(missing.is_empty(), "SECURITY.md does not name {missing:?}");
 }

@@ -344,7 +344,12 @@ fn tournament_bots_see_their_own_folders_only() {
             .join(":")
     };
     let spy_forbidden = forbidden(&[runs.clone(), root.join("other/secret.txt")]);
-    let peeker_forbidden = forbidden(&[league.clone(), league.join(".env"), root.join("other"), root.join("spy.py")]);
+    let peeker_forbidden = forbidden(&[
+        league.clone(),
+        league.join(".env"),
+        root.join("other"),
+        root.join("spy.py"),
+    ]);
     let file = |sandbox: bool| {
         format!(
             "name = \"t\"\nsandbox = {sandbox}\ngames_per_pair = 2\n[rules]\nblocks = [41]\n\

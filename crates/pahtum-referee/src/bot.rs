@@ -573,4 +573,44 @@ mod tests {
                 .contains("copy the request's id")
         );
     }
+
+    /// bubblewrap's failure to build a sandbox is the arena's; a program or
+    /// a folder of the bot's that it could not use, or a line of the bot's
+    /// own, is the bot's.
+    #[test]
+    fn a_sandbox_not_built_is_told_from_the_bots_own_failures() {
+        let spec = BotSpec {
+            sandbox: Some(crate::Sandbox::default()),
+            ..BotSpec::from_command("b", "python3 bot.py").unwrap()
+        };
+        let closed = Failure::new(Reason::Disconnect, "closed its stdout");
+        let said = |line: &str| vec!["something first".to_owned(), line.to_owned()];
+        let arenas = sandbox_not_built(
+            &spec,
+            &closed,
+            &said("bwrap: Creating new namespace failed: No space left"),
+        );
+        assert_eq!(arenas.as_deref(), Some("Creating new namespace failed: No space left"));
+        for own in [
+            "bwrap: execvp python3: No such file or directory",
+            "bwrap: Can't find source path /x: Permission denied",
+            "bwrap: Can't chdir to /x: Permission denied",
+            "Traceback (most recent call last):",
+        ] {
+            assert_eq!(sandbox_not_built(&spec, &closed, &said(own)), None, "{own}");
+        }
+        let answered = Failure {
+            line: Some("{}".to_owned()),
+            ..closed.clone()
+        };
+        assert_eq!(
+            sandbox_not_built(&spec, &answered, &said("bwrap: Creating new namespace failed")),
+            None
+        );
+        let unsandboxed = BotSpec { sandbox: None, ..spec };
+        assert_eq!(
+            sandbox_not_built(&unsandboxed, &closed, &said("bwrap: Creating new namespace failed")),
+            None
+        );
+    }
 }

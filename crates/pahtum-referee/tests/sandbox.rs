@@ -607,6 +607,9 @@ async fn unsandboxed_the_same_attacks_succeed() {
         assert_normal(&record);
         assert!(scene.report("attack=userns").contains(": succeeded ("));
         let kernel = scene.report("attack=kernel");
-        assert!(kernel.contains(": succeeded (") && kernel.contains("keyctl"), "{kernel}");
+        assert!(
+            kernel.contains(": succeeded (") && kernel.contains("keyctl"),
+            "{kernel}"
+        );
     }
 }

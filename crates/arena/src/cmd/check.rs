@@ -64,11 +64,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     outln!("arena check: {}", escape(&args.command));
     if let Some(sandbox) = &bot.sandbox {
         outln!(
-            "In the sandbox: no network; it reads only the system, the folder it is started in and the folders of \
-             the files its command names; /tmp of {} MiB; {} MiB of memory; {} processes and threads.",
+            "In the sandbox: no network; it reads only the system and the folders of the files its command names \
+             (`bot.py`: the folder it is started in); /tmp and /dev/shm of {} MiB each; {} MiB of memory; {} \
+             processes and threads; {} open files; files of at most {} MiB; no Unix sockets, no namespaces, no \
+             risky system calls (SECURITY.md).",
             sandbox.tmp_mb,
             sandbox.memory_mb,
-            sandbox.max_processes
+            sandbox.max_processes,
+            sandbox.open_files,
+            sandbox.file_size_mb
         );
     }
     let failures = crate::runtime::runtime()?.block_on(check(&bot, &opponent, &scenarios(args.move_time)?))?;

@@ -173,13 +173,22 @@ fn pipe_write(target: &str) -> Outcome {
 /// (a variable of the organiser's, such as `NAME=`).
 fn environ(needle: &str) -> Outcome {
     let mut read = 0;
-    for entry in std::fs::read_dir("/proc").map_err(|e| e.to_string())?.filter_map(Result::ok) {
+    for entry in std::fs::read_dir("/proc")
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+    {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
         read += 1;
-        if environ.split(|&byte| byte == 0).any(|variable| variable.starts_with(needle.as_bytes())) {
-            return Ok(format!("found {needle:?} in /proc/{}/environ", entry.file_name().to_string_lossy()));
+        if environ
+            .split(|&byte| byte == 0)
+            .any(|variable| variable.starts_with(needle.as_bytes()))
+        {
+            return Ok(format!(
+                "found {needle:?} in /proc/{}/environ",
+                entry.file_name().to_string_lossy()
+            ));
         }
     }
     Err(format!("{needle:?} is in none of the {read} environments it read"))
@@ -207,11 +216,20 @@ fn kernel() -> Outcome {
     // SAFETY: each call gets valid buffers of the sizes it expects.
     let calls: [(&str, libc::c_long); 5] = unsafe {
         [
-            ("io_uring_setup", libc::syscall(libc::SYS_io_uring_setup, 1, ring_params.as_mut_ptr())),
+            (
+                "io_uring_setup",
+                libc::syscall(libc::SYS_io_uring_setup, 1, ring_params.as_mut_ptr()),
+            ),
             ("userfaultfd", libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC)),
             ("keyctl", libc::syscall(libc::SYS_keyctl, 0, -3, 1)),
-            ("bpf", libc::syscall(libc::SYS_bpf, 0, map.as_mut_ptr(), std::mem::size_of_val(&map))),
-            ("modify_ldt", libc::syscall(libc::SYS_modify_ldt, 0, ldt.as_mut_ptr(), ldt.len())),
+            (
+                "bpf",
+                libc::syscall(libc::SYS_bpf, 0, map.as_mut_ptr(), std::mem::size_of_val(&map)),
+            ),
+            (
+                "modify_ldt",
+                libc::syscall(libc::SYS_modify_ldt, 0, ldt.as_mut_ptr(), ldt.len()),
+            ),
         ]
     };
     let mut passed = Vec::new();
@@ -241,7 +259,9 @@ fn unix_connect(path: &str) -> Outcome {
 /// (one of the host's folders would let it walk out of the sandbox).
 fn descriptors() -> Outcome {
     // SAFETY: fcntl(F_GETFD) only asks about a descriptor.
-    let open: Vec<i32> = (3..1024).filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1).collect();
+    let open: Vec<i32> = (3..1024)
+        .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
+        .collect();
     if open.is_empty() {
         Err("no descriptor besides 0, 1 and 2".to_owned())
     } else {
