@@ -70,7 +70,7 @@ pub enum RunError {
     Arena {
         /// The last failure.
         #[source]
-        source: StartError,
+        source: Box<StartError>,
     },
 }
 
@@ -152,7 +152,9 @@ pub async fn run(
                 let record = match played.record {
                     Ok(record) => record,
                     Err(source) => {
-                        failed.get_or_insert(RunError::Arena { source });
+                        failed.get_or_insert(RunError::Arena {
+                            source: Box::new(source),
+                        });
                         continue;
                     }
                 };
@@ -605,7 +607,7 @@ mod tests {
         assert!(matches!(error, RunError::Arena { .. }), "{error:?}");
         assert!(error.to_string().contains("scored it as no one's loss"), "{error}");
         let first = plan.schedule.game(0).id;
-        assert_eq!(recorded(&journal), [first.clone()], "only the game before it");
+        assert_eq!(recorded(&journal), std::slice::from_ref(&first), "only the game before it");
         assert_eq!(
             observer.events,
             [

@@ -236,10 +236,9 @@ impl Finish {
 /// A pipe whose read end holds `program` and then its end (the filters are
 /// a few KiB, well within a pipe's buffer).
 fn filter_pipe(program: &[u8]) -> io::Result<OwnedFd> {
-    let (reader, mut writer) = io::pipe()?;
-    writer.write_all(program)?;
-    drop(writer);
-    Ok(reader.into())
+    let (reader, writer) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    std::fs::File::from(writer).write_all(program)?;
+    Ok(reader)
 }
 
 /// How bubblewrap's arguments name what the bot gets from the host.
