@@ -385,3 +385,59 @@ fn tournament_bots_see_their_own_folders_only() {
         assert!(open.contains(&format!("SAW {}", path.display())), "{open}");
     }
 }
+
+/// When a bot's sandbox cannot be built (here the bot fakes it: it prints
+/// bubblewrap's words and exits before its greeting, from its second start
+/// on), no game is scored as its loss: the game is tried again, then the run
+/// stops and says so; once the machine is fixed, resuming plays every game.
+#[test]
+fn a_sandbox_that_cannot_be_built_is_no_forfeit() {
+    let Some((root, bot)) = folder_with_a_bot() else {
+        return;
+    };
+    let scratch = root.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    std::fs::set_permissions(&scratch, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let flaky = format!(
+        "import os, runpy, sys\n\
+         started, fixed = '{0}/started', '{0}/fixed'\n\
+         if os.path.exists(started) and not os.path.exists(fixed):\n\
+         \x20   sys.exit(print('bwrap: Creating new namespace failed: No space left on device', file=sys.stderr))\n\
+         open(started, 'w').close()\n\
+         runpy.run_path('bot.py', run_name='__main__')\n",
+        scratch.display()
+    );
+    std::fs::write(bot.join("flaky.py"), flaky).unwrap();
+    std::fs::write(
+        root.path().join("t.toml"),
+        "name = \"t\"\nsandbox = true\ngames_per_pair = 4\nrestart = \"every-game\"\nconcurrency = 1\n\
+         [rules]\nblocks = [41]\n\
+         [[bots]]\nname = \"flaky\"\ncommand = \"python3 flaky.py\"\ndir = \"bot\"\nrw_paths = [\"scratch\"]\n\
+         [[bots]]\nname = \"first\"\nbuiltin = \"first-free\"\n",
+    )
+    .unwrap();
+    let records = || -> Vec<GameRecord> {
+        std::fs::read_to_string(root.path().join("runs/journal.jsonl"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let output = arena_in(root.path(), &["run", "t.toml", "--out", "runs"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("scored it as no one's loss") && stderr.contains("Creating new namespace failed"),
+        "{stderr}"
+    );
+    let before = records();
+    assert!(before.len() < 4, "{} games", before.len());
+    assert!(before.iter().all(|record| record.termination.forfeit.is_none()), "{before:?}");
+
+    std::fs::write(scratch.join("fixed"), "").unwrap();
+    assert_success(&arena_in(root.path(), &["run", "t.toml", "--out", "runs"]));
+    let after = records();
+    assert_eq!(after.len(), 4);
+    assert!(after.iter().all(|record| record.termination.forfeit.is_none()), "{after:?}");
+}
