@@ -433,11 +433,17 @@ fn a_sandbox_that_cannot_be_built_is_no_forfeit() {
     );
     let before = records();
     assert!(before.len() < 4, "{} games", before.len());
-    assert!(before.iter().all(|record| record.termination.forfeit.is_none()), "{before:?}");
+    assert!(
+        before.iter().all(|record| record.termination.forfeit.is_none()),
+        "{before:?}"
+    );
 
     std::fs::write(scratch.join("fixed"), "").unwrap();
     assert_success(&arena_in(root.path(), &["run", "t.toml", "--out", "runs"]));
     let after = records();
     assert_eq!(after.len(), 4);
-    assert!(after.iter().all(|record| record.termination.forfeit.is_none()), "{after:?}");
+    assert!(
+        after.iter().all(|record| record.termination.forfeit.is_none()),
+        "{after:?}"
+    );
 }

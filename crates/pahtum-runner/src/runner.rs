@@ -607,7 +607,11 @@ mod tests {
         assert!(matches!(error, RunError::Arena { .. }), "{error:?}");
         assert!(error.to_string().contains("scored it as no one's loss"), "{error}");
         let first = plan.schedule.game(0).id;
-        assert_eq!(recorded(&journal), std::slice::from_ref(&first), "only the game before it");
+        assert_eq!(
+            recorded(&journal),
+            std::slice::from_ref(&first),
+            "only the game before it"
+        );
         assert_eq!(
             observer.events,
             [
