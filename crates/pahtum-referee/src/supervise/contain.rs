@@ -24,8 +24,12 @@
 //!   Linux without privileges, and it is the whole mechanism where cgroups are
 //!   not writable (or `PAHTUM_ARENA_NO_CGROUP` is set).
 //!
-//! Ending a bot kills its cgroup, then sweeps its marker, then removes its
-//! cgroup once it is empty. [`kill_every_bot`] does the same for all bots of
+//! Each bot also gets fair mode's freezer where the machine has one
+//! (`freezer`: its cgroup v2, or a v1 freezer cgroup entered before `exec`).
+//!
+//! Ending a bot kills its cgroup (and thaws its freezer, once the kill is
+//! under way, for a frozen bot to receive it), then sweeps its marker, then
+//! removes its cgroups once they are empty. [`kill_every_bot`] does the same for all bots of
 //! the referee at once (the registry's kill-all, for an immediate exit).
 //!
 //! For the referee's own death, a **guard** process is forked once, before
@@ -33,7 +37,8 @@
 //! referee holds (close-on-exec, so no bot inherits it). When the referee
 //! exits, however it exits, the kernel closes that end, the guard's read
 //! returns end-of-file, and the guard kills the referee's cgroup, sweeps the
-//! referee's marker, removes the cgroups and exits. The guard ignores the
+//! referee's marker (after thawing its v1 freezers), removes the cgroups and
+//! exits. The guard ignores the
 //! terminal's signals and lives in its own process group, so that Ctrl-C
 //! reaches the referee (which ends its bots itself) and not the guard.
 //!
