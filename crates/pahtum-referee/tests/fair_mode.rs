@@ -20,11 +20,11 @@ mod common;
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{is_running, poll};
+use common::{is_paused, is_running, poll};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use pahtum_referee::contain::{NO_CGROUP, NO_FREEZER};
@@ -82,20 +82,8 @@ impl Game {
 /// `env`, sandboxed in `sandbox_dir` if given; checks that the game ended
 /// normally and that nothing of it is left.
 fn play(env: &[(&str, &str)], sandbox_dir: Option<&std::path::Path>) -> Game {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    // One game at a time: the helpers of several would share the cores.
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let tag = format!("fair-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fixture-game"));
-    command
-        .args(["attack=sigcont", OPPONENT])
-        .envs(env.iter().copied())
-        .env("FIXTURE_PAUSE_IDLE", "1")
-        .env("FIXTURE_MOVE_MS", "3000")
-        .env("FIXTURE_TAG", &tag)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let _turn = one_at_a_time();
+    let (mut command, tag) = fixture_game(env);
     if let Some(dir) = sandbox_dir {
         command.env("FIXTURE_SANDBOX", dir);
     }
@@ -115,6 +103,43 @@ fn play(env: &[(&str, &str)], sandbox_dir: Option<&std::path::Path>) -> Game {
     let turns = turns(&record);
     assert!(turns.len() >= 15, "too few turns measured: {turns:?}");
     Game { record, pausing, turns }
+}
+
+/// One game at a time: the helpers of several would share the cores.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The `fixture-game` command of the attacker against [`OPPONENT`] in fair
+/// mode, with `env`, and the tag in its bots' environment.
+fn fixture_game(env: &[(&str, &str)]) -> (Command, String) {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let tag = format!("fair-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fixture-game"));
+    command
+        .args(["attack=sigcont", OPPONENT])
+        .envs(env.iter().copied())
+        .env("FIXTURE_PAUSE_IDLE", "1")
+        .env("FIXTURE_MOVE_MS", "3000")
+        .env("FIXTURE_TAG", &tag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    (command, tag)
+}
+
+/// The running processes with `tag` in their environment.
+fn tagged(tag: &str) -> Vec<u32> {
+    let needle = format!("FIXTURE_TAG={tag}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| is_running(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
+        })
+        .collect()
 }
 
 /// The opponent's turns, from the attacker's cumulative reports.
@@ -139,20 +164,8 @@ fn turns(record: &GameRecord) -> Vec<(u64, u64)> {
 /// cgroup of the referee `pid` is left (polling a bounded time while the
 /// kernel finishes the kills and the guard removes the cgroups).
 fn assert_none_left(tag: &str, pid: u32) {
-    let needle = format!("FIXTURE_TAG={tag}\0");
-    let tagged = || -> Vec<u32> {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-            .filter(|&pid| is_running(pid))
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/environ"))
-                    .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
-            })
-            .collect()
-    };
-    if poll(Duration::from_secs(5), || tagged().is_empty().then_some(())).is_none() {
-        panic!("bot processes left running: {:?}", tagged());
+    if poll(Duration::from_secs(5), || tagged(tag).is_empty().then_some(())).is_none() {
+        panic!("bot processes left running: {:?}", tagged(tag));
     }
     let prefix = format!("pahtum-arena-{pid}-");
     let cgroups = || -> Vec<std::path::PathBuf> {
@@ -194,11 +207,17 @@ fn frozen(game: &Game, what: &str) -> bool {
 }
 
 /// Frozen, the attacker is stopped in (almost) every opponent's turn,
-/// whatever its helpers signal; a turn in which the machine held the referee
-/// up past the attacker's margins may leak.
+/// whatever its helpers signal, and its helpers get (almost) no CPU then; a
+/// turn in which the machine held the referee up past the attacker's margins
+/// may leak.
 fn assert_frozen(game: &Game) {
     eprintln!("{}", game.summary());
-    assert!(game.stopped_share() >= 0.75, "{}: {:?}", game.summary(), game.turns);
+    assert!(
+        game.stopped_share() >= 0.75 && game.progress() <= 0.2,
+        "{}: {:?}",
+        game.summary(),
+        game.turns
+    );
 }
 
 /// A folder that a sandboxed bot may enter: below a world-enterable parent,
@@ -252,11 +271,11 @@ fn the_v1_freezer_stops_every_process_and_the_cpu_clock_runs() {
         assert_frozen(&game);
     }
     let attacker = game.record.moves.iter().filter(|played| {
-        played
-            .timing
-            .info
-            .as_ref()
-            .is_some_and(|info| info.comment.as_deref().is_some_and(|comment| comment.starts_with("paused-us=")))
+        played.timing.info.as_ref().is_some_and(|info| {
+            info.comment
+                .as_deref()
+                .is_some_and(|comment| comment.starts_with("paused-us="))
+        })
     });
     for played in attacker {
         assert!(played.timing.cpu_ms.is_some(), "{played:?}");
@@ -278,4 +297,26 @@ fn sandboxed_the_freezer_stops_every_process() {
     }
     let signals = play(&[(NO_FREEZER, "1")], Some(dir.path()));
     eprintln!("sandboxed with signals: {}", signals.summary());
+}
+
+/// A referee killed (SIGKILL) while the attacker is frozen: its guard thaws
+/// and kills every process of the bots, and removes the cgroups, v2 or v1.
+#[test]
+fn the_guard_ends_frozen_bots_when_the_referee_dies() {
+    for env in [&[][..], &[(NO_CGROUP, "1")][..]] {
+        let _turn = one_at_a_time();
+        let (mut command, tag) = fixture_game(env);
+        let mut referee = command.stdout(Stdio::null()).spawn().expect("fixture-game starts");
+        // The attacker's helpers, all paused (frozen, or stopped without a freezer).
+        let frozen = poll(Duration::from_secs(20), || {
+            let helpers = tagged(&tag);
+            (helpers.len() >= 5 && helpers.iter().filter(|&&pid| is_paused(pid)).count() >= 4).then_some(helpers)
+        });
+        referee.kill().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut referee.stderr.take().unwrap(), &mut stderr).unwrap();
+        referee.wait().unwrap();
+        assert!(frozen.is_some(), "the attacker was never paused: {stderr}");
+        assert_none_left(&tag, referee.id());
+    }
 }

@@ -101,11 +101,7 @@ impl Freezer {
     /// child to enter before `exec` (with [`cgroup::enter`]); none under v2,
     /// where the bot's cgroup is its own.
     pub(crate) fn procs_file(&self) -> Option<OwnedFd> {
-        if self.v1 {
-            cgroup::procs_file(&self.dir)
-        } else {
-            None
-        }
+        if self.v1 { cgroup::procs_file(&self.dir) } else { None }
     }
 
     /// Freezes every process of the bot; `false` if the kernel refused.
@@ -157,7 +153,11 @@ pub(crate) fn thaw_all_raw(dir: &CStr) {
         }
         for_each_entry(dir_fd, &mut |name| {
             if name.to_bytes().starts_with(b"bot-") {
-                let bot = libc::openat(dir_fd, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
+                let bot = libc::openat(
+                    dir_fd,
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                );
                 if bot >= 0 {
                     cgroup::write_in(bot, c"freezer.state", b"THAWED");
                     libc::close(bot);

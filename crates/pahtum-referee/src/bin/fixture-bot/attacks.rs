@@ -3,7 +3,8 @@
 //! its outcome is written to stderr as `attack NAME: succeeded (...)` or
 //! `attack NAME: failed (...)`; then the bot plays on as `first-free` (if it
 //! still can). The target of an attack (an address, a path, a pid) is in
-//! `FIXTURE_TARGET`.
+//! `FIXTURE_TARGET`. The `sigcont` attack (against fair mode) goes on for
+//! the whole game: each answer reports its progress ([`sigcont_report`]).
 
 use std::io::{self, Read, Write};
 use std::sync::Mutex;
