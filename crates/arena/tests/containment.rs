@@ -244,16 +244,7 @@ fn a_finished_tournament_leaves_no_helper() {
 fn fair_mode_by_signals_is_warned_of_once() {
     let warnings = |no_freezer: bool| {
         let mut command = Command::new(ARENA);
-        command.args([
-            "game",
-            "--white",
-            "first-free",
-            "--black",
-            "first-free",
-            "--seed",
-            "7",
-            "--pause-idle",
-        ]);
+        command.args("game --white first-free --black first-free --seed 7 --pause-idle".split(' '));
         if no_freezer {
             command.env(NO_FREEZER, "1");
         }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{is_paused, is_running, poll};
+use common::{is_paused, poll, running_with_env};
 use pahtum_protocol::Reason;
 use pahtum_record::GameRecord;
 use pahtum_referee::contain::{NO_CGROUP, NO_FREEZER};
@@ -130,16 +130,7 @@ fn fixture_game(env: &[(&str, &str)]) -> (Command, String) {
 
 /// The running processes with `tag` in their environment.
 fn tagged(tag: &str) -> Vec<u32> {
-    let needle = format!("FIXTURE_TAG={tag}\0");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-        .filter(|&pid| is_running(pid))
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
-        })
-        .collect()
+    running_with_env(&format!("FIXTURE_TAG={tag}"))
 }
 
 /// The opponent's turns, from the attacker's cumulative reports.

@@ -140,6 +140,21 @@ pub fn is_running(pid: u32) -> bool {
     process_state(pid).is_some_and(|state| !matches!(state, 'Z' | 'X'))
 }
 
+/// The running processes whose environment has the entry `entry`
+/// (`NAME=VALUE`), read through `/proc`.
+pub fn running_with_env(entry: &str) -> Vec<u32> {
+    let needle = format!("{entry}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| is_running(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
+        })
+        .collect()
+}
+
 /// Whether `pid` is paused as fair mode pauses a bot: stopped by a signal
 /// (state `T`), or in a frozen cgroup (v2 `cgroup.events`: `frozen 1`; v1
 /// `freezer.state`: `FROZEN`).
