@@ -144,12 +144,13 @@ pub(crate) fn cgroups() -> &'static Cgroups {
 
 /// Kills every process that any bot of this referee started, at once, by
 /// the referee's cgroup and marker (the registry's kill-all, for an
-/// immediate exit). Bots that are still held are killed too; their owners
+/// immediate exit), and thaws the frozen ones for the kill to reach them. Bots that are still held are killed too; their owners
 /// reap them as usual.
 pub fn kill_every_bot() {
     let arena = arena();
     arena.cgroups.kill_all();
     sweep(arena.marker_prefix().as_bytes());
+    arena.freezers.thaw_all();
 }
 
 impl Arena {

@@ -26,8 +26,9 @@
 //! next entry to the kernel (at once, by an interrupt to its CPU); the
 //! referee does not wait for the cgroup to report it frozen.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::cgroup;
@@ -68,6 +69,17 @@ impl Freezers {
         match self {
             Freezers::V1(dir) => Some(dir),
             Freezers::V2 | Freezers::None => None,
+        }
+    }
+
+    /// Thaws every bot's v1 freezer (after a kill of all the bots, which a
+    /// v1-frozen process receives only once thawed). Under v2 the kill
+    /// reaches frozen processes as they are.
+    pub(crate) fn thaw_all(&self) {
+        if let Freezers::V1(dir) = self
+            && let Ok(dir) = CString::new(dir.as_os_str().as_bytes())
+        {
+            thaw_all_raw(&dir);
         }
     }
 
