@@ -198,9 +198,13 @@ fn frozen(game: &Game, what: &str) -> bool {
 }
 
 /// Frozen, the attacker is stopped in (almost) every opponent's turn,
-/// whatever its helpers signal. A turn in which the machine held the referee
-/// up past the attacker's margins (so that the attacker was not yet frozen,
-/// or no longer) may leak: on a busy machine, a quarter of them.
+/// whatever its helpers signal. Some turns leak, by the measure's fault: the
+/// helpers, thawed for the attacker's own turn, can starve the referee, which
+/// then reads the answer and freezes the attacker more than the attacker's
+/// margin (`EDGE`, 50 ms) after the answer; the opponent's turn has not begun
+/// then (its request is written after the freeze), so it loses nothing, but
+/// the attacker counts that time as the opponent's. On a busy machine, up to
+/// a quarter of the turns.
 fn assert_frozen(game: &Game) {
     eprintln!("{}", game.summary());
     assert!(game.stopped_share() >= 0.6, "{}: {:?}", game.summary(), game.turns);
