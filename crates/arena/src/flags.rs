@@ -86,6 +86,20 @@ pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Warns, once before the games, where fair mode is `wanted` but this
+/// machine offers the referee no cgroup freezer: the idle bot is then
+/// stopped with SIGSTOP, which its own processes can undo.
+pub fn warn_of_signal_pausing(wanted: bool) {
+    if wanted && pahtum_referee::contain::pausing() == pahtum_referee::Pausing::Signals {
+        crate::output::errln!(
+            "arena: warning: fair mode (pause_idle) stops the bot not to move with SIGSTOP here, which its own \
+             processes can undo by sending each other SIGCONT: there is no cgroup freezer that the arena may use \
+             (or PAHTUM_ARENA_NO_FREEZER is set); run it as root, or in a delegated cgroup v2 subtree \
+             (systemd-run --user --scope -p Delegate=yes arena ...)"
+        );
+    }
+}
+
 /// `--concurrency`: games at once, 1 or more.
 pub fn parse_concurrency(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use pahtum_referee::contain::NO_CGROUP;
+use pahtum_referee::Pausing;
+use pahtum_referee::contain::{NO_CGROUP, NO_FREEZER};
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::Value;
 
@@ -235,4 +236,24 @@ fn a_finished_tournament_leaves_no_helper() {
     assert_eq!(records(&tournament.journal()).len(), 24);
     assert!(tournament.helpers().len() >= 6, "every bot process started its helpers");
     tournament.assert_no_helper_left();
+}
+
+/// Fair mode by signals (no cgroup freezer, forced here by
+/// `PAHTUM_ARENA_NO_FREEZER`) is warned of, once; with a freezer it is not.
+#[test]
+fn fair_mode_by_signals_is_warned_of_once() {
+    let warnings = |no_freezer: bool| {
+        let mut command = Command::new(ARENA);
+        command.args("game --white first-free --black first-free --seed 7 --pause-idle".split(' '));
+        if no_freezer {
+            command.env(NO_FREEZER, "1");
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(output.status.success(), "{stderr}");
+        stderr.matches("warning: fair mode (pause_idle) stops").count()
+    };
+    assert_eq!(warnings(true), 1);
+    let freezer_here = pahtum_referee::contain::pausing() == Pausing::Freezer;
+    assert_eq!(warnings(false), usize::from(!freezer_here));
 }

@@ -40,8 +40,9 @@ pub struct GameRecord {
     /// does not exchange them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_by_seat: Option<SeatTimes>,
-    /// Fair mode: the bot that owed no answer was stopped (SIGSTOP) while its
-    /// opponent thought. Absent when it was off.
+    /// Fair mode: the bot that owed no answer was paused (frozen, or stopped
+    /// by SIGSTOP where the machine had no cgroup freezer) while its opponent
+    /// thought. Absent when it was off.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pause_idle: bool,
     /// Bot names by seat: the first seat starts as White.

@@ -28,8 +28,10 @@ pub struct GameSpec {
     /// `time` (see [`GameSpec::with_seat_times`]). Clocks belong to seats:
     /// a pie swap changes the bots' colours, not their clocks.
     pub time_by_seat: Option<SeatTimes>,
-    /// Fair mode: the bot that is not to move is stopped (SIGSTOP) until it
-    /// is asked, so that it cannot think on its opponent's CPU.
+    /// Fair mode: the bot that is not to move is paused, all its processes
+    /// (frozen by a cgroup freezer, or stopped by SIGSTOP where the machine
+    /// has none), until it is asked, so that it cannot think on its
+    /// opponent's CPU.
     pub pause_idle: bool,
     /// The plies given before the bots play (blocks placed by the players,
     /// stones, the pie decision), checked by [`GameSpec::with_opening`]: the

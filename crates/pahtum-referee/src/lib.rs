@@ -57,7 +57,8 @@
 //!   `process` (process groups, the death signal, signals, reaping),
 //!   [`contain`] (every process a bot started is found and killed, also at
 //!   the referee's own death), `cgroup` (the cgroups: naming, the v1 and v2
-//!   layouts, making, limiting, killing, removing), [`sandbox`] (bubblewrap
+//!   layouts, making, limiting, killing, removing), `freezer` (fair mode's
+//!   freeze of all of a bot's processes at once), [`sandbox`] (bubblewrap
 //!   for untrusted bots, and the check that the machine can run it),
 //!   `sandbox_hint` (what the sandbox may have to do with a bot's failed
 //!   start, for [`StartError`]),
@@ -85,7 +86,7 @@ mod turn;
 mod verdict;
 
 pub use bot::{Bot, StartError};
-pub use contain::{Tracking, kill_every_bot};
+pub use contain::{Pausing, Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;

@@ -56,7 +56,7 @@ pub struct Args {
     pie: crate::flags::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
-    /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
+    /// Fair mode: pause (freeze) the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
     #[command(flatten)]
@@ -135,6 +135,7 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     let (white_log, black_log) = (log("white"), log("black"));
     let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::warn_of_signal_pausing(args.pause_idle);
     // A sandboxed bot sees its working directory, not the logs inside it.
     let sandboxed = |name: &str, command: &str| -> anyhow::Result<_> {
         let spec = crate::builtin::spec(name, command)?;

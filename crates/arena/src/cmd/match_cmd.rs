@@ -90,7 +90,7 @@ pub struct Args {
     pie: crate::flags::PieFlag,
     #[command(flatten)]
     time: TimeFlags,
-    /// Fair mode: stop the bot that is not to move, so that it cannot use its opponent's CPU.
+    /// Fair mode: pause (freeze) the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
     /// The seed the layouts are drawn from (the same seed, bots and flags resume the match).
@@ -121,6 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::warn_of_signal_pausing(args.pause_idle);
     let tournament = tournament(&args)?;
     let names = tournament.bot_names();
     if let Some(anchor) = &args.anchor

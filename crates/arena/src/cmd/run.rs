@@ -120,6 +120,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     if args.dry_run {
         return dry_run(&file, shard);
     }
+    crate::flags::warn_of_signal_pausing(file.tournament.pause_idle);
 
     let out = file.settings.out.clone();
     flow::drop_games_of(&out, &file.tournament, &args.replay)?;

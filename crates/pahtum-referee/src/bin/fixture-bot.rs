@@ -178,6 +178,7 @@ fn main() {
                 attack if attack.starts_with("attack=") => {
                     attacks::run(&attack["attack=".len()..]);
                     out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id));
+                    attacks::sigcont_answered();
                 }
                 _ => out.send(format_args!("{{\"type\":\"ready\",\"id\":{}}}\n", message.id)),
             },
@@ -186,6 +187,11 @@ fn main() {
                 moves += 1;
                 match &mut delayed {
                     Some(delayed) => delayed.answer(&message, read_at, &mut out),
+                    None if mode == "attack=sigcont" => {
+                        let report = attacks::sigcont_report();
+                        out.answer(message.kind, message.id, message.first_free(), &report);
+                        attacks::sigcont_answered();
+                    }
                     None => misbehave_or_answer(&mode, &message, moves, &mut out),
                 }
             }

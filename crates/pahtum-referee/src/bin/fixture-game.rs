@@ -8,13 +8,20 @@
 //! CPU time with `FIXTURE_CLOCK=cpu`, else of wall time). At
 //! the end it writes its own CPU time (not its bots') to stderr, for
 //! measurements such as the referee's cost of a bot's stderr flood.
+//!
+//! More settings, by environment variables: `FIXTURE_MOVE_MS` (the time per
+//! move), `FIXTURE_PAUSE_IDLE=1` (fair mode; the way the referee stops the
+//! idle bot then goes to stderr as `fixture-game: pausing ...`),
+//! `FIXTURE_SANDBOX=DIR` (both bots sandboxed, working in DIR) and
+//! `FIXTURE_TAG` (passed on to the bots, sandboxed or not, so that a test
+//! can find their processes).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use pahtum_protocol::{ClockKind, TimeControl, move_time};
 use pahtum_record::GameSpec;
-use pahtum_referee::{Bot, BotSpec, Limits, play_game};
+use pahtum_referee::{Bot, BotSpec, Limits, Sandbox, play_game};
 
 fn main() -> ExitCode {
     let modes: Vec<String> = std::env::args().skip(1).collect();
@@ -38,11 +45,19 @@ fn main() -> ExitCode {
             Ok("cpu") => ClockKind::Cpu,
             _ => ClockKind::Wall,
         };
+        let move_ms = std::env::var("FIXTURE_MOVE_MS").map_or(100, |ms| ms.parse().expect("FIXTURE_MOVE_MS=MS"));
         let time = TimeControl {
             clock,
-            ..move_time(Duration::from_millis(100))
+            ..move_time(Duration::from_millis(move_ms))
         };
-        let spec = GameSpec::random("fixture-game", 7, 11, false, time).expect("a valid layout");
+        let pause_idle = std::env::var_os("FIXTURE_PAUSE_IDLE").is_some();
+        if pause_idle {
+            eprintln!("fixture-game: pausing {:?}", pahtum_referee::contain::pausing());
+        }
+        let spec = GameSpec {
+            pause_idle,
+            ..GameSpec::random("fixture-game", 7, 11, false, time).expect("a valid layout")
+        };
         let record = play_game(&spec, &mut first, &mut second, &mut |_| {}).await;
         first.shutdown().await;
         second.shutdown().await;
@@ -57,13 +72,17 @@ fn fixture(mode: &str) -> BotSpec {
     let program = std::env::current_exe()
         .expect("the program knows its path")
         .with_file_name("fixture-bot");
+    let sandbox_dir = std::env::var_os("FIXTURE_SANDBOX").map(std::path::PathBuf::from);
     BotSpec {
         name: mode.to_owned(),
         program: program.to_string_lossy().into_owned(),
         args: vec![mode.to_owned()],
-        dir: None,
-        env: Vec::new(),
-        sandbox: None,
+        sandbox: sandbox_dir.is_some().then(Sandbox::default),
+        dir: sandbox_dir,
+        env: std::env::var("FIXTURE_TAG")
+            .map(|tag| ("FIXTURE_TAG".to_owned(), tag))
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -90,8 +90,8 @@ impl Cgroups {
         self.v2.as_deref()
     }
 
-    /// Where the referee's v1 memory and pids folders are (if it makes
-    /// them), for the guard to remove when the referee ends.
+    /// Where the referee's v1 memory, pids and freezer folders are (if it
+    /// makes them), for the guard to remove when the referee ends.
     pub(crate) fn v1_dirs(&self) -> Vec<PathBuf> {
         v1_arena_dirs(&self.id)
     }
@@ -250,7 +250,7 @@ fn enable_v2_controllers(arena: &Path) -> bool {
 
 /// `pahtum-arena-ID` in the referee's own v1 cgroup of `controller`, made
 /// here if it is not yet.
-fn v1_arena_dir(controller: &str, id: &str) -> Result<PathBuf, ()> {
+pub(crate) fn v1_arena_dir(controller: &str, id: &str) -> Result<PathBuf, ()> {
     let dir = v1_arena_path(controller, id).ok_or(())?;
     match std::fs::create_dir(&dir) {
         Ok(()) => Ok(dir),
@@ -259,10 +259,10 @@ fn v1_arena_dir(controller: &str, id: &str) -> Result<PathBuf, ()> {
     }
 }
 
-/// Where the referee `id`'s v1 memory and pids folders are (if it makes
-/// them), for the guard to remove when the referee ends.
+/// Where the referee `id`'s v1 memory, pids and freezer folders are (if it
+/// makes them), for the guard to remove when the referee ends.
 fn v1_arena_dirs(id: &str) -> Vec<PathBuf> {
-    ["memory", "pids"]
+    ["memory", "pids", "freezer"]
         .into_iter()
         .filter_map(|controller| v1_arena_path(controller, id))
         .collect()
@@ -371,36 +371,12 @@ impl LimitCgroups {
             .collect()
     }
 
-    /// The processes in the bot's cgroup.
-    fn members(&self) -> Vec<libc::pid_t> {
-        std::fs::read_to_string(self.pids.join("cgroup.procs"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| line.parse().ok())
-            .collect()
-    }
-
     /// Sends `signal` to every process of the bot, round after round until a
     /// round finds no process it has not signalled (one forked meanwhile),
     /// at most `rounds` times. A bot in its own PID namespace has no process
     /// group that the referee could signal; its cgroup lists all of it.
     pub(crate) fn signal_all(&self, signal: libc::c_int, rounds: usize) {
-        let mut signalled = Vec::new();
-        for _ in 0..rounds {
-            let fresh: Vec<_> = self
-                .members()
-                .into_iter()
-                .filter(|pid| !signalled.contains(pid))
-                .collect();
-            if fresh.is_empty() {
-                return;
-            }
-            for pid in fresh {
-                // SAFETY: kill(2) with a pid read from the bot's cgroup.
-                unsafe { libc::kill(pid, signal) };
-                signalled.push(pid);
-            }
-        }
+        signal_members(&self.pids, signal, rounds);
     }
 
     /// The bot's memory use, if the kernel killed a process of the bot for
@@ -430,16 +406,54 @@ impl LimitCgroups {
     /// Removes the v1 cgroups once the bot's processes are gone (waiting a
     /// bounded time for the kernel to finish the kills).
     pub(crate) fn remove(&self) {
-        if !self.own_dirs {
+        if self.own_dirs {
+            kill_and_remove_v1(&[&self.memory, &self.pids]);
+        }
+    }
+}
+
+/// The processes in the cgroup `dir` (its `cgroup.procs`).
+fn members(dir: &Path) -> Vec<libc::pid_t> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.parse().ok())
+        .collect()
+}
+
+/// Sends `signal` to every process in the cgroup `dir`, round after round
+/// until a round finds no process it has not signalled (one forked
+/// meanwhile), at most `rounds` times.
+pub(crate) fn signal_members(dir: &Path, signal: libc::c_int, rounds: usize) {
+    let mut signalled = Vec::new();
+    for _ in 0..rounds {
+        let fresh: Vec<_> = members(dir)
+            .into_iter()
+            .filter(|pid| !signalled.contains(pid))
+            .collect();
+        if fresh.is_empty() {
             return;
         }
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while !self.members().is_empty() && std::time::Instant::now() < deadline {
-            self.signal_all(libc::SIGKILL, 1);
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        for pid in fresh {
+            // SAFETY: kill(2) with a pid read from the cgroup.
+            unsafe { libc::kill(pid, signal) };
+            signalled.push(pid);
         }
-        let _ = std::fs::remove_dir(&self.memory);
-        let _ = std::fs::remove_dir(&self.pids);
+    }
+}
+
+/// Kills what is left in the v1 cgroups `dirs` and removes them once they
+/// are empty (waiting a bounded time for the kernel to finish the kills).
+pub(crate) fn kill_and_remove_v1(dirs: &[&Path]) {
+    let deadline = Instant::now() + EMPTY_WAIT;
+    while dirs.iter().any(|dir| !members(dir).is_empty()) && Instant::now() < deadline {
+        for dir in dirs {
+            signal_members(dir, libc::SIGKILL, 1);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    for dir in dirs {
+        let _ = std::fs::remove_dir(dir);
     }
 }
 
@@ -456,12 +470,21 @@ fn write_at(dir: &CStr, name: &CStr, bytes: &[u8]) {
         if dir_fd < 0 {
             return;
         }
+        write_in(dir_fd, name, bytes);
+        libc::close(dir_fd);
+    }
+}
+
+/// Writes `bytes` to the file `name` (a relative path) in the open directory
+/// `dir_fd` (raw, for the guard).
+pub(crate) fn write_in(dir_fd: libc::c_int, name: &CStr, bytes: &[u8]) {
+    // SAFETY: plain system calls on a NUL-terminated path and a borrowed buffer.
+    unsafe {
         let fd = libc::openat(dir_fd, name.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
         if fd >= 0 {
             libc::write(fd, bytes.as_ptr().cast(), bytes.len());
             libc::close(fd);
         }
-        libc::close(dir_fd);
     }
 }
 

@@ -24,8 +24,12 @@
 //!   Linux without privileges, and it is the whole mechanism where cgroups are
 //!   not writable (or `PAHTUM_ARENA_NO_CGROUP` is set).
 //!
-//! Ending a bot kills its cgroup, then sweeps its marker, then removes its
-//! cgroup once it is empty. [`kill_every_bot`] does the same for all bots of
+//! Each bot also gets fair mode's freezer where the machine has one
+//! (`freezer`: its cgroup v2, or a v1 freezer cgroup entered before `exec`).
+//!
+//! Ending a bot kills its cgroup (and thaws its freezer, once the kill is
+//! under way, for a frozen bot to receive it), then sweeps its marker, then
+//! removes its cgroups once they are empty. [`kill_every_bot`] does the same for all bots of
 //! the referee at once (the registry's kill-all, for an immediate exit).
 //!
 //! For the referee's own death, a **guard** process is forked once, before
@@ -33,7 +37,8 @@
 //! referee holds (close-on-exec, so no bot inherits it). When the referee
 //! exits, however it exits, the kernel closes that end, the guard's read
 //! returns end-of-file, and the guard kills the referee's cgroup, sweeps the
-//! referee's marker, removes the cgroups and exits. The guard ignores the
+//! referee's marker (after thawing its v1 freezers), removes the cgroups and
+//! exits. The guard ignores the
 //! terminal's signals and lives in its own process group, so that Ctrl-C
 //! reaches the referee (which ends its bots itself) and not the guard.
 //!
@@ -50,6 +55,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cgroup::{self, Cgroups, LimitCgroups};
+use super::freezer::{self, Freezer, Freezers};
 use super::getdents::for_each_entry;
 use crate::spec::Sandbox;
 
@@ -59,6 +65,10 @@ pub const MARKER: &str = "PAHTUM_ARENA_BOT";
 /// Set (to anything but the empty string) to track bots by the marker alone,
 /// even where a cgroup could be created.
 pub const NO_CGROUP: &str = "PAHTUM_ARENA_NO_CGROUP";
+
+/// Set (to anything but the empty string) to stop bots in fair mode with
+/// SIGSTOP and SIGCONT, even where a cgroup freezer could be used.
+pub const NO_FREEZER: &str = "PAHTUM_ARENA_NO_FREEZER";
 
 /// At most this many sweeps per kill: a process forked between a sweep's
 /// reading and its killing is found by the next one.
@@ -73,6 +83,20 @@ pub enum Tracking {
     Marker,
 }
 
+/// How fair mode (`pause_idle`) stops the bot that is not to move, on this
+/// machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pausing {
+    /// A cgroup freezer per bot (v2 `cgroup.freeze`, or the v1 `freezer`
+    /// controller) freezes all its processes at once, and no signal thaws
+    /// them.
+    Freezer,
+    /// SIGSTOP and SIGCONT, which the bot's own processes can undo by
+    /// sending each other SIGCONT: no cgroup freezer here, or
+    /// `PAHTUM_ARENA_NO_FREEZER` set.
+    Signals,
+}
+
 /// The referee's containment: its id, its cgroups, its guard.
 #[derive(Debug)]
 struct Arena {
@@ -81,6 +105,8 @@ struct Arena {
     /// `pahtum-arena-ID` in the referee's cgroup, if it could be made, and
     /// the sandbox's limit cgroups.
     cgroups: Cgroups,
+    /// Where its bots are frozen in fair mode.
+    freezers: Freezers,
     next_bot: AtomicU64,
     /// The write end of the guard's pipe: held, never written, closed by the
     /// kernel when the referee exits.
@@ -102,6 +128,15 @@ pub fn tracking() -> Tracking {
     }
 }
 
+/// How this referee stops a bot in fair mode (sets the containment up on
+/// first use).
+pub fn pausing() -> Pausing {
+    match arena().freezers {
+        Freezers::V2 | Freezers::V1(_) => Pausing::Freezer,
+        Freezers::None => Pausing::Signals,
+    }
+}
+
 /// The referee's cgroups (sets the containment up on first use).
 pub(crate) fn cgroups() -> &'static Cgroups {
     &arena().cgroups
@@ -109,12 +144,13 @@ pub(crate) fn cgroups() -> &'static Cgroups {
 
 /// Kills every process that any bot of this referee started, at once, by
 /// the referee's cgroup and marker (the registry's kill-all, for an
-/// immediate exit). Bots that are still held are killed too; their owners
+/// immediate exit), and thaws the frozen ones for the kill to reach them. Bots that are still held are killed too; their owners
 /// reap them as usual.
 pub fn kill_every_bot() {
     let arena = arena();
     arena.cgroups.kill_all();
     sweep(arena.marker_prefix().as_bytes());
+    arena.freezers.thaw_all();
 }
 
 impl Arena {
@@ -123,12 +159,14 @@ impl Arena {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_nanos());
         let id = format!("{}-{nanos}", std::process::id());
-        let marker_only = std::env::var_os(NO_CGROUP).is_some_and(|value| !value.is_empty());
-        let cgroups = Cgroups::set_up(&id, !marker_only);
-        let guard = start_guard(&id, cgroups.v2(), &cgroups.v1_dirs());
+        let set = |name| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+        let cgroups = Cgroups::set_up(&id, !set(NO_CGROUP));
+        let freezers = Freezers::set_up(&id, cgroups.v2(), !set(NO_FREEZER));
+        let guard = start_guard(&id, cgroups.v2(), &cgroups.v1_dirs(), freezers.v1());
         Arena {
             id,
             cgroups,
+            freezers,
             next_bot: AtomicU64::new(1),
             _guard: guard,
         }
@@ -140,7 +178,7 @@ impl Arena {
     }
 }
 
-/// The processes of one bot: its marker and its cgroup.
+/// The processes of one bot: its marker, its cgroup, its freezer.
 #[derive(Debug)]
 pub(crate) struct Contained {
     /// The marker's value, `ID/N`.
@@ -150,6 +188,8 @@ pub(crate) struct Contained {
     cgroup: Option<PathBuf>,
     /// The memory and process limits of a sandboxed bot.
     limits: Option<LimitCgroups>,
+    /// Fair mode's freezer, where the machine has one.
+    freezer: Option<Freezer>,
 }
 
 impl Contained {
@@ -158,11 +198,13 @@ impl Contained {
         let arena = arena();
         let serial = arena.next_bot.fetch_add(1, Ordering::Relaxed);
         let cgroup = arena.cgroups.make_bot(serial);
+        let freezer = arena.freezers.make_bot(serial, cgroup.as_deref());
         Contained {
             marker: format!("{}/{serial}", arena.id),
             serial,
             cgroup,
             limits: None,
+            freezer,
         }
     }
 
@@ -193,16 +235,36 @@ impl Contained {
         (MARKER, &self.marker)
     }
 
-    /// The bot's `cgroup.procs`, opened close-on-exec, for the child to write
-    /// `0` into (itself) before `exec`; `None` without a cgroup.
-    pub(crate) fn procs_file(&self) -> Option<OwnedFd> {
-        cgroup::procs_file(self.cgroup.as_ref()?)
+    /// The `cgroup.procs` of the bot's cgroup and of its v1 freezer cgroup
+    /// (those it has), opened close-on-exec, for the child to write `0` into
+    /// (itself) before `exec`.
+    pub(crate) fn procs_files(&self) -> Vec<OwnedFd> {
+        let own = self.cgroup.as_deref().and_then(cgroup::procs_file);
+        let freezer = self.freezer.as_ref().and_then(Freezer::procs_file);
+        own.into_iter().chain(freezer).collect()
     }
 
-    /// Kills every process of the bot now, without waiting (for `Drop`).
+    /// Freezes every process of the bot (fair mode); `false` if it has no
+    /// freezer or the kernel refused (then it is to be stopped by signals).
+    pub(crate) fn freeze(&self) -> bool {
+        self.freezer.as_ref().is_some_and(Freezer::freeze)
+    }
+
+    /// Thaws the bot that [`freeze`](Self::freeze) froze.
+    pub(crate) fn thaw(&self) {
+        if let Some(freezer) = &self.freezer {
+            freezer.thaw();
+        }
+    }
+
+    /// Kills every process of the bot now, without waiting (for `Drop`); a
+    /// frozen bot is thawed once it is killed.
     pub(crate) fn kill_now(&self) {
         if let Some(cgroup) = &self.cgroup {
             cgroup::kill(cgroup);
+        }
+        if let Some(freezer) = &self.freezer {
+            freezer.kill_and_thaw();
         }
         if let Some(limits) = &self.limits {
             limits.signal_all(libc::SIGKILL, SWEEP_ROUNDS);
@@ -221,6 +283,9 @@ impl Contained {
         if let Some(limits) = &self.limits {
             limits.remove();
         }
+        if let Some(freezer) = &self.freezer {
+            freezer.remove();
+        }
     }
 
     /// `PAHTUM_ARENA_BOT=ID/N` and the NUL that ends an environment entry.
@@ -231,8 +296,9 @@ impl Contained {
 
 /// Forks the guard (see the module's docs); returns the write end of its
 /// pipe, or `None` if it could not be started (the referee then still kills
-/// its bots itself, but not after a SIGKILL).
-fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf]) -> Option<OwnedFd> {
+/// its bots itself, but not after a SIGKILL). `freezer`: the referee's v1
+/// freezer folder, whose bots the guard thaws before it kills them.
+fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf], freezer: Option<&Path>) -> Option<OwnedFd> {
     let marker = CString::new(format!("{MARKER}={id}/")).ok()?;
     let c_path = |path: &Path| CString::new(path.as_os_str().as_bytes()).ok();
     let cgroup_path = match cgroup {
@@ -240,6 +306,10 @@ fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf]) -> Optio
         None => None,
     };
     let limit_dirs: Vec<CString> = limit_dirs.iter().filter_map(|dir| c_path(dir)).collect();
+    let freezer = match freezer {
+        Some(path) => Some(c_path(path)?),
+        None => None,
+    };
     let mut ends = [0; 2];
     // SAFETY: pipe2 writes two file descriptors into the array it is given.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -251,14 +321,21 @@ fn start_guard(id: &str, cgroup: Option<&Path>, limit_dirs: &[PathBuf]) -> Optio
     // system calls on stack buffers and never returns.
     match unsafe { libc::fork() } {
         -1 => None,
-        0 => guard(read_end.as_raw_fd(), &marker, cgroup_path.as_deref(), &limit_dirs),
+        0 => guard(
+            read_end.as_raw_fd(),
+            &marker,
+            cgroup_path.as_deref(),
+            &limit_dirs,
+            freezer.as_deref(),
+        ),
         _ => Some(write_end),
     }
 }
 
 /// The guard's life: wait for the referee's end, then kill and clean up
-/// (`limit_dirs`: the sandbox's cgroup v1 folders of the referee, made or not).
-fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[CString]) -> ! {
+/// (`limit_dirs`: the referee's cgroup v1 folders, made or not; `freezer`:
+/// its v1 freezer folder, thawed first, for the kill to reach frozen bots).
+fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[CString], freezer: Option<&CStr>) -> ! {
     // SAFETY: plain system calls on values owned by this process.
     unsafe {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE, libc::SIGQUIT] {
@@ -284,6 +361,9 @@ fn guard(pipe: libc::c_int, marker: &CStr, cgroup: Option<&CStr>, limit_dirs: &[
         }
         if let Some(dir) = cgroup {
             cgroup::kill_raw(dir);
+        }
+        if let Some(dir) = freezer {
+            freezer::thaw_all_raw(dir);
         }
         sweep(marker.to_bytes());
         for dir in cgroup.into_iter().chain(limit_dirs.iter().map(CString::as_c_str)) {

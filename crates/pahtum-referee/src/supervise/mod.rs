@@ -11,6 +11,8 @@
 //! * `cgroup` owns the cgroups: the referee's and its bots' names, the v1
 //!   and v2 layouts, making them, limiting memory and processes, killing and
 //!   removing them;
+//! * `freezer` freezes a bot's processes all at once in fair mode (a cgroup
+//!   v2's `cgroup.freeze`, or a v1 freezer cgroup per bot);
 //! * `getdents` lists a directory with raw system calls, for the guard;
 //! * [`sandbox`] runs an untrusted bot under bubblewrap with rlimits, and
 //!   checks that the machine can; `sandbox_hint` tells a bot's author what
@@ -31,6 +33,7 @@ pub mod affinity;
 pub(crate) mod cgroup;
 pub mod contain;
 pub(crate) mod cputime;
+mod freezer;
 mod getdents;
 pub(crate) mod overload;
 pub(crate) mod process;

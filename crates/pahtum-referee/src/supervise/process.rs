@@ -21,7 +21,9 @@
 //!   silent one at its deadline; every write has a deadline, and a broken
 //!   pipe is an error value, never a signal that kills the referee (Rust
 //!   ignores SIGPIPE).
-//! * Fair mode stops and continues the whole group (SIGSTOP, SIGCONT).
+//! * Fair mode freezes and thaws the bot's freezer cgroup (`freezer`), every
+//!   process at once; where the machine has none, it stops and continues the
+//!   whole group (SIGSTOP, SIGCONT), which the bot's processes can undo.
 //! * A sandboxed bot (`crate::sandbox`) is spawned as `bwrap ... -- BOT`, as
 //!   the sandbox's user, with its rlimits set and its limit cgroups entered
 //!   before `exec`. Its processes live in their own session and PID
@@ -82,9 +84,19 @@ pub(crate) struct BotProcess {
     pub(crate) stderr: StderrDrain,
     cpu: Option<CpuMeter>,
     exit: Option<ExitStatus>,
-    paused: bool,
+    /// How the bot was paused (fair mode), if it is.
+    paused: Option<Paused>,
     /// `None` once every process of the bot was killed.
     contained: Option<Contained>,
+}
+
+/// How a paused bot was stopped.
+#[derive(Debug, Clone, Copy)]
+enum Paused {
+    /// Its freezer cgroup is frozen.
+    Frozen,
+    /// Its processes got SIGSTOP.
+    Stopped,
 }
 
 /// Why no line came.
@@ -133,7 +145,7 @@ impl BotProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        let mut cgroup_procs: Vec<_> = contained.procs_file().into_iter().collect();
+        let mut cgroup_procs = contained.procs_files();
         if let Some(limits) = contained.limits() {
             cgroup_procs.extend(limits.procs_files()?);
         }
@@ -170,7 +182,7 @@ impl BotProcess {
             stderr: StderrDrain::start(stderr, log, stderr_cap),
             cpu: CpuMeter::of(pid, contained.cgroup()),
             exit: None,
-            paused: false,
+            paused: None,
             contained: Some(contained),
             child,
         })
@@ -299,19 +311,30 @@ impl BotProcess {
         self.cpu.as_ref()?.read()
     }
 
-    /// Stops the whole group (fair mode).
+    /// Stops every process of the bot (fair mode): freezes its freezer, or
+    /// where it has none, stops its processes with SIGSTOP.
     pub(crate) fn pause(&mut self) {
-        if !self.paused {
-            self.signal(Signal::STOP);
-            self.paused = true;
+        if self.paused.is_none() {
+            let frozen = self.contained.as_ref().is_some_and(Contained::freeze);
+            self.paused = Some(if frozen {
+                Paused::Frozen
+            } else {
+                self.signal(Signal::STOP);
+                Paused::Stopped
+            });
         }
     }
 
-    /// Continues the whole group.
+    /// Continues every process of the bot, as [`pause`](Self::pause) stopped them.
     pub(crate) fn resume(&mut self) {
-        if self.paused {
-            self.signal(Signal::CONT);
-            self.paused = false;
+        match self.paused.take() {
+            Some(Paused::Frozen) => {
+                if let Some(contained) = &self.contained {
+                    contained.thaw();
+                }
+            }
+            Some(Paused::Stopped) => self.signal(Signal::CONT),
+            None => {}
         }
     }
 

@@ -140,6 +140,67 @@ pub fn is_running(pid: u32) -> bool {
     process_state(pid).is_some_and(|state| !matches!(state, 'Z' | 'X'))
 }
 
+/// The running processes whose environment has the entry `entry`
+/// (`NAME=VALUE`), read through `/proc`.
+pub fn running_with_env(entry: &str) -> Vec<u32> {
+    let needle = format!("{entry}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| is_running(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Whether `pid` is paused as fair mode pauses a bot: stopped by a signal
+/// (state `T`), or in a frozen cgroup (v2 `cgroup.events`: `frozen 1`; v1
+/// `freezer.state`: `FROZEN`).
+pub fn is_paused(pid: u32) -> bool {
+    if process_state(pid) == Some('T') {
+        return true;
+    }
+    let (Ok(mountinfo), Ok(cgroups)) = (
+        std::fs::read_to_string("/proc/self/mountinfo"),
+        std::fs::read_to_string(format!("/proc/{pid}/cgroup")),
+    ) else {
+        return false;
+    };
+    // Where the cgroup v2 hierarchy, and the v1 freezer, are mounted.
+    let mount = |v2: bool| {
+        mountinfo.lines().find_map(|line| {
+            let (mount, fs) = line.split_once(" - ")?;
+            let fs: Vec<&str> = fs.split_whitespace().collect();
+            let found = if v2 {
+                fs.first() == Some(&"cgroup2")
+            } else {
+                fs.first() == Some(&"cgroup") && fs.get(2)?.split(',').any(|option| option == "freezer")
+            };
+            found.then(|| mount.split_whitespace().nth(4).map(PathBuf::from))?
+        })
+    };
+    cgroups.lines().any(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next(), fields.next(), fields.next());
+        let (Some(controllers), Some(path)) = (controllers, path) else {
+            return false;
+        };
+        let path = path.trim_start_matches('/');
+        let read = |v2: bool, file: &str| {
+            mount(v2).and_then(|mount| std::fs::read_to_string(mount.join(path).join(file)).ok())
+        };
+        if controllers.is_empty() {
+            read(true, "cgroup.events").is_some_and(|events| events.lines().any(|line| line == "frozen 1"))
+        } else if controllers.split(',').any(|name| name == "freezer") {
+            read(false, "freezer.state").is_some_and(|state| state.trim() == "FROZEN")
+        } else {
+            false
+        }
+    })
+}
+
 /// The state letter of `/proc/PID/stat` (`R`, `S`, `T`, `Z`, ...).
 pub fn process_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

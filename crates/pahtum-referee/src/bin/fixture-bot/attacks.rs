@@ -3,9 +3,12 @@
 //! its outcome is written to stderr as `attack NAME: succeeded (...)` or
 //! `attack NAME: failed (...)`; then the bot plays on as `first-free` (if it
 //! still can). The target of an attack (an address, a path, a pid) is in
-//! `FIXTURE_TARGET`.
+//! `FIXTURE_TARGET`. The `sigcont` attack (against fair mode) goes on for
+//! the whole game: each answer reports its progress ([`sigcont_report`]).
 
 use std::io::{self, Read, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Runs attack `name` and reports it on stderr.
@@ -28,6 +31,7 @@ pub fn run(name: &str) {
         "kernel" => kernel(),
         "unix-connect" => unix_connect(&target),
         "descriptors" => descriptors(),
+        "sigcont" => sigcont(),
         other => Err(format!("no attack {other:?}")),
     };
     let line = match outcome {
@@ -271,4 +275,212 @@ fn descriptors() -> Outcome {
             .collect();
         Ok(format!("open: {open:?} -> {targets:?}"))
     }
+}
+/// After an answer of the bot that ran the `sigcont` attack (or its
+/// `ready`): the opponent's turn starts.
+pub fn sigcont_answered() {
+    if let Some(tally) = TALLY.lock().unwrap().as_mut() {
+        tally.answered = Some(now_ns());
+    }
+}
+
+/// How many helpers the `sigcont` attack forks.
+const SIGCONT_HELPERS: usize = 4;
+
+/// How many samples of its CPU time each helper keeps (one a millisecond at
+/// most: the last second at least).
+const SAMPLES: usize = 1024;
+
+/// The part of the opponent's turn that [`sigcont_report`] leaves out at
+/// each end: the referee's and the bot's own reaction times, when the bot
+/// is not yet paused, or no longer.
+const EDGE: Duration = Duration::from_millis(50);
+
+/// The memory that the `sigcont` attack's processes share: the pids to
+/// continue (the bot's first), and each helper's samples of its CPU time.
+#[repr(C)]
+struct Shared {
+    pids: [AtomicI32; SIGCONT_HELPERS + 1],
+    helpers: [Samples; SIGCONT_HELPERS],
+}
+
+/// A helper's CPU time at moments of the monotonic clock, in a ring.
+#[repr(C)]
+struct Samples {
+    /// How many samples were written.
+    count: AtomicU64,
+    /// (monotonic ns, CPU ns).
+    ring: [(AtomicU64, AtomicU64); SAMPLES],
+}
+
+impl Samples {
+    fn record(&self, at: u64, cpu: u64) {
+        let count = self.count.load(Ordering::Relaxed);
+        let (time, used) = &self.ring[count as usize % SAMPLES];
+        used.store(cpu, Ordering::Relaxed);
+        time.store(at, Ordering::Relaxed);
+        self.count.store(count + 1, Ordering::Release);
+    }
+
+    /// The last sample's time.
+    fn last(&self) -> u64 {
+        match self.count.load(Ordering::Acquire) {
+            0 => 0,
+            count => self.ring[(count - 1) as usize % SAMPLES].0.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The helper's CPU time at `at`: that of its last sample at or before
+    /// `at` (none: zero).
+    fn cpu_at(&self, at: u64) -> u64 {
+        let count = self.count.load(Ordering::Acquire) as usize;
+        (count.saturating_sub(SAMPLES)..count)
+            .rev()
+            .map(|index| &self.ring[index % SAMPLES])
+            .find(|(time, _)| time.load(Ordering::Relaxed) <= at)
+            .map_or(0, |(_, used)| used.load(Ordering::Relaxed))
+    }
+}
+
+/// The `sigcont` attack's tally, kept by the bot between its turns.
+struct Tally {
+    shared: &'static Shared,
+    /// When the bot last answered (or got ready), on the monotonic clock.
+    answered: Option<u64>,
+    /// The opponent's turns so far, less [`EDGE`] at each end, and the
+    /// helpers' CPU time in them.
+    paused: Duration,
+    progress: Duration,
+}
+
+static TALLY: Mutex<Option<Tally>> = Mutex::new(None);
+
+/// Defeats fair mode's SIGSTOP: forks helpers that leave the bot's process
+/// group (`setsid`), burn CPU all the time, and keep sending SIGCONT to each
+/// other and to the bot. Each answer of the bot then reports how much CPU
+/// its helpers got during the opponent's turns ([`sigcont_report`]).
+fn sigcont() -> Outcome {
+    // SAFETY: a fresh shared anonymous mapping, zeroed: valid atomics.
+    let shared: &'static Shared = unsafe {
+        let memory = libc::mmap(
+            std::ptr::null_mut(),
+            std::mem::size_of::<Shared>(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if memory == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error().to_string());
+        }
+        &*memory.cast::<Shared>()
+    };
+    shared.pids[0].store(std::process::id() as i32, Ordering::Relaxed);
+    for index in 0..SIGCONT_HELPERS {
+        // SAFETY: the bot has one thread here; the child runs `continuer`.
+        match unsafe { libc::fork() } {
+            -1 => return Err(io::Error::last_os_error().to_string()),
+            0 => continuer(shared, index),
+            pid => shared.pids[index + 1].store(pid, Ordering::Relaxed),
+        }
+    }
+    *TALLY.lock().unwrap() = Some(Tally {
+        shared,
+        answered: None,
+        paused: Duration::ZERO,
+        progress: Duration::ZERO,
+    });
+    Ok(format!("{SIGCONT_HELPERS} helpers continue each other and the bot"))
+}
+
+/// A `sigcont` helper: burns CPU in slices of a few microseconds, and after
+/// each samples its CPU time (once a millisecond) and continues every other
+/// process of the attack; the first helper also forks a short-lived process
+/// each time that does the same (a process the referee's last look at the
+/// bot's processes may have missed).
+fn continuer(shared: &Shared, index: usize) -> ! {
+    // SAFETY: setsid has no preconditions.
+    unsafe { libc::setsid() };
+    super::record_pid();
+    let samples = &shared.helpers[index];
+    let mut x = 1u64;
+    loop {
+        for _ in 0..5_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let now = now_ns();
+        if now >= samples.last() + 1_000_000 {
+            samples.record(now, clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID));
+        }
+        continue_all(shared);
+        if index == 0 {
+            // SAFETY: the helper has one thread; the child only signals and exits.
+            match unsafe { libc::fork() } {
+                0 => {
+                    continue_all(shared);
+                    // SAFETY: _exit has no preconditions.
+                    unsafe { libc::_exit(0) }
+                }
+                // SAFETY: reaping this helper's exited children, without waiting.
+                _ => while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {},
+            }
+        }
+    }
+}
+
+/// SIGCONT to every process of the `sigcont` attack but this one.
+fn continue_all(shared: &Shared) {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    for pid in &shared.pids {
+        let pid = pid.load(Ordering::Relaxed);
+        if pid != 0 && pid != me {
+            // SAFETY: kill(2); the attack is the point.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
+    }
+}
+
+/// The time of `clock`, in nanoseconds.
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: the call writes the time into the struct it is given.
+    unsafe { libc::clock_gettime(clock, &mut time) };
+    time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64
+}
+
+fn now_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// At a request, after the `sigcont` attack: adds the opponent's turn that
+/// just ended, less [`EDGE`] at each end, to the tally, and returns the
+/// tally as the answer's extra fields,
+/// `"info":{"comment":"paused-us=P helpers-us=H"}`: those turns' time so
+/// far, and the CPU time the helpers got in them (by their samples). Empty
+/// if the attack did not run.
+pub fn sigcont_report() -> String {
+    let mut tally = TALLY.lock().unwrap();
+    let Some(tally) = tally.as_mut() else {
+        return String::new();
+    };
+    let edge = EDGE.as_nanos() as u64;
+    if let Some(answered) = tally.answered.take() {
+        let (from, to) = (answered + edge, now_ns().saturating_sub(edge));
+        if from < to {
+            tally.paused += Duration::from_nanos(to - from);
+            let used: u64 = tally
+                .shared
+                .helpers
+                .iter()
+                .map(|samples| samples.cpu_at(to).saturating_sub(samples.cpu_at(from)))
+                .sum();
+            tally.progress += Duration::from_nanos(used);
+        }
+    }
+    format!(
+        ",\"info\":{{\"comment\":\"paused-us={} helpers-us={}\"}}",
+        tally.paused.as_micros(),
+        tally.progress.as_micros()
+    )
 }
