@@ -134,18 +134,7 @@ impl Scene {
     /// Asserts that no process with the test's tag runs (polling a bounded
     /// time while the kernel finishes the kills).
     fn assert_none_left(&self) {
-        let needle = format!("SANDBOX_TEST_TAG={}\0", self.tag);
-        let tagged = || -> Vec<u32> {
-            std::fs::read_dir("/proc")
-                .unwrap()
-                .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-                .filter(|&pid| is_running(pid))
-                .filter(|pid| {
-                    std::fs::read(format!("/proc/{pid}/environ"))
-                        .is_ok_and(|environ| environ.windows(needle.len()).any(|window| window == needle.as_bytes()))
-                })
-                .collect()
-        };
+        let tagged = || common::running_with_env(&format!("SANDBOX_TEST_TAG={}", self.tag));
         if poll(Duration::from_secs(5), || tagged().is_empty().then_some(())).is_none() {
             panic!("bot processes left running: {:?}", tagged());
         }
@@ -441,17 +430,17 @@ async fn pause_idle_stops_every_process_of_a_sandboxed_bot() {
     let role = format!("SANDBOX_TEST_ROLE=helped-{}\0", scene.tag);
     let all_stopped = tokio::task::spawn_blocking(move || {
         poll(Duration::from_secs(10), || {
-            let states: Vec<char> = std::fs::read_dir("/proc")
+            let states: Vec<bool> = std::fs::read_dir("/proc")
                 .unwrap()
                 .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
                 .filter(|pid| {
                     std::fs::read(format!("/proc/{pid}/environ"))
                         .is_ok_and(|environ| environ.windows(role.len()).any(|window| window == role.as_bytes()))
                 })
-                .filter_map(common::process_state)
+                .map(common::is_paused)
                 .collect();
-            // The bot and its helper, both stopped at once.
-            (states.len() >= 2 && states.iter().all(|&state| state == 'T')).then_some(states)
+            // The bot and its helper, both paused at once.
+            (states.len() >= 2 && states.iter().all(|&paused| paused)).then_some(states)
         })
     })
     .await
