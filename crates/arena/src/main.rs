@@ -79,6 +79,8 @@ subcommands! {
     Show => show,
     /// Analyse games: each move's value, the best moves, mistakes and the losing moves, into analysis.jsonl.
     Analyze => analyze,
+    /// Serve the runs of a folder in the browser: each run's report, kept current as its games end.
+    Serve => serve,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

@@ -20,14 +20,16 @@
 //! that lost them, with the pie decision and the winner, and replays that outline the scoring runs at every
 //! ply and number the plies as the protocol's moves list, each checked against the records replayed in Rust.
 
+mod browser;
+
 use std::collections::BTreeMap;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder, Locator};
+use browser::{DEADLINE, Driver, browser, connect, start_driver};
+use fantoccini::{Client, Locator};
 use pahtum::score::scoring_runs;
 use pahtum::{Action, Cell, Color, Game, Seat, Square};
 use pahtum_analysis::format::Grade;
@@ -36,89 +38,7 @@ use pahtum_tournament::config::MAX_NAME_LEN;
 use serde_json::{Value, json};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const DEADLINE: Duration = Duration::from_secs(30);
 const HOSTILE: &str = r#"</script><script>window.pwned=1</script><img src=x onerror="window.pwned=1"><!--"#;
-
-/// A chromedriver process, killed when dropped.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Chromium and chromedriver on the PATH, or `None` (after failing in CI, or printing how to install them).
-fn browser() -> Option<(PathBuf, PathBuf)> {
-    let find = |name: &str| {
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .map(|dir| dir.join(name))
-            .find(|path| path.is_file())
-    };
-    match (find("chromium"), find("chromedriver")) {
-        (Some(chromium), Some(driver)) => Some((chromium, driver)),
-        _ if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
-            panic!("CI=true but chromium or chromedriver is missing: apt-get install -y chromium chromium-driver")
-        }
-        _ => {
-            println!(
-                "skipped: the browser test needs chromium and chromedriver; install them with \
-                 `apt-get update && apt-get install -y chromium chromium-driver`"
-            );
-            None
-        }
-    }
-}
-
-fn start_driver(program: &Path) -> Driver {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(program)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let driver = Driver { child, port };
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < DEADLINE, "chromedriver did not listen on port {port}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    driver
-}
-
-async fn connect(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
-    let args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1280,1000",
-    ]
-    .map(String::from)
-    .into_iter()
-    .chain([format!("--user-data-dir={}", profile.display())])
-    .collect::<Vec<_>>();
-    let capabilities = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": { "binary": chromium, "args": args },
-    });
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(capabilities)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session with chromium")
-}
 
 /// Plays a round-robin of `heuristic`, `first-free` and the hostile bot, two games a pair; returns the run's
 /// output folder.

@@ -201,20 +201,45 @@ fn fold_report(
     Ok((report, folded))
 }
 
+/// The page of the journal at `journal`, in memory, as [`write_report`] writes it (for `arena serve`).
+pub fn report_page(journal: &Path, options: Options) -> Result<Vec<u8>, RunReportError> {
+    let (report, folded) = fold_report(journal, None, options)?;
+    let file = open_journal(journal)?;
+    let mut page = Vec::new();
+    finish_page(report, &folded, (&file, journal), &mut page).map_err(|source| RunReportError::Page {
+        path: journal.to_owned(),
+        source: Box::new(source),
+    })?;
+    Ok(page)
+}
+
 /// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
 fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page: &Path) -> Result<(), RunReportError> {
-    let file = File::open(journal).map_err(|source| RunReportError::Journal {
+    let file = open_journal(journal)?;
+    write_atomically_with(page, |out| finish_page(report, folded, (&file, journal), out)).map_err(|source| {
+        RunReportError::Page {
+            path: page.to_owned(),
+            source: Box::new(source),
+        }
+    })
+}
+
+fn open_journal(journal: &Path) -> Result<File, RunReportError> {
+    File::open(journal).map_err(|source| RunReportError::Journal {
         path: journal.to_owned(),
         source,
-    })?;
-    let read = |span| read_line_at(&file, journal, span);
-    write_atomically_with(page, |out| {
-        report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
     })
-    .map_err(|source| RunReportError::Page {
-        path: page.to_owned(),
-        source: Box::new(source),
-    })
+}
+
+/// Writes the page of `report` to `out`, reading the sampled records back from the journal, open as `file`.
+fn finish_page(
+    report: ReportBuilder<Span>,
+    folded: &Folded,
+    (file, journal): (&File, &Path),
+    out: &mut impl std::io::Write,
+) -> Result<(), PageError<JournalError>> {
+    let read = |span| read_line_at(file, journal, span);
+    report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
 }
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html` and `arena report`

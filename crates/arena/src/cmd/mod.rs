@@ -13,6 +13,7 @@ pub mod merge;
 pub mod play;
 pub mod report;
 pub mod run;
+pub mod serve;
 pub mod show;
 pub mod standings;
 pub mod verify;

@@ -1,0 +1,97 @@
+//! Headless Chromium over WebDriver, for the tests that look at pages in a
+//! real browser (the report, the server's live pages): chromedriver started
+//! on a free port, a session with its own profile. With `CI=true` a missing
+//! browser fails the test; elsewhere it is skipped with a line saying how to
+//! install it.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::{Value, json};
+
+/// How long a test waits for the browser or a page.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A chromedriver process, killed when dropped.
+pub struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Chromium and chromedriver on the PATH, or `None` (after failing in CI, or printing how to install them).
+pub fn browser() -> Option<(PathBuf, PathBuf)> {
+    let find = |name: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join(name))
+            .find(|path| path.is_file())
+    };
+    match (find("chromium"), find("chromedriver")) {
+        (Some(chromium), Some(driver)) => Some((chromium, driver)),
+        _ if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
+            panic!("CI=true but chromium or chromedriver is missing: apt-get install -y chromium chromium-driver")
+        }
+        _ => {
+            println!(
+                "skipped: the browser test needs chromium and chromedriver; install them with \
+                 `apt-get update && apt-get install -y chromium chromium-driver`"
+            );
+            None
+        }
+    }
+}
+
+pub fn start_driver(program: &Path) -> Driver {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(program)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let driver = Driver { child, port };
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < DEADLINE, "chromedriver did not listen on port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    driver
+}
+
+pub async fn connect(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,1000",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([format!("--user-data-dir={}", profile.display())])
+    .collect::<Vec<_>>();
+    let capabilities = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": chromium, "args": args },
+    });
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a WebDriver session with chromium")
+}

@@ -1,0 +1,413 @@
+//! `arena serve` over plain HTTP, as a real process: the runs of a folder,
+//! a run's page and its event stream, and the refusals that keep the server
+//! to its owner (a foreign `Host`, a missing or wrong token, a change from
+//! another origin, a name that tries to leave the folder, hostile folder
+//! names shown as text), and in a real browser, a run's page following the
+//! run without reloading. Screenshots of the runs page and a live run go to
+//! `target/serve-screenshots/`.
+
+mod browser;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use fantoccini::Locator;
+
+/// A running `arena serve`, killed when dropped.
+struct Server {
+    child: Child,
+    /// `host:port`.
+    address: String,
+    /// The printed address, with the token if any.
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::cargo_bin("arena")
+            .unwrap()
+            .arg("serve")
+            .arg(dir)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        let url = url.trim().to_owned();
+        let address = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .replace("0.0.0.0", "127.0.0.1");
+        Server { child, address, url }
+    }
+
+    /// The answer to a request of `method` for `path` with `headers` (the
+    /// `Host` is the server's unless given): its status and its whole text.
+    fn ask(&self, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
+            String::new()
+        } else {
+            format!("Host: {}\r\n", self.address)
+        };
+        let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+        (status, answer)
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        self.ask("GET", path, &[])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn arena(args: &[&str]) {
+    let output = Command::cargo_bin("arena").unwrap().args(args).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// A folder with one finished match, `m`.
+fn folder_with_a_run() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    arena(&[
+        "match",
+        "first-free",
+        "heuristic",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    dir
+}
+
+#[test]
+fn the_runs_and_a_runs_page_are_served_on_loopback() {
+    let dir = folder_with_a_run();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    assert!(
+        server.url.starts_with("http://127.0.0.1:") && !server.url.contains("token"),
+        "{}",
+        server.url
+    );
+    let (status, runs) = server.get("/");
+    assert_eq!(status, 200, "{runs}");
+    assert!(
+        runs.contains("<a href=\"/runs/m\">m</a>") && runs.contains("2 / 2") && runs.contains("finished"),
+        "{runs}"
+    );
+    let (status, page) = server.get("/runs/m");
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("id=\"standings\"") && page.contains("new EventSource"),
+        "the report, live"
+    );
+    for header in [
+        "content-security-policy: default-src 'none'",
+        "x-frame-options: DENY",
+        "referrer-policy: no-referrer",
+    ] {
+        assert!(page.to_lowercase().contains(&header.to_lowercase()), "{header}");
+    }
+}
+
+#[test]
+fn a_foreign_host_and_names_that_leave_the_folder_are_refused() {
+    let dir = folder_with_a_run();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir(outside.path().join("secret")).unwrap();
+    std::fs::copy(
+        dir.path().join("m/journal.jsonl"),
+        outside.path().join("secret/journal.jsonl"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // DNS rebinding: a site whose name points at 127.0.0.1 sends its own name.
+    for host in [
+        "Host: evil.example",
+        "Host: evil.example:80",
+        "Host: 127.0.0.1.evil.example",
+    ] {
+        let (status, answer) = server.ask("GET", "/", &[host]);
+        assert_eq!(status, 403, "{host}: {answer}");
+        assert!(answer.contains("loopback host name"), "{answer}");
+    }
+    for path in [
+        "/runs/link",
+        "/runs/..",
+        "/runs/../m",
+        "/runs/..%2Fm",
+        "/runs/%2Fetc",
+        "/runs/m%2F..%2F..%2Fetc",
+        "/runs/.m",
+        "/runs/nothing",
+        "/runs/%00",
+    ] {
+        let (status, answer) = server.get(path);
+        assert!(status == 404 || status == 400, "{path}: {answer}");
+        assert!(!answer.contains("id=\"standings\""), "{path}");
+    }
+}
+
+#[test]
+fn elsewhere_than_loopback_every_request_needs_the_token() {
+    let dir = folder_with_a_run();
+    let server = Server::start(dir.path(), &["--listen", "0.0.0.0:0"]);
+    let token = server
+        .url
+        .split("?token=")
+        .nth(1)
+        .expect("a token in the printed address")
+        .to_owned();
+    assert_eq!(token.len(), 32);
+    let (status, answer) = server.get("/");
+    assert_eq!(status, 401, "{answer}");
+    assert_eq!(server.get("/runs/m").0, 401);
+    assert_eq!(server.get("/?token=wrong").0, 401);
+    let (status, answer) = server.get(&format!("/?token={token}"));
+    assert_eq!(status, 200);
+    assert!(
+        answer
+            .to_lowercase()
+            .contains(&format!("set-cookie: pahtum_token={token}; httponly; samesite=strict")),
+        "{answer}"
+    );
+    assert_eq!(
+        server
+            .ask("GET", "/runs/m", &[&format!("Cookie: pahtum_token={token}")])
+            .0,
+        200
+    );
+    assert_eq!(
+        server
+            .ask("GET", "/runs/m", &[&format!("Authorization: Bearer {token}")])
+            .0,
+        200
+    );
+    // Any Host is fine here: the token is the guard.
+    assert_eq!(
+        server
+            .ask(
+                "GET",
+                "/",
+                &["Host: arena.lan", &format!("Authorization: Bearer {token}")]
+            )
+            .0,
+        200
+    );
+}
+
+#[test]
+fn a_change_from_another_origin_is_refused() {
+    let dir = folder_with_a_run();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let (status, answer) = server.ask("POST", "/", &["Origin: http://evil.example"]);
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("another site"), "{answer}");
+    let (status, _) = server.ask("POST", "/", &["Sec-Fetch-Site: cross-site"]);
+    assert_eq!(status, 403);
+    // From the page's own origin, the request reaches the router (which has no such route).
+    let origin = format!("Origin: http://{}", server.address);
+    assert_eq!(server.ask("POST", "/", &[&origin]).0, 405);
+}
+
+#[test]
+fn hostile_folder_names_are_shown_as_text() {
+    let dir = folder_with_a_run();
+    let hostile = "<img src=x onerror=alert(1)>";
+    std::fs::rename(dir.path().join("m"), dir.path().join(hostile)).unwrap();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let (status, runs) = server.get("/");
+    assert_eq!(status, 200);
+    assert!(!runs.contains(hostile), "{runs}");
+    assert!(runs.contains("&lt;img src=x onerror=alert(1)&gt;"), "{runs}");
+}
+
+/// A run played while the server follows it: the run's event stream says
+/// so as its games end, and the runs page calls it playing until it ends.
+#[test]
+fn a_run_in_progress_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // Slow enough to be seen playing: the engine thinks 50 ms a move.
+    let mut run = Command::cargo_bin("arena")
+        .unwrap()
+        .args([
+            "match",
+            "engine",
+            "first-free",
+            "--games",
+            "6",
+            "--move-time",
+            "50ms",
+            "--concurrency",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !out.join("journal.jsonl").exists() {
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::yield_now();
+    }
+    let (_, runs) = server.get("/");
+    assert!(runs.contains("playing"), "{runs}");
+    let mut events = TcpStream::connect(&server.address).unwrap();
+    write!(
+        events,
+        "GET /runs/live/events HTTP/1.1\r\nHost: {}\r\n\r\n",
+        server.address
+    )
+    .unwrap();
+    events.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut reader = BufReader::new(events);
+    let mut line = String::new();
+    while !line.starts_with("data: changed") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+    }
+    assert!(run.wait().unwrap().success());
+    let (_, runs) = server.get("/");
+    assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");
+}
+
+fn screenshots() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("serve-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A run started in a terminal, opened in the browser mid-run: its tables
+/// change without the page reloading, and once the run has ended they are
+/// those of the run's own `report.html`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_page_follows_a_run_without_reloading() {
+    let Some((chromium, driver_program)) = browser::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // The browser first, so that its start-up does not eat the run's time.
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let mut run = Command::cargo_bin("arena")
+        .unwrap()
+        .args([
+            "match",
+            "engine",
+            "first-free",
+            "--games",
+            "8",
+            "--move-time",
+            "100ms",
+            "--concurrency",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = out.join("journal.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
+        assert!(Instant::now() < deadline, "the run recorded no game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    client.goto(&format!("http://{}/", server.address)).await.unwrap();
+    client
+        .screenshot()
+        .await
+        .map(|png| std::fs::write(screenshots().join("runs.png"), png))
+        .unwrap()
+        .unwrap();
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    let summary = || async {
+        client
+            .find(Locator::Css("header .summary"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    let first = summary().await;
+    // A mark that a reload would wipe out.
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css("body[data-updated]"))
+        .await
+        .unwrap();
+    assert_ne!(summary().await, first, "the summary follows the games");
+    client
+        .screenshot()
+        .await
+        .map(|png| std::fs::write(screenshots().join("live-run.png"), png))
+        .unwrap()
+        .unwrap();
+    assert!(run.wait().unwrap().success());
+    // The last game is in: wait for the update that brings it. The run's own
+    // report.html, parsed in the same page, is what the tables must say.
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let same = "const [report] = arguments; \
+                const parsed = new DOMParser().parseFromString(report, 'text/html'); \
+                return ['#standings', '#crosstable', 'header .summary'].every(part => \
+                  parsed.querySelector(part)?.textContent === document.querySelector(part)?.textContent)";
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while client.execute(same, vec![report.clone().into()]).await.unwrap() != serde_json::Value::Bool(true) {
+        assert!(
+            Instant::now() < deadline,
+            "the live page never showed report.html's tables"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stayed = client.execute("return window.stayed === true", vec![]).await.unwrap();
+    assert_eq!(stayed, serde_json::Value::Bool(true), "the page was reloaded");
+    let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
+    assert_eq!(pwned, serde_json::json!("undefined"));
+    client.close().await.unwrap();
+}

@@ -1,0 +1,14 @@
+//! `arena serve`: the runs of a folder in the browser, live.
+//!
+//! A local web application on the data everyone else reads: each run's page
+//! is the run's `report.html`, made from its journal by the report crate,
+//! kept current as the journal grows. The server is an attack surface (it
+//! will start bots), so every request passes [`access`] first: loopback by
+//! default, a token elsewhere, `Host` and `Origin` checked; and a run is
+//! named by its folder's name, never by a path ([`runs`]).
+
+pub mod access;
+pub mod runs;
+mod server;
+
+pub use server::{Bound, MAX_BODY, Serve, ServeError};

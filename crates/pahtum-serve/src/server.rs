@@ -1,0 +1,297 @@
+//! The server: the routes over the served folder, behind [`Access`].
+//!
+//! * `/`: the runs of the folder ([`crate::runs`]), kept current by the
+//!   folder's event stream (`/events`);
+//! * `/runs/NAME`: the run's `report.html`, made from its journal as
+//!   `arena report` makes it, with a small script (`live.js`) that swaps in
+//!   the new tables when the run's event stream (`/runs/NAME/events`) says
+//!   the journal grew.
+//!
+//! The live data are server-sent events: one way, plain HTTP, reconnected by
+//! the browser by itself, which is all a page that watches needs. Each
+//! client's stream looks at the journal's length on its own, a few times a
+//! second, and sends one line when it changed: no queue is kept for a
+//! client, so one that stops reading costs the server nothing but its
+//! connection.
+//!
+//! Every answer carries headers that keep the pages to themselves: no
+//! framing, no sniffing, no referrer (an address may hold the token), and a
+//! content security policy that allows the pages' own inline script and
+//! style and connections to this server only.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Path as Param, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use tokio::net::TcpListener;
+
+use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use crate::runs::{self, JOURNAL};
+
+/// The largest request body accepted.
+pub const MAX_BODY: usize = 16 * 1024;
+
+/// How often a client's stream looks at what it follows.
+const FOLLOW_EVERY: Duration = Duration::from_millis(250);
+
+const LIVE_SCRIPT: &str = include_str!("live.js");
+const RUNS_PAGE: &str = include_str!("runs.html");
+
+/// What to serve, and where.
+#[derive(Debug, Clone)]
+pub struct Serve {
+    /// The served folder: its runs are its folders with a journal.
+    pub dir: PathBuf,
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The access token; required when `listen` is not loopback.
+    pub token: Option<String>,
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// No token for an address other than loopback.
+    #[error(transparent)]
+    NeedsToken(#[from] NeedsToken),
+    /// The address could not be bound.
+    #[error("cannot listen on {listen}")]
+    Bind {
+        /// The address.
+        listen: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The served folder is not a folder.
+    #[error("cannot serve {}: not a folder", dir.display())]
+    NotAFolder {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// Serving failed.
+    #[error("the server stopped")]
+    Serve(#[source] std::io::Error),
+}
+
+/// A server bound to its address, not yet serving.
+#[derive(Debug)]
+pub struct Bound {
+    listener: TcpListener,
+    state: Arc<Served>,
+    url: String,
+}
+
+#[derive(Debug)]
+struct Served {
+    dir: PathBuf,
+    access: Access,
+}
+
+impl Serve {
+    /// Binds the address.
+    pub async fn bind(self) -> Result<Bound, ServeError> {
+        if !self.dir.is_dir() {
+            return Err(ServeError::NotAFolder { dir: self.dir });
+        }
+        let access = Access::new(self.listen, self.token)?;
+        let listener = TcpListener::bind(self.listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                listen: self.listen,
+                source,
+            })?;
+        let bound = listener.local_addr().map_err(ServeError::Serve)?;
+        let host = if bound.ip().is_loopback() && bound.is_ipv4() {
+            format!("127.0.0.1:{}", bound.port())
+        } else {
+            bound.to_string()
+        };
+        let url = match access.token() {
+            Some(token) => format!("http://{host}/?token={token}"),
+            None => format!("http://{host}/"),
+        };
+        Ok(Bound {
+            listener,
+            state: Arc::new(Served { dir: self.dir, access }),
+            url,
+        })
+    }
+}
+
+impl Bound {
+    /// The address to open, with the token when there is one.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Serves until `shutdown` completes.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
+        let router = Router::new()
+            .route("/", get(runs_page))
+            .route("/events", get(folder_events))
+            .route("/runs/{name}", get(run_page))
+            .route("/runs/{name}/events", get(run_events))
+            .layer(DefaultBodyLimit::max(MAX_BODY))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self.state), guard))
+            .with_state(self.state);
+        axum::serve(self.listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(ServeError::Serve)
+    }
+}
+
+/// Checks every request against [`Access`], and adds the headers every answer carries.
+async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) -> Response {
+    let checked = served
+        .access
+        .check(request.method(), request.uri().query(), request.headers());
+    let mut response = match checked {
+        Err(refusal) => (refusal.status(), refusal.message()).into_response(),
+        Ok(granted) => {
+            let mut response = next.run(request).await;
+            if granted.set_cookie
+                && let Some(token) = served.access.token()
+                && let Ok(cookie) =
+                    HeaderValue::from_str(&format!("{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"))
+            {
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+            }
+            response
+        }
+    };
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; \
+             connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+async fn runs_page(State(served): State<Arc<Served>>) -> Response {
+    let dir = served.dir.clone();
+    let listed = tokio::task::spawn_blocking(move || runs::list(&dir)).await;
+    let Ok(runs) = listed else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let mut templates = minijinja::Environment::new();
+    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    let page = templates.render_str(
+        RUNS_PAGE,
+        minijinja::context! { folder => served.dir.display().to_string(), runs => runs },
+    );
+    match page {
+        Ok(page) => Html(page).into_response(),
+        Err(error) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot make the page: {error}\n"),
+        )
+            .into_response(),
+    }
+}
+
+async fn run_page(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
+    let Some(journal) = runs::journal_of(&served.dir, &name) else {
+        return not_a_run();
+    };
+    let made =
+        tokio::task::spawn_blocking(move || pahtum_report::run_report::report_page(&journal, Default::default())).await;
+    match made {
+        Ok(Ok(page)) => Html(live(page)).into_response(),
+        Ok(Err(error)) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot make the page: {error}\n"),
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn not_a_run() -> Response {
+    (StatusCode::NOT_FOUND, "no such run here\n").into_response()
+}
+
+/// `page` with the live script before its `</body>`.
+fn live(page: Vec<u8>) -> Body {
+    let end = page
+        .windows(7)
+        .rposition(|window| window == b"</body>")
+        .unwrap_or(page.len());
+    let mut live = Vec::with_capacity(page.len() + LIVE_SCRIPT.len() + 20);
+    live.extend_from_slice(&page[..end]);
+    live.extend_from_slice(b"<script>");
+    live.extend_from_slice(LIVE_SCRIPT.as_bytes());
+    live.extend_from_slice(b"</script>\n");
+    live.extend_from_slice(&page[end..]);
+    Body::from(live)
+}
+
+async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
+    let Some(journal) = runs::journal_of(&served.dir, &name) else {
+        return not_a_run();
+    };
+    changes(move || std::fs::metadata(&journal).map(|meta| (meta.len(), 0)).ok()).into_response()
+}
+
+async fn folder_events(State(served): State<Arc<Served>>) -> Response {
+    let dir = served.dir.clone();
+    changes(move || Some(folder_state(&dir))).into_response()
+}
+
+/// What changes when a run of `dir` changes: the sum of its journals'
+/// lengths and how many there are.
+fn folder_state(dir: &Path) -> (u64, u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (0, 0);
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| std::fs::metadata(entry.path().join(JOURNAL)).ok())
+        .fold((0, 0), |(bytes, runs), meta| (bytes + meta.len(), runs + 1))
+}
+
+/// A stream that sends `changed` each time `look` gives another answer than
+/// the time before, looking every [`FOLLOW_EVERY`].
+fn changes(
+    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
+    let stream = async_stream(look);
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+fn async_stream(
+    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
+    let first = look();
+    futures_util::stream::unfold((look, first), |(look, mut seen)| async move {
+        loop {
+            tokio::time::sleep(FOLLOW_EVERY).await;
+            let now = look();
+            if now != seen {
+                seen = now;
+                return Some((Ok(Event::default().data("changed")), (look, seen)));
+            }
+        }
+    })
+}
