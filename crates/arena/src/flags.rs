@@ -41,6 +41,53 @@ impl AffinityFlags {
     }
 }
 
+/// The address `arena serve` and `--serve` listen on by default.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
+
+/// `--serve [ADDR]` of `arena run` and `arena match`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ServeFlag {
+    /// Serve this run's pages in the browser while it plays, as `arena serve` does (on ADDR, 127.0.0.1:8717 if
+    /// not given; an address other than loopback gets a new access token, printed in the address).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_LISTEN)]
+    pub serve: Option<std::net::SocketAddr>,
+}
+
+impl ServeFlag {
+    /// Starts serving the run in `out` if asked, and says where; the server stops when the answer is dropped.
+    pub async fn start(self, out: &std::path::Path) -> anyhow::Result<Option<Serving>> {
+        let Some(listen) = self.serve else {
+            return Ok(None);
+        };
+        let out = std::path::absolute(out)?;
+        let (Some(dir), Some(name)) = (out.parent(), out.file_name().and_then(|name| name.to_str())) else {
+            anyhow::bail!("cannot serve the run in {}: it has no folder name", out.display());
+        };
+        let serve = pahtum_serve::Serve {
+            dir: dir.to_owned(),
+            listen,
+            token: (!listen.ip().is_loopback()).then(pahtum_serve::access::new_token),
+            only: Some(name.to_owned()),
+        };
+        let bound = serve.bind().await?;
+        crate::output::errln!("arena: serving this run at {}", bound.url());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(bound.run(async {
+            let _ = stopped.await;
+        }));
+        Ok(Some(Serving {
+            _stop: stop,
+            _task: task,
+        }))
+    }
+}
+
+/// A run's pages being served; dropped, the server stops.
+pub struct Serving {
+    _stop: tokio::sync::oneshot::Sender<()>,
+    _task: tokio::task::JoinHandle<Result<(), pahtum_serve::ServeError>>,
+}
+
 /// `--sandbox` of `arena game`, `match`, `run` and `check`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct SandboxFlag {

@@ -51,30 +51,34 @@ impl Server {
         Server { child, address, url }
     }
 
-    /// The answer to a request of `method` for `path` with `headers` (the
-    /// `Host` is the server's unless given): its status and its whole text.
     fn ask(&self, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-        let mut stream = TcpStream::connect(&self.address).unwrap();
-        let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
-            String::new()
-        } else {
-            format!("Host: {}\r\n", self.address)
-        };
-        let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-        (status, answer)
+        ask(&self.address, method, path, headers)
     }
 
     fn get(&self, path: &str) -> (u16, String) {
         self.ask("GET", path, &[])
     }
+}
+
+/// The answer of the server at `address` to a request of `method` for
+/// `path` with `headers` (the `Host` is the server's unless given): its status and its whole text.
+fn ask(address: &str, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
+    let mut stream = TcpStream::connect(&address).unwrap();
+    let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
+        String::new()
+    } else {
+        format!("Host: {}\r\n", address)
+    };
+    let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    (status, answer)
 }
 
 impl Drop for Server {
@@ -410,4 +414,61 @@ async fn the_live_page_follows_a_run_without_reloading() {
     let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
     assert_eq!(pwned, serde_json::json!("undefined"));
     client.close().await.unwrap();
+}
+
+/// `arena match --serve`: the running arena serves its own run (and only
+/// it) while it plays, and stops serving when it ends.
+#[test]
+fn a_match_serves_its_own_run_while_it_plays() {
+    let dir = folder_with_a_run();
+    let mut run = Command::cargo_bin("arena")
+        .unwrap()
+        .args([
+            "match",
+            "engine",
+            "first-free",
+            "--games",
+            "6",
+            "--move-time",
+            "100ms",
+            "--concurrency",
+            "1",
+        ])
+        .args(["--serve", "127.0.0.1:0", "--out"])
+        .arg(dir.path().join("own"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(run.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("serving this run at ") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address was printed");
+    }
+    let url = line.split("serving this run at ").nth(1).unwrap().trim().to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/runs/own"),
+        "{url}"
+    );
+    let address = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let server = Server {
+        child: Command::new("true").spawn().unwrap(),
+        address,
+        url,
+    };
+    let (status, page) = server.get("/runs/own");
+    assert_eq!(status, 200, "{page}");
+    let (_, runs) = server.get("/");
+    assert!(
+        runs.contains("/runs/own") && !runs.contains("/runs/m\""),
+        "only its own run: {runs}"
+    );
+    assert_eq!(server.get("/runs/m").0, 404);
+    std::io::copy(&mut stderr, &mut std::io::sink()).unwrap();
+    assert!(run.wait().unwrap().success());
+    assert!(
+        TcpStream::connect(&server.address).is_err(),
+        "still serving after the run"
+    );
 }

@@ -57,6 +57,8 @@ pub struct Serve {
     pub listen: SocketAddr,
     /// The access token; required when `listen` is not loopback.
     pub token: Option<String>,
+    /// Serve only this run of `dir` (`arena run --serve`, `arena match --serve`).
+    pub only: Option<String>,
 }
 
 /// Why the server could not start or stopped.
@@ -97,6 +99,17 @@ pub struct Bound {
 struct Served {
     dir: PathBuf,
     access: Access,
+    only: Option<String>,
+}
+
+impl Served {
+    /// The journal of the run `name`, if it is served.
+    fn journal_of(&self, name: &str) -> Option<PathBuf> {
+        if self.only.as_ref().is_some_and(|only| only != name) {
+            return None;
+        }
+        runs::journal_of(&self.dir, name)
+    }
 }
 
 impl Serve {
@@ -118,13 +131,22 @@ impl Serve {
         } else {
             bound.to_string()
         };
+        let page = match &self.only {
+            Some(name) => format!("runs/{}", encode(name)),
+            None => String::new(),
+        };
         let url = match access.token() {
-            Some(token) => format!("http://{host}/?token={token}"),
-            None => format!("http://{host}/"),
+            Some(token) => format!("http://{host}/{page}?token={token}"),
+            None => format!("http://{host}/{page}"),
+        };
+        let served = Served {
+            dir: self.dir,
+            access,
+            only: self.only,
         };
         Ok(Bound {
             listener,
-            state: Arc::new(Served { dir: self.dir, access }),
+            state: Arc::new(served),
             url,
         })
     }
@@ -192,9 +214,12 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
 async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     let dir = served.dir.clone();
     let listed = tokio::task::spawn_blocking(move || runs::list(&dir)).await;
-    let Ok(runs) = listed else {
+    let Ok(mut runs) = listed else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
+    if let Some(only) = &served.only {
+        runs.retain(|run| &run.name == only);
+    }
     let mut templates = minijinja::Environment::new();
     templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     let page = templates.render_str(
@@ -212,7 +237,7 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
 }
 
 async fn run_page(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
-    let Some(journal) = runs::journal_of(&served.dir, &name) else {
+    let Some(journal) = served.journal_of(&name) else {
         return not_a_run();
     };
     let made =
@@ -226,6 +251,17 @@ async fn run_page(State(served): State<Arc<Served>>, Param(name): Param<String>)
             .into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+/// `name` for an address's path: letters, digits and `-_.~` as they are,
+/// every other byte as `%XX`.
+fn encode(name: &str) -> String {
+    name.bytes()
+        .map(|byte| match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
 }
 
 fn not_a_run() -> Response {
@@ -248,7 +284,7 @@ fn live(page: Vec<u8>) -> Body {
 }
 
 async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
-    let Some(journal) = runs::journal_of(&served.dir, &name) else {
+    let Some(journal) = served.journal_of(&name) else {
         return not_a_run();
     };
     changes(move || std::fs::metadata(&journal).map(|meta| (meta.len(), 0)).ok()).into_response()

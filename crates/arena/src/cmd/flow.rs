@@ -144,14 +144,15 @@ fn greeting(identity: &Identity) -> String {
 
 /// Plays the pending games of `opened` with `bots` (pahtum-runner's [`play_games`]), showing them to `observer`,
 /// until they are done or a stop signal comes ([`StopSignals`]); a bot that cannot start is an error led
-/// by `locate` of its name.
+/// by `locate` of its name. With `serve`, the run's pages are served meanwhile.
 pub async fn play(
     opened: &mut Opened,
     out: &Path,
-    bots: Bots,
+    (bots, serve): (Bots, crate::flags::ServeFlag),
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
 ) -> anyhow::Result<RunEnding> {
+    let _serving = serve.start(out).await?;
     match play_games(opened, out, bots, observer, StopSignals::default()).await {
         Err(PlayError::CannotStart(errors)) => {
             let mut message = String::from("some bots cannot start, so no game was played:");

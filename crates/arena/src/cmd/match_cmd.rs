@@ -113,6 +113,8 @@ pub struct Args {
     anchor: Option<AnchorSpec>,
     #[command(flatten)]
     sandbox: crate::flags::SandboxFlag,
+    #[command(flatten)]
+    pub serve: crate::flags::ServeFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -173,7 +175,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         };
         progress.show(true);
         let mut observer = Tee(&mut progress, &mut live);
-        let ending = flow::play(&mut opened, &out, bots, &mut observer, |_| String::new()).await;
+        let ending = flow::play(&mut opened, &out, (bots, args.serve), &mut observer, |_| String::new()).await;
         progress.finish();
         ending?
     } else if opened.plan.pending().next().is_none() {

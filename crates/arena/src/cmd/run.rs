@@ -80,6 +80,8 @@ pub struct Args {
     pub sandbox: crate::flags::SandboxFlag,
     #[command(flatten)]
     pub affinity: crate::flags::AffinityFlags,
+    #[command(flatten)]
+    pub serve: crate::flags::ServeFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -166,7 +168,14 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
     };
     let mut live = LiveReport::of(&opened);
-    let ending = flow::play(&mut opened, &out, bots, &mut Tee(&mut progress, &mut live), locate).await?;
+    let ending = flow::play(
+        &mut opened,
+        &out,
+        (bots, args.serve),
+        &mut Tee(&mut progress, &mut live),
+        locate,
+    )
+    .await?;
     let journal = opened.journal.path();
     let (standings, written) = pahtum_report::run_report::write_run_reports(&out, journal, None, Some(live))?;
     let resume = format!("to resume, run: {resume}");

@@ -14,7 +14,7 @@ use pahtum_serve::access::new_token;
 use crate::output::{errln, outln};
 
 /// The address `arena serve` listens on by default.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
+pub const DEFAULT_LISTEN: &str = crate::flags::DEFAULT_LISTEN;
 
 /// Serve the runs of a folder in the browser: each run's report, kept current as its games end.
 #[derive(Debug, clap::Args)]
@@ -42,6 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         dir: args.dir,
         listen: args.listen,
         token,
+        only: None,
     };
     crate::runtime::runtime()?.block_on(async {
         let bound = serve.bind().await?;
