@@ -63,7 +63,7 @@ impl Server {
 /// The answer of the server at `address` to a request of `method` for
 /// `path` with `headers` (the `Host` is the server's unless given): its status and its whole text.
 fn ask(address: &str, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-    let mut stream = TcpStream::connect(&address).unwrap();
+    let mut stream = TcpStream::connect(address).unwrap();
     let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
         String::new()
     } else {
@@ -286,6 +286,8 @@ fn a_run_in_progress_is_followed() {
     }
     let (_, runs) = server.get("/");
     assert!(runs.contains("playing"), "{runs}");
+    // Each event says the journal's length, which has grown since before the stream.
+    let start = std::fs::metadata(out.join("journal.jsonl")).unwrap().len();
     let mut events = TcpStream::connect(&server.address).unwrap();
     write!(
         events,
@@ -296,10 +298,12 @@ fn a_run_in_progress_is_followed() {
     events.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut reader = BufReader::new(events);
     let mut line = String::new();
-    while !line.starts_with("data: changed") {
+    while !line.starts_with("data: ") {
         line.clear();
         assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
     }
+    let length: u64 = line["data: ".len()..].trim().parse().unwrap();
+    assert!(length > start, "{length} after {start}");
     assert!(run.wait().unwrap().success());
     let (_, runs) = server.get("/");
     assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");

@@ -1,12 +1,16 @@
 // Keeps a run's page current without reloading it: when the server says the
-// journal grew, the page is fetched again and its tables are swapped in.
-// The page is the server's own (its text escaped as report.html escapes it).
+// journal grew, the run's tables (the page without its games) are fetched and
+// swapped in. They are the server's own page, its text escaped as
+// report.html escapes it.
 (() => {
   const base = location.pathname.replace(/\/$/, '');
   const parts = ['header .summary', '#standings', '#crosstable', '#los', '#pairs'];
   const events = new EventSource(base + '/events');
-  events.onmessage = async () => {
-    const answer = await fetch(base, { credentials: 'same-origin' });
+  // Each event is the journal's length: the tables must show at least that much.
+  events.onmessage = async (event) => {
+    const answer = await fetch(base + '/tables?length=' + encodeURIComponent(event.data), {
+      credentials: 'same-origin',
+    });
     if (!answer.ok) return;
     const next = new DOMParser().parseFromString(await answer.text(), 'text/html');
     for (const part of parts) {

@@ -4,8 +4,8 @@
 //!   folder's event stream (`/events`);
 //! * `/runs/NAME`: the run's `report.html`, made from its journal as
 //!   `arena report` makes it, with a small script (`live.js`) that swaps in
-//!   the new tables when the run's event stream (`/runs/NAME/events`) says
-//!   the journal grew.
+//!   the new tables (`/runs/NAME/tables`: the same page without its games)
+//!   when the run's event stream (`/runs/NAME/events`) says the journal grew.
 //!
 //! The live data are server-sent events: one way, plain HTTP, reconnected by
 //! the browser by itself, which is all a page that watches needs. Each
@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path as Param, Request, State};
+use axum::extract::{DefaultBodyLimit, Path as Param, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -44,6 +44,15 @@ pub const MAX_BODY: usize = 16 * 1024;
 
 /// How often a client's stream looks at what it follows.
 const FOLLOW_EVERY: Duration = Duration::from_millis(250);
+
+/// The least time between two events of one stream: a page that follows a
+/// fast run asks for the page at most this often.
+const EVENTS_APART: Duration = Duration::from_secs(1);
+
+/// The least time between two makings of one page of a run: while a fast run
+/// plays, its page is made at most this often, however many clients follow
+/// it (a request that needs a newer page waits for the next one).
+const PAGES_APART: Duration = Duration::from_secs(1);
 
 const LIVE_SCRIPT: &str = include_str!("live.js");
 const RUNS_PAGE: &str = include_str!("runs.html");
@@ -100,6 +109,45 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
+    /// The last page made of each run: one page per run at most, made by
+    /// one request at a time ([`Served::page`]).
+    pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
+}
+
+/// Where the last page of a run of one kind is kept.
+type Slot = Arc<std::sync::Mutex<Option<Made>>>;
+
+/// Which page of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    /// The whole report, with its games and replays.
+    Report,
+    /// The report's tables only (no game listed, no replay): what the live
+    /// script swaps in, a few KiB where the whole page may be megabytes.
+    Tables,
+}
+
+impl Kind {
+    fn options(self) -> pahtum_report::html::Options {
+        match self {
+            Kind::Report => pahtum_report::html::Options::default(),
+            Kind::Tables => pahtum_report::html::Options {
+                max_replays: 0,
+                replay_bytes: 0,
+                max_listed: 0,
+            },
+        }
+    }
+}
+
+/// A run's page as it was made.
+#[derive(Debug)]
+struct Made {
+    /// The journal's length it was made from.
+    length: u64,
+    /// When.
+    at: std::time::Instant,
+    page: Arc<Vec<u8>>,
 }
 
 impl Served {
@@ -143,6 +191,7 @@ impl Serve {
             dir: self.dir,
             access,
             only: self.only,
+            pages: Default::default(),
         };
         Ok(Bound {
             listener,
@@ -164,6 +213,7 @@ impl Bound {
             .route("/", get(runs_page))
             .route("/events", get(folder_events))
             .route("/runs/{name}", get(run_page))
+            .route("/runs/{name}/tables", get(run_tables))
             .route("/runs/{name}/events", get(run_events))
             .layer(DefaultBodyLimit::max(MAX_BODY))
             .layer(middleware::from_fn_with_state(Arc::clone(&self.state), guard))
@@ -236,20 +286,101 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     }
 }
 
-async fn run_page(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
+/// What a page request may say: the journal's length that the page must
+/// show at least (from the run's event), else its length now.
+#[derive(Debug, serde::Deserialize)]
+struct AtLeast {
+    length: Option<u64>,
+}
+
+async fn run_page(
+    State(served): State<Arc<Served>>,
+    Param(name): Param<String>,
+    Query(at): Query<AtLeast>,
+) -> Response {
+    page_of(served, name, Kind::Report, at.length).await
+}
+
+async fn run_tables(
+    State(served): State<Arc<Served>>,
+    Param(name): Param<String>,
+    Query(at): Query<AtLeast>,
+) -> Response {
+    page_of(served, name, Kind::Tables, at.length).await
+}
+
+async fn page_of(served: Arc<Served>, name: String, kind: Kind, at_least: Option<u64>) -> Response {
     let Some(journal) = served.journal_of(&name) else {
         return not_a_run();
     };
-    let made =
-        tokio::task::spawn_blocking(move || pahtum_report::run_report::report_page(&journal, Default::default())).await;
+    let at_least = at_least.unwrap_or_else(|| length(&journal));
+    // Waited here, not on a blocking thread: a run's page is made at most once every PAGES_APART.
+    tokio::time::sleep(served.wait_for_page(&name, kind, at_least)).await;
+    let made = tokio::task::spawn_blocking(move || served.page(&name, kind, &journal, at_least)).await;
     match made {
-        Ok(Ok(page)) => Html(live(page)).into_response(),
+        Ok(Ok(page)) if kind == Kind::Report => Html(live(&page)).into_response(),
+        Ok(Ok(page)) => Html(Body::from(page.to_vec())).into_response(),
         Ok(Err(error)) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot make the page: {error}\n"),
         )
             .into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// The journal's length now (0 if it cannot be read).
+fn length(journal: &Path) -> u64 {
+    std::fs::metadata(journal).map(|meta| meta.len()).unwrap_or(0)
+}
+
+impl Served {
+    /// The place of the last page of the run `name` of `kind`.
+    fn slot(&self, name: &str, kind: Kind) -> Slot {
+        match self.pages.lock() {
+            Ok(mut pages) => Arc::clone(pages.entry((name.to_owned(), kind)).or_default()),
+            Err(_) => Arc::default(),
+        }
+    }
+
+    /// How long to wait before a page made from at least `at_least` bytes of
+    /// the journal may be made: none if the last page is recent enough or
+    /// old enough, else the rest of [`PAGES_APART`].
+    fn wait_for_page(&self, name: &str, kind: Kind, at_least: u64) -> Duration {
+        let slot = self.slot(name, kind);
+        let made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match made.as_ref() {
+            Some(made) if made.length < at_least => PAGES_APART.saturating_sub(made.at.elapsed()),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// The page of the run `name`, whose journal is `journal`, made from at
+    /// least `at_least` bytes of it: the one made last if it is, else a new
+    /// one. One request at a time makes a run's page; the others wait for it
+    /// and take it when it is recent enough for them.
+    fn page(
+        &self,
+        name: &str,
+        kind: Kind,
+        journal: &Path,
+        at_least: u64,
+    ) -> Result<Arc<Vec<u8>>, pahtum_report::run_report::RunReportError> {
+        let slot = self.slot(name, kind);
+        let mut made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(made) = made.as_ref()
+            && made.length >= at_least
+        {
+            return Ok(Arc::clone(&made.page));
+        }
+        let now = length(journal);
+        let page = Arc::new(pahtum_report::run_report::report_page(journal, kind.options())?);
+        *made = Some(Made {
+            length: now,
+            at: std::time::Instant::now(),
+            page: Arc::clone(&page),
+        });
+        Ok(page)
     }
 }
 
@@ -269,7 +400,7 @@ fn not_a_run() -> Response {
 }
 
 /// `page` with the live script before its `</body>`.
-fn live(page: Vec<u8>) -> Body {
+fn live(page: &[u8]) -> Body {
     let end = page
         .windows(7)
         .rposition(|window| window == b"</body>")
@@ -307,8 +438,9 @@ fn folder_state(dir: &Path) -> (u64, u64) {
         .fold((0, 0), |(bytes, runs), meta| (bytes + meta.len(), runs + 1))
 }
 
-/// A stream that sends `changed` each time `look` gives another answer than
-/// the time before, looking every [`FOLLOW_EVERY`].
+/// A stream that sends what `look` gives (as text) each time it gives another answer than
+/// the time before, looking every [`FOLLOW_EVERY`], and then not again for
+/// [`EVENTS_APART`].
 fn changes(
     look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
@@ -320,13 +452,17 @@ fn async_stream(
     look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
 ) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
     let first = look();
-    futures_util::stream::unfold((look, first), |(look, mut seen)| async move {
+    // After an event, the stream is quiet for EVENTS_APART: a fast run's page
+    // is fetched at most that often.
+    futures_util::stream::unfold((look, first, FOLLOW_EVERY), |(look, mut seen, mut pause)| async move {
         loop {
-            tokio::time::sleep(FOLLOW_EVERY).await;
+            tokio::time::sleep(pause).await;
+            pause = FOLLOW_EVERY;
             let now = look();
             if now != seen {
                 seen = now;
-                return Some((Ok(Event::default().data("changed")), (look, seen)));
+                let data = now.map_or_else(String::new, |(bytes, _)| bytes.to_string());
+                return Some((Ok(Event::default().data(data)), (look, seen, EVENTS_APART)));
             }
         }
     })
