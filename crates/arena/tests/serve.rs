@@ -260,25 +260,7 @@ fn a_run_in_progress_is_followed() {
     let out = dir.path().join("live");
     let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
     // Slow enough to be seen playing: the engine thinks 50 ms a move.
-    let mut run = Command::cargo_bin("arena")
-        .unwrap()
-        .args([
-            "match",
-            "engine",
-            "first-free",
-            "--games",
-            "6",
-            "--move-time",
-            "50ms",
-            "--concurrency",
-            "1",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut run = slow_match(6, "50ms", &out, &[], Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(60);
     while !out.join("journal.jsonl").exists() {
         assert!(Instant::now() < deadline, "the run never started");
@@ -309,6 +291,23 @@ fn a_run_in_progress_is_followed() {
     assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");
 }
 
+/// `arena match engine first-free` into `out`, started, one game at a time,
+/// the engine thinking `move_time` a move: slow enough to be followed while
+/// it plays. `extra` arguments are added; its stderr goes to `stderr`.
+fn slow_match(games: u32, move_time: &str, out: &Path, extra: &[&str], stderr: Stdio) -> Child {
+    Command::cargo_bin("arena")
+        .unwrap()
+        .args(["match", "engine", "first-free", "--concurrency", "1"])
+        .args(["--games", &games.to_string(), "--move-time", move_time])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 fn screenshots() -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -333,25 +332,7 @@ async fn the_live_page_follows_a_run_without_reloading() {
     let driver = browser::start_driver(&driver_program);
     let profile = tempfile::tempdir().unwrap();
     let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = Command::cargo_bin("arena")
-        .unwrap()
-        .args([
-            "match",
-            "engine",
-            "first-free",
-            "--games",
-            "8",
-            "--move-time",
-            "100ms",
-            "--concurrency",
-            "1",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut run = slow_match(8, "100ms", &out, &[], Stdio::null());
     let journal = out.join("journal.jsonl");
     let deadline = Instant::now() + Duration::from_secs(60);
     while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
@@ -425,25 +406,13 @@ async fn the_live_page_follows_a_run_without_reloading() {
 #[test]
 fn a_match_serves_its_own_run_while_it_plays() {
     let dir = folder_with_a_run();
-    let mut run = Command::cargo_bin("arena")
-        .unwrap()
-        .args([
-            "match",
-            "engine",
-            "first-free",
-            "--games",
-            "6",
-            "--move-time",
-            "100ms",
-            "--concurrency",
-            "1",
-        ])
-        .args(["--serve", "127.0.0.1:0", "--out"])
-        .arg(dir.path().join("own"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut run = slow_match(
+        6,
+        "100ms",
+        &dir.path().join("own"),
+        &["--serve", "127.0.0.1:0"],
+        Stdio::piped(),
+    );
     let mut stderr = BufReader::new(run.stderr.take().unwrap());
     let mut line = String::new();
     while !line.contains("serving this run at ") {
