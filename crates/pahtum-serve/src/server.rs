@@ -150,16 +150,6 @@ struct Made {
     page: Arc<Vec<u8>>,
 }
 
-impl Served {
-    /// The journal of the run `name`, if it is served.
-    fn journal_of(&self, name: &str) -> Option<PathBuf> {
-        if self.only.as_ref().is_some_and(|only| only != name) {
-            return None;
-        }
-        runs::journal_of(&self.dir, name)
-    }
-}
-
 impl Serve {
     /// Binds the address.
     pub async fn bind(self) -> Result<Bound, ServeError> {
@@ -335,6 +325,14 @@ fn length(journal: &Path) -> u64 {
 }
 
 impl Served {
+    /// The journal of the run `name`, if it is served.
+    fn journal_of(&self, name: &str) -> Option<PathBuf> {
+        if self.only.as_ref().is_some_and(|only| only != name) {
+            return None;
+        }
+        runs::journal_of(&self.dir, name)
+    }
+
     /// The place of the last page of the run `name` of `kind`.
     fn slot(&self, name: &str, kind: Kind) -> Slot {
         match self.pages.lock() {
