@@ -54,8 +54,13 @@ pub struct ServeFlag {
 }
 
 impl ServeFlag {
-    /// Starts serving the run in `out` if asked, and says where; the server stops when the answer is dropped.
-    pub async fn start(self, out: &std::path::Path) -> anyhow::Result<Option<Serving>> {
+    /// Starts serving the run in `out` if asked, with its games in progress from `live`, and says where; the
+    /// server stops when the answer is dropped.
+    pub async fn start(
+        self,
+        out: &std::path::Path,
+        live: &std::sync::Arc<pahtum_runner::live::Live>,
+    ) -> anyhow::Result<Option<Serving>> {
         let Some(listen) = self.serve else {
             return Ok(None);
         };
@@ -68,6 +73,7 @@ impl ServeFlag {
             listen,
             token: (!listen.ip().is_loopback()).then(pahtum_serve::access::new_token),
             only: Some(name.to_owned()),
+            live: Some(std::sync::Arc::clone(live)),
         };
         let bound = serve.bind().await?;
         crate::output::errln!("arena: serving this run at {}", bound.url());

@@ -447,3 +447,240 @@ fn a_match_serves_its_own_run_while_it_plays() {
     drop(stalled);
     assert!(TcpStream::connect(&address).is_err(), "still serving after the run");
 }
+
+// ---- The games in progress -------------------------------------------------------------------------------
+
+/// The info comment of the fixture bot `hostile-info`: text that would run script on a page that took it
+/// as markup, and control characters.
+const HOSTILE_INFO: &str =
+    "</script><script>window.pwned=1</script><img src=x onerror=\"window.pwned=1\"><!--\u{7}\u{1b}[31m\r\u{0}";
+
+/// `arena run` in a terminal, without a flag, of `games` games, one at a time, between `first-free` and the
+/// fixture bot `hostile-info`, which answers after `delay_ms`: slow enough to watch its moves.
+fn hostile_run(dir: &Path, games: u32, delay_ms: u32) -> Child {
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
+    let file = dir.join("live.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"live\"\ngames_per_pair = {games}\nconcurrency = 1\n[rules]\nblocks = [5]\n[time]\nmove_ms = \
+             5000\n[[bots]]\nname = \"first-free\"\nbuiltin = \"first-free\"\n\
+             [[bots]]\nname = \"hostile\"\ncommand = \"python3 {} hostile-info {delay_ms}\"\n",
+            bot.display()
+        ),
+    )
+    .unwrap();
+    Command::cargo_bin("arena")
+        .unwrap()
+        .args(["run", "--out"])
+        .arg(dir.join("live"))
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `done` holds, for at most a minute.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A run started in a terminal, opened mid-run: a game-in-progress board advances without a reload, the
+/// hostile bot's `info` shows as literal text, and the game followed becomes its replay when it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_games_in_progress_advance_on_the_page() {
+    let Some((chromium, driver_program)) = browser::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let mut run = hostile_run(dir.path(), 4, 40);
+    wait_until("the run plays", || dir.path().join("live/live.sock").exists());
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+    // A game in progress, at some ply; then the same game further on.
+    let at = "const card = document.querySelector('#live-games .live-list .live-game'); \
+              return card ? [card.dataset.game, Number(card.dataset.plies)] : null";
+    let mut first: Option<(String, u64)> = None;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let now = client.execute(at, vec![]).await.unwrap();
+        if let Some([game, plies]) = now.as_array().map(|pair| [pair[0].clone(), pair[1].clone()]) {
+            let (game, plies) = (game.as_str().unwrap().to_owned(), plies.as_u64().unwrap());
+            match &first {
+                None => first = Some((game, plies)),
+                Some((seen, then)) if *seen == game && plies > *then => break,
+                Some(_) => {}
+            }
+        }
+        assert!(Instant::now() < deadline, "no board advanced: {first:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The hostile bot's info, as text, beside a board.
+    let comment = "const comment = document.querySelector('#live-games .live-comment'); \
+                   return comment ? comment.textContent : null";
+    let mut shown = serde_json::Value::Null;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while shown.is_null() {
+        assert!(Instant::now() < deadline, "no info was shown");
+        shown = client.execute(comment, vec![]).await.unwrap();
+    }
+    assert_eq!(shown, serde_json::json!(HOSTILE_INFO));
+    let markup = "return document.querySelectorAll('#live-games img, #live-games script').length";
+    assert_eq!(client.execute(markup, vec![]).await.unwrap(), serde_json::json!(0));
+    client
+        .screenshot()
+        .await
+        .map(|png| std::fs::write(screenshots().join("live-games.png"), png))
+        .unwrap()
+        .unwrap();
+    // Followed large, the game becomes its replay when it ends.
+    let follow = "const card = document.querySelector('#live-games .live-list .live-game'); card.click(); \
+                  return card.dataset.game";
+    let followed = client.execute(follow, vec![]).await.unwrap();
+    let followed = followed.as_str().unwrap().to_owned();
+    client
+        .wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css("#viewer:not([hidden])"))
+        .await
+        .unwrap();
+    let title = client.find(Locator::Css("#viewer-title")).await.unwrap().text().await.unwrap();
+    assert_eq!(title, format!("Game {followed}"));
+    let score = "return document.getElementById('score').textContent";
+    let score = client.execute(score, vec![]).await.unwrap();
+    assert!(score.as_str().unwrap().ends_with("(final)"), "{score}");
+    assert!(run.wait().unwrap().success());
+    let stayed = client.execute("return window.stayed === true", vec![]).await.unwrap();
+    assert_eq!(stayed, serde_json::Value::Bool(true), "the page was reloaded");
+    let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
+    assert_eq!(pwned, serde_json::json!("undefined"));
+    client.close().await.unwrap();
+}
+
+/// The lines of the server's stream of the games of run `name` (`/runs/NAME/games`), as they come.
+fn games_stream(server: &Server, name: &str) -> impl Iterator<Item = serde_json::Value> {
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    write!(
+        stream,
+        "GET /runs/{name}/games HTTP/1.1\r\nHost: {}\r\n\r\n",
+        server.address
+    )
+    .unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    BufReader::new(stream)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| line.strip_prefix("data: ").map(|data| serde_json::from_str(data).unwrap()))
+}
+
+/// The socket of a run's games is the owner's only, replaces a stale one left by a killed run, and is
+/// removed when the run ends; a server meanwhile treats a stale socket as no game playing and follows the
+/// live one.
+#[test]
+fn the_games_socket_lives_as_long_as_its_run() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    // A finished run whose folder holds a stale socket (bound, never listened to again).
+    arena(&["match", "first-free", "heuristic", "--games", "2", "--out", out.to_str().unwrap()]);
+    let socket = out.join("live.sock");
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    assert!(std::os::unix::net::UnixStream::connect(&socket).is_err(), "stale");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let first = games_stream(&server, "live").next().unwrap();
+    assert_eq!(first, serde_json::json!({"type": "snapshot", "games": [], "ended": []}));
+    assert_eq!(server.get("/runs/live").0, 200);
+    // A new run in the folder, with a socket of its own in place of the stale one.
+    let mut run = slow_match(4, "50ms", &out, &["--fresh"], Stdio::null());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(Instant::now() < deadline, "the run opened no socket");
+        std::thread::yield_now();
+    }
+    let meta = std::fs::symlink_metadata(&socket).unwrap();
+    assert!(meta.file_type().is_socket());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    // The server follows it: a snapshot, then moves as they are played.
+    let moves = games_stream(&server, "live")
+        .flat_map(|event| {
+            let events = match event["type"].as_str() {
+                Some("snapshot") => event["games"].as_array().unwrap().clone(),
+                _ => vec![event],
+            };
+            events.into_iter()
+        })
+        .find(|event| event["type"] == "move")
+        .unwrap();
+    assert!(moves["ply"]["clocks"].is_array() && moves["ply"]["unix_ms"].is_number(), "{moves}");
+    assert!(run.wait().unwrap().success());
+    assert!(!socket.exists(), "the socket outlived its run");
+}
+
+/// Readers of the socket never hold up the run: one that never reads costs it nothing and gets a bounded
+/// backlog, and one that falls behind gets a fresh snapshot in place of what it missed.
+#[test]
+fn readers_that_fall_behind_do_not_hold_up_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fast");
+    let games = 1500;
+    let mut run = Command::cargo_bin("arena")
+        .unwrap()
+        .args(["match", "first-free", "first-free", "--games", &games.to_string(), "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let socket = out.join("live.sock");
+    let connect = || {
+        let mut stream = None;
+        wait_until("the run opens its socket", || {
+            stream = std::os::unix::net::UnixStream::connect(&socket).ok();
+            stream.is_some()
+        });
+        stream.unwrap()
+    };
+    let never = connect();
+    let behind = connect();
+    // The reader that falls behind reads one line, then nothing until a few hundred games are in.
+    let mut behind = BufReader::new(behind);
+    let mut line = String::new();
+    behind.read_line(&mut line).unwrap();
+    assert!(line.starts_with(r#"{"type":"snapshot""#), "{line}");
+    wait_until("a few hundred games are in", || {
+        std::fs::read_to_string(out.join("journal.jsonl")).is_ok_and(|journal| journal.lines().count() > 300)
+    });
+    let mut snapshots = 0;
+    let mut lines = 0;
+    for line in behind.lines() {
+        let line = line.unwrap();
+        lines += 1;
+        snapshots += usize::from(line.starts_with(r#"{"type":"snapshot""#));
+    }
+    assert!(snapshots >= 1, "no fresh snapshot after falling behind ({lines} lines)");
+    assert!(run.wait().unwrap().success());
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), games + 1, "every game, with the header");
+    // The reader that never read had a bounded backlog: far less than the run's moves.
+    let mut backlog = Vec::new();
+    BufReader::new(never).read_to_end(&mut backlog).unwrap();
+    let moves = journal.matches(r#""cell":""#).count();
+    assert!(moves > 30_000, "{moves}");
+    let backlog_lines = backlog.iter().filter(|&&byte| byte == b'\n').count();
+    assert!(backlog_lines < moves / 10, "{backlog_lines} lines of {moves} moves");
+}

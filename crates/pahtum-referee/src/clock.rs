@@ -76,16 +76,21 @@ impl Clocks {
     /// The clock as the request to `seat` shows it: its own control and
     /// remaining time, and its opponent's remaining time.
     pub(crate) fn clock(&self, seat: Seat) -> Clock {
-        let ms = |duration: Option<Duration>| duration.map(|d| d.as_millis() as u64);
         let own = self.time[seat.index()];
+        let remaining = self.remaining_ms();
         Clock {
-            remaining_ms: ms(self.remaining[seat.index()]),
-            opponent_ms: ms(self.remaining[seat.other().index()]),
+            remaining_ms: remaining[seat.index()],
+            opponent_ms: remaining[seat.other().index()],
             increment_ms: own.increment_ms,
             move_ms: own.move_ms,
             timeout_ms: self.limit(seat).as_millis() as u64,
             kind: own.clock,
         }
+    }
+
+    /// Each seat's Fischer time left, by seat, in milliseconds.
+    pub(crate) fn remaining_ms(&self) -> [Option<u64>; 2] {
+        self.remaining.map(|remaining| remaining.map(|left| left.as_millis() as u64))
     }
 
     /// Charges an answer in time (not late) to `seat`'s Fischer clock.

@@ -39,6 +39,11 @@ pub enum GameEvent {
         ms: f64,
         /// The board after the action.
         position: Position,
+        /// The bot's `info` about it, as the record keeps it ([`Info::capped`]).
+        info: Option<Info>,
+        /// Each seat's time left on its Fischer clock after it, by seat (`None` for a seat without a base
+        /// time, whose every answer has its own limit).
+        remaining_ms: [Option<u64>; 2],
     },
     /// The game is over; the record follows.
     Ended {
@@ -275,6 +280,8 @@ impl Play<'_> {
                 action,
                 ms: timing.ms,
                 position: *self.game.position(),
+                info: timing.info.clone(),
+                remaining_ms: clocks.remaining_ms(),
             });
             self.record(action, seat, color, Some(timing));
         }

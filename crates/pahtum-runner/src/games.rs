@@ -22,6 +22,7 @@ use pahtum_tournament::events::{Observer, RunEnding};
 use pahtum_tournament::resume::Opened;
 
 use crate::launch::Launcher;
+use crate::live::Live;
 use crate::limits::referee_limits;
 use crate::pool::Pool;
 use crate::runner;
@@ -98,12 +99,13 @@ pub enum PlayError {
 }
 
 /// Plays the pending games of `opened` with a pool of `bots` whose stderr goes to `out/logs`, showing
-/// them to `observer`, until they are done or `stop` completes (it is first polled once every bot has
+/// them to `observer` and their moves as they are played to `live`, until they are done or `stop` completes (it is first polled once every bot has
 /// started, and kept until the pool is shut down). With nothing pending, no bot starts.
 pub async fn play_games(
     opened: &mut Opened,
     out: &Path,
     bots: Bots,
+    live: &Arc<Live>,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
 ) -> Result<RunEnding, PlayError> {
@@ -124,7 +126,9 @@ pub async fn play_games(
         OnOverload::Count => 0,
         OnOverload::Replay => OVERLOAD_REPLAYS,
     };
-    let mut pool = Pool::new(bots.specs, bots.limits, bots.restart, Some(logs)).replaying_overloads(replays);
+    let mut pool = Pool::new(bots.specs, bots.limits, bots.restart, Some(logs))
+        .replaying_overloads(replays)
+        .showing(Arc::clone(live));
     if let Some(cores) = cores {
         pool = pool.pinned(cores);
     }

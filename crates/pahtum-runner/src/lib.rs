@@ -10,6 +10,8 @@
 //! [`limits`] maps the file's limits onto the referee's, and [`games`] is the one
 //! call a command makes: a run's opened journal and bots in, how it ended out.
 //! [`greet`] asks each bot its `hello` once, to compare with the journal's.
+//! [`live`] shows the games in progress move by move, in the process and,
+//! through a socket in the run's folder ([`live_socket`]), to others.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -21,5 +23,7 @@ pub mod games;
 pub mod greet;
 pub mod launch;
 pub mod limits;
+pub mod live;
+pub mod live_socket;
 pub mod pool;
 pub mod runner;

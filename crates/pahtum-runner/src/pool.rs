@@ -35,6 +35,8 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use pahtum_tournament::config::Restart;
 
+use crate::live::Live;
+
 /// Idle processes per bot, and how to start more.
 #[derive(Debug)]
 pub struct Pool {
@@ -47,6 +49,8 @@ pub struct Pool {
     pub(crate) overload_replays: u32,
     /// With pinning, the core of each slot.
     cores: Option<Vec<usize>>,
+    /// Where the games in progress are shown as they are played, if anywhere.
+    pub(crate) live: Option<Arc<Live>>,
     state: Mutex<PoolState>,
     /// With pinning, each slot's lane (after `state`, so that idle processes
     /// are dropped while their lanes still run).
@@ -154,6 +158,7 @@ impl Pool {
             logs,
             overload_replays: 0,
             cores: None,
+            live: None,
             state: Mutex::default(),
             lanes: Vec::new(),
         }
@@ -232,6 +237,12 @@ impl Pool {
     /// to `replays` times each ([`pahtum_tournament::config::OnOverload::Replay`]).
     pub fn replaying_overloads(mut self, replays: u32) -> Pool {
         self.overload_replays = replays;
+        self
+    }
+
+    /// A pool whose games show their start and each move to `live` as they are played.
+    pub fn showing(mut self, live: Arc<Live>) -> Pool {
+        self.live = Some(live);
         self
     }
 

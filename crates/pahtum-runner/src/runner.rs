@@ -273,7 +273,16 @@ async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool, slot: &Sl
         );
         let record = match (first, second) {
             (Ok(mut first), Ok(mut second)) => {
-                let record = play_game(spec, &mut first.bot, &mut second.bot, &mut |_| {}).await;
+                let live = pool.live.as_deref();
+                if let Some(live) = live {
+                    live.started(spec, &game.first, &game.second);
+                }
+                let mut show = |event| {
+                    if let Some(live) = live {
+                        live.played(&spec.id, event);
+                    }
+                };
+                let record = play_game(spec, &mut first.bot, &mut second.bot, &mut show).await;
                 tokio::join!(pool.give_back(first.bot, slot), pool.give_back(second.bot, slot));
                 Ok(record)
             }

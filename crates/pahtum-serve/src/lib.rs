@@ -5,9 +5,12 @@
 //! kept current as the journal grows. The server is an attack surface (it
 //! will start bots), so every request passes [`access`] first: loopback by
 //! default, a token elsewhere, `Host` and `Origin` checked; and a run is
-//! named by its folder's name, never by a path ([`runs`]).
+//! named by its folder's name, never by a path ([`runs`]). The games in
+//! progress come from the runner, in the process or through the run
+//! folder's socket ([`games`]).
 
 pub mod access;
+pub mod games;
 pub mod runs;
 mod server;
 

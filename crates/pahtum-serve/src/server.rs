@@ -37,6 +37,7 @@ use axum::routing::get;
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use crate::games::{self, Games};
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -68,6 +69,8 @@ pub struct Serve {
     pub token: Option<String>,
     /// Serve only this run of `dir` (`arena run --serve`, `arena match --serve`).
     pub only: Option<String>,
+    /// The games in progress of the run `only`, from its runner in this process.
+    pub live: Option<Arc<pahtum_runner::live::Live>>,
 }
 
 /// Why the server could not start or stopped.
@@ -109,6 +112,7 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
+    games: Arc<Games>,
     /// The last page made of each run: one page per run at most, made by
     /// one request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
@@ -181,6 +185,7 @@ impl Serve {
             dir: self.dir,
             access,
             only: self.only,
+            games: Arc::new(Games::new(self.live)),
             pages: Default::default(),
         };
         Ok(Bound {
@@ -205,6 +210,8 @@ impl Bound {
             .route("/runs/{name}", get(run_page))
             .route("/runs/{name}/tables", get(run_tables))
             .route("/runs/{name}/events", get(run_events))
+            .route("/runs/{name}/games", get(run_games))
+            .route("/runs/{name}/replay", get(run_replay))
             .layer(DefaultBodyLimit::max(MAX_BODY))
             .layer(middleware::from_fn_with_state(Arc::clone(&self.state), guard))
             .with_state(self.state);
@@ -408,6 +415,7 @@ fn live(page: &[u8]) -> Body {
     live.extend_from_slice(b"<script>");
     live.extend_from_slice(LIVE_SCRIPT.as_bytes());
     live.extend_from_slice(b"</script>\n");
+    live.extend_from_slice(games::PAGE_PART.as_bytes());
     live.extend_from_slice(&page[end..]);
     Body::from(live)
 }
@@ -417,6 +425,24 @@ async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String
         return not_a_run();
     };
     changes(move || std::fs::metadata(&journal).map(|meta| (meta.len(), 0)).ok()).into_response()
+}
+
+async fn run_games(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
+    match served.journal_of(&name) {
+        Some(journal) => games::events(Arc::clone(&served.games), &journal),
+        None => not_a_run(),
+    }
+}
+
+async fn run_replay(
+    State(served): State<Arc<Served>>,
+    Param(name): Param<String>,
+    Query(at): Query<games::At>,
+) -> Response {
+    match served.journal_of(&name) {
+        Some(journal) => games::replay(journal, at).await,
+        None => not_a_run(),
+    }
 }
 
 async fn folder_events(State(served): State<Arc<Served>>) -> Response {

@@ -16,15 +16,18 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::bail;
 use pahtum_protocol::bot::Identity;
 use pahtum_protocol::untrusted::escape;
 use pahtum_report::render::{Format, render};
 use pahtum_runner::games::{Bots, PlayError, play_games};
+use pahtum_runner::live::Live;
+use pahtum_runner::live_socket::LiveSocket;
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{Observer, RunEnding};
+use pahtum_tournament::events::{Observer, RunEnding, Tee};
 use pahtum_tournament::hellos::HelloCheck;
 use pahtum_tournament::journal::{JournalReader, drop_games};
 use pahtum_tournament::resume::{Existing, JOURNAL, Opened, ResumeError, check_unchanged, open};
@@ -144,7 +147,8 @@ fn greeting(identity: &Identity) -> String {
 
 /// Plays the pending games of `opened` with `bots` (pahtum-runner's [`play_games`]), showing them to `observer`,
 /// until they are done or a stop signal comes ([`StopSignals`]); a bot that cannot start is an error led
-/// by `locate` of its name. With `serve`, the run's pages are served meanwhile.
+/// by `locate` of its name. With `serve`, the run's pages are served meanwhile; the games in progress are
+/// shown to that server and, through the run folder's socket, to any other (pahtum-runner's `live_socket`).
 pub async fn play(
     opened: &mut Opened,
     out: &Path,
@@ -152,8 +156,21 @@ pub async fn play(
     observer: &mut dyn Observer,
     locate: impl Fn(&str) -> String,
 ) -> anyhow::Result<RunEnding> {
-    let _serving = serve.start(out).await?;
-    match play_games(opened, out, bots, observer, StopSignals::default()).await {
+    let live = Arc::new(Live::default());
+    let _serving = serve.start(out, &live).await?;
+    // The games in progress, for a server in another process: not having them is no reason not to play.
+    let socket = LiveSocket::open(out, Arc::clone(&live))
+        .inspect_err(|error| {
+            errln!("arena: the games in progress cannot be followed from another process ({error}); playing on")
+        })
+        .ok();
+    let mut shown = &*live;
+    let mut observer = Tee(observer, &mut shown);
+    let played = play_games(opened, out, bots, &live, &mut observer, StopSignals::default()).await;
+    if let Some(socket) = socket {
+        socket.close().await;
+    }
+    match played {
         Err(PlayError::CannotStart(errors)) => {
             let mut message = String::from("some bots cannot start, so no game was played:");
             for error in errors {

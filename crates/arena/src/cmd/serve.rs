@@ -43,6 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         listen: args.listen,
         token,
         only: None,
+        live: None,
     };
     crate::runtime::runtime()?.block_on(async {
         let bound = serve.bind().await?;

@@ -150,13 +150,17 @@
 
   /** The board after the first `count` plies: 0 free, 1 white, 2 black, 3 block. */
   function boardAfter(count) {
+    return boardOf(data.replays[view.game.id].blocks, view.plies.slice(0, count));
+  }
+
+  /** The board of the initial `blocks` (one string of cells) after `plies` (as `pliesOf` makes them). */
+  function boardOf(blocks, plies) {
     const board = Array.from({ length: SIZE }, () => new Array(SIZE).fill(0));
-    const replay = data.replays[view.game.id];
-    for (let i = 0; i < replay.blocks.length; i += 2) {
-      const { column, row } = cellAt(replay.blocks, i);
+    for (let i = 0; i < blocks.length; i += 2) {
+      const { column, row } = cellAt(blocks, i);
       board[row][column] = 3;
     }
-    for (const ply of view.plies.slice(0, count)) {
+    for (const ply of plies) {
       if (ply.kind === "pie") continue;
       const { column, row } = cellAt(ply.cell, 0);
       board[row][column] = ply.kind === "block" ? 3 : ply.color === "white" ? 1 : 2;
@@ -197,8 +201,7 @@
     return node;
   }
 
-  function drawBoard(board, runs, last, best) {
-    const root = $("board");
+  function drawBoard(board, runs, last, best, root = $("board")) {
     root.replaceChildren();
     const x = (column) => MARGIN + column * CELL, y = (row) => MARGIN + (SIZE - 1 - row) * CELL;
     root.appendChild(svg("rect", { x: MARGIN, y: MARGIN, width: SIZE * CELL, height: SIZE * CELL, fill: "#e8c98f" }));
@@ -474,6 +477,21 @@
   }
   window.addEventListener("hashchange", route);
   route();
+  // For the live pages of `arena serve`: the same board for the games in progress, and a game that has just
+  // ended added to the list and the replays (`comments`: those its replay's `info` indexes, its own).
+  window.pahtumViewer = {
+    boardOf, runsOf, drawBoard,
+    add(game, replay, comments) {
+      const shift = (info) => { if (info && info.c !== undefined) info.c += data.comments.length; };
+      Object.values(replay.info).forEach(shift);
+      shift(replay.swap_info);
+      data.comments.push(...comments);
+      if (!byId.has(game.id)) games.push(game);
+      byId.set(game.id, game);
+      data.replays[game.id] = replay;
+      if (list.body) renderList();
+    },
+  };
   // When the page became usable, in milliseconds since navigation began (read by the measurements in the README).
   document.body.dataset.readyMs = Math.round(performance.now());
   document.body.dataset.ready = "true";
