@@ -22,7 +22,9 @@
   const follow = element("div", "live-game large");
   follow.hidden = true;
   const list = element("div", "live-list");
-  section.append(title, none, follow, list);
+  const body = element("div", "live-body");
+  body.append(follow, list);
+  section.append(title, none, body);
   main.insertBefore(section, main.firstChild);
 
   /** The games in progress by id, the game followed large, and the cards to redraw. */
@@ -58,7 +60,7 @@
     const last = [...game.plies].reverse().find((ply) => ply.seat === name && ply.info);
     if (!last) return null;
     const info = last.info, parts = [];
-    if (info.eval !== undefined) parts.push("eval " + info.eval);
+    if (info.eval !== undefined) parts.push("eval " + (Number.isInteger(info.eval) ? info.eval : info.eval.toFixed(3)));
     if (info.depth !== undefined) parts.push("depth " + info.depth);
     if (info.nodes !== undefined) parts.push("nodes " + info.nodes);
     if (info.pv !== undefined) parts.push("pv " + info.pv.join(" "));

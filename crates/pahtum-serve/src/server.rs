@@ -5,7 +5,9 @@
 //! * `/runs/NAME`: the run's `report.html`, made from its journal as
 //!   `arena report` makes it, with a small script (`live.js`) that swaps in
 //!   the new tables (`/runs/NAME/tables`: the same page without its games)
-//!   when the run's event stream (`/runs/NAME/events`) says the journal grew.
+//!   when the run's event stream (`/runs/NAME/events`) says the journal grew,
+//!   and the games in progress (`games.js`, from `/runs/NAME/games`; a game
+//!   that ended replayed from `/runs/NAME/replay`: [`crate::games`]).
 //!
 //! The live data are server-sent events: one way, plain HTTP, reconnected by
 //! the browser by itself, which is all a page that watches needs. Each
