@@ -308,6 +308,19 @@ fn slow_match(games: u32, move_time: &str, out: &Path, extra: &[&str], stderr: S
         .unwrap()
 }
 
+/// The address that `run` (with `--serve` and its stderr piped) says it serves its run at, and the rest
+/// of its stderr.
+fn served_at(run: &mut Child) -> (String, BufReader<std::process::ChildStderr>) {
+    let mut stderr = BufReader::new(run.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("serving this run at ") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address was printed");
+    }
+    let url = line.split("serving this run at ").nth(1).unwrap().trim().to_owned();
+    (url, stderr)
+}
+
 fn screenshots() -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -413,13 +426,7 @@ fn a_match_serves_its_own_run_while_it_plays() {
         &["--serve", "127.0.0.1:0"],
         Stdio::piped(),
     );
-    let mut stderr = BufReader::new(run.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("serving this run at ") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address was printed");
-    }
-    let url = line.split("serving this run at ").nth(1).unwrap().trim().to_owned();
+    let (url, mut stderr) = served_at(&mut run);
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/runs/own"),
         "{url}"
@@ -559,7 +566,13 @@ async fn the_games_in_progress_advance_on_the_page() {
         .for_element(Locator::Css("#viewer:not([hidden])"))
         .await
         .unwrap();
-    let title = client.find(Locator::Css("#viewer-title")).await.unwrap().text().await.unwrap();
+    let title = client
+        .find(Locator::Css("#viewer-title"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(title, format!("Game {followed}"));
     let score = "return document.getElementById('score').textContent";
     let score = client.execute(score, vec![]).await.unwrap();
@@ -572,20 +585,16 @@ async fn the_games_in_progress_advance_on_the_page() {
     client.close().await.unwrap();
 }
 
-/// The lines of the server's stream of the games of run `name` (`/runs/NAME/games`), as they come.
-fn games_stream(server: &Server, name: &str) -> impl Iterator<Item = serde_json::Value> {
-    let mut stream = TcpStream::connect(&server.address).unwrap();
-    write!(
-        stream,
-        "GET /runs/{name}/games HTTP/1.1\r\nHost: {}\r\n\r\n",
-        server.address
-    )
-    .unwrap();
+/// The lines of the stream of the games of run `name` (`/runs/NAME/games`) of the server at `address`, as
+/// they come.
+fn games_stream(address: &str, name: &str) -> impl Iterator<Item = serde_json::Value> {
+    let mut stream = TcpStream::connect(address).unwrap();
+    write!(stream, "GET /runs/{name}/games HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    BufReader::new(stream)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|line| line.strip_prefix("data: ").map(|data| serde_json::from_str(data).unwrap()))
+    BufReader::new(stream).lines().map_while(Result::ok).filter_map(|line| {
+        line.strip_prefix("data: ")
+            .map(|data| serde_json::from_str(data).unwrap())
+    })
 }
 
 /// The socket of a run's games is the owner's only, replaces a stale one left by a killed run, and is
@@ -597,12 +606,20 @@ fn the_games_socket_lives_as_long_as_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("live");
     // A finished run whose folder holds a stale socket (bound, never listened to again).
-    arena(&["match", "first-free", "heuristic", "--games", "2", "--out", out.to_str().unwrap()]);
+    arena(&[
+        "match",
+        "first-free",
+        "heuristic",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let socket = out.join("live.sock");
     drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     assert!(std::os::unix::net::UnixStream::connect(&socket).is_err(), "stale");
     let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    let first = games_stream(&server, "live").next().unwrap();
+    let first = games_stream(&server.address, "live").next().unwrap();
     assert_eq!(first, serde_json::json!({"type": "snapshot", "games": [], "ended": []}));
     assert_eq!(server.get("/runs/live").0, 200);
     // A new run in the folder, with a socket of its own in place of the stale one.
@@ -616,7 +633,7 @@ fn the_games_socket_lives_as_long_as_its_run() {
     assert!(meta.file_type().is_socket());
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     // The server follows it: a snapshot, then moves as they are played.
-    let moves = games_stream(&server, "live")
+    let moves = games_stream(&server.address, "live")
         .flat_map(|event| {
             let events = match event["type"].as_str() {
                 Some("snapshot") => event["games"].as_array().unwrap().clone(),
@@ -626,9 +643,43 @@ fn the_games_socket_lives_as_long_as_its_run() {
         })
         .find(|event| event["type"] == "move")
         .unwrap();
-    assert!(moves["ply"]["clocks"].is_array() && moves["ply"]["unix_ms"].is_number(), "{moves}");
+    assert!(
+        moves["ply"]["clocks"].is_array() && moves["ply"]["unix_ms"].is_number(),
+        "{moves}"
+    );
     assert!(run.wait().unwrap().success());
     assert!(!socket.exists(), "the socket outlived its run");
+}
+
+/// `arena match --serve` shows its games in progress from the runner in the process.
+#[test]
+fn a_match_serving_itself_shows_its_games_in_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = slow_match(
+        2,
+        "50ms",
+        &dir.path().join("own"),
+        &["--serve", "127.0.0.1:0"],
+        Stdio::piped(),
+    );
+    let (url, mut stderr) = served_at(&mut run);
+    let address = url.trim_start_matches("http://").split('/').next().unwrap();
+    let played = games_stream(address, "own")
+        .flat_map(|event| match event["type"].as_str() {
+            Some("snapshot") => event["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|game| game["plies"].as_array().unwrap().clone())
+                .collect(),
+            Some("move") => vec![event["ply"].clone()],
+            _ => Vec::new(),
+        })
+        .find(|ply| ply["ms"].is_number())
+        .unwrap();
+    assert!(played["clocks"][1]["used_ms"].is_number(), "{played}");
+    std::io::copy(&mut stderr, &mut std::io::sink()).unwrap();
+    assert!(run.wait().unwrap().success());
 }
 
 /// Readers of the socket never hold up the run: one that never reads costs it nothing and gets a bounded
@@ -640,7 +691,14 @@ fn readers_that_fall_behind_do_not_hold_up_the_run() {
     let games = 1500;
     let mut run = Command::cargo_bin("arena")
         .unwrap()
-        .args(["match", "first-free", "first-free", "--games", &games.to_string(), "--out"])
+        .args([
+            "match",
+            "first-free",
+            "first-free",
+            "--games",
+            &games.to_string(),
+            "--out",
+        ])
         .arg(&out)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

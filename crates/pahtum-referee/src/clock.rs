@@ -90,7 +90,8 @@ impl Clocks {
 
     /// Each seat's Fischer time left, by seat, in milliseconds.
     pub(crate) fn remaining_ms(&self) -> [Option<u64>; 2] {
-        self.remaining.map(|remaining| remaining.map(|left| left.as_millis() as u64))
+        self.remaining
+            .map(|remaining| remaining.map(|left| left.as_millis() as u64))
     }
 
     /// Charges an answer in time (not late) to `seat`'s Fischer clock.

@@ -22,8 +22,8 @@ use pahtum_tournament::events::{Observer, RunEnding};
 use pahtum_tournament::resume::Opened;
 
 use crate::launch::Launcher;
-use crate::live::Live;
 use crate::limits::referee_limits;
+use crate::live::Live;
 use crate::pool::Pool;
 use crate::runner;
 use crate::runner::RunError;

@@ -39,6 +39,12 @@ pub const CAPACITY: usize = 512;
 /// The games that ended that a snapshot still shows, the last first.
 pub const ENDED_KEPT: usize = 16;
 
+/// The most games in progress kept (a run plays at most one per core or so).
+pub const MAX_GAMES: usize = 4096;
+
+/// The most plies kept of a game: more than any game has (49 cells, and the pie decision).
+const MAX_PLIES: usize = 2 * pahtum::CELLS;
+
 /// The most lines handed to a reader at once.
 const MAX_BATCH: usize = 256;
 
@@ -187,14 +193,17 @@ impl State {
         self.snapshot = None;
         match event {
             LiveEvent::Snapshot { games, ended } => {
-                self.games = games.iter().map(|game| (game.id.clone(), game.clone())).collect();
-                self.ended = ended.iter().cloned().collect();
+                self.games.clear();
+                for game in games {
+                    self.start(game);
+                }
+                self.ended = ended.iter().rev().take(ENDED_KEPT).rev().cloned().collect();
             }
-            LiveEvent::Start { game } => {
-                self.games.insert(game.id.clone(), game.clone());
-            }
+            LiveEvent::Start { game } => self.start(game),
             LiveEvent::Move { game, ply } => {
-                if let Some(game) = self.games.get_mut(game) {
+                if let Some(game) = self.games.get_mut(game)
+                    && game.plies.len() < MAX_PLIES
+                {
                     game.plies.push(ply.clone());
                 }
             }
@@ -205,6 +214,16 @@ impl State {
                 }
                 self.ended.push_back(end.clone());
             }
+        }
+    }
+
+    /// Adds `game`, unless it would make more than [`MAX_GAMES`] (a server following a socket keeps no
+    /// more, whatever the socket says).
+    fn start(&mut self, game: &LiveGame) {
+        if self.games.len() < MAX_GAMES || self.games.contains_key(&game.id) {
+            let mut game = game.clone();
+            game.plies.truncate(MAX_PLIES);
+            self.games.insert(game.id.clone(), game);
         }
     }
 
@@ -325,7 +344,10 @@ impl Live {
 
     /// How many readers there are.
     pub fn readers(&self) -> usize {
-        self.state().sender.as_ref().map_or(0, broadcast::Sender::receiver_count)
+        self.state()
+            .sender
+            .as_ref()
+            .map_or(0, broadcast::Sender::receiver_count)
     }
 
     /// Whether events still come (not [`close`](Self::close)d).
@@ -425,8 +447,13 @@ mod tests {
     /// A game of `id` started on `live`, with a Fischer clock of a second and no increment.
     fn started(live: &Live, id: &str) {
         let time = fischer(Duration::from_secs(1), Duration::ZERO);
-        let spec = GameSpec::fixed(id, &["a1".parse().unwrap(), "b2".parse().unwrap(), "c3".parse().unwrap()], true, time)
-            .unwrap();
+        let spec = GameSpec::fixed(
+            id,
+            &["a1".parse().unwrap(), "b2".parse().unwrap(), "c3".parse().unwrap()],
+            true,
+            time,
+        )
+        .unwrap();
         live.started(&spec, "a", "b");
     }
 
@@ -470,7 +497,10 @@ mod tests {
             panic!("{lines:?}")
         };
         assert_eq!(ply.ply, 3);
-        assert_eq!(ply.clocks.unwrap().map(|clock| (clock.left_ms, clock.used_ms)), [(Some(989), 11.5), (Some(998), 2.25)]);
+        assert_eq!(
+            ply.clocks.unwrap().map(|clock| (clock.left_ms, clock.used_ms)),
+            [(Some(989), 11.5), (Some(998), 2.25)]
+        );
         live.publish(LiveEvent::End(LiveEnd {
             game: "g1".into(),
             result: Outcome::Draw,
@@ -509,6 +539,9 @@ mod tests {
         assert_eq!(games.iter().find(|game| game.id == "g1").unwrap().plies.len(), 1);
         stone(&live, "g1", Seat::Second, "d5", 1.0, [999, 999]);
         let lines = reader.next().await.unwrap();
-        assert!(matches!(parse(&lines[0]), LiveEvent::Move { .. }), "and the events after it");
+        assert!(
+            matches!(parse(&lines[0]), LiveEvent::Move { .. }),
+            "and the events after it"
+        );
     }
 }

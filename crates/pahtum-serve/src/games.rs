@@ -16,8 +16,9 @@
 //!   through its own bounded place in the ring ([`Subscription`]): one that
 //!   falls behind (a stalled tab) gets a fresh snapshot instead of the
 //!   backlog, and holds up neither the games nor the other clients. A
-//!   client's events are at least [`EVENTS_APART`] apart, each with what
-//!   came meanwhile, so that a fast run costs a page a few dozen events a
+//!   client's events come at once while they are few, and at most one every
+//!   [`EVENTS_APART`] when they are many (a bucket of [`BURST`]), each with
+//!   what came meanwhile, so that a fast run costs a page a hundred events a
 //!   second, not one per move. When no game is being played (none yet, or
 //!   the run ended), the client gets an empty snapshot and the stream waits
 //!   for a run to start.
@@ -47,8 +48,12 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
 use tokio::time::Instant;
 
-/// The least time between two events of one client.
-pub const EVENTS_APART: Duration = Duration::from_millis(20);
+/// The time between two events of one client, once it has used its [`BURST`].
+pub const EVENTS_APART: Duration = Duration::from_millis(10);
+
+/// The events a client may be sent at once after a quiet spell, before [`EVENTS_APART`] holds: a move and
+/// the answer to it come without delay.
+pub const BURST: f64 = 8.0;
 
 /// How often a client looks for a run to start, when none plays.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
@@ -154,20 +159,23 @@ struct Follow {
     games: Arc<Games>,
     folder: PathBuf,
     reading: Option<Subscription>,
-    /// When the last event was sent; `None` before the first.
-    sent: Option<Instant>,
+    /// Whether an event was sent.
+    sent: bool,
+    /// The events that may be sent at once (at most [`BURST`]), as of `paced`.
+    credit: f64,
+    paced: Instant,
 }
 
 impl Follow {
     /// The next event's data: lines of JSON.
     async fn next(&mut self) -> String {
         loop {
+            if self.reading.is_some() {
+                self.pace().await;
+            }
             if let Some(reading) = &mut self.reading {
-                if let Some(sent) = self.sent {
-                    tokio::time::sleep_until(sent + EVENTS_APART).await;
-                }
                 let lines = reading.next().await;
-                self.sent = Some(Instant::now());
+                self.sent = true;
                 return match lines {
                     Some(lines) => lines.join("\n"),
                     None => {
@@ -178,13 +186,29 @@ impl Follow {
             }
             self.reading = self.games.follow(&self.folder).await;
             if self.reading.is_none() {
-                if self.sent.is_none() {
-                    self.sent = Some(Instant::now());
+                if !self.sent {
+                    self.sent = true;
                     return NONE_PLAYING.to_owned();
                 }
                 tokio::time::sleep(LOOK_EVERY).await;
             }
         }
+    }
+
+    /// Takes one event's credit, waiting for it if there is none: the credit grows by one every
+    /// [`EVENTS_APART`], up to [`BURST`].
+    async fn pace(&mut self) {
+        let now = Instant::now();
+        let grown = now.duration_since(self.paced).as_secs_f64() / EVENTS_APART.as_secs_f64();
+        self.credit = (self.credit + grown).min(BURST);
+        self.paced = now;
+        if self.credit < 1.0 {
+            let wait = EVENTS_APART.mul_f64(1.0 - self.credit);
+            tokio::time::sleep(wait).await;
+            self.credit = 1.0;
+            self.paced = now + wait;
+        }
+        self.credit -= 1.0;
     }
 }
 
@@ -194,7 +218,9 @@ pub fn events(games: Arc<Games>, journal: &Path) -> Response {
         games,
         folder: journal.parent().unwrap_or(Path::new(".")).to_owned(),
         reading: None,
-        sent: None,
+        sent: false,
+        credit: BURST,
+        paced: Instant::now(),
     };
     let stream = futures_util::stream::unfold(follow, |mut follow| async move {
         let data = follow.next().await;
