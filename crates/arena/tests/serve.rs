@@ -603,25 +603,16 @@ fn games_stream(address: &str, name: &str) -> impl Iterator<Item = serde_json::V
 #[test]
 fn the_games_socket_lives_as_long_as_its_run() {
     use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("live");
     // A finished run whose folder holds a stale socket (bound, never listened to again).
-    arena(&[
-        "match",
-        "first-free",
-        "heuristic",
-        "--games",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let dir = folder_with_a_run();
+    let out = dir.path().join("m");
     let socket = out.join("live.sock");
     drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     assert!(std::os::unix::net::UnixStream::connect(&socket).is_err(), "stale");
     let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    let first = games_stream(&server.address, "live").next().unwrap();
+    let first = games_stream(&server.address, "m").next().unwrap();
     assert_eq!(first, serde_json::json!({"type": "snapshot", "games": [], "ended": []}));
-    assert_eq!(server.get("/runs/live").0, 200);
+    assert_eq!(server.get("/runs/m").0, 200);
     // A new run in the folder, with a socket of its own in place of the stale one.
     let mut run = slow_match(4, "50ms", &out, &["--fresh"], Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -633,7 +624,7 @@ fn the_games_socket_lives_as_long_as_its_run() {
     assert!(meta.file_type().is_socket());
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     // The server follows it: a snapshot, then moves as they are played.
-    let moves = games_stream(&server.address, "live")
+    let moves = games_stream(&server.address, "m")
         .flat_map(|event| {
             let events = match event["type"].as_str() {
                 Some("snapshot") => event["games"].as_array().unwrap().clone(),
