@@ -74,7 +74,7 @@ pub const PAGE_PART: &str = concat!(
 );
 
 /// The games in progress that the server follows.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Games {
     /// The runner's, when the server serves its own run.
     own: Option<Arc<Live>>,
