@@ -509,7 +509,7 @@ async fn the_games_in_progress_advance_on_the_page() {
     let driver = browser::start_driver(&driver_program);
     let profile = tempfile::tempdir().unwrap();
     let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = hostile_run(dir.path(), 4, 40);
+    let mut run = hostile_run(dir.path(), 4, 60);
     wait_until("the run plays", || dir.path().join("live/live.sock").exists());
     client
         .goto(&format!("http://{}/runs/live", server.address))
@@ -556,9 +556,16 @@ async fn the_games_in_progress_advance_on_the_page() {
         .unwrap()
         .unwrap();
     // Followed large, the game becomes its replay when it ends.
-    let follow = "const card = document.querySelector('#live-games .live-list .live-game'); card.click(); \
-                  return card.dataset.game";
-    let followed = client.execute(follow, vec![]).await.unwrap();
+    // A game far from its end, so that it is still on when clicked.
+    let follow = "const card = [...document.querySelectorAll('#live-games .live-list .live-game')] \
+                    .find(card => Number(card.dataset.plies) < 25); \
+                  if (!card) return null; card.click(); return card.dataset.game";
+    let mut followed = serde_json::Value::Null;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while followed.is_null() {
+        assert!(Instant::now() < deadline, "no game to follow");
+        followed = client.execute(follow, vec![]).await.unwrap();
+    }
     let followed = followed.as_str().unwrap().to_owned();
     client
         .wait()
@@ -722,7 +729,13 @@ fn readers_that_fall_behind_do_not_hold_up_the_run() {
         snapshots += usize::from(line.starts_with(r#"{"type":"snapshot""#));
     }
     assert!(snapshots >= 1, "no fresh snapshot after falling behind ({lines} lines)");
-    assert!(run.wait().unwrap().success());
+    // Ends while the other reader still has not read a byte.
+    let mut ended = None;
+    wait_until("the run ends", || {
+        ended = run.try_wait().unwrap();
+        ended.is_some()
+    });
+    assert!(ended.unwrap().success());
     let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), games + 1, "every game, with the header");
     // The reader that never read had a bounded backlog: far less than the run's moves.
