@@ -7,6 +7,13 @@
 //!   the new tables (`/runs/NAME/tables`: the same page without its games)
 //!   when the run's event stream (`/runs/NAME/events`) says the journal grew.
 //!
+//! Each page of a run is kept with the fold it was made from
+//! ([`FollowedReport`]), which reads only the journal's new complete lines
+//! when the page is made again: following a run costs the server in
+//! proportion to the games played since it last looked, not to the journal's
+//! size, whichever process writes the journal. The runs page's summaries
+//! come from the same folds.
+//!
 //! The live data are server-sent events: one way, plain HTTP, reconnected by
 //! the browser by itself, which is all a page that watches needs. Each
 //! client's stream looks at the journal's length on its own, a few times a
@@ -37,6 +44,8 @@ use axum::routing::get;
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use pahtum_report::run_report::{FollowedReport, RunReportError};
+
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -109,13 +118,20 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
-    /// The last page made of each run: one page per run at most, made by
-    /// one request at a time ([`Served::page`]).
+    /// Each run's pages, followed as its journal grows: one of each kind per run at most, made by one
+    /// request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
 }
 
-/// Where the last page of a run of one kind is kept.
-type Slot = Arc<std::sync::Mutex<Option<Made>>>;
+/// Where a run's page of one kind is followed.
+type Slot = Arc<std::sync::Mutex<Option<Followed>>>;
+
+/// A run's page of one kind: the fold of its journal, and the page made last from it.
+#[derive(Debug)]
+struct Followed {
+    report: FollowedReport,
+    made: Option<Made>,
+}
 
 /// Which page of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -252,14 +268,11 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
 }
 
 async fn runs_page(State(served): State<Arc<Served>>) -> Response {
-    let dir = served.dir.clone();
-    let listed = tokio::task::spawn_blocking(move || runs::list(&dir)).await;
-    let Ok(mut runs) = listed else {
+    let summaries = Arc::clone(&served);
+    let listed = tokio::task::spawn_blocking(move || summaries.summaries()).await;
+    let Ok(runs) = listed else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    if let Some(only) = &served.only {
-        runs.retain(|run| &run.name == only);
-    }
     let mut templates = minijinja::Environment::new();
     templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     let page = templates.render_str(
@@ -333,6 +346,24 @@ impl Served {
         runs::journal_of(&self.dir, name)
     }
 
+    /// The summaries of the runs served, by name; a run whose journal cannot be read is left out.
+    fn summaries(&self) -> Vec<runs::RunSummary> {
+        let mut listed = runs::list(&self.dir);
+        if let Some(only) = &self.only {
+            listed.retain(|(name, _)| name == only);
+        }
+        listed
+            .into_iter()
+            .filter_map(|(name, journal)| {
+                let slot = self.slot(&name, Kind::Tables);
+                let mut followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let folded =
+                    follow(&mut followed, Kind::Tables, &journal).and_then(|followed| followed.report.folded());
+                Some(runs::summary(name, &journal, &folded.ok()?))
+            })
+            .collect()
+    }
+
     /// The place of the last page of the run `name` of `kind`.
     fn slot(&self, name: &str, kind: Kind) -> Slot {
         match self.pages.lock() {
@@ -346,40 +377,60 @@ impl Served {
     /// old enough, else the rest of [`PAGES_APART`].
     fn wait_for_page(&self, name: &str, kind: Kind, at_least: u64) -> Duration {
         let slot = self.slot(name, kind);
-        let made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match made.as_ref() {
+        let followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match followed.as_ref().and_then(|followed| followed.made.as_ref()) {
             Some(made) if made.length < at_least => PAGES_APART.saturating_sub(made.at.elapsed()),
             _ => Duration::ZERO,
         }
     }
 
     /// The page of the run `name`, whose journal is `journal`, made from at
-    /// least `at_least` bytes of it: the one made last if it is, else a new
-    /// one. One request at a time makes a run's page; the others wait for it
-    /// and take it when it is recent enough for them.
-    fn page(
-        &self,
-        name: &str,
-        kind: Kind,
-        journal: &Path,
-        at_least: u64,
-    ) -> Result<Arc<Vec<u8>>, pahtum_report::run_report::RunReportError> {
+    /// least `at_least` bytes of it (or all its complete lines): the one made
+    /// last if it is, else a new one, from the fold of the journal brought up
+    /// to date. One request at a time makes a run's page; the others wait for
+    /// it and take it when it is recent enough for them.
+    fn page(&self, name: &str, kind: Kind, journal: &Path, at_least: u64) -> Result<Arc<Vec<u8>>, RunReportError> {
         let slot = self.slot(name, kind);
-        let mut made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(made) = made.as_ref()
+        let mut followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(made) = followed.as_ref().and_then(|followed| followed.made.as_ref())
             && made.length >= at_least
         {
             return Ok(Arc::clone(&made.page));
         }
-        let now = length(journal);
-        let page = Arc::new(pahtum_report::run_report::report_page(journal, kind.options())?);
+        let Followed { report, made } = follow(&mut followed, kind, journal)?;
+        let length = report.bytes_read();
+        if let Some(made) = made
+            && made.length == length
+        {
+            return Ok(Arc::clone(&made.page));
+        }
+        let page = Arc::new(report.page()?);
         *made = Some(Made {
-            length: now,
+            length,
             at: std::time::Instant::now(),
             page: Arc::clone(&page),
         });
         Ok(page)
     }
+}
+
+/// The run's page of `kind` in `followed`, its fold brought up to date with the journal at `journal`
+/// (started if there was none). A fold that fails is dropped, so that the next request reads the journal
+/// afresh.
+fn follow<'a>(
+    followed: &'a mut Option<Followed>,
+    kind: Kind,
+    journal: &Path,
+) -> Result<&'a mut Followed, RunReportError> {
+    let mut current = match followed.take() {
+        Some(current) => current,
+        None => Followed {
+            report: FollowedReport::open(journal, kind.options())?,
+            made: None,
+        },
+    };
+    current.report.update()?;
+    Ok(followed.insert(current))
 }
 
 /// `name` for an address's path: letters, digits and `-_.~` as they are,

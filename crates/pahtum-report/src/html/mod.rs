@@ -224,7 +224,7 @@ impl<L: Copy> ReportBuilder<L> {
     /// as JSON, as the journal holds it), one at a time: each listed game once (its moves skipped), each
     /// replayed game once more, and once again before that if its replay has comments.
     pub fn finish<E: std::error::Error + 'static>(
-        self,
+        &self,
         name: &str,
         scheduled: usize,
         standings: &Standings,
@@ -232,8 +232,8 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let options = self.options;
-        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.into_values().collect();
-        let others: Vec<(String, Kept<L>)> = self.listed_others.into_values().collect();
+        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.values().collect();
+        let others: Vec<(String, Kept<L>)> = self.listed_others.values().collect();
         fn bytes<L>(games: &[(String, Kept<L>)]) -> impl Iterator<Item = usize> + '_ {
             games.iter().map(|(_, kept)| kept.replay.bytes)
         }
@@ -257,7 +257,7 @@ impl<L: Copy> ReportBuilder<L> {
             .filter_map(|(id, kept)| Some((id.clone(), kept.analysis?)))
             .collect();
         let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
-        let index = self.analyses;
+        let index = self.analyses.as_ref();
         let embedded = replays.len();
         let mut listed: Vec<(String, L)> = forfeits
             .into_iter()
@@ -304,7 +304,7 @@ impl<L: Copy> ReportBuilder<L> {
             read,
             analysis: |id: &str| {
                 let span = analysed.get(id)?;
-                index.as_ref()?.read(*span).ok().flatten()
+                index?.read(*span).ok().flatten()
             },
         };
         write_page(
