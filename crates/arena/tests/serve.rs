@@ -279,13 +279,16 @@ fn a_run_in_progress_is_followed() {
     .unwrap();
     events.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut reader = BufReader::new(events);
-    let mut line = String::new();
-    while !line.starts_with("data: ") {
-        line.clear();
+    // The first event says the length as the stream starts; the others as it grows.
+    let mut lengths = Vec::new();
+    while lengths.last().is_none_or(|&length| length <= start) {
+        let mut line = String::new();
         assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(data) = line.strip_prefix("data: ") {
+            lengths.push(data.trim().parse::<u64>().unwrap());
+        }
     }
-    let length: u64 = line["data: ".len()..].trim().parse().unwrap();
-    assert!(length > start, "{length} after {start}");
+    assert!(lengths[0] >= start && lengths.is_sorted(), "{lengths:?} after {start}");
     assert!(run.wait().unwrap().success());
     let (_, runs) = server.get("/");
     assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");
@@ -379,8 +382,14 @@ async fn the_live_page_follows_a_run_without_reloading() {
         .unwrap()
         .unwrap();
     assert!(run.wait().unwrap().success());
-    // The last game is in: wait for the update that brings it. The run's own
-    // report.html, parsed in the same page, is what the tables must say.
+    shows_the_report_without_reloading(&client, &out).await;
+    client.close().await.unwrap();
+}
+
+/// Waits until the page in `client` shows the tables of the `report.html` of
+/// the run in `out` (parsed in the same page), and checks that it was not
+/// reloaded since `window.stayed` was set, and that no bot's text ran.
+async fn shows_the_report_without_reloading(client: &fantoccini::Client, out: &Path) {
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     let same = "const [report] = arguments; \
                 const parsed = new DOMParser().parseFromString(report, 'text/html'); \
@@ -398,6 +407,42 @@ async fn the_live_page_follows_a_run_without_reloading() {
     assert_eq!(stayed, serde_json::Value::Bool(true), "the page was reloaded");
     let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
     assert_eq!(pwned, serde_json::json!("undefined"));
+}
+
+/// The live connection is cut (the server stops) while the run plays on and
+/// ends; when a server is back at the same address, the page, which
+/// reconnects by itself, catches up with the games it missed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_connection_was_cut_catches_up() {
+    let Some((chromium, driver_program)) = browser::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let mut run = slow_match(6, "100ms", &out, &[], Stdio::null());
+    let journal = out.join("journal.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
+        assert!(Instant::now() < deadline, "the run recorded no game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+    let address = server.address.clone();
+    drop(server);
+    assert!(run.wait().unwrap().success());
+    let _back = Server::start(dir.path(), &["--listen", &address]);
+    shows_the_report_without_reloading(&client, &out).await;
     client.close().await.unwrap();
 }
 

@@ -63,6 +63,9 @@ const EVENTS_APART: Duration = Duration::from_secs(1);
 /// it (a request that needs a newer page waits for the next one).
 const PAGES_APART: Duration = Duration::from_secs(1);
 
+/// How soon a browser reconnects a live stream that was cut.
+const RECONNECT_AFTER: Duration = Duration::from_millis(500);
+
 const LIVE_SCRIPT: &str = include_str!("live.js");
 const RUNS_PAGE: &str = include_str!("runs.html");
 
@@ -157,7 +160,7 @@ impl Kind {
 }
 
 /// A run's page as it was made.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Made {
     /// The journal's length it was made from.
     length: u64,
@@ -268,6 +271,8 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
 }
 
 async fn runs_page(State(served): State<Arc<Served>>) -> Response {
+    // Taken before the summaries: a change made meanwhile makes the page reload.
+    let state = folder_event(&served.dir);
     let summaries = Arc::clone(&served);
     let listed = tokio::task::spawn_blocking(move || summaries.summaries()).await;
     let Ok(runs) = listed else {
@@ -277,7 +282,7 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     let page = templates.render_str(
         RUNS_PAGE,
-        minijinja::context! { folder => served.dir.display().to_string(), runs => runs },
+        minijinja::context! { folder => served.dir.display().to_string(), runs => runs, state => state },
     );
     match page {
         Ok(page) => Html(page).into_response(),
@@ -321,8 +326,8 @@ async fn page_of(served: Arc<Served>, name: String, kind: Kind, at_least: Option
     tokio::time::sleep(served.wait_for_page(&name, kind, at_least)).await;
     let made = tokio::task::spawn_blocking(move || served.page(&name, kind, &journal, at_least)).await;
     match made {
-        Ok(Ok(page)) if kind == Kind::Report => Html(live(&page)).into_response(),
-        Ok(Ok(page)) => Html(Body::from(page.to_vec())).into_response(),
+        Ok(Ok(made)) if kind == Kind::Report => Html(live(&made)).into_response(),
+        Ok(Ok(made)) => Html(Body::from(made.page.to_vec())).into_response(),
         Ok(Err(error)) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot make the page: {error}\n"),
@@ -389,28 +394,28 @@ impl Served {
     /// last if it is, else a new one, from the fold of the journal brought up
     /// to date. One request at a time makes a run's page; the others wait for
     /// it and take it when it is recent enough for them.
-    fn page(&self, name: &str, kind: Kind, journal: &Path, at_least: u64) -> Result<Arc<Vec<u8>>, RunReportError> {
+    fn page(&self, name: &str, kind: Kind, journal: &Path, at_least: u64) -> Result<Made, RunReportError> {
         let slot = self.slot(name, kind);
         let mut followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(made) = followed.as_ref().and_then(|followed| followed.made.as_ref())
             && made.length >= at_least
         {
-            return Ok(Arc::clone(&made.page));
+            return Ok(made.clone());
         }
         let Followed { report, made } = follow(&mut followed, kind, journal)?;
         let length = report.bytes_read();
         if let Some(made) = made
             && made.length == length
         {
-            return Ok(Arc::clone(&made.page));
+            return Ok(made.clone());
         }
-        let page = Arc::new(report.page()?);
-        *made = Some(Made {
-            length,
-            at: std::time::Instant::now(),
-            page: Arc::clone(&page),
-        });
-        Ok(page)
+        Ok(made
+            .insert(Made {
+                length,
+                at: std::time::Instant::now(),
+                page: Arc::new(report.page()?),
+            })
+            .clone())
     }
 }
 
@@ -448,15 +453,16 @@ fn not_a_run() -> Response {
     (StatusCode::NOT_FOUND, "no such run here\n").into_response()
 }
 
-/// `page` with the live script before its `</body>`.
-fn live(page: &[u8]) -> Body {
+/// The page `made` with the live script before its `</body>`, told the journal's length the page shows.
+fn live(made: &Made) -> Body {
+    let page = &made.page[..];
     let end = page
         .windows(7)
         .rposition(|window| window == b"</body>")
         .unwrap_or(page.len());
-    let mut live = Vec::with_capacity(page.len() + LIVE_SCRIPT.len() + 20);
+    let mut live = Vec::with_capacity(page.len() + LIVE_SCRIPT.len() + 60);
     live.extend_from_slice(&page[..end]);
-    live.extend_from_slice(b"<script>");
+    live.extend_from_slice(format!("<script>const journalShown = {};\n", made.length).as_bytes());
     live.extend_from_slice(LIVE_SCRIPT.as_bytes());
     live.extend_from_slice(b"</script>\n");
     live.extend_from_slice(&page[end..]);
@@ -467,12 +473,18 @@ async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String
     let Some(journal) = served.journal_of(&name) else {
         return not_a_run();
     };
-    changes(move || std::fs::metadata(&journal).map(|meta| (meta.len(), 0)).ok()).into_response()
+    changes(move || length(&journal).to_string()).into_response()
 }
 
 async fn folder_events(State(served): State<Arc<Served>>) -> Response {
     let dir = served.dir.clone();
-    changes(move || Some(folder_state(&dir))).into_response()
+    changes(move || folder_event(&dir)).into_response()
+}
+
+/// What the folder's event stream says: the sum of its journals' lengths and how many there are.
+fn folder_event(dir: &Path) -> String {
+    let (bytes, runs) = folder_state(dir);
+    format!("{bytes} {runs}")
 }
 
 /// What changes when a run of `dir` changes: the sum of its journals'
@@ -487,31 +499,31 @@ fn folder_state(dir: &Path) -> (u64, u64) {
         .fold((0, 0), |(bytes, runs), meta| (bytes + meta.len(), runs + 1))
 }
 
-/// A stream that sends what `look` gives (as text) each time it gives another answer than
-/// the time before, looking every [`FOLLOW_EVERY`], and then not again for
-/// [`EVENTS_APART`].
+/// A stream that sends what `look` gives (as text) at once, then each time it gives another
+/// answer than the time before, looking every [`FOLLOW_EVERY`], and then not again for
+/// [`EVENTS_APART`]. Sending the state at once lets a client that lost its connection
+/// (the browser reconnects by itself) catch up with what changed meanwhile.
 fn changes(
-    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+    look: impl Fn() -> String + Send + 'static,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let stream = async_stream(look);
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
 fn async_stream(
-    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+    look: impl Fn() -> String + Send + 'static,
 ) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
-    let first = look();
     // After an event, the stream is quiet for EVENTS_APART: a fast run's page
-    // is fetched at most that often.
-    futures_util::stream::unfold((look, first, FOLLOW_EVERY), |(look, mut seen, mut pause)| async move {
+    // is fetched at most that often. The first look is sent whatever it finds.
+    futures_util::stream::unfold((look, None, Duration::ZERO), |(look, mut seen, mut pause)| async move {
         loop {
             tokio::time::sleep(pause).await;
             pause = FOLLOW_EVERY;
             let now = look();
-            if now != seen {
-                seen = now;
-                let data = now.map_or_else(String::new, |(bytes, _)| bytes.to_string());
-                return Some((Ok(Event::default().data(data)), (look, seen, EVENTS_APART)));
+            if seen.as_ref() != Some(&now) {
+                let event = Event::default().data(&now).retry(RECONNECT_AFTER);
+                seen = Some(now);
+                return Some((Ok(event), (look, seen, EVENTS_APART)));
             }
         }
     })
