@@ -41,6 +41,7 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use bytes::Bytes;
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
@@ -154,6 +155,7 @@ impl Kind {
                 max_replays: 0,
                 replay_bytes: 0,
                 max_listed: 0,
+                bare: true,
             },
         }
     }
@@ -166,7 +168,7 @@ struct Made {
     length: u64,
     /// When.
     at: std::time::Instant,
-    page: Arc<Vec<u8>>,
+    page: Bytes,
 }
 
 impl Serve {
@@ -327,7 +329,7 @@ async fn page_of(served: Arc<Served>, name: String, kind: Kind, at_least: Option
     let made = tokio::task::spawn_blocking(move || served.page(&name, kind, &journal, at_least)).await;
     match made {
         Ok(Ok(made)) if kind == Kind::Report => Html(live(&made)).into_response(),
-        Ok(Ok(made)) => Html(Body::from(made.page.to_vec())).into_response(),
+        Ok(Ok(made)) => Html(Body::from(made.page)).into_response(),
         Ok(Err(error)) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot make the page: {error}\n"),
@@ -413,7 +415,7 @@ impl Served {
             .insert(Made {
                 length,
                 at: std::time::Instant::now(),
-                page: Arc::new(report.page()?),
+                page: Bytes::from(report.page()?),
             })
             .clone())
     }
@@ -454,19 +456,19 @@ fn not_a_run() -> Response {
 }
 
 /// The page `made` with the live script before its `</body>`, told the journal's length the page shows.
+/// The page's bytes are shared by every answer, not copied for each.
 fn live(made: &Made) -> Body {
-    let page = &made.page[..];
+    let page = &made.page;
     let end = page
         .windows(7)
         .rposition(|window| window == b"</body>")
         .unwrap_or(page.len());
-    let mut live = Vec::with_capacity(page.len() + LIVE_SCRIPT.len() + 60);
-    live.extend_from_slice(&page[..end]);
-    live.extend_from_slice(format!("<script>const journalShown = {};\n", made.length).as_bytes());
-    live.extend_from_slice(LIVE_SCRIPT.as_bytes());
-    live.extend_from_slice(b"</script>\n");
-    live.extend_from_slice(&page[end..]);
-    Body::from(live)
+    let script = format!(
+        "<script>const journalShown = {};\n{LIVE_SCRIPT}</script>\n",
+        made.length
+    );
+    let parts = [page.slice(..end), Bytes::from(script), page.slice(end..)];
+    Body::from_stream(futures_util::stream::iter(parts.map(Ok::<_, Infallible>)))
 }
 
 async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
