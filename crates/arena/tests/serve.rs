@@ -325,23 +325,17 @@ fn screenshots() -> std::path::PathBuf {
 /// those of the run's own `report.html`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_page_follows_a_run_without_reloading() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(Watched {
+        dir: _dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(8).await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("live");
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    // The browser first, so that its start-up does not eat the run's time.
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = slow_match(8, "100ms", &out, &[], Stdio::null());
-    let journal = out.join("journal.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
-        assert!(Instant::now() < deadline, "the run recorded no game");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     client.goto(&format!("http://{}/", server.address)).await.unwrap();
     client
         .screenshot()
@@ -386,6 +380,47 @@ async fn the_live_page_follows_a_run_without_reloading() {
     client.close().await.unwrap();
 }
 
+/// A browser, a server of a fresh folder, and a run in it being played.
+struct Watched {
+    dir: tempfile::TempDir,
+    /// The run's folder, `live` in `dir`.
+    out: std::path::PathBuf,
+    server: Server,
+    /// The driver and the browser's profile, for as long as the browser runs.
+    _browser: (browser::Driver, tempfile::TempDir),
+    client: fantoccini::Client,
+    run: Child,
+}
+
+/// A server of a fresh folder, a browser, and a slow match of `games` games
+/// played into the folder's run `live`, once it has recorded a game; `None`
+/// where there is no browser.
+async fn watch_a_slow_match(games: u32) -> Option<Watched> {
+    let (chromium, driver_program) = browser::browser()?;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // The browser first, so that its start-up does not eat the run's time.
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let run = slow_match(games, "100ms", &out, &[], Stdio::null());
+    let journal = out.join("journal.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
+        assert!(Instant::now() < deadline, "the run recorded no game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Some(Watched {
+        dir,
+        out,
+        server,
+        _browser: (driver, profile),
+        client,
+        run,
+    })
+}
+
 /// Waits until the page in `client` shows the tables of the `report.html` of
 /// the run in `out` (parsed in the same page), and checks that it was not
 /// reloaded since `window.stayed` was set, and that no bot's text ran.
@@ -414,22 +449,17 @@ async fn shows_the_report_without_reloading(client: &fantoccini::Client, out: &P
 /// reconnects by itself, catches up with the games it missed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_whose_connection_was_cut_catches_up() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(Watched {
+        dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(6).await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("live");
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = slow_match(6, "100ms", &out, &[], Stdio::null());
-    let journal = out.join("journal.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
-        assert!(Instant::now() < deadline, "the run recorded no game");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     client
         .goto(&format!("http://{}/runs/live", server.address))
         .await
