@@ -279,13 +279,16 @@ fn a_run_in_progress_is_followed() {
     .unwrap();
     events.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut reader = BufReader::new(events);
-    let mut line = String::new();
-    while !line.starts_with("data: ") {
-        line.clear();
+    // The first event says the length as the stream starts; the others as it grows.
+    let mut lengths = Vec::new();
+    while lengths.last().is_none_or(|&length| length <= start) {
+        let mut line = String::new();
         assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(data) = line.strip_prefix("data: ") {
+            lengths.push(data.trim().parse::<u64>().unwrap());
+        }
     }
-    let length: u64 = line["data: ".len()..].trim().parse().unwrap();
-    assert!(length > start, "{length} after {start}");
+    assert!(lengths[0] >= start && lengths.is_sorted(), "{lengths:?} after {start}");
     assert!(run.wait().unwrap().success());
     let (_, runs) = server.get("/");
     assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");
@@ -335,23 +338,17 @@ fn screenshots() -> std::path::PathBuf {
 /// those of the run's own `report.html`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_page_follows_a_run_without_reloading() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(Watched {
+        dir: _dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(8).await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("live");
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    // The browser first, so that its start-up does not eat the run's time.
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = slow_match(8, "100ms", &out, &[], Stdio::null());
-    let journal = out.join("journal.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
-        assert!(Instant::now() < deadline, "the run recorded no game");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     client.goto(&format!("http://{}/", server.address)).await.unwrap();
     client
         .screenshot()
@@ -392,8 +389,61 @@ async fn the_live_page_follows_a_run_without_reloading() {
         .unwrap()
         .unwrap();
     assert!(run.wait().unwrap().success());
-    // The last game is in: wait for the update that brings it. The run's own
-    // report.html, parsed in the same page, is what the tables must say.
+    shows_the_report_without_reloading(&client, &out).await;
+    client.close().await.unwrap();
+}
+
+/// A browser, a server of a fresh folder, and a run in it being played.
+struct Watched {
+    dir: tempfile::TempDir,
+    /// The run's folder, `live` in `dir`.
+    out: std::path::PathBuf,
+    server: Server,
+    /// The driver and the browser's profile, for as long as the browser runs.
+    _browser: (browser::Driver, tempfile::TempDir),
+    client: fantoccini::Client,
+    run: Child,
+}
+
+/// A server of a fresh folder, a browser, and a slow match of `games` games
+/// played into the folder's run `live`, once it has recorded a game; `None`
+/// where there is no browser.
+async fn watch_a_slow_match(games: u32) -> Option<Watched> {
+    watch_a_run(|dir| slow_match(games, "100ms", &dir.join("live"), &[], Stdio::null())).await
+}
+
+/// As [`watch_a_slow_match`], with the run that `start` starts in the folder it is given (into its run
+/// `live`).
+async fn watch_a_run(start: impl FnOnce(&Path) -> Child) -> Option<Watched> {
+    let (chromium, driver_program) = browser::browser()?;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // The browser first, so that its start-up does not eat the run's time.
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let run = start(dir.path());
+    let journal = out.join("journal.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
+        assert!(Instant::now() < deadline, "the run recorded no game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Some(Watched {
+        dir,
+        out,
+        server,
+        _browser: (driver, profile),
+        client,
+        run,
+    })
+}
+
+/// Waits until the page in `client` shows the tables of the `report.html` of
+/// the run in `out` (parsed in the same page), and checks that it was not
+/// reloaded since `window.stayed` was set, and that no bot's text ran.
+async fn shows_the_report_without_reloading(client: &fantoccini::Client, out: &Path) {
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     let same = "const [report] = arguments; \
                 const parsed = new DOMParser().parseFromString(report, 'text/html'); \
@@ -411,6 +461,37 @@ async fn the_live_page_follows_a_run_without_reloading() {
     assert_eq!(stayed, serde_json::Value::Bool(true), "the page was reloaded");
     let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
     assert_eq!(pwned, serde_json::json!("undefined"));
+}
+
+/// The live connection is cut (the server stops) while the run plays on and
+/// ends; when a server is back at the same address, the page, which
+/// reconnects by itself, catches up with the games it missed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_connection_was_cut_catches_up() {
+    let Some(Watched {
+        dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(6).await
+    else {
+        return;
+    };
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+    let address = server.address.clone();
+    drop(server);
+    assert!(run.wait().unwrap().success());
+    let _back = Server::start(dir.path(), &["--listen", &address]);
+    shows_the_report_without_reloading(&client, &out).await;
     client.close().await.unwrap();
 }
 
@@ -501,16 +582,17 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 /// hostile bot's `info` shows as literal text, and the game followed becomes its replay when it ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_in_progress_advance_on_the_page() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(Watched {
+        dir: _dir,
+        server,
+        _browser,
+        client,
+        mut run,
+        ..
+    }) = watch_a_run(|dir| hostile_run(dir, 4, 60)).await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = hostile_run(dir.path(), 4, 60);
-    wait_until("the run plays", || dir.path().join("live/live.sock").exists());
     client
         .goto(&format!("http://{}/runs/live", server.address))
         .await

@@ -38,6 +38,7 @@
 mod check;
 mod error;
 mod fast;
+mod follow;
 mod header;
 mod lines;
 mod read;
@@ -49,6 +50,7 @@ mod write;
 pub(crate) use check::Checker;
 pub use check::Moves;
 pub use error::JournalError;
+pub use follow::{Follower, Growth};
 pub use header::{FORMAT, Header, tournament_hash};
 pub(crate) use read::Item;
 pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};

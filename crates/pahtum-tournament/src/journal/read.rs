@@ -175,6 +175,11 @@ impl JournalReader {
         &self.header
     }
 
+    /// The length of the header's line, newline included.
+    pub(crate) fn header_len(&self) -> u64 {
+        self.header_len
+    }
+
     /// Calls `on_record` with each record, in file order, each checked first ([`crate::audit`]);
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
@@ -261,27 +266,72 @@ impl JournalReader {
                 fault: Fault::HeaderEdited { hash: header.hash },
             }))?;
         }
+        let mut place = Place::after_header(checker, header_len);
+        place.scan(&path, rest, checker, moves, keep, each)?;
+        Ok(place.ending)
+    }
+}
+
+/// How far a reading of a journal's lines has come: the line it reached, where in the file, and the line of
+/// each game's first record (to find a game recorded twice). A reading resumed from its place
+/// ([`Place::scan`] again, on the bytes after [`Ending::valid_len`]) goes on as if it had never stopped:
+/// what [`super::Follower`] does with a journal that grows.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
+    /// (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
+    first_lines: Vec<u32>,
+    /// The number of the last line read, from 1 (the header).
+    number: usize,
+    /// The records and bytes read so far.
+    pub(crate) ending: Ending,
+}
+
+impl Place {
+    /// The place just after a header of `header_len` bytes, newline included.
+    pub(crate) fn after_header(checker: &Checker, header_len: u64) -> Place {
+        Place {
+            first_lines: vec![0; checker.shape().games()],
+            number: 1,
+            ending: Ending {
+                records: 0,
+                valid_len: header_len,
+                torn: false,
+                unterminated: false,
+            },
+        }
+    }
+
+    /// Reads the lines of `source` (the journal at `path` from this place on), checks each record with
+    /// `checker` (made for the header's tournament) with its moves, which it keeps as `moves` says, and
+    /// hands `each` the first record of each game, what `keep` keeps of it, and every fault, in file order.
+    /// A torn last line is dropped and blank lines skipped, as the module documentation says. Stops at the
+    /// first error of `each`, this place then being that of the line before.
+    pub(crate) fn scan<T: Send, E: From<JournalError>>(
+        &mut self,
+        path: &Path,
+        source: impl Read + Send,
+        checker: &Checker,
+        moves: Moves,
+        keep: impl Fn(GameRecord, &[u8]) -> T + Sync,
+        mut each: impl FnMut(Item<'_, T>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let shape = checker.shape();
         let check = |text: &[u8]| -> Result<(usize, T), Fault> {
             let (index, record) = checker.check(text, moves)?;
             Ok((index, keep(record, text)))
         };
-        // The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
-        // (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
-        let mut first_lines: Vec<u32> = vec![0; shape.games()];
-        let mut ending = Ending {
-            records: 0,
-            valid_len: header_len,
-            torn: false,
-            unterminated: false,
-        };
-        let mut number = 1;
+        let Place {
+            first_lines,
+            number,
+            ending,
+        } = self;
         lines::for_each_line(
-            rest,
+            source,
             check,
             |line| {
-                number += 1;
-                let fault = |fault| Item::Fault(LineFault { line: number, fault });
+                *number += 1;
+                let fault = |fault| Item::Fault(LineFault { line: *number, fault });
                 match line.read {
                     None => {}
                     Some(Err(Fault::NotARecord(_))) if !line.terminated => {
@@ -291,10 +341,10 @@ impl JournalReader {
                     Some(Err(error)) => each(fault(error))?,
                     Some(Ok((index, kept))) => match first_lines[index] {
                         0 => {
-                            first_lines[index] = u32::try_from(number).unwrap_or(u32::MAX);
+                            first_lines[index] = u32::try_from(*number).unwrap_or(u32::MAX);
                             ending.records += 1;
                             each(Item::Record {
-                                line: number,
+                                line: *number,
                                 text: line.text,
                                 offset: ending.valid_len,
                                 index,
@@ -314,12 +364,11 @@ impl JournalReader {
             |source| {
                 E::from(JournalError::Io {
                     action: "read",
-                    path: path.clone(),
+                    path: path.to_owned(),
                     source,
                 })
             },
-        )?;
-        Ok(ending)
+        )
     }
 }
 
