@@ -37,6 +37,7 @@ use axum::routing::get;
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use crate::play::{self, Games, PlaySettings};
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -68,6 +69,8 @@ pub struct Serve {
     pub token: Option<String>,
     /// Serve only this run of `dir` (`arena run --serve`, `arena match --serve`).
     pub only: Option<String>,
+    /// Offer play in the browser (`/play`), and how.
+    pub play: Option<PlaySettings>,
 }
 
 /// Why the server could not start or stopped.
@@ -102,6 +105,7 @@ pub struct Bound {
     listener: TcpListener,
     state: Arc<Served>,
     url: String,
+    games: Option<Arc<Games>>,
 }
 
 #[derive(Debug)]
@@ -109,6 +113,8 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
+    /// Whether play in the browser is offered.
+    play: bool,
     /// The last page made of each run: one page per run at most, made by
     /// one request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
@@ -177,7 +183,9 @@ impl Serve {
             Some(token) => format!("http://{host}/{page}?token={token}"),
             None => format!("http://{host}/{page}"),
         };
+        let games = self.play.map(|settings| Arc::new(Games::new(settings, &self.dir)));
         let served = Served {
+            play: games.is_some(),
             dir: self.dir,
             access,
             only: self.only,
@@ -187,6 +195,7 @@ impl Serve {
             listener,
             state: Arc::new(served),
             url,
+            games,
         })
     }
 }
@@ -199,7 +208,12 @@ impl Bound {
 
     /// Serves until `shutdown` completes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
-        let router = Router::new()
+        let router = Router::new();
+        let router = match self.games {
+            Some(games) => router.merge(play::router(games)),
+            None => router,
+        };
+        let router = router
             .route("/", get(runs_page))
             .route("/events", get(folder_events))
             .route("/runs/{name}", get(run_page))
@@ -264,7 +278,12 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     let page = templates.render_str(
         RUNS_PAGE,
-        minijinja::context! { folder => served.dir.display().to_string(), runs => runs },
+        minijinja::context! {
+            folder => served.dir.display().to_string(),
+            runs => runs,
+            play => served.play,
+            played => play::played(&served.dir),
+        },
     );
     match page {
         Ok(page) => Html(page).into_response(),
