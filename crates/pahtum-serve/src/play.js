@@ -13,8 +13,10 @@
     state = next;
     if (next.data) window.arenaViewer.show(next.data);
     const data = next.data && next.data.games[0];
-    if (data && next.stage !== "over") {
-      $("viewer-players").textContent = data.white + " (White) against " + data.black + " (Black): in play";
+    if (data) {
+      // The colours may have swapped since the page was made.
+      document.querySelector("header .summary").textContent = data.white + " (White) against " + data.black + " (Black)";
+      if (next.stage !== "over") $("viewer-players").textContent = data.white + " (White) against " + data.black + " (Black): in play";
     }
     let text;
     if (next.stage === "over") {
