@@ -48,7 +48,10 @@ async fn stage(client: &Client) -> (String, String) {
         )
         .await
         .unwrap();
-    (value[0].as_str().unwrap().to_owned(), value[1].as_str().unwrap().to_owned())
+    (
+        value[0].as_str().unwrap().to_owned(),
+        value[1].as_str().unwrap().to_owned(),
+    )
 }
 
 /// Waits until the page shows a state other than `before` in which the person is asked or the game is over.
@@ -66,13 +69,25 @@ async fn settled(client: &Client, before: &str) -> String {
 
 /// The plies on the page's board: its viewer's position, "ply N of M".
 async fn plies(client: &Client) -> String {
-    client.find(Locator::Id("position")).await.unwrap().text().await.unwrap()
+    client
+        .find(Locator::Id("position"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 /// Clicks `selector` and waits for the state that follows.
 async fn click(client: &Client, selector: &str) -> String {
     let (_, version) = stage(client).await;
-    client.find(Locator::Css(selector)).await.unwrap().click().await.unwrap();
+    client
+        .find(Locator::Css(selector))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     settled(client, &version).await
 }
 
@@ -101,7 +116,10 @@ async fn start_game(client: &Client, address: &str, bot: &str, color: &str, bloc
                 if (blocks.kind === 'random') document.getElementById('count').value = blocks.count;
                 document.getElementById('move-ms').value = 2000;
                 return null";
-    client.execute(fill, vec![json!(bot), json!(color), blocks]).await.unwrap();
+    client
+        .execute(fill, vec![json!(bot), json!(color), blocks])
+        .await
+        .unwrap();
     client.find(Locator::Id("start")).await.unwrap().click().await.unwrap();
     client
         .wait()
@@ -142,7 +160,14 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
     let driver = browser::start_driver(&driver_program);
     let profile = tempfile::tempdir().unwrap();
     let client = browser::connect(&driver, &chromium, profile.path()).await;
-    start_game(&client, &server.address, "first-free", "black", json!({"kind": "placed", "count": 3})).await;
+    start_game(
+        &client,
+        &server.address,
+        "first-free",
+        "black",
+        json!({"kind": "placed", "count": 3}),
+    )
+    .await;
     let id = game_id(&client).await;
     // Black places the first and the last of three blocks; first-free the one between.
     assert_eq!(plies(&client).await, "ply 0 of 0");
@@ -151,16 +176,31 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
     assert_eq!(click_a_free_cell(&client).await, "your_move");
     // first-free opened as White: the pie decision is the person's, two buttons.
     assert_eq!(plies(&client).await, "ply 4 of 4");
-    assert!(client.find(Locator::Id("pie-swap")).await.unwrap().is_displayed().await.unwrap());
+    assert!(
+        client
+            .find(Locator::Id("pie-swap"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap()
+    );
     assert_eq!(click(&client, "#pie-swap").await, "your_move");
-    assert_eq!(plies(&client).await, "ply 6 of 6", "swapped, and first-free answered as Black");
+    assert_eq!(
+        plies(&client).await,
+        "ply 6 of 6",
+        "swapped, and first-free answered as Black"
+    );
     assert_eq!(click_a_free_cell(&client).await, "your_move");
     assert_eq!(plies(&client).await, "ply 8 of 8");
     // Undo takes back the person's stone and the bot's answer.
     assert_eq!(click(&client, "#undo").await, "your_move");
     assert_eq!(plies(&client).await, "ply 6 of 6");
     // A reload resumes the game where it stands.
-    client.execute("window.stayed = true; return null", vec![]).await.unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
     client.refresh().await.unwrap();
     client
         .wait()
@@ -169,7 +209,13 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
         .await
         .unwrap();
     assert_eq!(game_id(&client).await, id);
-    assert_eq!(client.execute("return window.stayed === undefined", vec![]).await.unwrap(), json!(true));
+    assert_eq!(
+        client
+            .execute("return window.stayed === undefined", vec![])
+            .await
+            .unwrap(),
+        json!(true)
+    );
     assert_eq!(plies(&client).await, "ply 6 of 6");
     client
         .screenshot()
@@ -178,7 +224,13 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
         .unwrap()
         .unwrap();
     while click_a_free_cell(&client).await == "your_move" {}
-    let status = client.find(Locator::Id("play-status")).await.unwrap().text().await.unwrap();
+    let status = client
+        .find(Locator::Id("play-status"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(status.starts_with("Game over."), "{status}");
     let record = saved_record(dir.path(), &id);
     assert_eq!(record.termination.reason.name(), "normal");
@@ -186,7 +238,10 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
     assert!(game.is_finished());
     assert_eq!(game.score(), record.score);
     let score = client
-        .execute("const s = document.getElementById('score').dataset; return [Number(s.white), Number(s.black)]", vec![])
+        .execute(
+            "const s = document.getElementById('score').dataset; return [Number(s.white), Number(s.black)]",
+            vec![],
+        )
         .await
         .unwrap();
     assert_eq!(score, json!([record.score.white, record.score.black]));
@@ -208,7 +263,11 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
         .arg(dir.path().join("play").join(&id).join("journal.jsonl"))
         .output()
         .unwrap();
-    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stderr));
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
     client.close().await.unwrap();
 }
 
@@ -222,20 +281,39 @@ async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
     };
     let dir = tempfile::tempdir().unwrap();
     let roster = hostile_roster(dir.path());
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0", "--bots", roster.to_str().unwrap()]);
+    let server = Server::start(
+        dir.path(),
+        &["--listen", "127.0.0.1:0", "--bots", roster.to_str().unwrap()],
+    );
     let driver = browser::start_driver(&driver_program);
     let profile = tempfile::tempdir().unwrap();
     let client = browser::connect(&driver, &chromium, profile.path()).await;
     client.set_window_size(390, 844).await.unwrap();
-    start_game(&client, &server.address, "hostile", "black", json!({"kind": "random", "count": 7})).await;
+    start_game(
+        &client,
+        &server.address,
+        "hostile",
+        "black",
+        json!({"kind": "random", "count": 7}),
+    )
+    .await;
     // Its first stone came with the hostile comment, shown beside the board.
-    let info = client.find(Locator::Id("move-info")).await.unwrap().text().await.unwrap();
+    let info = client
+        .find(Locator::Id("move-info"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(info.contains(HOSTILE), "{info}");
     // The pie decision, then its second answer breaks the protocol with a hostile line.
     assert_eq!(click(&client, "#pie-keep").await, "your_move");
     assert_eq!(click_a_free_cell(&client).await, "over");
     let verdict = client.find(Locator::Id("verdict")).await.unwrap().text().await.unwrap();
-    assert!(verdict.contains("Forfeit: hostile") && verdict.contains(HOSTILE), "{verdict}");
+    assert!(
+        verdict.contains("Forfeit: hostile") && verdict.contains(HOSTILE),
+        "{verdict}"
+    );
     let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
     assert_eq!(pwned, json!("undefined"));
     let fits = client
@@ -247,7 +325,10 @@ async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
         .await
         .unwrap();
     let [scroll, width, right] = [0, 1, 2].map(|index| fits[index].as_f64().unwrap());
-    assert!(scroll <= width && right <= width, "the page is {scroll} wide, the board ends at {right}, the screen is {width}");
+    assert!(
+        scroll <= width && right <= width,
+        "the page is {scroll} wide, the board ends at {right}, the screen is {width}"
+    );
     client
         .screenshot()
         .await
@@ -259,7 +340,8 @@ async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
 
 /// The form of a new game against `bot`.
 fn new_game(bot: &str) -> String {
-    json!({"bot": bot, "color": "white", "blocks": {"kind": "random", "count": 7}, "pie": true, "move_ms": 1000}).to_string()
+    json!({"bot": bot, "color": "white", "blocks": {"kind": "random", "count": 7}, "pie": true, "move_ms": 1000})
+        .to_string()
 }
 
 /// Over plain HTTP: a name not in the roster, a change from another origin
@@ -275,7 +357,10 @@ fn play_refuses_what_it_must_and_ends_abandoned_games() {
     );
     let (status, answer) = server.post("/play/new", &new_game("python3 -c 'import os'"));
     assert_eq!(status, 400, "{answer}");
-    assert!(answer.contains("there is no bot") && answer.contains("roster"), "{answer}");
+    assert!(
+        answer.contains("there is no bot") && answer.contains("roster"),
+        "{answer}"
+    );
     let (status, _) = server.post("/play/new", &new_game("../first-free"));
     assert_eq!(status, 400);
     let (status, _) = serving::ask_with_body(
@@ -291,7 +376,10 @@ fn play_refuses_what_it_must_and_ends_abandoned_games() {
     let (status, answer) = server.post("/play/new", &new_game("first-free"));
     assert_eq!(status, 200, "{answer}");
     let body = answer.split("\r\n\r\n").nth(1).unwrap();
-    let id = serde_json::from_str::<Value>(body).unwrap()["id"].as_str().unwrap().to_owned();
+    let id = serde_json::from_str::<Value>(body).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let (status, answer) = server.post("/play/new", &new_game("first-free"));
     assert_eq!(status, 503, "{answer}");
     assert!(answer.contains("busy") && answer.contains("try again"), "{answer}");
@@ -305,7 +393,10 @@ fn play_refuses_what_it_must_and_ends_abandoned_games() {
         if status == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "the abandoned game's place stayed taken: {answer}");
+        assert!(
+            Instant::now() < deadline,
+            "the abandoned game's place stayed taken: {answer}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

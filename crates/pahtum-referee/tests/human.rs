@@ -16,10 +16,9 @@ use pahtum_referee::{Human, HumanMove, Player, play_players};
 
 fn spec(person_ms: u64) -> GameSpec {
     let bot = move_time(Duration::from_millis(2000));
-    GameSpec::random("human", 7, 3, true, bot).unwrap().with_seat_times(
-        move_time(Duration::from_millis(person_ms)),
-        bot,
-    )
+    GameSpec::random("human", 7, 3, true, bot)
+        .unwrap()
+        .with_seat_times(move_time(Duration::from_millis(person_ms)), bot)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,10 +59,17 @@ async fn a_person_plays_a_bot_with_an_undo_and_the_record_is_a_normal_one() {
     let game = record.replay().unwrap_or_else(|e| panic!("{e}: {record:#?}"));
     assert!(game.is_finished());
     assert_eq!(record.termination.reason, Reason::Normal);
-    assert_eq!((record.players.first.as_str(), record.players.second.as_str()), ("person", "first-free"));
+    assert_eq!(
+        (record.players.first.as_str(), record.players.second.as_str()),
+        ("person", "first-free")
+    );
     // The person's stones, the one taken back, and the undo (the pie decision was the bot's).
     assert_eq!(record.moves.len(), 42);
-    let persons = record.moves.iter().filter(|played| played.seat == Some(Seat::First)).count();
+    let persons = record
+        .moves
+        .iter()
+        .filter(|played| played.seat == Some(Seat::First))
+        .count();
     assert_eq!(asked, persons + 1 + 1, "{record:#?}");
     // Both sides' answers are timed, as in any game; the person's have no CPU time.
     for played in &record.moves {

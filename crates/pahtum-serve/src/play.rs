@@ -41,7 +41,7 @@ use pahtum_protocol::{Reason, UNLIMITED_MOVE_MS, move_time};
 use pahtum_record::{GameRecord, GameSpec};
 use pahtum_referee::{Bot, Human, HumanMove, Limits, Player, Turn, play_players};
 use pahtum_tournament::config::{BlockSource, BotConfig, Format, Launch, RulesConfig, Tournament};
-use pahtum_tournament::journal::{Journal, Moves, JournalReader};
+use pahtum_tournament::journal::{Journal, JournalReader, Moves};
 use pahtum_tournament::schedule::Schedule;
 use serde::Deserialize;
 use tokio::sync::watch;
@@ -178,7 +178,10 @@ impl Games {
     fn session(&self, id: &str) -> Option<Arc<Session>> {
         let live = self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let session = live.get(id).cloned()?;
-        *session.touched.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+        *session
+            .touched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
         Some(session)
     }
 
@@ -225,7 +228,12 @@ impl Games {
             "random" => seed % 2 == 0,
             _ => return Err(refuse(StatusCode::BAD_REQUEST, "the colour is white, black or random")),
         };
-        let person = if opponent.config.name == PERSON { "person" } else { PERSON }.to_owned();
+        let person = if opponent.config.name == PERSON {
+            "person"
+        } else {
+            PERSON
+        }
+        .to_owned();
         let tournament = tournament(&form, &person, opponent.config.clone(), seed)?;
         let schedule = Schedule::new(&tournament);
         let index = (0..schedule.len())
@@ -273,9 +281,7 @@ impl Games {
         let games = Arc::clone(self);
         let game_id = id.clone();
         tokio::spawn(async move {
-            games
-                .play(&game_id, &session, spec, bot, journal, person_first)
-                .await;
+            games.play(&game_id, &session, spec, bot, journal, person_first).await;
         });
         let _ = first_view.wait_for(|view| view.version > 0).await;
         Ok(id)
@@ -396,10 +402,16 @@ fn tournament(form: &NewGame, person: &str, mut bot: BotConfig, seed: u64) -> Re
             .map_err(|error| refuse(StatusCode::BAD_REQUEST, format!("{error}")))
     };
     let blocks = match form.blocks {
-        Blocks::Random { count } => BlockSource::Random { counts: vec![odd(count)?] },
-        Blocks::Placed { count } => BlockSource::Players { counts: vec![odd(count)?] },
+        Blocks::Random { count } => BlockSource::Random {
+            counts: vec![odd(count)?],
+        },
+        Blocks::Placed { count } => BlockSource::Players {
+            counts: vec![odd(count)?],
+        },
         Blocks::Range { min, max } => {
-            let counts: Vec<usize> = (min..=max.min(pahtum::CELLS)).filter(|&count| odd(count).is_ok()).collect();
+            let counts: Vec<usize> = (min..=max.min(pahtum::CELLS))
+                .filter(|&count| odd(count).is_ok())
+                .collect();
             if counts.is_empty() {
                 return Err(refuse(
                     StatusCode::BAD_REQUEST,
@@ -591,7 +603,11 @@ async fn form_page(State(games): State<Arc<Games>>) -> Response {
     );
     match page {
         Ok(page) => Html(page).into_response(),
-        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, format!("cannot make the page: {error}\n")).into_response(),
+        Err(error) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot make the page: {error}\n"),
+        )
+            .into_response(),
     }
 }
 
@@ -635,9 +651,13 @@ fn with_controls(page: &[u8], id: &str) -> Vec<u8> {
     let page = String::from_utf8_lossy(page);
     // The id is the server's own: hex digits, checked before any look-up.
     let controls = CONTROLS.replace("GAME_ID", id);
-    page.replacen("<section id=\"viewer\"", &format!("{controls}<section id=\"viewer\""), 1)
-        .replacen("</body>", &format!("<script>{PLAY_SCRIPT}</script>\n</body>"), 1)
-        .into_bytes()
+    page.replacen(
+        "<section id=\"viewer\"",
+        &format!("{controls}<section id=\"viewer\""),
+        1,
+    )
+    .replacen("</body>", &format!("<script>{PLAY_SCRIPT}</script>\n</body>"), 1)
+    .into_bytes()
 }
 
 fn no_game() -> Response {
@@ -698,7 +718,11 @@ fn action_of(game: &Game, played: &Move) -> Result<Action, Refusal> {
             let cell = cell
                 .parse()
                 .map_err(|_| refuse(StatusCode::BAD_REQUEST, "a cell is a1 to g7"))?;
-            if phase == Phase::PlaceBlocks { Action::Block(cell) } else { Action::Stone(cell) }
+            if phase == Phase::PlaceBlocks {
+                Action::Block(cell)
+            } else {
+                Action::Stone(cell)
+            }
         }
         _ => return Err(refuse(StatusCode::BAD_REQUEST, "give a cell")),
     };

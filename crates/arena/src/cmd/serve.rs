@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use pahtum_referee::Limits;
+use pahtum_serve::access::new_token;
 use pahtum_serve::roster::Roster;
 use pahtum_serve::{PlaySettings, Serve};
-use pahtum_serve::access::new_token;
 
 use crate::output::{errln, outln};
 

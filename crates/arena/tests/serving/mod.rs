@@ -58,7 +58,11 @@ impl Server {
     /// A `POST` of `body` from the server's own origin, as its pages send it.
     pub fn post(&self, path: &str, body: &str) -> (u16, String) {
         let origin = format!("Origin: http://{}", self.address);
-        let headers = [origin.as_str(), "Sec-Fetch-Site: same-origin", "Content-Type: application/json"];
+        let headers = [
+            origin.as_str(),
+            "Sec-Fetch-Site: same-origin",
+            "Content-Type: application/json",
+        ];
         ask_with_body(&self.address, "POST", path, &headers, body.as_bytes())
     }
 }

@@ -323,7 +323,16 @@ impl<L: Copy> ReportBuilder<L> {
 /// one (of this record).
 pub fn write_game_page(record: &GameRecord, analysis: Option<&GameAnalysis>, out: &mut impl Write) -> io::Result<()> {
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
-    write_page(out, "Pah Tum game", &summary, None, None, Vec::new(), one_game(record, analysis)).map_err(io_error)
+    write_page(
+        out,
+        "Pah Tum game",
+        &summary,
+        None,
+        None,
+        Vec::new(),
+        one_game(record, analysis),
+    )
+    .map_err(io_error)
 }
 
 /// The viewer's data of one game (what [`write_game_page`] embeds), as JSON that can also stand inside a
