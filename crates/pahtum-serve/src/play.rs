@@ -587,7 +587,7 @@ pub(crate) fn played(dir: &Path) -> Vec<(String, String)> {
             Some((changed, id, name))
         })
         .collect();
-    games.sort_by(|a, b| b.0.cmp(&a.0));
+    games.sort_by_key(|game| std::cmp::Reverse(game.0));
     games.into_iter().map(|(_, id, name)| (id, name)).collect()
 }
 

@@ -343,17 +343,21 @@ pub fn game_data(record: &GameRecord) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// How a page of one game reads its record, and its analysis.
+type ReadOne<'a> = Box<dyn FnMut(()) -> io::Result<Vec<u8>> + 'a>;
+type AnalysisOf<'a> = Box<dyn FnMut(&str) -> Option<GameAnalysis> + 'a>;
+
 /// The games' data of a page of the one game `record`.
 fn one_game<'a>(
     record: &'a GameRecord,
     analysis: Option<&'a GameAnalysis>,
-) -> GameData<(), impl FnMut(()) -> io::Result<Vec<u8>> + 'a, impl FnMut(&str) -> Option<GameAnalysis> + 'a> {
+) -> GameData<(), ReadOne<'a>, AnalysisOf<'a>> {
     GameData {
         listed: vec![(record.id.clone(), ())],
         played: 1,
         replays: vec![(record.id.clone(), (), true)],
-        read: |()| serde_json::to_vec(record).map_err(io::Error::from),
-        analysis: move |_: &str| analysis.cloned(),
+        read: Box::new(|()| serde_json::to_vec(record).map_err(io::Error::from)),
+        analysis: Box::new(move |_: &str| analysis.cloned()),
     }
 }
 
