@@ -33,6 +33,32 @@ fn saved_record(dir: &Path, id: &str) -> GameRecord {
     }
 }
 
+/// A Chromium session, with its driver and profile kept while it lives.
+struct Browser {
+    client: Client,
+    _driver: browser::Driver,
+    _profile: tempfile::TempDir,
+}
+
+/// Chromium, or `None` where it is not installed (see [`browser::browser`]).
+async fn open_browser() -> Option<Browser> {
+    let (chromium, driver_program) = browser::browser()?;
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    Some(Browser {
+        client,
+        _driver: driver,
+        _profile: profile,
+    })
+}
+
+/// Saves the page as `target/serve-screenshots/NAME`.
+async fn screenshot(client: &Client, name: &str) {
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
 /// The game's id, from the page's address (`/play/ID`).
 async fn game_id(client: &Client) -> String {
     let url = client.current_url().await.unwrap();
@@ -67,27 +93,22 @@ async fn settled(client: &Client, before: &str) -> String {
     }
 }
 
+/// The text of the element whose id is `id`.
+async fn text(client: &Client, id: &str) -> String {
+    let element = client.find(Locator::Id(id)).await.unwrap();
+    element.text().await.unwrap()
+}
+
 /// The plies on the page's board: its viewer's position, "ply N of M".
 async fn plies(client: &Client) -> String {
-    client
-        .find(Locator::Id("position"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    text(client, "position").await
 }
 
 /// Clicks `selector` and waits for the state that follows.
 async fn click(client: &Client, selector: &str) -> String {
     let (_, version) = stage(client).await;
-    client
-        .find(Locator::Css(selector))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    let element = client.find(Locator::Css(selector)).await.unwrap();
+    element.click().await.unwrap();
     settled(client, &version).await
 }
 
@@ -152,50 +173,41 @@ fn hostile_roster(dir: &Path) -> PathBuf {
 /// show, and `arena verify` finds the journal sound.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_a_whole_game_in_the_browser() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(browser) = open_browser().await else {
         return;
     };
+    let client = &browser.client;
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
     start_game(
-        &client,
+        client,
         &server.address,
         "first-free",
         "black",
         json!({"kind": "placed", "count": 3}),
     )
     .await;
-    let id = game_id(&client).await;
+    let id = game_id(client).await;
     // Black places the first and the last of three blocks; first-free the one between.
-    assert_eq!(plies(&client).await, "ply 0 of 0");
-    assert_eq!(click_a_free_cell(&client).await, "your_move");
-    assert_eq!(plies(&client).await, "ply 2 of 2");
-    assert_eq!(click_a_free_cell(&client).await, "your_move");
+    assert_eq!(plies(client).await, "ply 0 of 0");
+    assert_eq!(click_a_free_cell(client).await, "your_move");
+    assert_eq!(plies(client).await, "ply 2 of 2");
+    assert_eq!(click_a_free_cell(client).await, "your_move");
     // first-free opened as White: the pie decision is the person's, two buttons.
-    assert_eq!(plies(&client).await, "ply 4 of 4");
-    assert!(
-        client
-            .find(Locator::Id("pie-swap"))
-            .await
-            .unwrap()
-            .is_displayed()
-            .await
-            .unwrap()
-    );
-    assert_eq!(click(&client, "#pie-swap").await, "your_move");
+    assert_eq!(plies(client).await, "ply 4 of 4");
+    let swap = client.find(Locator::Id("pie-swap")).await.unwrap();
+    assert!(swap.is_displayed().await.unwrap());
+    assert_eq!(click(client, "#pie-swap").await, "your_move");
     assert_eq!(
-        plies(&client).await,
+        plies(client).await,
         "ply 6 of 6",
         "swapped, and first-free answered as Black"
     );
-    assert_eq!(click_a_free_cell(&client).await, "your_move");
-    assert_eq!(plies(&client).await, "ply 8 of 8");
+    assert_eq!(click_a_free_cell(client).await, "your_move");
+    assert_eq!(plies(client).await, "ply 8 of 8");
     // Undo takes back the person's stone and the bot's answer.
-    assert_eq!(click(&client, "#undo").await, "your_move");
-    assert_eq!(plies(&client).await, "ply 6 of 6");
+    assert_eq!(click(client, "#undo").await, "your_move");
+    assert_eq!(plies(client).await, "ply 6 of 6");
     // A reload resumes the game where it stands.
     client
         .execute("window.stayed = true; return null", vec![])
@@ -208,7 +220,7 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
         .for_element(Locator::Css("body[data-stage=your_move]"))
         .await
         .unwrap();
-    assert_eq!(game_id(&client).await, id);
+    assert_eq!(game_id(client).await, id);
     assert_eq!(
         client
             .execute("return window.stayed === undefined", vec![])
@@ -216,21 +228,10 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
             .unwrap(),
         json!(true)
     );
-    assert_eq!(plies(&client).await, "ply 6 of 6");
-    client
-        .screenshot()
-        .await
-        .map(|png| std::fs::write(screenshots().join("play-mid-game.png"), png))
-        .unwrap()
-        .unwrap();
-    while click_a_free_cell(&client).await == "your_move" {}
-    let status = client
-        .find(Locator::Id("play-status"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    assert_eq!(plies(client).await, "ply 6 of 6");
+    screenshot(client, "play-mid-game.png").await;
+    while click_a_free_cell(client).await == "your_move" {}
+    let status = text(client, "play-status").await;
     assert!(status.starts_with("Game over."), "{status}");
     let record = saved_record(dir.path(), &id);
     assert_eq!(record.termination.reason.name(), "normal");
@@ -249,12 +250,7 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
     let runs = client.find_all(Locator::Css("#board rect.run")).await.unwrap().len();
     assert_eq!(runs > 0, record.score.white + record.score.black > 0);
     assert_eq!((record.swap, record.black.as_str()), (Some(true), "first-free"));
-    client
-        .screenshot()
-        .await
-        .map(|png| std::fs::write(screenshots().join("play.png"), png))
-        .unwrap()
-        .unwrap();
+    screenshot(client, "play.png").await;
     // The game is listed with the runs, and its journal is sound.
     let (_, runs_page) = server.get("/");
     assert!(runs_page.contains(&format!("/play/{id}")), "{runs_page}");
@@ -268,7 +264,7 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
         "{}",
         String::from_utf8_lossy(&verified.stderr)
     );
-    client.close().await.unwrap();
+    browser.client.close().await.unwrap();
 }
 
 /// The hostile fixture bot in play, at a phone's width: its `info`, its
@@ -276,21 +272,19 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
 /// page fits the screen without scrolling sideways.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(browser) = open_browser().await else {
         return;
     };
+    let client = &browser.client;
     let dir = tempfile::tempdir().unwrap();
     let roster = hostile_roster(dir.path());
     let server = Server::start(
         dir.path(),
         &["--listen", "127.0.0.1:0", "--bots", roster.to_str().unwrap()],
     );
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
     client.set_window_size(390, 844).await.unwrap();
     start_game(
-        &client,
+        client,
         &server.address,
         "hostile",
         "black",
@@ -298,18 +292,12 @@ async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
     )
     .await;
     // Its first stone came with the hostile comment, shown beside the board.
-    let info = client
-        .find(Locator::Id("move-info"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let info = text(client, "move-info").await;
     assert!(info.contains(HOSTILE), "{info}");
     // The pie decision, then its second answer breaks the protocol with a hostile line.
-    assert_eq!(click(&client, "#pie-keep").await, "your_move");
-    assert_eq!(click_a_free_cell(&client).await, "over");
-    let verdict = client.find(Locator::Id("verdict")).await.unwrap().text().await.unwrap();
+    assert_eq!(click(client, "#pie-keep").await, "your_move");
+    assert_eq!(click_a_free_cell(client).await, "over");
+    let verdict = text(client, "verdict").await;
     assert!(
         verdict.contains("Forfeit: hostile") && verdict.contains(HOSTILE),
         "{verdict}"
@@ -329,13 +317,8 @@ async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
         scroll <= width && right <= width,
         "the page is {scroll} wide, the board ends at {right}, the screen is {width}"
     );
-    client
-        .screenshot()
-        .await
-        .map(|png| std::fs::write(screenshots().join("play-phone.png"), png))
-        .unwrap()
-        .unwrap();
-    client.close().await.unwrap();
+    screenshot(client, "play-phone.png").await;
+    browser.client.close().await.unwrap();
 }
 
 /// The form of a new game against `bot`.

@@ -9,6 +9,7 @@
 //! bot at `/play` (`play`): the bot is named by its [`roster`] name only.
 
 pub mod access;
+mod page;
 mod play;
 pub mod roster;
 pub mod runs;

@@ -592,23 +592,11 @@ pub(crate) fn played(dir: &Path) -> Vec<(String, String)> {
 }
 
 async fn form_page(State(games): State<Arc<Games>>) -> Response {
-    let mut templates = minijinja::Environment::new();
-    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    let page = templates.render_str(
-        FORM_PAGE,
-        minijinja::context! {
-            bots => games.settings.roster.names(),
-            max_games => games.settings.max_games,
-        },
-    );
-    match page {
-        Ok(page) => Html(page).into_response(),
-        Err(error) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot make the page: {error}\n"),
-        )
-            .into_response(),
-    }
+    let context = minijinja::context! {
+        bots => games.settings.roster.names(),
+        max_games => games.settings.max_games,
+    };
+    crate::page::render(FORM_PAGE, context)
 }
 
 /// A JSON body of type `T`, or a refusal that says what is wrong.

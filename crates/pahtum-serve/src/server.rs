@@ -274,25 +274,13 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     if let Some(only) = &served.only {
         runs.retain(|run| &run.name == only);
     }
-    let mut templates = minijinja::Environment::new();
-    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    let page = templates.render_str(
-        RUNS_PAGE,
-        minijinja::context! {
-            folder => served.dir.display().to_string(),
-            runs => runs,
-            play => served.play,
-            played => play::played(&served.dir),
-        },
-    );
-    match page {
-        Ok(page) => Html(page).into_response(),
-        Err(error) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot make the page: {error}\n"),
-        )
-            .into_response(),
-    }
+    let context = minijinja::context! {
+        folder => served.dir.display().to_string(),
+        runs => runs,
+        play => served.play,
+        played => play::played(&served.dir),
+    };
+    crate::page::render(RUNS_PAGE, context)
 }
 
 /// What a page request may say: the journal's length that the page must
