@@ -47,8 +47,9 @@
 //!
 //! * **the specs** ([`spec`]): plain data that says what to run and how,
 //!   [`BotSpec`], [`Limits`] and [`Sandbox`];
-//! * **the game**: `game` runs the moves, `human` is a person's seat, `request` writes the requests as the game grows, `clock` keeps
-//!   the time controls, `verdict` says what a bot did wrong ([`Failure`]),
+//! * **the game**: `game` runs the moves, `human` is a person's seat (its
+//!   moves from a channel), `request` writes the requests as the game
+//!   grows, `clock` keeps the time controls, `verdict` says what a bot did wrong ([`Failure`]),
 //!   `decode` turns a bot's lines into messages, `lines` reads stdout with
 //!   bounded memory, `stderr` drains stderr into a capped log, and `bot`
 //!   holds a greeted bot ([`Bot`]) and its exchanges;
