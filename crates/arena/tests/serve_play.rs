@@ -383,3 +383,45 @@ fn play_refuses_what_it_must_and_ends_abandoned_games() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The roster: the built-in bots and the bots of the tournament files in the
+/// served folder (a file that is not one offers none); a game against one of
+/// them is started, resigned, and saved.
+#[test]
+fn the_roster_holds_the_bots_of_the_folders_tournament_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.toml"),
+        "name = \"t\"\n[rules]\nblocks = [7]\n[time]\nmove_ms = 500\n\
+         [[bots]]\nname = \"mine\"\nbuiltin = \"first-free\"\n\
+         [[bots]]\nname = \"theirs\"\nbuiltin = \"heuristic\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.toml"), "not = \"a tournament\"\n").unwrap();
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    let (status, page) = server.get("/play");
+    assert_eq!(status, 200);
+    for bot in ["first-free", "heuristic", "engine", "mine", "theirs"] {
+        assert!(page.contains(&format!("<option value=\"{bot}\">")), "{bot} in {page}");
+    }
+    let (status, answer) = server.post("/play/new", &new_game("mine"));
+    assert_eq!(status, 200, "{answer}");
+    let body = answer.split("\r\n\r\n").nth(1).unwrap();
+    let id = serde_json::from_str::<Value>(body).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, answer) = server.post(&format!("/play/{id}/resign"), "{}");
+    assert_eq!(status, 200, "{answer}");
+    let state: Value = serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(state["stage"], "over");
+    let record = saved_record(dir.path(), &id);
+    assert_eq!(
+        (record.black.as_str(), record.termination.reason.name()),
+        ("mine", "resign")
+    );
+    // The finished game is listed on the runs page and still shown at its address.
+    assert!(server.get("/").1.contains(&format!("/play/{id}")));
+    assert_eq!(server.get(&format!("/play/{id}")).0, 200);
+    assert_eq!(server.get("/play/0123").0, 404);
+}
