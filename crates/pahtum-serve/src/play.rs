@@ -287,30 +287,34 @@ impl Games {
         Ok(id)
     }
 
-    /// The journal of game `id` and its bot, started.
+    /// The bot of game `id`, started, and the game's journal (a bot that
+    /// cannot start leaves no game behind).
     async fn begin(
         &self,
         id: &str,
         tournament: &Tournament,
         spec: &pahtum_referee::BotSpec,
     ) -> Result<(Bot, Journal), Refusal> {
-        let folder = self.dir.join(id);
-        let journal = std::fs::create_dir_all(&folder)
-            .map_err(|error| error.to_string())
-            .and_then(|()| Journal::create(&folder.join(JOURNAL), tournament).map_err(|error| error.to_string()))
-            .map_err(|error| {
-                refuse(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("cannot save the game in {}: {error}", folder.display()),
-                )
-            })?;
         let bot = Bot::start(spec, &self.settings.limits, None).await.map_err(|error| {
             refuse(
                 StatusCode::BAD_GATEWAY,
                 format!("the bot {} could not start: {error}; try another", spec.name),
             )
         })?;
-        Ok((bot, journal))
+        let folder = self.dir.join(id);
+        let journal = std::fs::create_dir_all(&folder)
+            .map_err(|error| error.to_string())
+            .and_then(|()| Journal::create(&folder.join(JOURNAL), tournament).map_err(|error| error.to_string()));
+        match journal {
+            Ok(journal) => Ok((bot, journal)),
+            Err(error) => {
+                bot.shutdown().await;
+                Err(refuse(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("cannot save the game in {}: {error}", folder.display()),
+                ))
+            }
+        }
     }
 
     /// Plays the game to its end, answering the person's turns from the
