@@ -7,8 +7,9 @@
 //! `target/serve-screenshots/`.
 
 mod browser;
+mod serving;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -16,77 +17,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use fantoccini::Locator;
-
-/// A running `arena serve`, killed when dropped.
-struct Server {
-    child: Child,
-    /// `host:port`.
-    address: String,
-    /// The printed address, with the token if any.
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::cargo_bin("arena")
-            .unwrap()
-            .arg("serve")
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        let url = url.trim().to_owned();
-        let address = url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap()
-            .replace("0.0.0.0", "127.0.0.1");
-        Server { child, address, url }
-    }
-
-    fn ask(&self, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-        ask(&self.address, method, path, headers)
-    }
-
-    fn get(&self, path: &str) -> (u16, String) {
-        self.ask("GET", path, &[])
-    }
-}
-
-/// The answer of the server at `address` to a request of `method` for
-/// `path` with `headers` (the `Host` is the server's unless given): its status and its whole text.
-fn ask(address: &str, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
-        String::new()
-    } else {
-        format!("Host: {}\r\n", address)
-    };
-    let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, answer)
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use serving::{Server, ask, screenshots};
 
 fn arena(args: &[&str]) {
     let output = Command::cargo_bin("arena").unwrap().args(args).output().unwrap();
@@ -309,15 +240,6 @@ fn slow_match(games: u32, move_time: &str, out: &Path, extra: &[&str], stderr: S
         .stderr(stderr)
         .spawn()
         .unwrap()
-}
-
-fn screenshots() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("serve-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// A run started in a terminal, opened in the browser mid-run: its tables

@@ -42,11 +42,11 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use bytes::Bytes;
+use pahtum_report::run_report::{FollowedReport, RunReportError};
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
-use pahtum_report::run_report::{FollowedReport, RunReportError};
-
+use crate::play::{self, Games, PlaySettings};
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -81,6 +81,8 @@ pub struct Serve {
     pub token: Option<String>,
     /// Serve only this run of `dir` (`arena run --serve`, `arena match --serve`).
     pub only: Option<String>,
+    /// Offer play in the browser (`/play`), and how.
+    pub play: Option<PlaySettings>,
 }
 
 /// Why the server could not start or stopped.
@@ -115,6 +117,7 @@ pub struct Bound {
     listener: TcpListener,
     state: Arc<Served>,
     url: String,
+    games: Option<Arc<Games>>,
 }
 
 #[derive(Debug)]
@@ -122,6 +125,8 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
+    /// Whether play in the browser is offered.
+    play: bool,
     /// Each run's pages, followed as its journal grows: one of each kind per run at most, made by one
     /// request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
@@ -198,7 +203,9 @@ impl Serve {
             Some(token) => format!("http://{host}/{page}?token={token}"),
             None => format!("http://{host}/{page}"),
         };
+        let games = self.play.map(|settings| Arc::new(Games::new(settings, &self.dir)));
         let served = Served {
+            play: games.is_some(),
             dir: self.dir,
             access,
             only: self.only,
@@ -208,6 +215,7 @@ impl Serve {
             listener,
             state: Arc::new(served),
             url,
+            games,
         })
     }
 }
@@ -220,7 +228,12 @@ impl Bound {
 
     /// Serves until `shutdown` completes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
-        let router = Router::new()
+        let router = Router::new();
+        let router = match self.games {
+            Some(games) => router.merge(play::router(games)),
+            None => router,
+        };
+        let router = router
             .route("/", get(runs_page))
             .route("/events", get(folder_events))
             .route("/runs/{name}", get(run_page))
@@ -280,20 +293,14 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     let Ok(runs) = listed else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let mut templates = minijinja::Environment::new();
-    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    let page = templates.render_str(
-        RUNS_PAGE,
-        minijinja::context! { folder => served.dir.display().to_string(), runs => runs, state => state },
-    );
-    match page {
-        Ok(page) => Html(page).into_response(),
-        Err(error) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot make the page: {error}\n"),
-        )
-            .into_response(),
-    }
+    let context = minijinja::context! {
+        folder => served.dir.display().to_string(),
+        runs => runs,
+        state => state,
+        play => served.play,
+        played => play::played(&served.dir),
+    };
+    crate::page::render(RUNS_PAGE, context)
 }
 
 /// What a page request may say: the journal's length that the page must
