@@ -74,6 +74,7 @@ impl ServeFlag {
             token: (!listen.ip().is_loopback()).then(pahtum_serve::access::new_token),
             only: Some(name.to_owned()),
             live: Some(std::sync::Arc::clone(live)),
+            play: None,
         };
         let bound = serve.bind().await?;
         crate::output::errln!("arena: serving this run at {}", bound.url());

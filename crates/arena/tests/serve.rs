@@ -7,6 +7,7 @@
 //! `target/serve-screenshots/`.
 
 mod browser;
+mod serving;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -16,77 +17,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use fantoccini::Locator;
-
-/// A running `arena serve`, killed when dropped.
-struct Server {
-    child: Child,
-    /// `host:port`.
-    address: String,
-    /// The printed address, with the token if any.
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::cargo_bin("arena")
-            .unwrap()
-            .arg("serve")
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        let url = url.trim().to_owned();
-        let address = url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap()
-            .replace("0.0.0.0", "127.0.0.1");
-        Server { child, address, url }
-    }
-
-    fn ask(&self, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-        ask(&self.address, method, path, headers)
-    }
-
-    fn get(&self, path: &str) -> (u16, String) {
-        self.ask("GET", path, &[])
-    }
-}
-
-/// The answer of the server at `address` to a request of `method` for
-/// `path` with `headers` (the `Host` is the server's unless given): its status and its whole text.
-fn ask(address: &str, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
-        String::new()
-    } else {
-        format!("Host: {}\r\n", address)
-    };
-    let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, answer)
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use serving::{Server, ask, screenshots};
 
 fn arena(args: &[&str]) {
     let output = Command::cargo_bin("arena").unwrap().args(args).output().unwrap();
@@ -324,15 +255,6 @@ fn served_at(run: &mut Child) -> (String, BufReader<std::process::ChildStderr>) 
     (url, stderr)
 }
 
-fn screenshots() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("serve-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A run started in a terminal, opened in the browser mid-run: its tables
 /// change without the page reloading, and once the run has ended they are
 /// those of the run's own `report.html`.
@@ -440,6 +362,19 @@ async fn watch_a_run(start: impl FnOnce(&Path) -> Child) -> Option<Watched> {
     })
 }
 
+/// Opens the page of the run `live` of `server` in `client`, and marks it (`window.stayed`), so that a
+/// reload would show.
+async fn open_the_run(client: &fantoccini::Client, server: &Server) {
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+}
+
 /// Waits until the page in `client` shows the tables of the `report.html` of
 /// the run in `out` (parsed in the same page), and checks that it was not
 /// reloaded since `window.stayed` was set, and that no bot's text ran.
@@ -479,14 +414,7 @@ async fn a_page_whose_connection_was_cut_catches_up() {
     else {
         return;
     };
-    client
-        .goto(&format!("http://{}/runs/live", server.address))
-        .await
-        .unwrap();
-    client
-        .execute("window.stayed = true; return null", vec![])
-        .await
-        .unwrap();
+    open_the_run(&client, &server).await;
     let address = server.address.clone();
     drop(server);
     assert!(run.wait().unwrap().success());
@@ -593,14 +521,7 @@ async fn the_games_in_progress_advance_on_the_page() {
     else {
         return;
     };
-    client
-        .goto(&format!("http://{}/runs/live", server.address))
-        .await
-        .unwrap();
-    client
-        .execute("window.stayed = true; return null", vec![])
-        .await
-        .unwrap();
+    open_the_run(&client, &server).await;
     // A game in progress, at some ply; then the same game further on.
     let at = "const card = document.querySelector('#live-games .live-list .live-game'); \
               return card ? [card.dataset.game, Number(card.dataset.plies)] : null";

@@ -75,17 +75,17 @@ pub const PAGE_PART: &str = concat!(
 
 /// The games in progress that the server follows.
 #[derive(Debug)]
-pub struct Games {
+pub struct InProgress {
     /// The runner's, when the server serves its own run.
     own: Option<Arc<Live>>,
     /// Each run folder's socket being followed, by folder.
     relays: Arc<Mutex<HashMap<PathBuf, Arc<Live>>>>,
 }
 
-impl Games {
+impl InProgress {
     /// The games of the server's own run, from `own`; else of the runs' sockets.
-    pub fn new(own: Option<Arc<Live>>) -> Games {
-        Games {
+    pub fn new(own: Option<Arc<Live>>) -> InProgress {
+        InProgress {
             own,
             relays: Arc::default(),
         }
@@ -156,7 +156,7 @@ const NONE_PLAYING: &str = r#"{"type":"snapshot","games":[],"ended":[]}"#;
 
 /// A client's stream of the games in progress of the run in `folder`.
 struct Follow {
-    games: Arc<Games>,
+    games: Arc<InProgress>,
     folder: PathBuf,
     reading: Option<Subscription>,
     /// Whether an event was sent.
@@ -213,7 +213,7 @@ impl Follow {
 }
 
 /// The event stream of the games in progress of the run whose journal is `journal`, from `games`.
-pub fn events(games: Arc<Games>, journal: &Path) -> Response {
+pub fn events(games: Arc<InProgress>, journal: &Path) -> Response {
     let follow = Follow {
         games,
         folder: journal.parent().unwrap_or(Path::new(".")).to_owned(),

@@ -5,13 +5,18 @@
 //! kept current as the journal grows. The server is an attack surface (it
 //! will start bots), so every request passes [`access`] first: loopback by
 //! default, a token elsewhere, `Host` and `Origin` checked; and a run is
-//! named by its folder's name, never by a path ([`runs`]). The games in
-//! progress come from the runner, in the process or through the run
+//! named by its folder's name, never by a path ([`runs`]). A person plays a
+//! bot at `/play` (`play`): the bot is named by its [`roster`] name only. The
+//! games in progress come from the runner, in the process or through the run
 //! folder's socket ([`games`]).
 
 pub mod access;
 pub mod games;
+mod page;
+mod play;
+pub mod roster;
 pub mod runs;
 mod server;
 
+pub use play::PlaySettings;
 pub use server::{Bound, MAX_BODY, Serve, ServeError};

@@ -44,12 +44,12 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use bytes::Bytes;
+use pahtum_report::run_report::{FollowedReport, RunReportError};
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
-use crate::games::{self, Games};
-use pahtum_report::run_report::{FollowedReport, RunReportError};
-
+use crate::games::{self, InProgress};
+use crate::play::{self, Games, PlaySettings};
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -86,6 +86,8 @@ pub struct Serve {
     pub only: Option<String>,
     /// The games in progress of the run `only`, from its runner in this process.
     pub live: Option<Arc<pahtum_runner::live::Live>>,
+    /// Offer play in the browser (`/play`), and how.
+    pub play: Option<PlaySettings>,
 }
 
 /// Why the server could not start or stopped.
@@ -120,6 +122,7 @@ pub struct Bound {
     listener: TcpListener,
     state: Arc<Served>,
     url: String,
+    games: Option<Arc<Games>>,
 }
 
 #[derive(Debug)]
@@ -127,7 +130,10 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
-    games: Arc<Games>,
+    /// The games in progress of the runs.
+    in_progress: Arc<InProgress>,
+    /// Whether play in the browser is offered.
+    play: bool,
     /// Each run's pages, followed as its journal grows: one of each kind per run at most, made by one
     /// request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
@@ -204,17 +210,20 @@ impl Serve {
             Some(token) => format!("http://{host}/{page}?token={token}"),
             None => format!("http://{host}/{page}"),
         };
+        let games = self.play.map(|settings| Arc::new(Games::new(settings, &self.dir)));
         let served = Served {
+            play: games.is_some(),
             dir: self.dir,
             access,
             only: self.only,
-            games: Arc::new(Games::new(self.live)),
+            in_progress: Arc::new(InProgress::new(self.live)),
             pages: Default::default(),
         };
         Ok(Bound {
             listener,
             state: Arc::new(served),
             url,
+            games,
         })
     }
 }
@@ -227,7 +236,12 @@ impl Bound {
 
     /// Serves until `shutdown` completes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
-        let router = Router::new()
+        let router = Router::new();
+        let router = match self.games {
+            Some(games) => router.merge(play::router(games)),
+            None => router,
+        };
+        let router = router
             .route("/", get(runs_page))
             .route("/events", get(folder_events))
             .route("/runs/{name}", get(run_page))
@@ -289,20 +303,14 @@ async fn runs_page(State(served): State<Arc<Served>>) -> Response {
     let Ok(runs) = listed else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let mut templates = minijinja::Environment::new();
-    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    let page = templates.render_str(
-        RUNS_PAGE,
-        minijinja::context! { folder => served.dir.display().to_string(), runs => runs, state => state },
-    );
-    match page {
-        Ok(page) => Html(page).into_response(),
-        Err(error) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot make the page: {error}\n"),
-        )
-            .into_response(),
-    }
+    let context = minijinja::context! {
+        folder => served.dir.display().to_string(),
+        runs => runs,
+        state => state,
+        play => served.play,
+        played => play::played(&served.dir),
+    };
+    crate::page::render(RUNS_PAGE, context)
 }
 
 /// What a page request may say: the journal's length that the page must
@@ -494,7 +502,7 @@ async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String
 
 async fn run_games(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
     match served.journal_of(&name) {
-        Some(journal) => games::events(Arc::clone(&served.games), &journal),
+        Some(journal) => games::events(Arc::clone(&served.in_progress), &journal),
         None => not_a_run(),
     }
 }

@@ -330,23 +330,47 @@ impl<L: Copy> ReportBuilder<L> {
 /// one (of this record).
 pub fn write_game_page(record: &GameRecord, analysis: Option<&GameAnalysis>, out: &mut impl Write) -> io::Result<()> {
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
-    let games = GameData {
-        listed: vec![(record.id.clone(), ())],
-        played: 1,
-        replays: vec![(record.id.clone(), (), true)],
-        read: |()| serde_json::to_vec(record).map_err(io::Error::from),
-        analysis: |_: &str| analysis.cloned(),
-    };
     let heading = Heading {
         title: "Pah Tum game",
         summary: &summary,
         bare: false,
     };
-    write_page(out, heading, None, None, Vec::new(), games).map_err(|error| match error {
+    write_page(out, heading, None, None, Vec::new(), one_game(record, analysis)).map_err(io_error)
+}
+
+/// The viewer's data of one game (what [`write_game_page`] embeds), as JSON that can also stand inside a
+/// `<script>` element: for a page that shows a game as it grows (`arena serve`'s `/play`).
+pub fn game_data(record: &GameRecord) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    one_game(record, None).write(&mut out).map_err(io_error)?;
+    Ok(out)
+}
+
+/// How a page of one game reads its record, and its analysis.
+type ReadOne<'a> = Box<dyn FnMut(()) -> io::Result<Vec<u8>> + 'a>;
+type AnalysisOf<'a> = Box<dyn FnMut(&str) -> Option<GameAnalysis> + 'a>;
+
+/// The games' data of a page of the one game `record`.
+fn one_game<'a>(
+    record: &'a GameRecord,
+    analysis: Option<&'a GameAnalysis>,
+) -> GameData<(), ReadOne<'a>, AnalysisOf<'a>> {
+    GameData {
+        listed: vec![(record.id.clone(), ())],
+        played: 1,
+        replays: vec![(record.id.clone(), (), true)],
+        read: Box::new(|()| serde_json::to_vec(record).map_err(io::Error::from)),
+        analysis: Box::new(move |_: &str| analysis.cloned()),
+    }
+}
+
+/// A page of one game read from memory fails only to write.
+fn io_error(error: PageError<io::Error>) -> io::Error {
+    match error {
         PageError::Write(error) | PageError::Read(error) => error,
         PageError::NotARecord(error) => error.into(),
         PageError::Moved { .. } => unreachable!("the game is read from memory"),
-    })
+    }
 }
 
 /// The games of a page, as the viewer's script reads them, still to be read back: the games listed, sorted

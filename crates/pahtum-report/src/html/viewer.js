@@ -475,6 +475,15 @@
       if (params.get("game")) $("viewer").scrollIntoView();
     }
   }
+  // A page whose game grows (the play page of `arena serve`) hands the viewer the game's newest data, shown at
+  // its last ply; its cells are the board's `g[data-cell]` elements.
+  window.arenaViewer = {
+    show(next) {
+      Object.assign(data, next);
+      for (const game of next.games) byId.set(game.id, game);
+      open(next.games[0].id, "end");
+    },
+  };
   window.addEventListener("hashchange", route);
   route();
   // For the live pages of `arena serve`: the same board for the games in progress, and a game that has just
