@@ -253,7 +253,6 @@ mod tests {
         assert_eq!(look(&mut followed), journal::Growth::Same);
         file.write_all(format!("{tail}\n").as_bytes()).unwrap();
         assert_eq!(look(&mut followed), journal::Growth::Grew(1));
-        drop(look);
         assert_eq!(seen, ["000-00-a", "001-00-b", "002-00-a"]);
         assert_eq!(followed.bytes_read(), std::fs::metadata(&path).unwrap().len());
         assert_eq!(
@@ -270,7 +269,7 @@ mod tests {
         let mut journal = Journal::create(&path, &tournament()).unwrap();
         let first = journal.append(&played("000-00-a")).unwrap();
         let mut followed = FollowedFold::open(&path).unwrap();
-        let mut look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {});
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {});
         assert_eq!(look(&mut followed).unwrap(), journal::Growth::Grew(1));
         // Spoil the line already read, in place: a look that read the file again would refuse it.
         let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -296,7 +295,7 @@ mod tests {
         let mut journal = Journal::create(&path, &tournament()).unwrap();
         journal.append(&played("000-00-a")).unwrap();
         let mut followed = FollowedFold::open(&path).unwrap();
-        let mut look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
         assert_eq!(look(&mut followed), journal::Growth::Grew(1));
         drop(journal);
         let header_only = std::fs::read_to_string(&path)
