@@ -17,7 +17,6 @@ use pahtum_record::GameRecord;
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves, Span};
 use crate::resume::ResumeError;
-use crate::schedule;
 use crate::standings::{Standings, Tallies, standings};
 use crate::strength::{AnchorSpec, StrengthError};
 
@@ -56,7 +55,7 @@ pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<
 /// What one pass over a journal found (see [`fold_journal`]).
 #[derive(Debug)]
 pub struct Folded {
-    /// The tournament of the journal's header.
+    /// The tournament of the journal's header, with the bots that joined it.
     pub tournament: Tournament,
     /// The number of games of its schedule.
     pub scheduled: usize,
@@ -79,31 +78,34 @@ pub fn fold_journal<T: Send>(
     mut each: impl FnMut(&GameRecord, T, Span),
 ) -> Result<Folded, ReportError> {
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
-    let tournament = reader.header().tournament.clone();
-    let mut tallies = Tallies::new(&tournament.bot_names());
+    let mut tallies = Tallies::new(&reader.header().tournament.bot_names());
     let keep = |mut record: GameRecord| {
         let kept = keep(&record);
         record.moves = Vec::new();
         record.swap_move = None;
         (record, kept)
     };
-    reader
+    let ending = reader
         .for_each_kept(moves, keep, |(record, kept), span| {
             tallies.add(&record);
             each(&record, kept, span);
         })
         .map_err(ResumeError::from)?;
+    // Every bot of the journal listed, those that joined after the header's, in the journal's order.
+    let tournament = ending.schedule.tournament().clone();
+    let mut listed = Tallies::new(&tournament.bot_names());
+    listed.merge(tallies);
     Ok(Folded {
-        scheduled: schedule::len(&tournament),
+        scheduled: ending.schedule.len(),
         tournament,
-        standings: tallies.finish(anchor)?,
+        standings: listed.finish(anchor)?,
     })
 }
 
 /// The tournament of a journal and its records.
 #[derive(Debug)]
 pub struct JournalGames {
-    /// The tournament of the journal's header.
+    /// The tournament of the journal's header, with the bots that joined it.
     pub tournament: Tournament,
     /// The number of games of its schedule.
     pub scheduled: usize,
@@ -117,10 +119,10 @@ fn results_of(
 ) -> Result<JournalResults, ReportError> {
     let contents = contents.map_err(ResumeError::from)?;
     // Reading checked that every record is a distinct game of the schedule (the audit).
-    let tournament = contents.header.tournament;
+    let tournament = contents.schedule.tournament().clone();
     let standings = standings(&contents.records, &tournament.bot_names(), anchor)?;
     let plan = JournalGames {
-        scheduled: schedule::len(&tournament),
+        scheduled: contents.schedule.len(),
         tournament,
         done: contents.records,
     };

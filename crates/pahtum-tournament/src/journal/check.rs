@@ -1,16 +1,17 @@
 //! The check of one line of a journal: parsed as a record (without its moves'
 //! timings when the reader drops them, by the hand reader of [`super::fast`]
 //! first), checked by the rules and the schedule ([`crate::audit`]), and
-//! placed in the schedule.
+//! placed in the schedule; or parsed as a [`Joined`] line, checked against the
+//! schedule so far, which it grows.
 
 use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::Deserialize;
 
 use crate::audit::{Audit, Fault};
-use crate::config::Tournament;
-use crate::shard::ScheduleShape;
+use crate::schedule::{Schedule, ScheduleShape};
 
 use super::fast;
+use super::header::{Joined, tournament_hash};
 
 /// Whether a reader keeps the records' moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,25 +24,80 @@ pub enum Moves {
     Drop,
 }
 
-/// The check of each record of one tournament's journals.
+/// The check of each record of one tournament's journals, as grown by the joins read so far.
 #[derive(Debug)]
 pub(crate) struct Checker {
     audit: Audit,
-    shape: ScheduleShape,
+}
+
+/// What one line of a journal is, once read and checked.
+#[derive(Debug)]
+pub(super) enum Line<T> {
+    /// A record of the game at this schedule index, as kept.
+    Record(usize, T),
+    /// Bots that joined (not yet checked against the lines before it: the reader does that in order).
+    Joined(Joined),
 }
 
 impl Checker {
-    /// The checker of records of `tournament`.
-    pub(crate) fn new(tournament: &Tournament) -> Checker {
+    /// The checker of records of `schedule`'s games.
+    pub(crate) fn new(schedule: Schedule) -> Checker {
         Checker {
-            audit: Audit::new(tournament),
-            shape: ScheduleShape::of(tournament),
+            audit: Audit::of(schedule),
         }
     }
 
-    /// The shape of the tournament's schedule.
-    pub(crate) fn shape(&self) -> ScheduleShape {
-        self.shape
+    /// The schedule the records are checked against.
+    pub(crate) fn schedule(&self) -> &Schedule {
+        self.audit.schedule()
+    }
+
+    /// The shape of the schedule.
+    pub(crate) fn shape(&self) -> &ScheduleShape {
+        self.schedule().shape()
+    }
+
+    /// Reads one line as a record (checked, its index with it) or as a [`Joined`] line (not checked).
+    pub(super) fn read(&self, text: &[u8], moves: Moves) -> Result<Line<GameRecord>, Fault> {
+        match self.check(text, moves) {
+            Ok((index, record)) => Ok(Line::Record(index, record)),
+            Err(Fault::NotARecord(error)) => match serde_json::from_slice::<Joined>(text) {
+                Ok(joined) => Ok(Line::Joined(joined)),
+                Err(_) => Err(Fault::NotARecord(error)),
+            },
+            Err(fault) => Err(fault),
+        }
+    }
+
+    /// The checker of the schedule grown by `joined`, if it fits the schedule so far: bots not in the
+    /// tournament yet, the hash of the tournament with them, and the number of games of its schedule.
+    pub(super) fn join(&self, joined: &Joined) -> Result<Checker, Fault> {
+        let fault = |problem: String| Err(Fault::BadJoin { problem });
+        let tournament = self.schedule().tournament();
+        if joined.joined.is_empty() {
+            return fault("it names no bot".to_owned());
+        }
+        for (at, bot) in joined.joined.iter().enumerate() {
+            if tournament.bot(&bot.name).is_some() || joined.joined[..at].iter().any(|b| b.name == bot.name) {
+                return fault(format!("the bot {:?} is in the tournament already", bot.name));
+            }
+        }
+        let schedule = self.schedule().join(&joined.joined);
+        let hash = tournament_hash(schedule.tournament());
+        if joined.hash != hash {
+            return fault(format!(
+                "its hash {} is not the hash of the tournament with its bots ({hash}): the line was edited",
+                joined.hash
+            ));
+        }
+        if joined.games != schedule.len() {
+            return fault(format!(
+                "it gives {} games, but the schedule with its bots has {}",
+                joined.games,
+                schedule.len()
+            ));
+        }
+        Ok(Checker::new(schedule))
     }
 
     /// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it
@@ -76,7 +132,7 @@ impl Checker {
             }
         };
         let index = self
-            .shape
+            .shape()
             .index_of(&record.id)
             .ok_or_else(|| Fault::UnknownGame { id: record.id.clone() })?;
         Ok((index, record))

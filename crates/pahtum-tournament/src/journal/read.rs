@@ -9,10 +9,11 @@ use pahtum_record::GameRecord;
 
 use crate::audit::Fault;
 
-use super::check::{Checker, Moves};
+use super::check::{Checker, Line, Moves};
 use super::error::JournalError;
-use super::header::{FORMAT, Header, tournament_hash};
+use super::header::{FORMAT, Header, Joined, tournament_hash};
 use super::lines;
+use crate::schedule::Schedule;
 
 /// What a journal holds.
 #[derive(Debug, Clone)]
@@ -27,6 +28,10 @@ pub struct Contents {
     pub torn: bool,
     /// Whether the last record lacks its newline (complete, but its newline was not written).
     pub unterminated: bool,
+    /// The `joined` lines, in order.
+    pub joins: Vec<Joined>,
+    /// The schedule of the header's tournament grown by every `joined` line.
+    pub schedule: Schedule,
 }
 
 /// Reads a journal without changing it, checking every record ([`crate::audit`]); stops at the first fault.
@@ -42,6 +47,8 @@ pub fn read(path: &Path) -> Result<Contents, JournalError> {
         valid_len: ending.valid_len,
         torn: ending.torn,
         unterminated: ending.unterminated,
+        joins: ending.joins,
+        schedule: ending.schedule,
     })
 }
 
@@ -72,10 +79,12 @@ pub struct Verified {
     pub faults: Vec<LineFault>,
     /// Whether a torn last line was dropped (not a fault).
     pub torn: bool,
+    /// The sound `joined` lines, in order.
+    pub joins: Vec<Joined>,
 }
 
 /// How a journal's lines end, as a reader found them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Ending {
     /// The records that passed every check.
     pub records: usize,
@@ -85,6 +94,10 @@ pub struct Ending {
     pub torn: bool,
     /// Whether the last line lacks its newline (complete, but its newline was not written).
     pub unterminated: bool,
+    /// The `joined` lines, in order.
+    pub joins: Vec<Joined>,
+    /// The schedule of the header's tournament grown by every `joined` line: the journal's schedule.
+    pub schedule: Schedule,
 }
 
 /// A journal being read: its header, then its records one by one, in bounded memory.
@@ -144,6 +157,15 @@ pub(crate) enum Item<'a, T> {
         /// What was kept of it.
         kept: T,
     },
+    /// A sound `joined` line.
+    Joined {
+        /// Its line's number, from 1 (the header).
+        line: usize,
+        /// Its line, without the newline.
+        text: &'a [u8],
+        /// The schedule grown by it.
+        schedule: &'a Schedule,
+    },
     /// A faulty line.
     Fault(LineFault),
 }
@@ -179,7 +201,33 @@ impl JournalReader {
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
     pub fn for_each(self, moves: Moves, mut on_record: impl FnMut(GameRecord)) -> Result<Ending, JournalError> {
-        self.for_each_kept(moves, |record| record, |record, _| on_record(record))
+        self.for_each_indexed(moves, |_, record| on_record(record))
+    }
+
+    /// [`for_each`](Self::for_each), with each record's schedule index (in the schedule grown by the
+    /// `joined` lines before it, which the [`Ending`] has).
+    pub fn for_each_indexed(
+        self,
+        moves: Moves,
+        mut on_record: impl FnMut(usize, GameRecord),
+    ) -> Result<Ending, JournalError> {
+        let path = self.path.clone();
+        self.scan(
+            moves,
+            |record, _| record,
+            |item| match item {
+                Item::Record { kept, index, .. } => {
+                    on_record(index, kept);
+                    Ok(())
+                }
+                Item::Joined { .. } => Ok(()),
+                Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
+                    path: path.clone(),
+                    line,
+                    source: fault,
+                }),
+            },
+        )
     }
 
     /// [`for_each`](Self::for_each), with where each record lies in the file, each record first made into
@@ -193,9 +241,7 @@ impl JournalReader {
         mut on_record: impl FnMut(T, Span),
     ) -> Result<Ending, JournalError> {
         let path = self.path.clone();
-        let checker = Checker::new(&self.header.tournament);
         self.scan(
-            &checker,
             moves,
             |record, _| keep(record),
             |item| match item {
@@ -204,6 +250,7 @@ impl JournalReader {
                     on_record(kept, Span { offset, len });
                     Ok(())
                 }
+                Item::Joined { .. } => Ok(()),
                 Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
                     path: path.clone(),
                     line,
@@ -216,10 +263,8 @@ impl JournalReader {
     /// Checks every line and lists every fault (see [`verify`]).
     pub fn verify(self) -> Result<Verified, JournalError> {
         let header = self.header.clone();
-        let checker = Checker::new(&header.tournament);
         let mut faults = Vec::new();
         let ending = self.scan(
-            &checker,
             Moves::Drop,
             |_, _| (),
             |item| {
@@ -234,17 +279,21 @@ impl JournalReader {
             good: ending.records,
             faults,
             torn: ending.torn,
+            joins: ending.joins,
         })
     }
 
-    /// Reads every line after the header, checks each record with `checker` (made for the header's
-    /// tournament) with its moves, which it keeps as `moves` says, and hands `each` the first record
-    /// of each game, what `keep` keeps of it, and every fault, in file order (a header that was
-    /// edited first). A torn last line is dropped and blank lines skipped, as the module
-    /// documentation says. Stops at the first error of `each`.
+    /// Reads every line after the header, checks each record against the schedule of the header's
+    /// tournament as grown by the `joined` lines before it, with its moves, which it keeps as `moves`
+    /// says, and hands `each` the first record of each game, what `keep` keeps of it, each sound `joined`
+    /// line and every fault, in file order (a header that was edited first). A torn last line is dropped
+    /// and blank lines skipped, as the module documentation says. Stops at the first error of `each`.
+    ///
+    /// Every core checks records against the header's schedule; a record that fails there is checked
+    /// again, in file order, against the schedule grown by the `joined` lines before it, if any (the
+    /// games of bots that joined: only they are checked on one core).
     pub(crate) fn scan<T: Send, E: From<JournalError>>(
         self,
-        checker: &Checker,
         moves: Moves,
         keep: impl Fn(GameRecord, &[u8]) -> T + Sync,
         mut each: impl FnMut(Item<'_, T>) -> Result<(), E>,
@@ -258,57 +307,84 @@ impl JournalReader {
         if header.hash != tournament_hash(&header.tournament) {
             each(Item::Fault(LineFault {
                 line: 1,
-                fault: Fault::HeaderEdited { hash: header.hash },
+                fault: Fault::HeaderEdited {
+                    hash: header.hash.clone(),
+                },
             }))?;
         }
-        let shape = checker.shape();
-        let check = |text: &[u8]| -> Result<(usize, T), Fault> {
-            let (index, record) = checker.check(text, moves)?;
-            Ok((index, keep(record, text)))
+        let first = Checker::new(Schedule::new(&header.tournament));
+        let read = |text: &[u8]| -> Result<Line<T>, Fault> {
+            Ok(match first.read(text, moves)? {
+                Line::Record(index, record) => Line::Record(index, keep(record, text)),
+                Line::Joined(joined) => Line::Joined(joined),
+            })
         };
+        // The checker of the schedule grown by the `joined` lines read so far; `None` before the first.
+        let mut grown: Option<Checker> = None;
         // The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
         // (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
-        let mut first_lines: Vec<u32> = vec![0; shape.games()];
-        let mut ending = Ending {
-            records: 0,
-            valid_len: header_len,
-            torn: false,
-            unterminated: false,
-        };
+        let mut first_lines: Vec<u32> = vec![0; first.shape().games()];
+        let mut joins = Vec::new();
+        let mut ending = (0usize, header_len, false, false);
         let mut number = 1;
         lines::for_each_line(
             rest,
-            check,
+            read,
             |line| {
                 number += 1;
                 let fault = |fault| Item::Fault(LineFault { line: number, fault });
-                match line.read {
-                    None => {}
-                    Some(Err(Fault::NotARecord(_))) if !line.terminated => {
-                        ending.torn = true;
+                let checker = grown.as_ref().unwrap_or(&first);
+                let read = match (line.read, &grown) {
+                    (None, _) => None,
+                    (Some(Err(Fault::NotARecord(_))), _) if !line.terminated => {
+                        ending.2 = true;
                         return Ok(());
                     }
+                    // A game of a bot that joined, perhaps: checked against the schedule with it.
+                    (Some(Err(Fault::NotARecord(error))), _) => Some(Err(Fault::NotARecord(error))),
+                    (Some(Err(_)), Some(grown)) => Some(
+                        grown
+                            .check(line.text, moves)
+                            .map(|(index, record)| Line::Record(index, keep(record, line.text))),
+                    ),
+                    (Some(read), _) => Some(read),
+                };
+                match read {
+                    None => {}
                     Some(Err(error)) => each(fault(error))?,
-                    Some(Ok((index, kept))) => match first_lines[index] {
+                    Some(Ok(Line::Joined(joined))) => match checker.join(&joined) {
+                        Ok(checker) => {
+                            first_lines.resize(checker.shape().games(), 0);
+                            joins.push(joined);
+                            let checker = grown.insert(checker);
+                            each(Item::Joined {
+                                line: number,
+                                text: line.text,
+                                schedule: checker.schedule(),
+                            })?;
+                        }
+                        Err(error) => each(fault(error))?,
+                    },
+                    Some(Ok(Line::Record(index, kept))) => match first_lines[index] {
                         0 => {
                             first_lines[index] = u32::try_from(number).unwrap_or(u32::MAX);
-                            ending.records += 1;
+                            ending.0 += 1;
                             each(Item::Record {
                                 line: number,
                                 text: line.text,
-                                offset: ending.valid_len,
+                                offset: ending.1,
                                 index,
                                 kept,
                             })?;
                         }
                         first_line => each(fault(Fault::Duplicate {
-                            id: shape.id_of(index),
+                            id: checker.shape().id_of(index),
                             first_line: first_line as usize,
                         }))?,
                     },
                 }
-                ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
-                ending.unterminated = !line.terminated;
+                ending.1 += line.text.len() as u64 + u64::from(line.terminated);
+                ending.3 = !line.terminated;
                 Ok(())
             },
             |source| {
@@ -319,7 +395,15 @@ impl JournalReader {
                 })
             },
         )?;
-        Ok(ending)
+        let (records, valid_len, torn, unterminated) = ending;
+        Ok(Ending {
+            records,
+            valid_len,
+            torn,
+            unterminated,
+            joins,
+            schedule: grown.unwrap_or(first).schedule().clone(),
+        })
     }
 }
 
