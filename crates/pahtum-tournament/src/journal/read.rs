@@ -79,8 +79,8 @@ pub struct Verified {
     pub faults: Vec<LineFault>,
     /// Whether a torn last line was dropped (not a fault).
     pub torn: bool,
-    /// The sound `joined` lines, in order.
-    pub joins: Vec<Joined>,
+    /// The sound `joined` lines, in order, each with its line's number (from 1, the header).
+    pub joins: Vec<(usize, Joined)>,
 }
 
 /// How a journal's lines end, as a reader found them.
@@ -263,13 +263,15 @@ impl JournalReader {
     /// Checks every line and lists every fault (see [`verify`]).
     pub fn verify(self) -> Result<Verified, JournalError> {
         let header = self.header.clone();
-        let mut faults = Vec::new();
+        let (mut faults, mut join_lines) = (Vec::new(), Vec::new());
         let ending = self.scan(
             Moves::Drop,
             |_, _| (),
             |item| {
-                if let Item::Fault(fault) = item {
-                    faults.push(fault);
+                match item {
+                    Item::Fault(fault) => faults.push(fault),
+                    Item::Joined { line, .. } => join_lines.push(line),
+                    Item::Record { .. } => {}
                 }
                 Ok::<(), JournalError>(())
             },
@@ -279,7 +281,7 @@ impl JournalReader {
             good: ending.records,
             faults,
             torn: ending.torn,
-            joins: ending.joins,
+            joins: join_lines.into_iter().zip(ending.joins).collect(),
         })
     }
 
