@@ -709,7 +709,7 @@ mod tests {
 
         // The journal has the join: a reader grows the schedule by it, and a resume does not join d again.
         let contents = journal::read(&dir.path().join(JOURNAL)).unwrap();
-        assert_eq!(contents.joins, [joined.clone()]);
+        assert_eq!(contents.joins, std::slice::from_ref(&joined));
         assert_eq!(contents.schedule.len(), joined.games);
         let mut opened = open(dir.path(), &grown, None, Existing::Resume, &mut Quiet).unwrap();
         assert!(opened.joined.is_none(), "d joined already");

@@ -211,23 +211,7 @@ impl JournalReader {
         moves: Moves,
         mut on_record: impl FnMut(usize, GameRecord),
     ) -> Result<Ending, JournalError> {
-        let path = self.path.clone();
-        self.scan(
-            moves,
-            |record, _| record,
-            |item| match item {
-                Item::Record { kept, index, .. } => {
-                    on_record(index, kept);
-                    Ok(())
-                }
-                Item::Joined { .. } => Ok(()),
-                Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
-                    path: path.clone(),
-                    line,
-                    source: fault,
-                }),
-            },
-        )
+        self.for_each_placed(moves, |record| record, |record, index, _| on_record(index, record))
     }
 
     /// [`for_each`](Self::for_each), with where each record lies in the file, each record first made into
@@ -240,14 +224,31 @@ impl JournalReader {
         keep: impl Fn(GameRecord) -> T + Sync,
         mut on_record: impl FnMut(T, Span),
     ) -> Result<Ending, JournalError> {
+        self.for_each_placed(moves, keep, |kept, _, span| on_record(kept, span))
+    }
+
+    /// Each record, made into what `keep` keeps of it, with its schedule index and where it lies in the file;
+    /// stops at the first faulty line.
+    fn for_each_placed<T: Send>(
+        self,
+        moves: Moves,
+        keep: impl Fn(GameRecord) -> T + Sync,
+        mut on_record: impl FnMut(T, usize, Span),
+    ) -> Result<Ending, JournalError> {
         let path = self.path.clone();
         self.scan(
             moves,
             |record, _| keep(record),
             |item| match item {
-                Item::Record { kept, text, offset, .. } => {
+                Item::Record {
+                    kept,
+                    text,
+                    offset,
+                    index,
+                    ..
+                } => {
                     let len = text.len();
-                    on_record(kept, Span { offset, len });
+                    on_record(kept, index, Span { offset, len });
                     Ok(())
                 }
                 Item::Joined { .. } => Ok(()),

@@ -383,7 +383,7 @@ fn grown_journal() -> (tempfile::TempDir, PathBuf, Joined) {
 fn a_join_grows_the_schedule_that_the_records_after_it_are_checked_against() {
     let (_dir, path, joined) = grown_journal();
     let contents = read(&path).unwrap();
-    assert_eq!(contents.joins, [joined.clone()]);
+    assert_eq!(contents.joins, std::slice::from_ref(&joined));
     assert_eq!(contents.records.len(), 2);
     assert_eq!(contents.records[1].players.first, "d");
     assert_eq!(contents.schedule.tournament().bot_names(), ["a", "b", "c", "d"]);
