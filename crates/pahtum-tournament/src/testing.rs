@@ -171,7 +171,7 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
 }
 
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
+pub(crate) fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
     let spec = game.spec(tournament);
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();

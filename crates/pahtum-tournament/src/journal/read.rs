@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use pahtum_record::GameRecord;
 
@@ -292,9 +293,12 @@ impl JournalReader {
     /// line and every fault, in file order (a header that was edited first). A torn last line is dropped
     /// and blank lines skipped, as the module documentation says. Stops at the first error of `each`.
     ///
-    /// Every core checks records against the header's schedule; a record that fails there is checked
-    /// again, in file order, against the schedule grown by the `joined` lines before it, if any (the
-    /// games of bots that joined: only they are checked on one core).
+    /// Every core checks records against the header's schedule, and a record that fails there against the
+    /// schedule grown by the `joined` lines handed on so far, all before it: by the
+    /// [schedule's growth](crate::schedule), a game of a schedule is the same game in any schedule grown
+    /// from it, so that a record that passes is sound where it lies. A record that fails both is checked
+    /// again in file order against the schedule grown by every `joined` line before it (a join read in the
+    /// same piece of the file as the record was not handed on yet).
     pub(crate) fn scan<T: Send, E: From<JournalError>>(
         self,
         moves: Moves,
@@ -316,14 +320,28 @@ impl JournalReader {
             }))?;
         }
         let first = Checker::new(Schedule::new(&header.tournament));
+        // The checker of the schedule grown by the `joined` lines handed on so far; `None` before the first.
+        // The workers read it too: a line they read comes after every line handed on, so that the joins
+        // before it are at least those.
+        let published: RwLock<Option<Arc<Checker>>> = RwLock::new(None);
         let read = |text: &[u8]| -> Result<Line<T>, Fault> {
-            Ok(match first.read(text, moves)? {
+            let line = match first.read(text, moves) {
+                Ok(line) => line,
+                Err(fault @ Fault::NotARecord(_)) => return Err(fault),
+                // A game of a bot that joined, perhaps: checked against the schedule with it.
+                Err(fault) => {
+                    let grown = published.read().expect("no thread panics holding it").clone();
+                    let grown = grown.ok_or(fault)?;
+                    let (index, record) = grown.check(text, moves)?;
+                    Line::Record(index, record)
+                }
+            };
+            Ok(match line {
                 Line::Record(index, record) => Line::Record(index, keep(record, text)),
                 Line::Joined(joined) => Line::Joined(joined),
             })
         };
-        // The checker of the schedule grown by the `joined` lines read so far; `None` before the first.
-        let mut grown: Option<Checker> = None;
+        let mut grown: Option<Arc<Checker>> = None;
         // The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
         // (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
         let mut first_lines: Vec<u32> = vec![0; first.shape().games()];
@@ -336,21 +354,20 @@ impl JournalReader {
             |line| {
                 number += 1;
                 let fault = |fault| Item::Fault(LineFault { line: number, fault });
-                let checker = grown.as_ref().unwrap_or(&first);
-                let read = match (line.read, &grown) {
-                    (None, _) => None,
-                    (Some(Err(Fault::NotARecord(_))), _) if !line.terminated => {
+                let checker = grown.as_deref().unwrap_or(&first);
+                let read = match line.read {
+                    Some(Err(Fault::NotARecord(_))) if !line.terminated => {
                         ending.2 = true;
                         return Ok(());
                     }
-                    // A game of a bot that joined, perhaps: checked against the schedule with it.
-                    (Some(Err(Fault::NotARecord(error))), _) => Some(Err(Fault::NotARecord(error))),
-                    (Some(Err(_)), Some(grown)) => Some(
-                        grown
+                    // Read before the joins before it were handed on (in the same piece of the file): checked
+                    // again, here, against the schedule they grew.
+                    Some(Err(fault)) if grown.is_some() && !matches!(fault, Fault::NotARecord(_)) => Some(
+                        checker
                             .check(line.text, moves)
                             .map(|(index, record)| Line::Record(index, keep(record, line.text))),
                     ),
-                    (Some(read), _) => Some(read),
+                    read => read,
                 };
                 match read {
                     None => {}
@@ -359,7 +376,8 @@ impl JournalReader {
                         Ok(checker) => {
                             first_lines.resize(checker.shape().games(), 0);
                             joins.push(joined);
-                            let checker = grown.insert(checker);
+                            let checker = grown.insert(Arc::new(checker));
+                            *published.write().expect("no thread panics holding it") = Some(Arc::clone(checker));
                             each(Item::Joined {
                                 line: number,
                                 text: line.text,
@@ -405,7 +423,7 @@ impl JournalReader {
             torn,
             unterminated,
             joins,
-            schedule: grown.unwrap_or(first).schedule().clone(),
+            schedule: grown.as_deref().unwrap_or(&first).schedule().clone(),
         })
     }
 }
