@@ -1147,6 +1147,23 @@ fn a_bot_added_to_a_played_tournament_joins_and_only_its_games_are_played() {
     let shown = arena(&["standings", journal.to_str().unwrap()]);
     assert_success(&shown);
     assert!(text(&shown.stdout).contains("rnd"), "{}", text(&shown.stdout));
+    // py's games under its two greetings, afterwards too: in the standings, escaped.
+    assert_eq!(
+        bot(&standings, "py")["greetings"],
+        serde_json::json!([
+            {"name": "evil\u{1b}[2J", "version": "1", "games": 2},
+            {"name": "fixture-versioned", "version": "1", "games": 4},
+        ])
+    );
+    assert!(
+        text(&shown.stdout).contains(
+            "py played its games under 2 greetings (hello), so these standings mix its programs: \
+             \"evil\\x1b[2J 1\" (2 games), \"fixture-versioned 1\" (4 games)."
+        ),
+        "{}",
+        text(&shown.stdout)
+    );
+    assert!(!text(&shown.stdout).contains('\u{1b}'));
     let verified = arena(&["verify", journal.to_str().unwrap()]);
     assert_success(&verified);
     assert!(
