@@ -1,8 +1,9 @@
 //! The schedule: every game of a tournament, in a fixed order, from the file alone.
 //!
-//! A [`Schedule`] is a plain function of the [`Tournament`]: the same file gives
-//! the same games, with the same ids, seeds and blocks, on every machine, at
-//! every concurrency, however many games are already done. That is what lets a
+//! A [`Schedule`] is a plain function of the [`Tournament`] (and of the bots
+//! that joined it later, if any): the same file gives the same games, with the
+//! same ids, seeds and blocks, on every machine, at every concurrency, however
+//! many games are already done. That is what lets a
 //! run resume from its journal: the games missing from it are found by id.
 //!
 //! The schedule is never built whole: [`Schedule::game`] computes any game

@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{self, Tournament};
-use crate::journal::Journal;
+use crate::journal::{Joined, Journal, JournalReader, tournament_hash};
 use crate::schedule::{Schedule, ScheduledGame};
 
 /// A round-robin of bots `a`, `b` and `c`.
@@ -170,8 +170,53 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
     std::fs::metadata(path).expect("the journal").len()
 }
 
+/// The `joined` line of the last join of `grown`.
+pub fn joined_line(grown: &Schedule) -> Joined {
+    let first = grown.joins().last().copied().expect("a schedule grown by a join");
+    Joined {
+        joined: grown.tournament().bots[first..].to_vec(),
+        unix_ms: 1_700_000_000_000,
+        games: grown.len(),
+        hash: tournament_hash(grown.tournament()),
+    }
+}
+
+/// [`synthetic_journal`] of `games` games, then `joining` bots (`joined1`, ...) that join it (a `joined`
+/// line) and every game of theirs, played at random: the lines of a journal of a tournament that grew.
+/// Returns the grown schedule and the journal's size in bytes.
+pub fn synthetic_grown_journal(path: &Path, games: usize, joining: usize) -> (Schedule, u64) {
+    synthetic_journal(path, games);
+    let tournament = JournalReader::open(path)
+        .expect("the journal")
+        .header()
+        .tournament
+        .clone();
+    let bots: Vec<config::BotConfig> = (1..=joining)
+        .map(|i| config::BotConfig {
+            name: format!("joined{i}"),
+            ..tournament.bots[0].clone()
+        })
+        .collect();
+    let old = Schedule::new(&tournament).len();
+    let grown = Schedule::new(&tournament).join(&bots);
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut lines = serde_json::to_vec(&joined_line(&grown)).expect("a line serializes");
+    lines.push(b'\n');
+    for game in grown.games(old..grown.len()) {
+        serde_json::to_writer(&mut lines, &random_game(&game, grown.tournament(), &mut rng))
+            .expect("a record serializes");
+        lines.push(b'\n');
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("the journal");
+    std::io::Write::write_all(&mut file, &lines).expect("the records are written");
+    (grown, std::fs::metadata(path).expect("the journal").len())
+}
+
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-pub(crate) fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
+pub fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
     let spec = game.spec(tournament);
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();

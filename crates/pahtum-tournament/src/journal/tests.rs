@@ -468,41 +468,23 @@ fn games_of_joined_bots_over_many_pieces_are_checked_against_the_joins_before_th
     use rand::SeedableRng;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
-    crate::testing::synthetic_journal(&path, 1200);
-    let t = JournalReader::open(&path).unwrap().header().tournament.clone();
-    let bots = |names: &[&str]| -> Vec<crate::config::BotConfig> {
-        names
-            .iter()
-            .map(|name| crate::config::BotConfig {
-                name: (*name).to_owned(),
-                ..t.bots[0].clone()
-            })
-            .collect()
-    };
-    let first = crate::schedule::Schedule::new(&t).join(&bots(&["j1", "j2", "j3", "j4", "j5"]));
-    let second = first.join(&bots(&["late"]));
-    let joined = |schedule: &crate::schedule::Schedule| Joined {
-        joined: schedule.tournament().bots[schedule.joins().last().copied().unwrap()..].to_vec(),
-        unix_ms: 1,
-        games: schedule.len(),
-        hash: tournament_hash(schedule.tournament()),
-    };
+    let (first, size) = crate::testing::synthetic_grown_journal(&path, 1200, 5);
+    assert!(size > 4 * super::lines::PIECE_BYTES as u64, "{size} bytes");
+    let mut late = first.tournament().bots[0].clone();
+    late.name = "late".to_owned();
+    let second = first.join(&[late]);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-    let mut line = |game: crate::schedule::ScheduledGame| {
-        let record = crate::testing::random_game(&game, second.tournament(), &mut rng);
-        serde_json::to_string(&record).unwrap()
-    };
-    let old_games = crate::schedule::Schedule::new(&t).len();
-    let mut lines = vec![serde_json::to_string(&joined(&first)).unwrap()];
-    lines.extend(first.iter().skip(old_games).map(&mut line));
-    let misplaced = line(second.game(first.len()));
-    lines.insert(lines.len() - 3, misplaced.clone());
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    let header_and_old = text.lines().count();
-    text.push_str(&(lines.join("\n") + "\n"));
-    assert!(text.len() > 6 * super::lines::PIECE_BYTES, "{} bytes", text.len());
-    std::fs::write(&path, &text).unwrap();
-    let misplaced_line = header_and_old + lines.len() - 3;
+    let misplaced = serde_json::to_string(&crate::testing::random_game(
+        &second.game(first.len()),
+        second.tournament(),
+        &mut rng,
+    ))
+    .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let misplaced_line = lines.len() - 2;
+    lines.insert(misplaced_line - 1, &misplaced);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let verified = verify(&path).unwrap();
     let faults: Vec<(usize, String)> = verified
         .faults
@@ -512,17 +494,19 @@ fn games_of_joined_bots_over_many_pieces_are_checked_against_the_joins_before_th
     assert_eq!(faults.len(), 1, "{faults:?}");
     assert_eq!(faults[0].0, misplaced_line);
     assert!(faults[0].1.contains("names the bot \"late\""), "{faults:?}");
-    assert_eq!(verified.good, first.len() - old_games + 1200);
+    assert_eq!(
+        verified.good,
+        lines.len() - 3,
+        "every line but the header, the join and the misplaced game"
+    );
 
     // Moved after its join, it is sound.
-    text = text.replacen(&format!("{misplaced}\n"), "", 1);
-    text.push_str(&format!(
-        "{}\n{misplaced}\n",
-        serde_json::to_string(&joined(&second)).unwrap()
-    ));
-    std::fs::write(&path, &text).unwrap();
+    lines.remove(misplaced_line - 1);
+    let join = serde_json::to_string(&crate::testing::joined_line(&second)).unwrap();
+    lines.extend([join.as_str(), misplaced.as_str()]);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let contents = read(&path).unwrap();
-    assert_eq!(contents.records.len(), first.len() - old_games + 1201);
     assert_eq!(contents.joins.len(), 2);
     assert_eq!(contents.schedule.len(), second.len());
+    assert_eq!(contents.records.len(), verified.good + 1);
 }
