@@ -124,10 +124,10 @@ impl Audit {
         &self.schedule
     }
 
-    /// Checks `record` alone: everything the module documentation lists but
-    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]).
-    /// `moves` are the record's (a reader may have kept them apart).
-    pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
+    /// Checks `record` alone: everything the module documentation lists but the replay ([`check_replay`]) and
+    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]); returns its
+    /// game's schedule index.
+    pub fn check_scheduled(&self, record: &GameRecord) -> Result<usize, Fault> {
         let id = &record.id;
         for bot in [&record.players.first, &record.players.second] {
             if !self.bots.contains(bot) {
@@ -144,11 +144,19 @@ impl Audit {
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
         let game = self.schedule.game(index);
         as_scheduled(record, &game, &game.spec(self.schedule.tournament()))?;
-        record
-            .replay_moves(moves)
-            .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
-        Ok(())
+        Ok(index)
     }
+}
+
+/// Checks that `record` replays by the rules with `moves` (its moves, which a reader may have kept apart).
+pub fn check_replay(record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
+    record
+        .replay_moves(moves)
+        .map(|_| ())
+        .map_err(|source| Fault::DoesNotReplay {
+            id: record.id.clone(),
+            source,
+        })
 }
 
 /// Checks that `record` has what the schedule gives `game`.
@@ -210,7 +218,8 @@ mod tests {
     use crate::testing::{tournament, won_by};
 
     fn checked(audit: &Audit, record: &GameRecord) -> Result<(), Fault> {
-        audit.check(record, record.moves.iter().map(MoveRecord::bare))
+        audit.check_scheduled(record)?;
+        check_replay(record, record.moves.iter().map(MoveRecord::bare))
     }
 
     /// Every game of the schedule passes, in any order.

@@ -4,10 +4,12 @@
 //! placed in the schedule; or parsed as a [`Joined`] line, checked against the
 //! schedule so far, which it grows.
 
+use std::sync::Arc;
+
 use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::Deserialize;
 
-use crate::audit::{Audit, Fault};
+use crate::audit::{Audit, Fault, check_replay};
 use crate::schedule::{Schedule, ScheduleShape};
 
 use super::fast;
@@ -57,9 +59,16 @@ impl Checker {
         self.schedule().shape()
     }
 
-    /// Reads one line as a record (checked, its index with it) or as a [`Joined`] line (not checked).
-    pub(super) fn read(&self, text: &[u8], moves: Moves) -> Result<Line<GameRecord>, Fault> {
-        match self.check(text, moves) {
+    /// Reads one line as a record (checked against this checker's schedule or, when it refuses the record's
+    /// game, against the schedule that `grown` gives, if it gives one; its index with it) or as a [`Joined`]
+    /// line (not checked).
+    pub(super) fn read(
+        &self,
+        text: &[u8],
+        moves: Moves,
+        grown: impl FnOnce() -> Option<Arc<Checker>>,
+    ) -> Result<Line<GameRecord>, Fault> {
+        match self.check_grown(text, moves, grown) {
             Ok((index, record)) => Ok(Line::Record(index, record)),
             Err(Fault::NotARecord(error)) => match serde_json::from_slice::<Joined>(text) {
                 Ok(joined) => Ok(Line::Joined(joined)),
@@ -103,6 +112,23 @@ impl Checker {
     /// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it
     /// ([`crate::audit`]); returns its game's schedule index with it.
     pub(super) fn check(&self, text: &[u8], moves: Moves) -> Result<(usize, GameRecord), Fault> {
+        self.check_grown(text, moves, || None)
+    }
+
+    /// [`check`](Self::check), against the schedule of `grown` when this one refuses the record's game, and
+    /// `grown` gives one: the record is read once.
+    fn check_grown(
+        &self,
+        text: &[u8],
+        moves: Moves,
+        grown: impl FnOnce() -> Option<Arc<Checker>>,
+    ) -> Result<(usize, GameRecord), Fault> {
+        let scheduled = |record: &GameRecord| {
+            self.audit.check_scheduled(record).or_else(|fault| match grown() {
+                Some(grown) => grown.audit.check_scheduled(record).map_err(|_| fault),
+                None => Err(fault),
+            })
+        };
         fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
             // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
             match std::str::from_utf8(text) {
@@ -111,11 +137,12 @@ impl Checker {
             }
             .map_err(Fault::NotARecord)
         }
-        let record = match moves {
+        let (index, record) = match moves {
             Moves::Keep => {
                 let record: GameRecord = parse(text)?;
-                self.audit.check(&record, record.moves.iter().map(MoveRecord::bare))?;
-                record
+                let index = scheduled(&record)?;
+                check_replay(&record, record.moves.iter().map(MoveRecord::bare))?;
+                (index, record)
             }
             Moves::Drop => {
                 let fast = fast::split(text).and_then(|(rest, moves)| {
@@ -127,14 +154,11 @@ impl Checker {
                     Some(read) => read,
                     None => parse::<WithoutMoves>(text)?.split(),
                 };
-                self.audit.check(&record, moves)?;
-                record
+                let index = scheduled(&record)?;
+                check_replay(&record, moves)?;
+                (index, record)
             }
         };
-        let index = self
-            .shape()
-            .index_of(&record.id)
-            .ok_or_else(|| Fault::UnknownGame { id: record.id.clone() })?;
         Ok((index, record))
     }
 }

@@ -325,18 +325,9 @@ impl JournalReader {
         // before it are at least those.
         let published: RwLock<Option<Arc<Checker>>> = RwLock::new(None);
         let read = |text: &[u8]| -> Result<Line<T>, Fault> {
-            let line = match first.read(text, moves) {
-                Ok(line) => line,
-                Err(fault @ Fault::NotARecord(_)) => return Err(fault),
-                // A game of a bot that joined, perhaps: checked against the schedule with it.
-                Err(fault) => {
-                    let grown = published.read().expect("no thread panics holding it").clone();
-                    let grown = grown.ok_or(fault)?;
-                    let (index, record) = grown.check(text, moves)?;
-                    Line::Record(index, record)
-                }
-            };
-            Ok(match line {
+            // A game of a bot that joined, perhaps: checked against the schedule with it.
+            let grown = || published.read().expect("no thread panics holding it").clone();
+            Ok(match first.read(text, moves, grown)? {
                 Line::Record(index, record) => Line::Record(index, keep(record, text)),
                 Line::Joined(joined) => Line::Joined(joined),
             })
