@@ -1,6 +1,7 @@
 //! Fixtures for the unit tests and benchmarks: a small tournament, game records built by hand, and large
 //! synthetic journals.
 
+use std::ops::Range;
 use std::path::Path;
 
 use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
@@ -155,11 +156,18 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
         .expect("a valid file")
         .tournament;
     Journal::create(path, &tournament).expect("a new journal");
+    let schedule = Schedule::new(&tournament);
+    append_random_games(path, Vec::new(), &schedule, 0..games.min(schedule.len()), 1)
+}
+
+/// Appends `lead` and the games of `schedule` at `indices`, played at random (from `seed`), to the journal
+/// at `path`; returns its size in bytes.
+fn append_random_games(path: &Path, mut lines: Vec<u8>, schedule: &Schedule, indices: Range<usize>, seed: u64) -> u64 {
     // Syncing each of 100,000 lines would time the disk, not the standings: append the records in one go.
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let mut lines = Vec::new();
-    for game in Schedule::new(&tournament).iter().take(games) {
-        serde_json::to_writer(&mut lines, &random_game(&game, &tournament, &mut rng)).expect("a record serializes");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for game in schedule.games(indices) {
+        serde_json::to_writer(&mut lines, &random_game(&game, schedule.tournament(), &mut rng))
+            .expect("a record serializes");
         lines.push(b'\n');
     }
     let mut file = std::fs::OpenOptions::new()
@@ -199,20 +207,10 @@ pub fn synthetic_grown_journal(path: &Path, games: usize, joining: usize) -> (Sc
         .collect();
     let old = Schedule::new(&tournament).len();
     let grown = Schedule::new(&tournament).join(&bots);
-    let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let mut lines = serde_json::to_vec(&joined_line(&grown)).expect("a line serializes");
-    lines.push(b'\n');
-    for game in grown.games(old..grown.len()) {
-        serde_json::to_writer(&mut lines, &random_game(&game, grown.tournament(), &mut rng))
-            .expect("a record serializes");
-        lines.push(b'\n');
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("the journal");
-    std::io::Write::write_all(&mut file, &lines).expect("the records are written");
-    (grown, std::fs::metadata(path).expect("the journal").len())
+    let mut join = serde_json::to_vec(&joined_line(&grown)).expect("a line serializes");
+    join.push(b'\n');
+    let size = append_random_games(path, join, &grown, old..grown.len(), 2);
+    (grown, size)
 }
 
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.

@@ -28,6 +28,17 @@ fn greeted(record: GameRecord) -> GameRecord {
     }
 }
 
+/// What [`verify`] finds in the journal at `path`, and its faults as line numbers and words.
+fn faults_of(path: &std::path::Path) -> (Verified, Vec<(usize, String)>) {
+    let verified = verify(path).unwrap();
+    let faults = verified
+        .faults
+        .iter()
+        .map(|fault| (fault.line, fault.fault.to_string()))
+        .collect();
+    (verified, faults)
+}
+
 fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
@@ -177,12 +188,7 @@ fn blank_lines_are_skipped_and_every_fault_is_listed() {
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let error = read(&path).unwrap_err();
     assert!(matches!(error, JournalError::Fault { line: 5, .. }), "{error}");
-    let verified = verify(&path).unwrap();
-    let faults: Vec<(usize, String)> = verified
-        .faults
-        .iter()
-        .map(|fault| (fault.line, fault.fault.to_string()))
-        .collect();
+    let (verified, faults) = faults_of(&path);
     assert_eq!(
         faults,
         [
@@ -485,12 +491,7 @@ fn games_of_joined_bots_over_many_pieces_are_checked_against_the_joins_before_th
     let misplaced_line = lines.len() - 2;
     lines.insert(misplaced_line - 1, &misplaced);
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let verified = verify(&path).unwrap();
-    let faults: Vec<(usize, String)> = verified
-        .faults
-        .iter()
-        .map(|fault| (fault.line, fault.fault.to_string()))
-        .collect();
+    let (verified, faults) = faults_of(&path);
     assert_eq!(faults.len(), 1, "{faults:?}");
     assert_eq!(faults[0].0, misplaced_line);
     assert!(faults[0].1.contains("names the bot \"late\""), "{faults:?}");
