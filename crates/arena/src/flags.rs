@@ -68,6 +68,7 @@ impl ServeFlag {
             listen,
             token: (!listen.ip().is_loopback()).then(pahtum_serve::access::new_token),
             only: Some(name.to_owned()),
+            play: None,
         };
         let bound = serve.bind().await?;
         crate::output::errln!("arena: serving this run at {}", bound.url());

@@ -7,8 +7,9 @@
 //! `target/serve-screenshots/`.
 
 mod browser;
+mod serving;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -16,77 +17,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use fantoccini::Locator;
-
-/// A running `arena serve`, killed when dropped.
-struct Server {
-    child: Child,
-    /// `host:port`.
-    address: String,
-    /// The printed address, with the token if any.
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::cargo_bin("arena")
-            .unwrap()
-            .arg("serve")
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        let url = url.trim().to_owned();
-        let address = url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap()
-            .replace("0.0.0.0", "127.0.0.1");
-        Server { child, address, url }
-    }
-
-    fn ask(&self, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-        ask(&self.address, method, path, headers)
-    }
-
-    fn get(&self, path: &str) -> (u16, String) {
-        self.ask("GET", path, &[])
-    }
-}
-
-/// The answer of the server at `address` to a request of `method` for
-/// `path` with `headers` (the `Host` is the server's unless given): its status and its whole text.
-fn ask(address: &str, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let host = if headers.iter().any(|header| header.to_lowercase().starts_with("host:")) {
-        String::new()
-    } else {
-        format!("Host: {}\r\n", address)
-    };
-    let extra: String = headers.iter().map(|header| format!("{header}\r\n")).collect();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\n{host}{extra}Connection: close\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, answer)
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use serving::{Server, ask, screenshots};
 
 fn arena(args: &[&str]) {
     let output = Command::cargo_bin("arena").unwrap().args(args).output().unwrap();
@@ -279,13 +210,16 @@ fn a_run_in_progress_is_followed() {
     .unwrap();
     events.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut reader = BufReader::new(events);
-    let mut line = String::new();
-    while !line.starts_with("data: ") {
-        line.clear();
+    // The first event says the length as the stream starts; the others as it grows.
+    let mut lengths = Vec::new();
+    while lengths.last().is_none_or(|&length| length <= start) {
+        let mut line = String::new();
         assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(data) = line.strip_prefix("data: ") {
+            lengths.push(data.trim().parse::<u64>().unwrap());
+        }
     }
-    let length: u64 = line["data: ".len()..].trim().parse().unwrap();
-    assert!(length > start, "{length} after {start}");
+    assert!(lengths[0] >= start && lengths.is_sorted(), "{lengths:?} after {start}");
     assert!(run.wait().unwrap().success());
     let (_, runs) = server.get("/");
     assert!(runs.contains("6 / 6") && runs.contains("finished"), "{runs}");
@@ -308,37 +242,22 @@ fn slow_match(games: u32, move_time: &str, out: &Path, extra: &[&str], stderr: S
         .unwrap()
 }
 
-fn screenshots() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("serve-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A run started in a terminal, opened in the browser mid-run: its tables
 /// change without the page reloading, and once the run has ended they are
 /// those of the run's own `report.html`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_page_follows_a_run_without_reloading() {
-    let Some((chromium, driver_program)) = browser::browser() else {
+    let Some(Watched {
+        dir: _dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(8).await
+    else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("live");
-    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    // The browser first, so that its start-up does not eat the run's time.
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    let mut run = slow_match(8, "100ms", &out, &[], Stdio::null());
-    let journal = out.join("journal.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
-        assert!(Instant::now() < deadline, "the run recorded no game");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     client.goto(&format!("http://{}/", server.address)).await.unwrap();
     client
         .screenshot()
@@ -379,8 +298,55 @@ async fn the_live_page_follows_a_run_without_reloading() {
         .unwrap()
         .unwrap();
     assert!(run.wait().unwrap().success());
-    // The last game is in: wait for the update that brings it. The run's own
-    // report.html, parsed in the same page, is what the tables must say.
+    shows_the_report_without_reloading(&client, &out).await;
+    client.close().await.unwrap();
+}
+
+/// A browser, a server of a fresh folder, and a run in it being played.
+struct Watched {
+    dir: tempfile::TempDir,
+    /// The run's folder, `live` in `dir`.
+    out: std::path::PathBuf,
+    server: Server,
+    /// The driver and the browser's profile, for as long as the browser runs.
+    _browser: (browser::Driver, tempfile::TempDir),
+    client: fantoccini::Client,
+    run: Child,
+}
+
+/// A server of a fresh folder, a browser, and a slow match of `games` games
+/// played into the folder's run `live`, once it has recorded a game; `None`
+/// where there is no browser.
+async fn watch_a_slow_match(games: u32) -> Option<Watched> {
+    let (chromium, driver_program) = browser::browser()?;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live");
+    let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
+    // The browser first, so that its start-up does not eat the run's time.
+    let driver = browser::start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = browser::connect(&driver, &chromium, profile.path()).await;
+    let run = slow_match(games, "100ms", &out, &[], Stdio::null());
+    let journal = out.join("journal.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| text.lines().count() >= 2) {
+        assert!(Instant::now() < deadline, "the run recorded no game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Some(Watched {
+        dir,
+        out,
+        server,
+        _browser: (driver, profile),
+        client,
+        run,
+    })
+}
+
+/// Waits until the page in `client` shows the tables of the `report.html` of
+/// the run in `out` (parsed in the same page), and checks that it was not
+/// reloaded since `window.stayed` was set, and that no bot's text ran.
+async fn shows_the_report_without_reloading(client: &fantoccini::Client, out: &Path) {
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     let same = "const [report] = arguments; \
                 const parsed = new DOMParser().parseFromString(report, 'text/html'); \
@@ -398,6 +364,37 @@ async fn the_live_page_follows_a_run_without_reloading() {
     assert_eq!(stayed, serde_json::Value::Bool(true), "the page was reloaded");
     let pwned = client.execute("return typeof window.pwned", vec![]).await.unwrap();
     assert_eq!(pwned, serde_json::json!("undefined"));
+}
+
+/// The live connection is cut (the server stops) while the run plays on and
+/// ends; when a server is back at the same address, the page, which
+/// reconnects by itself, catches up with the games it missed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_connection_was_cut_catches_up() {
+    let Some(Watched {
+        dir,
+        out,
+        server,
+        _browser,
+        client,
+        mut run,
+    }) = watch_a_slow_match(6).await
+    else {
+        return;
+    };
+    client
+        .goto(&format!("http://{}/runs/live", server.address))
+        .await
+        .unwrap();
+    client
+        .execute("window.stayed = true; return null", vec![])
+        .await
+        .unwrap();
+    let address = server.address.clone();
+    drop(server);
+    assert!(run.wait().unwrap().success());
+    let _back = Server::start(dir.path(), &["--listen", &address]);
+    shows_the_report_without_reloading(&client, &out).await;
     client.close().await.unwrap();
 }
 

@@ -9,7 +9,7 @@
 //! record; the bot is killed, the other one stays usable. When both bots fail
 //! to get ready, both forfeit (a double forfeit, recorded as a draw).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
@@ -19,6 +19,7 @@ use pahtum_record::{
 
 use crate::bot::{Answer, Bot, wrong_kind};
 use crate::clock::Clocks;
+use crate::human::{Human, NoAction, Player};
 use crate::request::{self, RequestLine};
 use crate::verdict::{Asked, Failure};
 
@@ -68,9 +69,27 @@ pub async fn play_game(
     second: &mut Bot,
     observer: &mut (dyn FnMut(GameEvent) + Send),
 ) -> GameRecord {
+    play_players(spec, Player::Bot(first), Player::Bot(second), observer).await
+}
+
+/// Plays one game as [`play_game`] does, where either player may be a
+/// person ([`Player::Human`]): the person is asked through their seat's
+/// channel on their seat's clock, may take moves back, and resigns by
+/// answering so or by dropping the channel. The bot's side is the same as in
+/// any game: its requests, clock, verdicts and its record.
+pub async fn play_players(
+    spec: &GameSpec,
+    first: Player<'_>,
+    second: Player<'_>,
+    observer: &mut (dyn FnMut(GameEvent) + Send),
+) -> GameRecord {
     let started_unix_ms = unix_ms();
     let mut game = spec.initial_game();
     let mut bots = [first, second];
+    let players = Players {
+        first: bots[0].name().to_owned(),
+        second: bots[1].name().to_owned(),
+    };
     let mut moves = Vec::with_capacity(pahtum::CELLS);
     let mut swap_move = None;
     let mut play = Play {
@@ -79,6 +98,8 @@ pub async fn play_game(
         moves: &mut moves,
         swap_move: &mut swap_move,
         request: RequestLine::new(&spec.id, spec.rules, &spec.blocks),
+        players: &players,
+        started_unix_ms,
     };
     play.given_plies();
     let termination = match get_ready(spec, &mut bots).await {
@@ -103,7 +124,9 @@ pub async fn play_game(
         result,
     });
     for seat in [Seat::First, Seat::Second] {
-        let bot = &mut *bots[seat.index()];
+        let Some(bot) = bots[seat.index()].bot() else {
+            continue;
+        };
         bot.resume();
         let over = GameOver {
             game: spec.id.clone(),
@@ -116,21 +139,22 @@ pub async fn play_game(
         };
         bot.tell(&ToBot::GameOver(over)).await;
     }
-    let players = Players {
-        first: bots[0].name().to_owned(),
-        second: bots[1].name().to_owned(),
+    let hello = |player: &Player<'_>| match player {
+        Player::Bot(bot) => Some(bot.identity().clone()),
+        Player::Human(_) => None,
+    };
+    let hello = Hellos {
+        first: hello(&bots[0]),
+        second: hello(&bots[1]),
     };
     let mut record = spec.record(players, &game, moves, swap_move, termination, started_unix_ms);
-    record.hello = Some(Hellos {
-        first: Some(bots[0].identity().clone()),
-        second: Some(bots[1].identity().clone()),
-    });
+    record.hello = Some(hello);
     record
 }
 
-/// `new_game` to both bots at once, and both `ready`s. On failure, each seat
-/// that failed, in seat order.
-async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), Vec<(Seat, Failure)>> {
+/// `new_game` to both bots at once, and both `ready`s (a person is ready).
+/// On failure, each seat that failed, in seat order.
+async fn get_ready(spec: &GameSpec, bots: &mut [Player<'_>; 2]) -> Result<(), Vec<(Seat, Failure)>> {
     let new_game = |seat: Seat| NewGame {
         id: 0,
         game: spec.id.clone(),
@@ -139,16 +163,16 @@ async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), Vec<
         blocks: spec.blocks.clone(),
         time: spec.time_of(seat),
     };
+    let ready = async |bot: Option<&mut Bot>, seat: Seat| match bot {
+        Some(bot) => bot.new_game(new_game(seat)).await,
+        None => Ok(()),
+    };
     let [first, second] = bots;
-    let (first_ready, second_ready) = tokio::join!(
-        first.new_game(new_game(Seat::First)),
-        second.new_game(new_game(Seat::Second))
-    );
+    let (first_ready, second_ready) = tokio::join!(ready(first.bot(), Seat::First), ready(second.bot(), Seat::Second));
     match (first_ready, second_ready) {
         (Ok(()), Ok(())) => {
             if spec.pause_idle {
-                first.pause();
-                second.pause();
+                bots.iter_mut().filter_map(Player::bot).for_each(Bot::pause);
             }
             Ok(())
         }
@@ -163,13 +187,14 @@ async fn get_ready(spec: &GameSpec, bots: &mut [&mut Bot; 2]) -> Result<(), Vec<
 /// a double forfeit, a draw) and is killed. `colors`: each seat's colour
 /// then, by seat (a given pie decision may have swapped them).
 async fn forfeits_before_the_start(
-    bots: &mut [&mut Bot; 2],
+    bots: &mut [Player<'_>; 2],
     failures: Vec<(Seat, Failure)>,
     colors: [Color; 2],
 ) -> Termination {
     let mut forfeits = Vec::with_capacity(failures.len());
     for (seat, failure) in failures {
-        forfeits.push(forfeit_of(&mut *bots[seat.index()], seat, colors[seat.index()], failure).await);
+        let bot = bots[seat.index()].bot().expect("only a bot fails to get ready");
+        forfeits.push(forfeit_of(bot, seat, colors[seat.index()], failure).await);
     }
     let mut forfeits = forfeits.into_iter();
     let (reason, first) = forfeits.next().expect("a failure to get ready names a seat");
@@ -188,9 +213,11 @@ async fn forfeits_before_the_start(
 /// earlier move; the game is over only once `game_over` is sent. Otherwise
 /// the board decides.
 /// `colors`: each seat's colour at the end, by seat.
-async fn nothing_after_the_last_move(bots: &mut [&mut Bot; 2], colors: [Color; 2]) -> Termination {
+async fn nothing_after_the_last_move(bots: &mut [Player<'_>; 2], colors: [Color; 2]) -> Termination {
     for seat in [Seat::First, Seat::Second] {
-        let bot = &mut *bots[seat.index()];
+        let Some(bot) = bots[seat.index()].bot() else {
+            continue;
+        };
         if let Err(failure) = bot.check_nothing_unasked(format_args!("seen after the last move, before game_over")) {
             let (reason, forfeit) = forfeit_of(bot, seat, colors[seat.index()], failure).await;
             return Termination {
@@ -211,6 +238,9 @@ struct Play<'a> {
     swap_move: &'a mut Option<Timing>,
     /// The requests' text, which grows with the game.
     request: RequestLine,
+    /// The players' names, for the record so far that a person sees.
+    players: &'a Players,
+    started_unix_ms: u64,
 }
 
 impl Play<'_> {
@@ -235,28 +265,22 @@ impl Play<'_> {
 
     async fn moves_until_the_end(
         &mut self,
-        bots: &mut [&mut Bot; 2],
+        bots: &mut [Player<'_>; 2],
         observer: &mut (dyn FnMut(GameEvent) + Send),
     ) -> Termination {
         let mut clocks = Clocks::new(self.spec.time_of(Seat::First), self.spec.time_of(Seat::Second));
         while let (Some(seat), Some(color)) = (self.game.seat_to_act(), self.game.color_to_act()) {
-            let bot = &mut *bots[seat.index()];
-            let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
-            self.request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
-            let asked = Asked { kind, id: Some(id) };
-            if self.spec.pause_idle {
-                bot.resume();
-            }
-            let answer = bot.exchange(asked, clocks.budget(seat), Reason::Timeout).await;
-            // A verdict on the answer's content keeps the line as the bot wrote it.
-            let played = answer.and_then(|answer| {
-                self.apply(asked, answer)
-                    .map_err(|failure| failure.with_line(bot.last_answer()))
-            });
+            let played = match &mut bots[seat.index()] {
+                Player::Bot(bot) => self.bot_move(bot, seat, color, &clocks).await,
+                Player::Human(human) => match self.human_move(human, seat, &clocks).await {
+                    Ok(Some(played)) => Ok(played),
+                    Ok(None) => continue,
+                    Err(detail) => Err((detail.0, self.forfeit_of_person(human.name(), seat, color, detail.1))),
+                },
+            };
             let (action, timing, cost) = match played {
                 Ok(played) => played,
-                Err(failure) => {
-                    let (reason, forfeit) = forfeit_of(bot, seat, color, failure).await;
+                Err((reason, forfeit)) => {
                     return Termination {
                         reason,
                         forfeit: Some(forfeit),
@@ -264,9 +288,6 @@ impl Play<'_> {
                     };
                 }
             };
-            if self.spec.pause_idle {
-                bot.pause();
-            }
             clocks.charge(seat, cost);
             self.request.played(action, color);
             observer(GameEvent::Played {
@@ -279,6 +300,127 @@ impl Play<'_> {
             self.record(action, seat, color, Some(timing));
         }
         Termination::normal()
+    }
+
+    /// Asks `bot` for its action and plays it; on any failure the bot is killed and forfeits.
+    async fn bot_move(
+        &mut self,
+        bot: &mut Bot,
+        seat: Seat,
+        color: Color,
+        clocks: &Clocks,
+    ) -> Result<(Action, Timing, Duration), (Reason, Forfeit)> {
+        let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
+        self.request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
+        let asked = Asked { kind, id: Some(id) };
+        if self.spec.pause_idle {
+            bot.resume();
+        }
+        let answer = bot.exchange(asked, clocks.budget(seat), Reason::Timeout).await;
+        // A verdict on the answer's content keeps the line as the bot wrote it.
+        let played = answer.and_then(|answer| {
+            self.apply(asked, answer)
+                .map_err(|failure| failure.with_line(bot.last_answer()))
+        });
+        match played {
+            Ok(played) => {
+                if self.spec.pause_idle {
+                    bot.pause();
+                }
+                Ok(played)
+            }
+            Err(failure) => Err(forfeit_of(bot, seat, color, failure).await),
+        }
+    }
+
+    /// Asks the person in `seat` for their action within their clock and
+    /// plays it; `None` after an undo (the person is asked again), an error
+    /// (the reason and what the record says) when they resign or run out of
+    /// time.
+    async fn human_move(
+        &mut self,
+        human: &mut Human,
+        seat: Seat,
+        clocks: &Clocks,
+    ) -> Result<Option<(Action, Timing, Duration)>, (Reason, String)> {
+        let so_far = self.spec.record(
+            self.players.clone(),
+            self.game,
+            self.moves.clone(),
+            self.swap_move.clone(),
+            Termination::normal(),
+            self.started_unix_ms,
+        );
+        let last = self.last_ply_of(seat);
+        let limit = clocks.budget(seat).wall_cap();
+        let asked = Instant::now();
+        let answer = tokio::time::timeout(limit, human.ask(self.game, so_far, last.is_some())).await;
+        let elapsed = asked.elapsed();
+        match answer {
+            Err(_) => Err((
+                Reason::Timeout,
+                format!("no move within the limit of {} ms", limit.as_millis()),
+            )),
+            Ok(Err(NoAction::Resign(detail))) => Err((Reason::Resign, detail)),
+            Ok(Err(NoAction::Undo)) => {
+                self.take_back(last.expect("undo is offered after a move of the person's"));
+                Ok(None)
+            }
+            Ok(Ok(action)) => {
+                self.game.play(action).expect("the person's seat checked the action");
+                let timing = Timing {
+                    ms: elapsed.as_micros() as f64 / 1000.0,
+                    cpu_ms: None,
+                    info: None,
+                };
+                Ok(Some((action, timing, elapsed)))
+            }
+        }
+    }
+
+    /// The forfeit of the person `name` (a resignation or a timeout): no line, no stderr.
+    fn forfeit_of_person(&self, name: &str, seat: Seat, color: Color, detail: String) -> Forfeit {
+        Forfeit {
+            bot: name.to_owned(),
+            seat,
+            color,
+            detail,
+            line: None,
+            stderr_tail: Vec::new(),
+            overloaded: false,
+        }
+    }
+
+    /// The index in the game's history of the last action that `seat` chose
+    /// (not a given ply of the opening), if there is one.
+    fn last_ply_of(&self, seat: Seat) -> Option<usize> {
+        let mut game = self.spec.initial_game();
+        let mut last = None;
+        for (index, &action) in self.game.history().iter().enumerate() {
+            if index >= self.spec.opening.len() && game.seat_to_act() == Some(seat) {
+                last = Some(index);
+            }
+            game.play(action).expect("the history was played by the rules");
+        }
+        last
+    }
+
+    /// Takes back the action at `ply` (an index in the game's history) and
+    /// every one after it: from the game, the requests and the record.
+    fn take_back(&mut self, ply: usize) {
+        let kept = self.game.history()[..ply].to_vec();
+        *self.game = self.spec.initial_game();
+        self.request = RequestLine::new(&self.spec.id, self.spec.rules, &self.spec.blocks);
+        for &action in &kept {
+            let color = self.game.color_to_act().expect("the game was on");
+            self.game.play(action).expect("the history was played by the rules");
+            self.request.played(action, color);
+        }
+        let pie = kept.iter().any(|action| matches!(action, Action::Pie(_)));
+        self.moves.truncate(kept.len() - usize::from(pie));
+        if !pie {
+            *self.swap_move = None;
+        }
     }
 
     /// Checks the answer with the rules and plays it.

@@ -31,9 +31,9 @@
 //!   one game's setup is a [`GameSpec`](pahtum_record::GameSpec);
 //! * [`Bot`]: a greeted bot process, reused from game to game;
 //! * [`play_game`]: one game, returning its [`GameRecord`](pahtum_record::GameRecord);
-//! * [`Failure`]: what a bot did wrong, for records and `arena check`;
-//! * [`Bot::choose`]: one request at a time, for a caller that runs the game
-//!   itself (`arena play`, a person against a bot).
+//! * [`play_players`]: the same game where a player may be a person ([`Human`]),
+//!   asked through a channel ([`Turn`]): `arena play` and the browser's `/play`;
+//! * [`Failure`]: what a bot did wrong, for records and `arena check`.
 //!
 //! Play games in tasks spawned on a multi-thread runtime (a tournament), or
 //! on a current-thread runtime (one game), not in a multi-thread runtime's
@@ -47,9 +47,9 @@
 //!
 //! * **the specs** ([`spec`]): plain data that says what to run and how,
 //!   [`BotSpec`], [`Limits`] and [`Sandbox`];
-//! * **the game**: `game` runs the moves, `turn` asks one seat for its
-//!   action, `request` writes the requests as the game grows, `clock` keeps
-//!   the time controls, `verdict` says what a bot did wrong ([`Failure`]),
+//! * **the game**: `game` runs the moves, `human` is a person's seat (its
+//!   moves from a channel), `request` writes the requests as the game
+//!   grows, `clock` keeps the time controls, `verdict` says what a bot did wrong ([`Failure`]),
 //!   `decode` turns a bot's lines into messages, `lines` reads stdout with
 //!   bounded memory, `stderr` drains stderr into a capped log, and `bot`
 //!   holds a greeted bot ([`Bot`]) and its exchanges;
@@ -77,21 +77,21 @@ mod bot;
 mod clock;
 mod decode;
 mod game;
+mod human;
 mod lines;
 mod request;
 pub mod spec;
 mod stderr;
 mod supervise;
-mod turn;
 mod verdict;
 
 pub use bot::{Bot, StartError};
 pub use contain::{Pausing, Tracking, kill_every_bot};
-pub use game::{GameEvent, play_game};
+pub use game::{GameEvent, play_game, play_players};
+pub use human::{Human, HumanMove, Player, Turn};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
 pub use sandbox::SandboxError;
 pub use spec::{BotSpec, CommandError, Limits, Sandbox};
 pub use supervise::{affinity, contain, sandbox, seccomp};
-pub use turn::Choice;
 pub use verdict::Failure;

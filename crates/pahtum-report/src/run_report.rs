@@ -27,8 +27,8 @@ use pahtum_analysis::format::{GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::journal::{JournalError, Moves, Span, read_line_at};
-use pahtum_tournament::report::{Folded, ReportError, fold_journal};
+use pahtum_tournament::journal::{Growth, JournalError, Moves, Span, read_line_at};
+use pahtum_tournament::report::{Folded, FollowedFold, ReportError, fold_journal};
 use pahtum_tournament::resume::Opened;
 use pahtum_tournament::standings::{Standings, Tallies};
 use pahtum_tournament::strength::{AnchorSpec, StrengthError};
@@ -191,33 +191,98 @@ fn fold_report(
     anchor: Option<&AnchorSpec>,
     options: Options,
 ) -> Result<(ReportBuilder<Span>, Folded), RunReportError> {
-    let path = beside(journal);
-    let analyses = AnalysisIndex::open(&path).map_err(|source| RunReportError::Analysis { path, source })?;
-    let mut report = ReportBuilder::new(options).with_analyses(analyses);
-    let hashed = report.has_analyses();
-    let keep = |record: &GameRecord| (ReplaySize::of(record), hashed.then(|| record_hash(record)));
-    let folded = fold_journal(journal, Moves::Keep, anchor, keep, |record, (size, hash), span| {
-        report.add_hashed(record, size, span, hash.as_deref())
-    })?;
+    let mut report = new_report(journal, options)?;
+    let keep = keep_for(&report);
+    let folded = fold_journal(journal, Moves::Keep, anchor, keep, add_to(&mut report))?;
     Ok((report, folded))
 }
 
-/// The page of the journal at `journal`, in memory, as [`write_report`] writes it (for `arena serve`).
-pub fn report_page(journal: &Path, options: Options) -> Result<Vec<u8>, RunReportError> {
-    let (report, folded) = fold_report(journal, None, options)?;
-    let file = open_journal(journal)?;
-    let mut page = Vec::new();
-    finish_page(report, &folded, (&file, journal), &mut page).map_err(|source| RunReportError::Page {
-        path: journal.to_owned(),
-        source: Box::new(source),
-    })?;
-    Ok(page)
+/// The report of no game yet of the journal at `journal`, with the analysis beside it if there is one.
+fn new_report(journal: &Path, options: Options) -> Result<ReportBuilder<Span>, RunReportError> {
+    let path = beside(journal);
+    let analyses = AnalysisIndex::open(&path).map_err(|source| RunReportError::Analysis { path, source })?;
+    Ok(ReportBuilder::new(options).with_analyses(analyses))
+}
+
+/// What `report` needs of a record's moves: its replay's size, and its hash if `report` shows analyses.
+type Kept = (ReplaySize, Option<String>);
+
+/// What `report` keeps of each record's moves, on the threads that read the journal.
+fn keep_for(report: &ReportBuilder<Span>) -> impl Fn(&GameRecord) -> Kept + Sync + use<> {
+    let hashed = report.has_analyses();
+    move |record: &GameRecord| (ReplaySize::of(record), hashed.then(|| record_hash(record)))
+}
+
+/// Adds each record, with what [`keep_for`] kept of it and where it lies, to `report`.
+fn add_to(report: &mut ReportBuilder<Span>) -> impl FnMut(&GameRecord, Kept, Span) + '_ {
+    |record, (size, hash), span| report.add_hashed(record, size, span, hash.as_deref())
+}
+
+/// The page of a journal that grows while it is shown (`arena serve`), as [`write_report`] writes it: each
+/// [`update`](FollowedReport::update) folds only the records written since the last ([`FollowedFold`]), so
+/// that a run's page made again and again as it plays costs in proportion to its new games.
+#[derive(Debug)]
+pub struct FollowedReport {
+    journal: PathBuf,
+    fold: FollowedFold,
+    report: ReportBuilder<Span>,
+    options: Options,
+}
+
+impl FollowedReport {
+    /// Starts following the journal at `journal` for a page made with `options`; nothing is folded yet.
+    pub fn open(journal: &Path, options: Options) -> Result<FollowedReport, RunReportError> {
+        Ok(FollowedReport {
+            journal: journal.to_owned(),
+            fold: FollowedFold::open(journal)?,
+            report: new_report(journal, options)?,
+            options,
+        })
+    }
+
+    /// Folds what the journal gained since the last update; a journal that was replaced is followed afresh.
+    pub fn update(&mut self) -> Result<(), RunReportError> {
+        if self.fold_new()? == Growth::Replaced {
+            *self = FollowedReport::open(&self.journal, self.options)?;
+            self.fold_new()?;
+        }
+        Ok(())
+    }
+
+    fn fold_new(&mut self) -> Result<Growth, RunReportError> {
+        let keep = keep_for(&self.report);
+        Ok(self.fold.update(Moves::Keep, keep, add_to(&mut self.report))?)
+    }
+
+    /// The bytes of the journal folded so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.fold.bytes_read()
+    }
+
+    /// The standings of the games folded so far.
+    pub fn folded(&self) -> Result<Folded, RunReportError> {
+        Ok(self.fold.folded(None)?)
+    }
+
+    /// The page of the games folded so far.
+    pub fn page(&self) -> Result<Vec<u8>, RunReportError> {
+        let folded = self.folded()?;
+        let file = open_journal(&self.journal)?;
+        let mut page = Vec::new();
+        finish_page(&self.report, &folded, (&file, &self.journal), &mut page).map_err(|source| {
+            RunReportError::Page {
+                path: self.journal.clone(),
+                source: Box::new(source),
+            }
+        })?;
+        Ok(page)
+    }
 }
 
 /// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
 fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page: &Path) -> Result<(), RunReportError> {
     let file = open_journal(journal)?;
-    write_atomically_with(page, |out| finish_page(report, folded, (&file, journal), out)).map_err(|source| {
+    write_atomically_with(page, |out| finish_page(&report, folded, (&file, journal), out)).map_err(|source| {
         RunReportError::Page {
             path: page.to_owned(),
             source: Box::new(source),
@@ -234,7 +299,7 @@ fn open_journal(journal: &Path) -> Result<File, RunReportError> {
 
 /// Writes the page of `report` to `out`, reading the sampled records back from the journal, open as `file`.
 fn finish_page(
-    report: ReportBuilder<Span>,
+    report: &ReportBuilder<Span>,
     folded: &Folded,
     (file, journal): (&File, &Path),
     out: &mut impl std::io::Write,
@@ -256,4 +321,30 @@ pub fn write_game_page(
             source,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pahtum_tournament::journal::Journal;
+    use pahtum_tournament::testing::{played, tournament};
+
+    use super::*;
+
+    #[test]
+    fn a_followed_page_is_the_page_of_the_journal_as_it_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal_path = dir.path().join("journal.jsonl");
+        let written = dir.path().join(REPORT_HTML);
+        let mut journal = Journal::create(&journal_path, &tournament()).unwrap();
+        let mut followed = FollowedReport::open(&journal_path, Options::default()).unwrap();
+        for id in ["000-00-a", "001-00-b", "002-00-a"] {
+            journal.append(&played(id)).unwrap();
+            followed.update().unwrap();
+            write_report(&journal_path, &written, None, Options::default()).unwrap();
+            let page = String::from_utf8(followed.page().unwrap()).unwrap();
+            assert_eq!(page, std::fs::read_to_string(&written).unwrap(), "after {id}");
+            assert_eq!(followed.bytes_read(), std::fs::metadata(&journal_path).unwrap().len());
+        }
+        assert_eq!(followed.folded().unwrap().standings.games, 3);
+    }
 }

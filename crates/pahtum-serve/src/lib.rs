@@ -5,10 +5,15 @@
 //! kept current as the journal grows. The server is an attack surface (it
 //! will start bots), so every request passes [`access`] first: loopback by
 //! default, a token elsewhere, `Host` and `Origin` checked; and a run is
-//! named by its folder's name, never by a path ([`runs`]).
+//! named by its folder's name, never by a path ([`runs`]). A person plays a
+//! bot at `/play` (`play`): the bot is named by its [`roster`] name only.
 
 pub mod access;
+mod page;
+mod play;
+pub mod roster;
 pub mod runs;
 mod server;
 
+pub use play::PlaySettings;
 pub use server::{Bound, MAX_BODY, Serve, ServeError};

@@ -4,8 +4,8 @@
 //! by listing that folder, never by joining a path from a request: a name
 //! with a separator, `..`, a leading dot or a NUL is refused before any
 //! look-up, and a folder that is a link leading out of the served folder is
-//! not a run. What a run's summary says comes from its journal, read as
-//! every other command reads it ([`fold_journal`]), and from the kernel's
+//! not a run. What a run's summary says comes from its journal, folded as
+//! every other command folds it, and from the kernel's
 //! table of file locks: a journal that an arena holds locked is being
 //! played now.
 
@@ -13,8 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pahtum_tournament::journal::Moves;
-use pahtum_tournament::report::fold_journal;
+use pahtum_tournament::report::Folded;
 
 /// The journal's name in a run's folder.
 pub const JOURNAL: &str = "journal.jsonl";
@@ -69,9 +68,8 @@ pub fn journal_of(dir: &Path, name: &str) -> Option<PathBuf> {
     (journal.starts_with(&root) && journal.is_file()).then_some(journal)
 }
 
-/// The runs of `dir`, by name; a folder whose journal cannot be read is
-/// left out.
-pub fn list(dir: &Path) -> Vec<RunSummary> {
+/// The runs of `dir`, by name, with their journals.
+pub fn list(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -85,13 +83,13 @@ pub fn list(dir: &Path) -> Vec<RunSummary> {
         .into_iter()
         .filter_map(|name| {
             let journal = journal_of(dir, &name)?;
-            summary(name, &journal)
+            Some((name, journal))
         })
         .collect()
 }
 
-fn summary(name: String, journal: &Path) -> Option<RunSummary> {
-    let folded = fold_journal(journal, Moves::Drop, None, |_| (), |_, (), _| {}).ok()?;
+/// What the runs page says of the run `name`, whose journal at `journal` holds what `folded` counts.
+pub fn summary(name: String, journal: &Path, folded: &Folded) -> RunSummary {
     let standings = &folded.standings;
     let playing = locked(journal);
     let state = if playing {
@@ -106,7 +104,7 @@ fn summary(name: String, journal: &Path) -> Option<RunSummary> {
         .ok()
         .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
         .map(|since| since.as_secs());
-    Some(RunSummary {
+    RunSummary {
         name,
         tournament: folded.tournament.name.clone(),
         games: standings.games,
@@ -116,7 +114,7 @@ fn summary(name: String, journal: &Path) -> Option<RunSummary> {
             .flatten(),
         state,
         changed,
-    })
+    }
 }
 
 /// Whether a process holds a `flock` on `path`: the kernel's `/proc/locks`

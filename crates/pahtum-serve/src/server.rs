@@ -7,6 +7,13 @@
 //!   the new tables (`/runs/NAME/tables`: the same page without its games)
 //!   when the run's event stream (`/runs/NAME/events`) says the journal grew.
 //!
+//! Each page of a run is kept with the fold it was made from
+//! ([`FollowedReport`]), which reads only the journal's new complete lines
+//! when the page is made again: following a run costs the server in
+//! proportion to the games played since it last looked, not to the journal's
+//! size, whichever process writes the journal. The runs page's summaries
+//! come from the same folds.
+//!
 //! The live data are server-sent events: one way, plain HTTP, reconnected by
 //! the browser by itself, which is all a page that watches needs. Each
 //! client's stream looks at the journal's length on its own, a few times a
@@ -34,9 +41,12 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use bytes::Bytes;
+use pahtum_report::run_report::{FollowedReport, RunReportError};
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use crate::play::{self, Games, PlaySettings};
 use crate::runs::{self, JOURNAL};
 
 /// The largest request body accepted.
@@ -54,6 +64,9 @@ const EVENTS_APART: Duration = Duration::from_secs(1);
 /// it (a request that needs a newer page waits for the next one).
 const PAGES_APART: Duration = Duration::from_secs(1);
 
+/// How soon a browser reconnects a live stream that was cut.
+const RECONNECT_AFTER: Duration = Duration::from_millis(500);
+
 const LIVE_SCRIPT: &str = include_str!("live.js");
 const RUNS_PAGE: &str = include_str!("runs.html");
 
@@ -68,6 +81,8 @@ pub struct Serve {
     pub token: Option<String>,
     /// Serve only this run of `dir` (`arena run --serve`, `arena match --serve`).
     pub only: Option<String>,
+    /// Offer play in the browser (`/play`), and how.
+    pub play: Option<PlaySettings>,
 }
 
 /// Why the server could not start or stopped.
@@ -102,6 +117,7 @@ pub struct Bound {
     listener: TcpListener,
     state: Arc<Served>,
     url: String,
+    games: Option<Arc<Games>>,
 }
 
 #[derive(Debug)]
@@ -109,13 +125,22 @@ struct Served {
     dir: PathBuf,
     access: Access,
     only: Option<String>,
-    /// The last page made of each run: one page per run at most, made by
-    /// one request at a time ([`Served::page`]).
+    /// Whether play in the browser is offered.
+    play: bool,
+    /// Each run's pages, followed as its journal grows: one of each kind per run at most, made by one
+    /// request at a time ([`Served::page`]).
     pages: std::sync::Mutex<std::collections::HashMap<(String, Kind), Slot>>,
 }
 
-/// Where the last page of a run of one kind is kept.
-type Slot = Arc<std::sync::Mutex<Option<Made>>>;
+/// Where a run's page of one kind is followed.
+type Slot = Arc<std::sync::Mutex<Option<Followed>>>;
+
+/// A run's page of one kind: the fold of its journal, and the page made last from it.
+#[derive(Debug)]
+struct Followed {
+    report: FollowedReport,
+    made: Option<Made>,
+}
 
 /// Which page of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -135,19 +160,20 @@ impl Kind {
                 max_replays: 0,
                 replay_bytes: 0,
                 max_listed: 0,
+                bare: true,
             },
         }
     }
 }
 
 /// A run's page as it was made.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Made {
     /// The journal's length it was made from.
     length: u64,
     /// When.
     at: std::time::Instant,
-    page: Arc<Vec<u8>>,
+    page: Bytes,
 }
 
 impl Serve {
@@ -177,7 +203,9 @@ impl Serve {
             Some(token) => format!("http://{host}/{page}?token={token}"),
             None => format!("http://{host}/{page}"),
         };
+        let games = self.play.map(|settings| Arc::new(Games::new(settings, &self.dir)));
         let served = Served {
+            play: games.is_some(),
             dir: self.dir,
             access,
             only: self.only,
@@ -187,6 +215,7 @@ impl Serve {
             listener,
             state: Arc::new(served),
             url,
+            games,
         })
     }
 }
@@ -199,7 +228,12 @@ impl Bound {
 
     /// Serves until `shutdown` completes.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
-        let router = Router::new()
+        let router = Router::new();
+        let router = match self.games {
+            Some(games) => router.merge(play::router(games)),
+            None => router,
+        };
+        let router = router
             .route("/", get(runs_page))
             .route("/events", get(folder_events))
             .route("/runs/{name}", get(run_page))
@@ -252,28 +286,21 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
 }
 
 async fn runs_page(State(served): State<Arc<Served>>) -> Response {
-    let dir = served.dir.clone();
-    let listed = tokio::task::spawn_blocking(move || runs::list(&dir)).await;
-    let Ok(mut runs) = listed else {
+    // Taken before the summaries: a change made meanwhile makes the page reload.
+    let state = folder_event(&served.dir);
+    let summaries = Arc::clone(&served);
+    let listed = tokio::task::spawn_blocking(move || summaries.summaries()).await;
+    let Ok(runs) = listed else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    if let Some(only) = &served.only {
-        runs.retain(|run| &run.name == only);
-    }
-    let mut templates = minijinja::Environment::new();
-    templates.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
-    let page = templates.render_str(
-        RUNS_PAGE,
-        minijinja::context! { folder => served.dir.display().to_string(), runs => runs },
-    );
-    match page {
-        Ok(page) => Html(page).into_response(),
-        Err(error) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot make the page: {error}\n"),
-        )
-            .into_response(),
-    }
+    let context = minijinja::context! {
+        folder => served.dir.display().to_string(),
+        runs => runs,
+        state => state,
+        play => served.play,
+        played => play::played(&served.dir),
+    };
+    crate::page::render(RUNS_PAGE, context)
 }
 
 /// What a page request may say: the journal's length that the page must
@@ -308,8 +335,8 @@ async fn page_of(served: Arc<Served>, name: String, kind: Kind, at_least: Option
     tokio::time::sleep(served.wait_for_page(&name, kind, at_least)).await;
     let made = tokio::task::spawn_blocking(move || served.page(&name, kind, &journal, at_least)).await;
     match made {
-        Ok(Ok(page)) if kind == Kind::Report => Html(live(&page)).into_response(),
-        Ok(Ok(page)) => Html(Body::from(page.to_vec())).into_response(),
+        Ok(Ok(made)) if kind == Kind::Report => Html(live(&made)).into_response(),
+        Ok(Ok(made)) => Html(Body::from(made.page)).into_response(),
         Ok(Err(error)) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot make the page: {error}\n"),
@@ -333,6 +360,24 @@ impl Served {
         runs::journal_of(&self.dir, name)
     }
 
+    /// The summaries of the runs served, by name; a run whose journal cannot be read is left out.
+    fn summaries(&self) -> Vec<runs::RunSummary> {
+        let mut listed = runs::list(&self.dir);
+        if let Some(only) = &self.only {
+            listed.retain(|(name, _)| name == only);
+        }
+        listed
+            .into_iter()
+            .filter_map(|(name, journal)| {
+                let slot = self.slot(&name, Kind::Tables);
+                let mut followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let folded =
+                    follow(&mut followed, Kind::Tables, &journal).and_then(|followed| followed.report.folded());
+                Some(runs::summary(name, &journal, &folded.ok()?))
+            })
+            .collect()
+    }
+
     /// The place of the last page of the run `name` of `kind`.
     fn slot(&self, name: &str, kind: Kind) -> Slot {
         match self.pages.lock() {
@@ -346,40 +391,60 @@ impl Served {
     /// old enough, else the rest of [`PAGES_APART`].
     fn wait_for_page(&self, name: &str, kind: Kind, at_least: u64) -> Duration {
         let slot = self.slot(name, kind);
-        let made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match made.as_ref() {
+        let followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match followed.as_ref().and_then(|followed| followed.made.as_ref()) {
             Some(made) if made.length < at_least => PAGES_APART.saturating_sub(made.at.elapsed()),
             _ => Duration::ZERO,
         }
     }
 
     /// The page of the run `name`, whose journal is `journal`, made from at
-    /// least `at_least` bytes of it: the one made last if it is, else a new
-    /// one. One request at a time makes a run's page; the others wait for it
-    /// and take it when it is recent enough for them.
-    fn page(
-        &self,
-        name: &str,
-        kind: Kind,
-        journal: &Path,
-        at_least: u64,
-    ) -> Result<Arc<Vec<u8>>, pahtum_report::run_report::RunReportError> {
+    /// least `at_least` bytes of it (or all its complete lines): the one made
+    /// last if it is, else a new one, from the fold of the journal brought up
+    /// to date. One request at a time makes a run's page; the others wait for
+    /// it and take it when it is recent enough for them.
+    fn page(&self, name: &str, kind: Kind, journal: &Path, at_least: u64) -> Result<Made, RunReportError> {
         let slot = self.slot(name, kind);
-        let mut made = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(made) = made.as_ref()
+        let mut followed = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(made) = followed.as_ref().and_then(|followed| followed.made.as_ref())
             && made.length >= at_least
         {
-            return Ok(Arc::clone(&made.page));
+            return Ok(made.clone());
         }
-        let now = length(journal);
-        let page = Arc::new(pahtum_report::run_report::report_page(journal, kind.options())?);
-        *made = Some(Made {
-            length: now,
-            at: std::time::Instant::now(),
-            page: Arc::clone(&page),
-        });
-        Ok(page)
+        let Followed { report, made } = follow(&mut followed, kind, journal)?;
+        let length = report.bytes_read();
+        if let Some(made) = made
+            && made.length == length
+        {
+            return Ok(made.clone());
+        }
+        Ok(made
+            .insert(Made {
+                length,
+                at: std::time::Instant::now(),
+                page: Bytes::from(report.page()?),
+            })
+            .clone())
     }
+}
+
+/// The run's page of `kind` in `followed`, its fold brought up to date with the journal at `journal`
+/// (started if there was none). A fold that fails is dropped, so that the next request reads the journal
+/// afresh.
+fn follow<'a>(
+    followed: &'a mut Option<Followed>,
+    kind: Kind,
+    journal: &Path,
+) -> Result<&'a mut Followed, RunReportError> {
+    let mut current = match followed.take() {
+        Some(current) => current,
+        None => Followed {
+            report: FollowedReport::open(journal, kind.options())?,
+            made: None,
+        },
+    };
+    current.report.update()?;
+    Ok(followed.insert(current))
 }
 
 /// `name` for an address's path: letters, digits and `-_.~` as they are,
@@ -397,31 +462,38 @@ fn not_a_run() -> Response {
     (StatusCode::NOT_FOUND, "no such run here\n").into_response()
 }
 
-/// `page` with the live script before its `</body>`.
-fn live(page: &[u8]) -> Body {
+/// The page `made` with the live script before its `</body>`, told the journal's length the page shows.
+/// The page's bytes are shared by every answer, not copied for each.
+fn live(made: &Made) -> Body {
+    let page = &made.page;
     let end = page
         .windows(7)
         .rposition(|window| window == b"</body>")
         .unwrap_or(page.len());
-    let mut live = Vec::with_capacity(page.len() + LIVE_SCRIPT.len() + 20);
-    live.extend_from_slice(&page[..end]);
-    live.extend_from_slice(b"<script>");
-    live.extend_from_slice(LIVE_SCRIPT.as_bytes());
-    live.extend_from_slice(b"</script>\n");
-    live.extend_from_slice(&page[end..]);
-    Body::from(live)
+    let script = format!(
+        "<script>const journalShown = {};\n{LIVE_SCRIPT}</script>\n",
+        made.length
+    );
+    let parts = [page.slice(..end), Bytes::from(script), page.slice(end..)];
+    Body::from_stream(futures_util::stream::iter(parts.map(Ok::<_, Infallible>)))
 }
 
 async fn run_events(State(served): State<Arc<Served>>, Param(name): Param<String>) -> Response {
     let Some(journal) = served.journal_of(&name) else {
         return not_a_run();
     };
-    changes(move || std::fs::metadata(&journal).map(|meta| (meta.len(), 0)).ok()).into_response()
+    changes(move || length(&journal).to_string()).into_response()
 }
 
 async fn folder_events(State(served): State<Arc<Served>>) -> Response {
     let dir = served.dir.clone();
-    changes(move || Some(folder_state(&dir))).into_response()
+    changes(move || folder_event(&dir)).into_response()
+}
+
+/// What the folder's event stream says: the sum of its journals' lengths and how many there are.
+fn folder_event(dir: &Path) -> String {
+    let (bytes, runs) = folder_state(dir);
+    format!("{bytes} {runs}")
 }
 
 /// What changes when a run of `dir` changes: the sum of its journals'
@@ -436,31 +508,31 @@ fn folder_state(dir: &Path) -> (u64, u64) {
         .fold((0, 0), |(bytes, runs), meta| (bytes + meta.len(), runs + 1))
 }
 
-/// A stream that sends what `look` gives (as text) each time it gives another answer than
-/// the time before, looking every [`FOLLOW_EVERY`], and then not again for
-/// [`EVENTS_APART`].
+/// A stream that sends what `look` gives (as text) at once, then each time it gives another
+/// answer than the time before, looking every [`FOLLOW_EVERY`], and then not again for
+/// [`EVENTS_APART`]. Sending the state at once lets a client that lost its connection
+/// (the browser reconnects by itself) catch up with what changed meanwhile.
 fn changes(
-    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+    look: impl Fn() -> String + Send + 'static,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let stream = async_stream(look);
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
 fn async_stream(
-    look: impl Fn() -> Option<(u64, u64)> + Send + 'static,
+    look: impl Fn() -> String + Send + 'static,
 ) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
-    let first = look();
     // After an event, the stream is quiet for EVENTS_APART: a fast run's page
-    // is fetched at most that often.
-    futures_util::stream::unfold((look, first, FOLLOW_EVERY), |(look, mut seen, mut pause)| async move {
+    // is fetched at most that often. The first look is sent whatever it finds.
+    futures_util::stream::unfold((look, None, Duration::ZERO), |(look, mut seen, mut pause)| async move {
         loop {
             tokio::time::sleep(pause).await;
             pause = FOLLOW_EVERY;
             let now = look();
-            if now != seen {
-                seen = now;
-                let data = now.map_or_else(String::new, |(bytes, _)| bytes.to_string());
-                return Some((Ok(Event::default().data(data)), (look, seen, EVENTS_APART)));
+            if seen.as_ref() != Some(&now) {
+                let event = Event::default().data(&now).retry(RECONNECT_AFTER);
+                seen = Some(now);
+                return Some((Ok(event), (look, seen, EVENTS_APART)));
             }
         }
     })

@@ -17,6 +17,7 @@ use pahtum_record::GameRecord;
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves, Span};
 use crate::resume::ResumeError;
+use crate::schedule::Schedule;
 use crate::standings::{Standings, Tallies, standings};
 use crate::strength::{AnchorSpec, StrengthError};
 
@@ -79,27 +80,83 @@ pub fn fold_journal<T: Send>(
 ) -> Result<Folded, ReportError> {
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
     let mut tallies = Tallies::new(&reader.header().tournament.bot_names());
-    let keep = |mut record: GameRecord| {
-        let kept = keep(&record);
-        record.moves = Vec::new();
-        record.swap_move = None;
-        (record, kept)
-    };
     let ending = reader
-        .for_each_kept(moves, keep, |(record, kept), span| {
+        .for_each_kept(moves, without_moves(keep), |(record, kept), span| {
             tallies.add(&record);
             each(&record, kept, span);
         })
         .map_err(ResumeError::from)?;
-    // Every bot of the journal listed, those that joined after the header's, in the journal's order.
-    let tournament = ending.schedule.tournament().clone();
+    folded(&ending.schedule, tallies, anchor)
+}
+
+/// The standings of `tallies`, of the records of a journal of `schedule` (grown by its `joined` lines):
+/// every bot of the journal listed, those that joined after the header's, in the journal's order.
+fn folded(schedule: &Schedule, tallies: Tallies, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
+    let tournament = schedule.tournament().clone();
     let mut listed = Tallies::new(&tournament.bot_names());
     listed.merge(tallies);
     Ok(Folded {
-        scheduled: ending.schedule.len(),
+        scheduled: schedule.len(),
         tournament,
         standings: listed.finish(anchor)?,
     })
+}
+
+/// `keep`, made to hand on the record without its moves with what it kept of them.
+fn without_moves<T>(keep: impl Fn(&GameRecord) -> T + Sync) -> impl Fn(GameRecord) -> (GameRecord, T) + Sync {
+    move |mut record: GameRecord| {
+        let kept = keep(&record);
+        record.moves = Vec::new();
+        record.swap_move = None;
+        (record, kept)
+    }
+}
+
+/// [`fold_journal`] of a journal that grows while it is read (a run being played): each
+/// [`update`](FollowedFold::update) folds only the records written since the last
+/// ([`journal::Follower`]), so that following a run costs in proportion to its new games, not to all of them.
+#[derive(Debug)]
+pub struct FollowedFold {
+    follower: journal::Follower,
+    tallies: Tallies,
+}
+
+impl FollowedFold {
+    /// Starts following the journal at `path` (its header read, no record yet).
+    pub fn open(path: &Path) -> Result<FollowedFold, ReportError> {
+        let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
+        let tallies = Tallies::new(&follower.header().tournament.bot_names());
+        Ok(FollowedFold { follower, tallies })
+    }
+
+    /// Folds the records written since the last update, as [`fold_journal`] folds every record; a journal
+    /// that was replaced is [`journal::Growth::Replaced`], and nothing is folded: open it again.
+    pub fn update<T: Send>(
+        &mut self,
+        moves: Moves,
+        keep: impl Fn(&GameRecord) -> T + Sync,
+        mut each: impl FnMut(&GameRecord, T, Span),
+    ) -> Result<journal::Growth, ReportError> {
+        let tallies = &mut self.tallies;
+        let growth = self
+            .follower
+            .read_new(moves, without_moves(keep), |(record, kept), span| {
+                tallies.add(&record);
+                each(&record, kept, span);
+            })
+            .map_err(ResumeError::from)?;
+        Ok(growth)
+    }
+
+    /// The bytes of the journal folded so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.follower.bytes_read()
+    }
+
+    /// The standings of the records folded so far, as [`fold_journal`] makes them.
+    pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
+        folded(self.follower.schedule(), self.tallies.clone(), anchor)
+    }
 }
 
 /// The tournament of a journal and its records.
@@ -163,6 +220,103 @@ mod tests {
         assert!(expected[0].1 > 0);
     }
 
+    /// The standings of `path` folded whole, as text to compare.
+    fn folded_whole(path: &Path) -> String {
+        let folded = fold_journal(path, Moves::Drop, None, |_| (), |_, (), _| {}).unwrap();
+        format!("{:?}", folded.standings)
+    }
+
+    #[test]
+    fn a_followed_journal_folds_each_complete_line_once_as_it_comes() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path, &tournament()).unwrap();
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let mut seen = Vec::new();
+        let mut look = |followed: &mut FollowedFold| {
+            followed
+                .update(Moves::Drop, |_| (), |record, (), _| seen.push(record.id.clone()))
+                .unwrap()
+        };
+        assert_eq!(look(&mut followed), journal::Growth::Same);
+        journal.append(&played("000-00-a")).unwrap();
+        journal.append(&played("001-00-b")).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(2));
+        assert_eq!(
+            format!("{:?}", followed.folded(None).unwrap().standings),
+            folded_whole(&path)
+        );
+
+        // A record being written (no newline yet) waits for its newline.
+        let line = serde_json::to_string(&played("002-00-a")).unwrap();
+        let (head, tail) = line.split_at(line.len() / 2);
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(head.as_bytes()).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Same);
+        file.write_all(format!("{tail}\n").as_bytes()).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(1));
+        assert_eq!(seen, ["000-00-a", "001-00-b", "002-00-a"]);
+        assert_eq!(followed.bytes_read(), std::fs::metadata(&path).unwrap().len());
+        assert_eq!(
+            format!("{:?}", followed.folded(None).unwrap().standings),
+            folded_whole(&path)
+        );
+    }
+
+    #[test]
+    fn a_followed_journal_reads_only_its_new_bytes_and_still_finds_a_game_recorded_twice() {
+        use std::io::{Seek, SeekFrom, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path, &tournament()).unwrap();
+        let first = journal.append(&played("000-00-a")).unwrap();
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {});
+        assert_eq!(look(&mut followed).unwrap(), journal::Growth::Grew(1));
+        // Spoil the line already read, in place: a look that read the file again would refuse it.
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.seek(SeekFrom::Start(first.offset)).unwrap();
+        file.write_all(b"#").unwrap();
+        journal.append(&played("001-00-b")).unwrap();
+        assert_eq!(look(&mut followed).unwrap(), journal::Growth::Grew(1));
+        journal.append(&played("000-00-a")).unwrap();
+        let error = look(&mut followed).unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                ReportError::Resume(ResumeError::Journal(journal::JournalError::Fault { line: 4, .. }))
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_journal_replaced_or_cut_is_followed_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path, &tournament()).unwrap();
+        journal.append(&played("000-00-a")).unwrap();
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(1));
+        drop(journal);
+        let header_only = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned()
+            + "\n";
+        std::fs::write(&path, &header_only).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Replaced, "cut");
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let aside = dir.path().join("other.jsonl");
+        Journal::create(&aside, &tournament()).unwrap();
+        std::fs::rename(&aside, &path).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Replaced, "another file");
+    }
+
     #[test]
     fn standings_come_from_the_journal() {
         let dir = tempfile::tempdir().unwrap();
@@ -179,5 +333,38 @@ mod tests {
             matches!(error, ReportError::Strength(StrengthError::AnchorWithoutGames { .. })),
             "{error}"
         );
+    }
+
+    /// A followed journal that a bot joins: the join is followed too, its games are folded, and the
+    /// standings are those of the whole journal, the new bot listed.
+    #[test]
+    fn a_followed_journal_follows_a_join_and_the_games_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let t = tournament();
+        let mut journal = Journal::create(&path, &t).unwrap();
+        journal.append(&played("000-00-a")).unwrap();
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(1));
+        let mut d = t.bots[0].clone();
+        d.name = "d".to_owned();
+        let grown = Schedule::new(&t).join(&[d]);
+        journal.join(&crate::testing::joined_line(&grown)).unwrap();
+        for index in [6, 7, 9] {
+            let game = grown.game(index);
+            journal
+                .append(&crate::testing::won_by(
+                    &game,
+                    &game.spec(grown.tournament()),
+                    &game.first,
+                ))
+                .unwrap();
+        }
+        assert_eq!(look(&mut followed), journal::Growth::Grew(3));
+        let folded = followed.folded(None).unwrap();
+        assert_eq!((folded.scheduled, folded.standings.games), (grown.len(), 4));
+        assert_eq!(folded.tournament.bot_names(), ["a", "b", "c", "d"]);
+        assert_eq!(format!("{:?}", folded.standings), folded_whole(&path));
     }
 }

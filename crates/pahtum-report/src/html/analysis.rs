@@ -258,13 +258,13 @@ impl Mistakes {
 
     /// The page's tables, `embedded` saying which games have their replay on the page; `None` without any
     /// analysed game.
-    pub fn tables(self, embedded: impl Fn(&str) -> bool) -> Option<AnalysisTables> {
+    pub fn tables(&self, embedded: impl Fn(&str) -> bool) -> Option<AnalysisTables> {
         if self.bots.is_empty() {
             return None;
         }
         let mut phases = Vec::new();
         let mut losing = Vec::new();
-        for (bot, tally) in self.bots {
+        for (bot, tally) in &self.bots {
             let games = f64::from(tally.games.max(1));
             phases.push(PhaseRow {
                 bot: bot.clone(),
@@ -280,14 +280,14 @@ impl Mistakes {
                     .collect(),
                 losing: tally.losing,
             });
-            let mut moves = tally.listed;
+            let mut moves = tally.listed.clone();
             for entry in &mut moves {
                 entry.link =
                     embedded(&entry.game).then(|| format!("#game={}&ply={}", component(&entry.game), entry.ply));
             }
             losing.push(BotLosing {
                 more: tally.losing - moves.len(),
-                bot,
+                bot: bot.clone(),
                 moves,
             });
         }

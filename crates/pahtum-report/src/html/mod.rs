@@ -74,6 +74,9 @@ pub struct Options {
     /// The most forfeits listed, and the most other games listed (at least `max_replays` of each, so that
     /// every game with a replay is listed).
     pub max_listed: usize,
+    /// The page without its style and viewer script: its tables alone, for a live page that fetches them to
+    /// swap them in (`arena serve`), a fifth of the bytes.
+    pub bare: bool,
 }
 
 /// The default bound on embedded replays: a 10,000-game journal has all of its replays, if they fit in
@@ -99,6 +102,7 @@ impl Default for Options {
             max_replays: DEFAULT_MAX_REPLAYS,
             replay_bytes: DEFAULT_REPLAY_BYTES,
             max_listed: DEFAULT_MAX_LISTED,
+            bare: false,
         }
     }
 }
@@ -224,7 +228,7 @@ impl<L: Copy> ReportBuilder<L> {
     /// as JSON, as the journal holds it), one at a time: each listed game once (its moves skipped), each
     /// replayed game once more, and once again before that if its replay has comments.
     pub fn finish<E: std::error::Error + 'static>(
-        self,
+        &self,
         name: &str,
         scheduled: usize,
         standings: &Standings,
@@ -232,8 +236,8 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let options = self.options;
-        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.into_values().collect();
-        let others: Vec<(String, Kept<L>)> = self.listed_others.into_values().collect();
+        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.values().collect();
+        let others: Vec<(String, Kept<L>)> = self.listed_others.values().collect();
         fn bytes<L>(games: &[(String, Kept<L>)]) -> impl Iterator<Item = usize> + '_ {
             games.iter().map(|(_, kept)| kept.replay.bytes)
         }
@@ -257,7 +261,7 @@ impl<L: Copy> ReportBuilder<L> {
             .filter_map(|(id, kept)| Some((id.clone(), kept.analysis?)))
             .collect();
         let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
-        let index = self.analyses;
+        let index = self.analyses.as_ref();
         let embedded = replays.len();
         let mut listed: Vec<(String, L)> = forfeits
             .into_iter()
@@ -304,13 +308,16 @@ impl<L: Copy> ReportBuilder<L> {
             read,
             analysis: |id: &str| {
                 let span = analysed.get(id)?;
-                index.as_ref()?.read(*span).ok().flatten()
+                index?.read(*span).ok().flatten()
             },
         };
         write_page(
             out,
-            &format!("{name}: Pah Tum tournament"),
-            &played,
+            Heading {
+                title: &format!("{name}: Pah Tum tournament"),
+                summary: &played,
+                bare: options.bare,
+            },
             Some(Tables::of(standings)),
             analysis_tables,
             [replays_note, listed_note].into_iter().flatten().collect(),
@@ -323,18 +330,47 @@ impl<L: Copy> ReportBuilder<L> {
 /// one (of this record).
 pub fn write_game_page(record: &GameRecord, analysis: Option<&GameAnalysis>, out: &mut impl Write) -> io::Result<()> {
     let summary = format!("{} (White) against {} (Black)", record.white, record.black);
-    let games = GameData {
+    let heading = Heading {
+        title: "Pah Tum game",
+        summary: &summary,
+        bare: false,
+    };
+    write_page(out, heading, None, None, Vec::new(), one_game(record, analysis)).map_err(io_error)
+}
+
+/// The viewer's data of one game (what [`write_game_page`] embeds), as JSON that can also stand inside a
+/// `<script>` element: for a page that shows a game as it grows (`arena serve`'s `/play`).
+pub fn game_data(record: &GameRecord) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    one_game(record, None).write(&mut out).map_err(io_error)?;
+    Ok(out)
+}
+
+/// How a page of one game reads its record, and its analysis.
+type ReadOne<'a> = Box<dyn FnMut(()) -> io::Result<Vec<u8>> + 'a>;
+type AnalysisOf<'a> = Box<dyn FnMut(&str) -> Option<GameAnalysis> + 'a>;
+
+/// The games' data of a page of the one game `record`.
+fn one_game<'a>(
+    record: &'a GameRecord,
+    analysis: Option<&'a GameAnalysis>,
+) -> GameData<(), ReadOne<'a>, AnalysisOf<'a>> {
+    GameData {
         listed: vec![(record.id.clone(), ())],
         played: 1,
         replays: vec![(record.id.clone(), (), true)],
-        read: |()| serde_json::to_vec(record).map_err(io::Error::from),
-        analysis: |_: &str| analysis.cloned(),
-    };
-    write_page(out, "Pah Tum game", &summary, None, None, Vec::new(), games).map_err(|error| match error {
+        read: Box::new(|()| serde_json::to_vec(record).map_err(io::Error::from)),
+        analysis: Box::new(move |_: &str| analysis.cloned()),
+    }
+}
+
+/// A page of one game read from memory fails only to write.
+fn io_error(error: PageError<io::Error>) -> io::Error {
+    match error {
         PageError::Write(error) | PageError::Read(error) => error,
         PageError::NotARecord(error) => error.into(),
         PageError::Moved { .. } => unreachable!("the game is read from memory"),
-    })
+    }
 }
 
 /// The games of a page, as the viewer's script reads them, still to be read back: the games listed, sorted
@@ -406,12 +442,19 @@ impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>,
     }
 }
 
+/// What a page says of itself, before its tables.
+struct Heading<'a> {
+    title: &'a str,
+    summary: &'a str,
+    /// Without the style and the viewer's script ([`Options::bare`]).
+    bare: bool,
+}
+
 /// Writes the page to `out`: `notes` say what the game list leaves out; the template is rendered around the
 /// games' data, which is written in between, one game at a time.
 fn write_page<L: Copy, E: std::error::Error + 'static>(
     out: &mut impl Write,
-    title: &str,
-    summary: &str,
+    Heading { title, summary, bare }: Heading<'_>,
     tables: Option<Tables>,
     analysis: Option<AnalysisTables>,
     notes: Vec<String>,
@@ -433,8 +476,8 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
         tables,
         analysis,
         notes,
-        style => Value::from_safe_string(STYLE.to_owned()),
-        script => Value::from_safe_string(SCRIPT.to_owned()),
+        style => Value::from_safe_string(if bare { String::new() } else { STYLE.to_owned() }),
+        script => Value::from_safe_string(if bare { String::new() } else { SCRIPT.to_owned() }),
     };
     let render = |name: &str| {
         environment

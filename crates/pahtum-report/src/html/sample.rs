@@ -97,8 +97,11 @@ impl<T> Sample<T> {
     }
 
     /// The games kept, lowest-ranked first, with their ids.
-    pub fn into_values(self) -> impl Iterator<Item = (String, T)> {
-        self.entries.into_iter().map(|(key, value)| (key.id, value))
+    pub fn values(&self) -> impl Iterator<Item = (String, T)> + '_
+    where
+        T: Copy,
+    {
+        self.entries.iter().map(|(key, value)| (key.id.clone(), *value))
     }
 }
 
@@ -127,7 +130,7 @@ mod tests {
     use super::*;
 
     fn ids(sample: Sample<usize>) -> Vec<String> {
-        sample.into_values().map(|(id, _)| id).collect()
+        sample.values().map(|(id, _)| id).collect()
     }
 
     fn offered(ids: impl Iterator<Item = String>, cap: usize) -> Sample<usize> {

@@ -306,6 +306,7 @@ fn the_page_does_not_depend_on_the_order_of_the_records() {
             max_replays: 20,
             replay_bytes: 6_000,
             max_listed: 30,
+            bare: false,
         },
     ] {
         let page = report(&results, options);
@@ -324,6 +325,7 @@ fn a_long_run_lists_a_sample_with_every_replay_and_says_so() {
         max_replays: 12,
         replay_bytes: usize::MAX,
         max_listed: 20,
+        bare: false,
     };
     let page = report(&results, options);
     let data = embedded(&page);
@@ -349,6 +351,7 @@ fn forfeits_beyond_the_bound_are_sampled_too() {
         max_replays: 4,
         replay_bytes: usize::MAX,
         max_listed: 6,
+        bare: false,
     };
     let page = report(&results, options);
     let (listed, replays) = ids(&embedded(&page));
@@ -384,6 +387,7 @@ fn the_report_keeps_no_more_games_than_its_bounds_however_many_are_added() {
         max_replays: 4,
         replay_bytes: usize::MAX,
         max_listed: 6,
+        bare: false,
     };
     let bots = ["a", "b", "c"];
     let mut builder = ReportBuilder::new(options);
@@ -482,4 +486,26 @@ fn the_analyses_beside_a_journal_reach_the_replays_and_the_tables_escaped_and_on
         "the losing move, linked"
     );
     assert!(page.contains(r#"<section id="analysis">"#));
+}
+
+#[test]
+fn a_bare_page_has_the_same_tables_without_the_style_and_the_viewer() {
+    let results = results();
+    let whole = report(&results, Options::default());
+    let bare = report(
+        &results,
+        Options {
+            bare: true,
+            ..Options::default()
+        },
+    );
+    let section = |page: &str| {
+        let start = page.find("<section id=\"standings\"").expect("the standings");
+        let end = start + page[start..].find("</section>").unwrap();
+        page[start..end].to_owned()
+    };
+    assert_eq!(section(&bare), section(&whole));
+    assert!(whole.contains(SCRIPT) && whole.contains(STYLE));
+    assert!(!bare.contains(SCRIPT) && !bare.contains(STYLE));
+    assert!(bare.len() * 2 < whole.len(), "{} bytes of {}", bare.len(), whole.len());
 }

@@ -472,6 +472,15 @@
       if (params.get("game")) $("viewer").scrollIntoView();
     }
   }
+  // A page whose game grows (the play page of `arena serve`) hands the viewer the game's newest data, shown at
+  // its last ply; its cells are the board's `g[data-cell]` elements.
+  window.arenaViewer = {
+    show(next) {
+      Object.assign(data, next);
+      for (const game of next.games) byId.set(game.id, game);
+      open(next.games[0].id, "end");
+    },
+  };
   window.addEventListener("hashchange", route);
   route();
   // When the page became usable, in milliseconds since navigation began (read by the measurements in the README).

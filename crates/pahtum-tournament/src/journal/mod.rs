@@ -47,6 +47,7 @@
 mod check;
 mod error;
 mod fast;
+mod follow;
 mod header;
 mod lines;
 mod read;
@@ -57,6 +58,7 @@ mod write;
 
 pub use check::Moves;
 pub use error::JournalError;
+pub use follow::{Follower, Growth};
 pub use header::{FORMAT, Header, Joined, tournament_hash};
 pub(crate) use read::Item;
 pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};

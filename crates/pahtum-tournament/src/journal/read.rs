@@ -198,6 +198,11 @@ impl JournalReader {
         &self.header
     }
 
+    /// The length of the header's line, newline included.
+    pub(crate) fn header_len(&self) -> u64 {
+        self.header_len
+    }
+
     /// Calls `on_record` with each record, in file order, each checked first ([`crate::audit`]);
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
@@ -287,18 +292,8 @@ impl JournalReader {
         })
     }
 
-    /// Reads every line after the header, checks each record against the schedule of the header's
-    /// tournament as grown by the `joined` lines before it, with its moves, which it keeps as `moves`
-    /// says, and hands `each` the first record of each game, what `keep` keeps of it, each sound `joined`
-    /// line and every fault, in file order (a header that was edited first). A torn last line is dropped
-    /// and blank lines skipped, as the module documentation says. Stops at the first error of `each`.
-    ///
-    /// Every core checks records against the header's schedule, and a record that fails there against the
-    /// schedule grown by the `joined` lines handed on so far, all before it: by the
-    /// [schedule's growth](crate::schedule), a game of a schedule is the same game in any schedule grown
-    /// from it, so that a record that passes is sound where it lies. A record that fails both is checked
-    /// again in file order against the schedule grown by every `joined` line before it (a join read in the
-    /// same piece of the file as the record was not handed on yet).
+    /// Reads every line after the header as [`Place::scan`] does, a header that was edited being the first
+    /// fault handed to `each`.
     pub(crate) fn scan<T: Send, E: From<JournalError>>(
         self,
         moves: Moves,
@@ -319,11 +314,83 @@ impl JournalReader {
                 },
             }))?;
         }
-        let first = Checker::new(Schedule::new(&header.tournament));
-        // The checker of the schedule grown by the `joined` lines handed on so far; `None` before the first.
-        // The workers read it too: a line they read comes after every line handed on, so that the joins
-        // before it are at least those.
-        let published: RwLock<Option<Arc<Checker>>> = RwLock::new(None);
+        let mut place = Place::after_header(&header, header_len);
+        place.scan(&path, rest, moves, keep, each)?;
+        Ok(place.ending)
+    }
+}
+
+/// How far a reading of a journal's lines has come: the line it reached, where in the file, the line of
+/// each game's first record (to find a game recorded twice), and the schedule as the `joined` lines read
+/// so far grew it. A reading resumed from its place ([`Place::scan`] again, on the bytes after
+/// [`Ending::valid_len`]) goes on as if it had never stopped: what [`super::Follower`] does with a journal
+/// that grows.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// The checker of the header's schedule: every core checks records with it first.
+    first: Arc<Checker>,
+    /// The checker of the schedule grown by the `joined` lines read so far; `None` before the first.
+    grown: Option<Arc<Checker>>,
+    /// The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
+    /// (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
+    first_lines: Vec<u32>,
+    /// The number of the last line read, from 1 (the header).
+    number: usize,
+    /// The records, bytes and joins read so far.
+    pub(crate) ending: Ending,
+}
+
+impl Place {
+    /// The place just after `header`, of `header_len` bytes, newline included.
+    pub(crate) fn after_header(header: &Header, header_len: u64) -> Place {
+        let schedule = Schedule::new(&header.tournament);
+        Place {
+            first_lines: vec![0; schedule.len()],
+            number: 1,
+            ending: Ending {
+                records: 0,
+                valid_len: header_len,
+                torn: false,
+                unterminated: false,
+                joins: Vec::new(),
+                schedule: schedule.clone(),
+            },
+            first: Arc::new(Checker::new(schedule)),
+            grown: None,
+        }
+    }
+
+    /// Reads the lines of `source` (the journal at `path` from this place on), checks each record against
+    /// the schedule of the header's tournament as grown by the `joined` lines before it, with its moves,
+    /// which it keeps as `moves` says, and hands `each` the first record of each game, what `keep` keeps of
+    /// it, each sound `joined` line and every fault, in file order. A torn last line is dropped and blank
+    /// lines skipped, as the module documentation says. Stops at the first error of `each`, this place then
+    /// being that of the line before.
+    ///
+    /// Every core checks records against the header's schedule, and a record that fails there against the
+    /// schedule grown by the `joined` lines handed on so far, all before it: by the
+    /// [schedule's growth](crate::schedule), a game of a schedule is the same game in any schedule grown
+    /// from it, so that a record that passes is sound where it lies. A record that fails both is checked
+    /// again in file order against the schedule grown by every `joined` line before it (a join read in the
+    /// same piece of the file as the record was not handed on yet).
+    pub(crate) fn scan<T: Send, E: From<JournalError>>(
+        &mut self,
+        path: &Path,
+        source: impl Read + Send,
+        moves: Moves,
+        keep: impl Fn(GameRecord, &[u8]) -> T + Sync,
+        mut each: impl FnMut(Item<'_, T>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Place {
+            first,
+            grown,
+            first_lines,
+            number,
+            ending,
+        } = self;
+        // The grown checker for the workers: a line they read comes after every line handed on, so that
+        // the joins before it are at least those.
+        let published: RwLock<Option<Arc<Checker>>> = RwLock::new(grown.clone());
         let read = |text: &[u8]| -> Result<Line<T>, Fault> {
             // A game of a bot that joined, perhaps: checked against the schedule with it.
             let grown = || published.read().expect("no thread panics holding it").clone();
@@ -332,23 +399,16 @@ impl JournalReader {
                 Line::Joined(joined) => Line::Joined(joined),
             })
         };
-        let mut grown: Option<Arc<Checker>> = None;
-        // The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
-        // (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
-        let mut first_lines: Vec<u32> = vec![0; first.shape().games()];
-        let mut joins = Vec::new();
-        let mut ending = (0usize, header_len, false, false);
-        let mut number = 1;
         lines::for_each_line(
-            rest,
+            source,
             read,
             |line| {
-                number += 1;
-                let fault = |fault| Item::Fault(LineFault { line: number, fault });
-                let checker = grown.as_deref().unwrap_or(&first);
+                *number += 1;
+                let fault = |fault| Item::Fault(LineFault { line: *number, fault });
+                let checker = grown.as_deref().unwrap_or(first);
                 let read = match line.read {
                     Some(Err(Fault::NotARecord(_))) if !line.terminated => {
-                        ending.2 = true;
+                        ending.torn = true;
                         return Ok(());
                     }
                     // Read before the joins before it were handed on (in the same piece of the file): checked
@@ -366,11 +426,12 @@ impl JournalReader {
                     Some(Ok(Line::Joined(joined))) => match checker.join(&joined) {
                         Ok(checker) => {
                             first_lines.resize(checker.shape().games(), 0);
-                            joins.push(joined);
+                            ending.joins.push(joined);
+                            ending.schedule = checker.schedule().clone();
                             let checker = grown.insert(Arc::new(checker));
                             *published.write().expect("no thread panics holding it") = Some(Arc::clone(checker));
                             each(Item::Joined {
-                                line: number,
+                                line: *number,
                                 text: line.text,
                                 schedule: checker.schedule(),
                             })?;
@@ -379,12 +440,12 @@ impl JournalReader {
                     },
                     Some(Ok(Line::Record(index, kept))) => match first_lines[index] {
                         0 => {
-                            first_lines[index] = u32::try_from(number).unwrap_or(u32::MAX);
-                            ending.0 += 1;
+                            first_lines[index] = u32::try_from(*number).unwrap_or(u32::MAX);
+                            ending.records += 1;
                             each(Item::Record {
-                                line: number,
+                                line: *number,
                                 text: line.text,
-                                offset: ending.1,
+                                offset: ending.valid_len,
                                 index,
                                 kept,
                             })?;
@@ -395,27 +456,18 @@ impl JournalReader {
                         }))?,
                     },
                 }
-                ending.1 += line.text.len() as u64 + u64::from(line.terminated);
-                ending.3 = !line.terminated;
+                ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
+                ending.unterminated = !line.terminated;
                 Ok(())
             },
             |source| {
                 E::from(JournalError::Io {
                     action: "read",
-                    path: path.clone(),
+                    path: path.to_owned(),
                     source,
                 })
             },
-        )?;
-        let (records, valid_len, torn, unterminated) = ending;
-        Ok(Ending {
-            records,
-            valid_len,
-            torn,
-            unterminated,
-            joins,
-            schedule: grown.as_deref().unwrap_or(&first).schedule().clone(),
-        })
+        )
     }
 }
 

@@ -1,8 +1,9 @@
 //! `arena play`: a person against a bot, at the terminal.
 //!
 //! The person types cells, `swap`/`keep`, `help`, `undo`, `board` or `quit`
-//! at a prompt; the bot answers under its time control through the
-//! referee's one-request API ([`Bot::choose`]). Input is read line by line,
+//! at a prompt; the person is a seat of the ordinary referee ([`Human`],
+//! the same as the browser's `/play`), so the bot plays under its time
+//! control with the same verdicts and record as in any game. Input is read line by line,
 //! so a game can be scripted through a pipe; bad input never ends or
 //! corrupts the game ([`input`]), and quitting or the end of input resigns
 //! (a loss, recorded with the reason `resign`), with the record saved if
@@ -15,14 +16,14 @@ mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
-use pahtum::{Action, Cell, Color, Game, Outcome, Seat};
+use pahtum::{Action, Cell, Color, Game, Seat};
 use pahtum_protocol::untrusted::escape;
-use pahtum_protocol::{DEFAULT_MARGIN_MS, GameOver, NewGame, Reason, UNLIMITED_MOVE_MS, move_time};
-use pahtum_record::{Forfeit, GameRecord, GameSpec, MoveKind, MoveRecord, Players, Termination, Timing, unix_ms};
-use pahtum_referee::{Bot, Limits};
+use pahtum_protocol::{Reason, UNLIMITED_MOVE_MS, move_time};
+use pahtum_record::{GameRecord, GameSpec, Players, unix_ms};
+use pahtum_referee::{Bot, Human, HumanMove, Limits, Player, Turn, play_players};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::duration::parse_duration;
@@ -125,120 +126,144 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One action of the game so far, with what the record keeps of it.
-struct Played {
-    action: Action,
-    seat: Seat,
-    color: Color,
-    timing: Timing,
-}
-
-/// The game as it stands: its setup, the actions played (the given plies
-/// of its opening first), and the sides.
-struct Table<'a> {
+/// What the terminal shows of the game: the sides, and how many plies it
+/// has announced.
+struct Terminal<'a> {
     spec: &'a GameSpec,
-    game: Game,
-    played: Vec<Played>,
     person: Seat,
     names: Players,
+    /// The plies of the game's history already shown (the given ones count as shown).
+    announced: usize,
 }
 
-impl<'a> Table<'a> {
-    /// The game of `spec` between `names`, `person` in their seat, its
-    /// opening played (given: no one is asked for it, and it has no timing).
-    fn new(spec: &'a GameSpec, person: Seat, names: Players) -> Table<'a> {
-        let mut table = Table {
-            spec,
-            game: spec.initial_game(),
-            played: Vec::new(),
-            person,
-            names,
-        };
-        for &action in &spec.opening {
-            table.play(action, Timing::default());
+impl Terminal<'_> {
+    fn name(&self, game: &Game, color: Color) -> &str {
+        self.names.of(game.seat_of(color))
+    }
+
+    fn draw(&self, game: &Game) {
+        let (white, black) = (self.name(game, Color::White), self.name(game, Color::Black));
+        crate::output::out!("\n{}", view::board(game, last_cell(game), white, black));
+    }
+
+    /// Says what the bot played since the last announcement.
+    fn announce(&mut self, game: &Game) {
+        let by = escape(self.names.of(self.person.other())).into_owned();
+        let mut replayed = self.spec.initial_game();
+        for (index, &action) in game.history().iter().enumerate() {
+            let seat = replayed.seat_to_act();
+            replayed.play(action).expect("the referee played it by the rules");
+            if index < self.announced || seat == Some(self.person) {
+                continue;
+            }
+            match action {
+                Action::Pie(true) => crate::output::outln!(
+                    "{by} swaps: White's first stone is now theirs, and you play {}.",
+                    replayed.color_of(self.person)
+                ),
+                Action::Pie(false) => crate::output::outln!("{by} keeps the colours."),
+                action => crate::output::outln!("{by} plays {action}."),
+            }
         }
-        table
+        self.announced = game.history().len();
     }
 
-    fn play(&mut self, action: Action, timing: Timing) {
-        let seat = self.game.seat_to_act().expect("the game is on");
-        let color = self.game.color_to_act().expect("the game is on");
-        self.game.play(action).expect("checked before");
-        self.played.push(Played {
-            action,
-            seat,
-            color,
-            timing,
-        });
-    }
-
-    /// Takes back the person's last action and everything after it; false
-    /// when the person has not played yet (the opening cannot be taken back).
-    fn undo(&mut self) -> bool {
-        let given = self.spec.opening.len();
-        let Some(last) = self.played[given..]
-            .iter()
-            .rposition(|played| played.seat == self.person)
-        else {
-            return false;
-        };
-        self.played.truncate(given + last);
-        self.game = self.spec.initial_game();
-        for played in &self.played {
-            self.game.play(played.action).expect("replayed as played");
-        }
-        true
-    }
-
-    /// The number of the next ply, from 1, in the one numbering of `arena
-    /// show`, the viewer and `--ply` (the pie decision and blocks count).
-    fn ply(&self) -> usize {
-        self.played.len() + 1
-    }
-
-    fn last_cell(&self) -> Option<Cell> {
-        self.played.iter().rev().find_map(|played| match played.action {
-            Action::Block(cell) | Action::Stone(cell) => Some(cell),
-            Action::Pie(_) => None,
-        })
-    }
-
-    fn name(&self, color: Color) -> &str {
-        self.names.of(self.game.seat_of(color))
-    }
-
-    fn draw(&self) {
-        let (white, black) = (self.name(Color::White), self.name(Color::Black));
-        crate::output::out!("\n{}", view::board(&self.game, self.last_cell(), white, black));
-    }
-
-    fn record(self, termination: Termination, started_unix_ms: u64) -> GameRecord {
-        let mut moves = Vec::with_capacity(self.played.len());
-        let mut swap_move = None;
-        let given = self.spec.opening.len();
-        for (index, played) in self.played.into_iter().enumerate() {
-            let (kind, cell) = match played.action {
-                Action::Block(cell) => (MoveKind::Block, cell),
-                Action::Stone(cell) => (MoveKind::Stone, cell),
-                Action::Pie(_) => {
-                    // A given pie decision was nobody's answer.
-                    swap_move = (index >= given).then_some(played.timing);
-                    continue;
+    /// Answers the person's turns from the lines they type, until the game
+    /// ends (the referee drops the seat) or the person's time runs out.
+    async fn prompts(&mut self, mut turns: tokio::sync::mpsc::Receiver<Turn>) {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        while let Some(mut turn) = turns.recv().await {
+            self.announce(&turn.game);
+            self.draw(&turn.game);
+            let answer = loop {
+                let color = turn.game.color_to_act().expect("the game is on");
+                crate::output::out!(
+                    "Move {}, you are {color}: {}> ",
+                    turn.game.history().len() + 1,
+                    input::allowed(&turn.game)
+                );
+                let line = tokio::select! {
+                    line = lines.next_line() => line,
+                    () = turn.abandoned() => return,
+                };
+                let line = match line {
+                    Ok(Some(line)) => line,
+                    Ok(None) | Err(_) => {
+                        crate::output::outln!("\n(end of input)");
+                        break HumanMove::Resign("ended the game (end of input)".to_owned());
+                    }
+                };
+                match input::parse(&turn.game, &line) {
+                    Err(message) => crate::output::outln!("{message}"),
+                    Ok(Input::Help) => crate::output::outln!("{}", input::HELP),
+                    Ok(Input::Board) => self.draw(&turn.game),
+                    Ok(Input::Quit) => break HumanMove::Resign("resigned".to_owned()),
+                    Ok(Input::Undo) if turn.can_undo => break HumanMove::Undo,
+                    Ok(Input::Undo) => crate::output::outln!("Nothing to undo: you have not moved yet."),
+                    Ok(Input::Play(action)) => break HumanMove::Play(action),
                 }
             };
-            moves.push(MoveRecord {
-                kind,
-                seat: Some(played.seat),
-                color: played.color,
-                cell,
-                timing: played.timing,
-            });
+            if answer == HumanMove::Undo {
+                // The plies taken back are announced again when they are played again.
+                self.announced = self.spec.opening.len();
+            }
+            turn.answer(answer);
         }
-        self.spec
-            .record(self.names, &self.game, moves, swap_move, termination, started_unix_ms)
+    }
+
+    /// Says how the game ended: a full board with its scoring runs and the
+    /// points; a resignation once, without the points of a board left unfilled;
+    /// a forfeit with the board and its evidence.
+    fn the_end(&mut self, record: &GameRecord) -> anyhow::Result<()> {
+        let game = record.replay().context("the game's record does not replay")?;
+        self.announce(&game);
+        let winner = |color: Color| format!("{} ({color}) wins", escape(self.name(&game, color)));
+        let termination = &record.termination;
+        match (termination.reason, record.result.winner()) {
+            (Reason::Normal, winner_color) => {
+                let (white, black) = (self.name(&game, Color::White), self.name(&game, Color::Black));
+                crate::output::out!("\n{}", view::final_board(&game, white, black));
+                let score = game.score();
+                match winner_color {
+                    Some(color) => crate::output::outln!(
+                        "{}, {} to {}.",
+                        winner(color),
+                        score.of_color(color),
+                        score.of_color(color.opponent())
+                    ),
+                    None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
+                }
+            }
+            (Reason::Resign, Some(color)) => crate::output::outln!("You resigned: {}.", winner(color)),
+            (_, winner_color) => {
+                self.draw(&game);
+                match winner_color {
+                    Some(color) => crate::output::outln!("{} by forfeit.", winner(color)),
+                    None => crate::output::outln!("A draw: both sides forfeited."),
+                }
+                for (reason, forfeit) in termination.forfeits() {
+                    crate::output::outln!(
+                        "{} lost by {reason}: {}",
+                        escape(&forfeit.bot),
+                        Evidence::of_forfeit(forfeit).render("  ")
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 }
 
+/// The cell of the last block or stone played, marked on the board.
+fn last_cell(game: &Game) -> Option<Cell> {
+    game.history().iter().rev().find_map(|action| match action {
+        Action::Block(cell) | Action::Stone(cell) => Some(*cell),
+        Action::Pie(_) => None,
+    })
+}
+
+/// Plays the game: the person is a seat of the referee ([`Human`]), answered
+/// from the terminal, against the bot as in any game.
 async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<GameRecord> {
     let bot_spec = crate::builtin::spec(&crate::names::default_name(&args.bot), &args.bot)?;
     let mut bot = Bot::start(&bot_spec, &Limits::default(), None)
@@ -251,7 +276,7 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
             args.name
         );
     }
-    let bot_seat = person.other();
+    let (human, turns) = Human::new(args.name.clone());
     let names = match person {
         Seat::First => Players {
             first: args.name.clone(),
@@ -262,202 +287,28 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
             second: args.name.clone(),
         },
     };
-    let started_unix_ms = unix_ms();
-    let mut table = Table::new(spec, person, names);
     crate::output::outln!(
         "You play {} against {}. Type help for the rules and commands.",
-        table.game.color_of(person),
+        spec.initial_game().color_of(person),
         escape(bot.name())
     );
-    let new_game = NewGame {
-        id: 0,
-        game: spec.id.clone(),
-        color: bot_seat.starting_color(),
-        rules: spec.rules,
-        blocks: spec.blocks.clone(),
-        time: spec.time_of(bot_seat),
+    let mut terminal = Terminal {
+        spec,
+        person,
+        names,
+        announced: spec.opening.len(),
     };
-    let termination = match bot.start_game(new_game).await {
-        Err(failure) => {
-            let forfeit = Forfeit {
-                bot: bot.name().to_owned(),
-                seat: bot_seat,
-                color: table.game.color_of(bot_seat),
-                detail: failure.detail,
-                line: failure.line,
-                stderr_tail: Vec::new(),
-                overloaded: false,
-            };
-            Termination {
-                reason: failure.reason,
-                forfeit: Some(forfeit),
-                also: None,
-            }
-        }
-        Ok(()) => moves(&mut table, &mut bot, args).await,
-    };
-    let score = table.game.score();
-    let result = termination.result(score);
-    the_end(&table, &termination, result);
-    if bot.is_reusable() {
-        bot.end_game(GameOver {
-            game: spec.id.clone(),
-            color: table.game.color_of(bot_seat),
-            result,
-            score,
-            reason: termination.reason,
-            loser: termination.forfeit.as_ref().map(|forfeit| forfeit.color),
-            detail: termination.forfeit.as_ref().map(|forfeit| forfeit.detail.clone()),
-        })
-        .await;
-    }
-    bot.shutdown().await;
-    Ok(table.record(termination, started_unix_ms))
-}
-
-/// Says how the game ended: a full board with its scoring runs and the
-/// points; a resignation once, without the points of a board left unfilled;
-/// a forfeit with the board and its evidence.
-fn the_end(table: &Table<'_>, termination: &Termination, result: Outcome) {
-    let winner = |color: Color| format!("{} ({color}) wins", escape(table.name(color)));
-    match (termination.reason, result.winner()) {
-        (Reason::Normal, winner_color) => {
-            let (white, black) = (table.name(Color::White), table.name(Color::Black));
-            crate::output::out!("\n{}", view::final_board(&table.game, white, black));
-            let score = table.game.score();
-            match winner_color {
-                Some(color) => crate::output::outln!(
-                    "{}, {} to {}.",
-                    winner(color),
-                    score.of_color(color),
-                    score.of_color(color.opponent())
-                ),
-                None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
-            }
-        }
-        (Reason::Resign, Some(color)) => crate::output::outln!("You resigned: {}.", winner(color)),
-        (_, winner_color) => {
-            table.draw();
-            match winner_color {
-                Some(color) => crate::output::outln!("{} by forfeit.", winner(color)),
-                None => crate::output::outln!("A draw: both sides forfeited."),
-            }
-            for (reason, forfeit) in termination.forfeits() {
-                crate::output::outln!(
-                    "{} lost by {reason}: {}",
-                    escape(&forfeit.bot),
-                    Evidence::of_forfeit(forfeit).render("  ")
-                );
-            }
-        }
-    }
-}
-
-/// Plays until the board is full, a side forfeits, or the person quits.
-async fn moves(table: &mut Table<'_>, bot: &mut Bot, args: &Args) -> Termination {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    let margin = Duration::from_millis(DEFAULT_MARGIN_MS);
-    table.draw();
-    while let Some(seat) = table.game.seat_to_act() {
-        if seat != table.person {
-            match bot
-                .choose(&table.spec.id, table.spec.rules, &table.game, args.move_time, margin)
-                .await
-            {
-                Ok(choice) => {
-                    let timing = Timing {
-                        ms: choice.elapsed.as_micros() as f64 / 1000.0,
-                        cpu_ms: choice.cpu.map(|cpu| cpu.as_micros() as f64 / 1000.0),
-                        info: choice.info,
-                    };
-                    let by = escape(bot.name()).into_owned();
-                    table.play(choice.action, timing);
-                    match choice.action {
-                        Action::Pie(true) => crate::output::outln!(
-                            "{by} swaps: White's first stone is now theirs, and you play {}.",
-                            table.game.color_of(table.person)
-                        ),
-                        Action::Pie(false) => crate::output::outln!("{by} keeps the colours."),
-                        action => crate::output::outln!("{by} plays {action}."),
-                    }
-                    table.draw();
-                }
-                Err((reason, forfeit)) => {
-                    return Termination {
-                        reason,
-                        forfeit: Some(forfeit),
-                        also: None,
-                    };
-                }
-            }
-            continue;
-        }
-        let color = table.game.color_to_act().expect("the game is on");
-        crate::output::out!(
-            "Move {}, you are {color}: {}> ",
-            table.ply(),
-            input::allowed(&table.game)
-        );
-        let asked = Instant::now();
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) | Err(_) => {
-                crate::output::outln!("\n(end of input)");
-                return resignation(table, "ended the game (end of input)");
-            }
+    let game = async {
+        // Owned here, the seat is dropped when the game ends, which ends the prompts.
+        let mut human = human;
+        let players = match person {
+            Seat::First => (Player::Human(&mut human), Player::Bot(&mut bot)),
+            Seat::Second => (Player::Bot(&mut bot), Player::Human(&mut human)),
         };
-        match input::parse(&table.game, &line) {
-            Err(message) => crate::output::outln!("{message}"),
-            Ok(Input::Help) => crate::output::outln!("{}", input::HELP),
-            Ok(Input::Board) => table.draw(),
-            Ok(Input::Quit) => return resignation(table, "resigned"),
-            Ok(Input::Undo) => {
-                if table.undo() {
-                    table.draw();
-                } else {
-                    crate::output::outln!("Nothing to undo: you have not moved yet.");
-                }
-            }
-            Ok(Input::Play(action)) => {
-                let elapsed = asked.elapsed();
-                if let Some(limit) = args.your_time.filter(|&limit| elapsed > limit) {
-                    let detail = format!(
-                        "answered after {} ms, past the limit of {} ms",
-                        elapsed.as_millis(),
-                        limit.as_millis()
-                    );
-                    return forfeit(table, Reason::Timeout, detail);
-                }
-                let timing = Timing {
-                    ms: elapsed.as_micros() as f64 / 1000.0,
-                    cpu_ms: None,
-                    info: None,
-                };
-                table.play(action, timing);
-            }
-        }
-    }
-    Termination::normal()
-}
-
-/// The person ends the game early: a loss, recorded as a resignation.
-fn resignation(table: &Table<'_>, detail: &str) -> Termination {
-    forfeit(table, Reason::Resign, detail.to_owned())
-}
-
-fn forfeit(table: &Table<'_>, reason: Reason, detail: String) -> Termination {
-    let forfeit = Forfeit {
-        bot: table.names.of(table.person).to_owned(),
-        seat: table.person,
-        color: table.game.color_of(table.person),
-        detail,
-        line: None,
-        stderr_tail: Vec::new(),
-        overloaded: false,
+        play_players(spec, players.0, players.1, &mut |_| {}).await
     };
-    Termination {
-        reason,
-        forfeit: Some(forfeit),
-        also: None,
-    }
+    let (record, ()) = tokio::join!(game, terminal.prompts(turns));
+    bot.shutdown().await;
+    terminal.the_end(&record)?;
+    Ok(record)
 }
