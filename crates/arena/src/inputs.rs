@@ -155,7 +155,7 @@ impl Source {
             Source::Journal { path, .. } => {
                 let contents = journal::read(&path)?;
                 let mut bots = bots_of(&contents.records);
-                bots.extend(contents.header.tournament.bot_names());
+                bots.extend(contents.schedule.tournament().bot_names());
                 Ok(Games {
                     records: contents.records,
                     bots,

@@ -1,6 +1,6 @@
 //! The documents that describe the arena's files name every key of them, in
 //! the table where a reader looks for it: RECORD.md (a game record, a
-//! journal's header, a line of `analysis.jsonl`) and OUTPUTS.md (`standings.json`, `match.json`,
+//! journal's header, its `joined` line, a line of `analysis.jsonl`) and OUTPUTS.md (`standings.json`, `match.json`,
 //! `pairs.csv`).
 //!
 //! The keys come from the JSON Schemas committed beside the crates, which
@@ -63,6 +63,13 @@ const HEADER: Document = Document {
     sections: &[("", "The header"), ("tournament", "The header")],
 };
 
+const JOINED: Document = Document {
+    markdown: "RECORD.md",
+    schema: "crates/pahtum-tournament/journal-joined.schema.json",
+    generated: || schemars::schema_for!(pahtum_tournament::journal::Joined),
+    sections: &[("", "A `joined` line")],
+};
+
 const STANDINGS: Document = Document {
     markdown: "OUTPUTS.md",
     schema: "crates/pahtum-tournament/standings.schema.json",
@@ -91,7 +98,7 @@ const ANALYSIS: Document = Document {
     sections: &[("", "The analysis (`analysis.jsonl`)"), ("moves[]", "A ply's analysis")],
 };
 
-const DOCUMENTS: [Document; 5] = [RECORD, HEADER, STANDINGS, MATCH, ANALYSIS];
+const DOCUMENTS: [Document; 6] = [RECORD, HEADER, JOINED, STANDINGS, MATCH, ANALYSIS];
 
 /// The schema of what the arena writes as a `T` (keys it leaves out when empty are optional).
 fn written<T: JsonSchema>() -> Schema {

@@ -27,7 +27,8 @@ struct Fixture {
 }
 
 impl Fixture {
-    /// `name = "t"`, then `head`, then the bots: `(name, "builtin NAME" | "py MODE [DELAY_MS]")`.
+    /// `name = "t"`, then `head`, then the bots: `(name, "builtin NAME" | "py MODE [DELAY_MS]" | "random")`,
+    /// `random` the bundled bots/python-random.
     fn new(head: &str, bots: &[(&str, &str)]) -> Fixture {
         Fixture::with_times(head, bots, &[])
     }
@@ -51,8 +52,10 @@ impl Fixture {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
         let mut text = format!("name = \"t\"\n{head}\n");
         for (name, how) in bots {
+            let random = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bots/python-random/bot.py");
             let launch = match how.strip_prefix("builtin ") {
                 Some(builtin) => format!("builtin = \"{builtin}\""),
+                None if *how == "random" => format!("command = \"python3 {}\"", random.display()),
                 None => format!(
                     "command = \"python3 {} {}\"",
                     script.display(),
@@ -1035,4 +1038,325 @@ fn a_replaced_bot_is_warned_of_and_replay_plays_only_its_games_again() {
             && stderr.contains("has no such bot; its bots are: ff, heuristic, py"),
         "{stderr}"
     );
+}
+
+/// The lines of a journal after its header, as text (a torn last line too).
+fn journal_lines(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().skip(1).map(str::to_owned).collect()
+}
+
+/// The journal's `joined` lines.
+fn joined_lines(path: &Path) -> Vec<Value> {
+    journal_lines(path)
+        .iter()
+        .filter(|line| line.starts_with("{\"joined\":"))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The ids of the games of `records` (the journal's `joined` lines left out).
+fn game_ids(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|record| Some(record.get("id")?.as_str()?.to_owned()))
+        .collect()
+}
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().unwrap()
+}
+
+const THREE: [(&str, &str); 3] = [
+    ("ff", "builtin first-free"),
+    ("h", "builtin heuristic"),
+    ("py", "py versioned"),
+];
+
+/// THREE with `rnd` (bots/python-random) added in the middle of the file.
+const FOUR: [(&str, &str); 4] = [
+    ("ff", "builtin first-free"),
+    ("rnd", "random"),
+    ("h", "builtin heuristic"),
+    ("py", "py versioned"),
+];
+
+#[test]
+fn a_bot_added_to_a_played_tournament_joins_and_only_its_games_are_played() {
+    let head = "seed = 9\ngames_per_pair = 2\n[time]\nmove_ms = 2000";
+    let fixture = Fixture::new(head, &THREE);
+    std::fs::write(fixture.dir.path().join("version.txt"), "1").unwrap();
+    assert_success(&fixture.run("out", &[]));
+    let journal = fixture.out("out").join("journal.jsonl");
+    let before = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(fixture.records("out").len(), 6);
+
+    // rnd joins, and py's program now greets under another name (a control character in it).
+    fixture.write(head, &FOUR);
+    std::fs::write(fixture.dir.path().join("name.txt"), "evil\u{1b}[2J").unwrap();
+    let output = fixture.run("out", &[]);
+    assert_success(&output);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(
+            "arena: rnd joined the tournament: its schedule has 12 games now, and the 6 games already played are kept"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "arena: warning: bot py now says hello as \"evil\\x1b[2J 1\", but as \"fixture-versioned 1\" in its last game"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{1b}'), "the bot's text is escaped: {stderr:?}");
+    let after = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "the games already played are kept byte for byte"
+    );
+    let lines = journal_lines(&journal);
+    assert_eq!(lines.len(), 6 + 1 + 6, "the join and rnd's 6 games: {lines:#?}");
+    let joined = &joined_lines(&journal)[0];
+    assert!(
+        lines[6].starts_with("{\"joined\":"),
+        "the join comes right after the old games"
+    );
+    assert_eq!(joined["joined"][0]["name"], "rnd");
+    assert_eq!(joined["games"], 12);
+    assert!(joined["unix_ms"].as_u64().unwrap() > 0);
+    let new: Vec<Value> = fixture.records("out").split_off(7);
+    assert!(
+        new.iter()
+            .all(|record| record["players"]["first"] == "rnd" || record["players"]["second"] == "rnd")
+    );
+    let mut ids = game_ids(&fixture.records("out"));
+    assert_eq!(ids.len(), 12);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 12, "no game twice");
+
+    // The standings cover every game, old and new, and every bot; so do `standings`, `verify` and `report`.
+    let standings = fixture.standings("out");
+    assert_eq!(standings["games"], 12);
+    let games_of = |name: &str| bot(&standings, name)["games"].as_u64().unwrap();
+    assert_eq!(
+        [games_of("ff"), games_of("rnd"), games_of("h"), games_of("py")],
+        [6, 6, 6, 6]
+    );
+    let shown = arena(&["standings", journal.to_str().unwrap()]);
+    assert_success(&shown);
+    assert!(text(&shown.stdout).contains("rnd"), "{}", text(&shown.stdout));
+    // py's games under its two greetings, afterwards too: in the standings, escaped.
+    assert_eq!(
+        bot(&standings, "py")["greetings"],
+        serde_json::json!([
+            {"name": "evil\u{1b}[2J", "version": "1", "games": 2},
+            {"name": "fixture-versioned", "version": "1", "games": 4},
+        ])
+    );
+    assert!(
+        text(&shown.stdout).contains(
+            "py played its games under 2 greetings (hello), so these standings mix its programs: \
+             \"evil\\x1b[2J 1\" (2 games), \"fixture-versioned 1\" (4 games)."
+        ),
+        "{}",
+        text(&shown.stdout)
+    );
+    assert!(!text(&shown.stdout).contains('\u{1b}'));
+    let verified = arena(&["verify", journal.to_str().unwrap()]);
+    assert_success(&verified);
+    assert!(
+        text(&verified.stdout).contains("all 12 records are sound")
+            && text(&verified.stdout).contains("joined the tournament after its journal was started: rnd (line 8)"),
+        "{}",
+        text(&verified.stdout)
+    );
+    let report = fixture.out("report");
+    assert_success(&arena(&[
+        "report",
+        journal.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]));
+
+    // Again: nothing to play, nothing joins.
+    let output = fixture.run("out", &[]);
+    assert_success(&output);
+    assert!(!text(&output.stderr).contains("joined"), "{}", text(&output.stderr));
+    assert_eq!(journal_lines(&journal).len(), 13);
+}
+
+#[test]
+fn a_removed_bot_or_a_changed_rule_is_still_refused_after_a_join() {
+    let head = "seed = 9\ngames_per_pair = 2";
+    let bots = [("ff", "builtin first-free"), ("h", "builtin heuristic")];
+    let fixture = Fixture::new(head, &bots);
+    assert_success(&fixture.run("out", &[]));
+    let grown = [
+        ("ff", "builtin first-free"),
+        ("h", "builtin heuristic"),
+        ("h2", "builtin heuristic"),
+    ];
+    fixture.write(head, &grown);
+    assert_success(&fixture.run("out", &[]));
+    let journal = fixture.out("out").join("journal.jsonl");
+    let before = std::fs::read(&journal).unwrap();
+    let refused = |expected: &str| {
+        let output = fixture.run("out", &[]);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("the tournament changed") && stderr.contains(expected),
+            "{stderr}"
+        );
+        assert!(stderr.contains("--fresh"), "{stderr}");
+        assert_eq!(std::fs::read(&journal).unwrap(), before, "the journal is unchanged");
+    };
+    fixture.write(head, &bots);
+    refused("bots[2]: the bot \"h2\" was removed");
+    fixture.write(head, &grown[1..]);
+    refused("bots[0]: the bot \"ff\" was removed");
+    fixture.write("seed = 9\ngames_per_pair = 4", &grown);
+    refused("games_per_pair: 2 -> 4");
+    // A bot's command changed: another program under its name.
+    fixture.write(
+        head,
+        &[
+            ("ff", "builtin first-free"),
+            ("h", "builtin heuristic"),
+            ("h2", "builtin first-free"),
+        ],
+    );
+    refused("bots[2].builtin: \"heuristic\" -> \"first-free\"");
+    // The dry run says so too, and --fresh starts afresh.
+    let dry = fixture.run("out", &["--dry-run"]);
+    assert!(
+        text(&dry.stderr).contains("cannot be resumed with this file"),
+        "{}",
+        text(&dry.stderr)
+    );
+    assert_success(&fixture.run("out", &["--fresh"]));
+    assert!(joined_lines(&journal).is_empty());
+}
+
+/// A run killed after its join resumes with nothing lost or doubled: the standings of a run never killed.
+#[test]
+fn a_run_killed_after_a_join_resumes_and_loses_nothing() {
+    let head = "seed = 4\ngames_per_pair = 4";
+    let three = [
+        ("a", "builtin first-free"),
+        ("h", "builtin heuristic"),
+        ("b", "builtin first-free"),
+    ];
+    let four = [
+        ("a", "builtin first-free"),
+        ("h", "builtin heuristic"),
+        ("b", "builtin first-free"),
+        ("slow", "py first-free 5"),
+    ];
+    let fixture = Fixture::new(head, &three);
+    assert_success(&fixture.run("whole", &[]));
+    assert_success(&fixture.run("killed", &[]));
+    fixture.write(head, &four);
+    assert_success(&fixture.run("whole", &[]));
+    assert_eq!(game_ids(&fixture.records("whole")).len(), 24);
+
+    let journal = fixture.out("killed").join("journal.jsonl");
+    let mut child = fixture
+        .command("killed", &["--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("2 games of slow are in the journal", || {
+        !joined_lines(&journal).is_empty() && game_ids(&journal_records(&journal)).len() >= 14
+    });
+    signal(&child, Signal::KILL);
+    child.wait().unwrap();
+    let done = game_ids(&journal_records(&journal)).len();
+    assert!(done < 24, "killed before the end ({done} games)");
+    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+
+    let output = fixture.run("killed", &[]);
+    assert_success(&output);
+    assert!(
+        !text(&output.stderr).contains("joined the tournament"),
+        "slow joined once"
+    );
+    assert_eq!(joined_lines(&journal).len(), 1);
+    let mut ids = game_ids(&fixture.records("killed"));
+    ids.sort();
+    let mut expected = game_ids(&fixture.records("whole"));
+    expected.sort();
+    assert_eq!(ids, expected, "every game once");
+    assert_eq!(fixture.standings("killed"), fixture.standings("whole"));
+}
+
+/// A tampered `joined` line is refused by every reader, named by its line.
+#[test]
+fn a_tampered_join_line_is_refused_with_its_line_number() {
+    let head = "seed = 2\ngames_per_pair = 2";
+    let fixture = Fixture::new(head, &INSTANT_BOTS[..2]);
+    assert_success(&fixture.run("out", &[]));
+    fixture.write(head, &INSTANT_BOTS);
+    assert_success(&fixture.run("out", &[]));
+    let journal = fixture.out("out").join("journal.jsonl");
+    let text_of = std::fs::read_to_string(&journal).unwrap();
+    assert!(text_of.lines().nth(3).unwrap().starts_with("{\"joined\":"), "{text_of}");
+    let tampered = text_of.replacen("\"games\":6", "\"games\":8", 1);
+    assert_ne!(tampered, text_of);
+    std::fs::write(&journal, tampered).unwrap();
+    let path = journal.to_str().unwrap();
+    let standings = arena(&["standings", path]);
+    assert!(!standings.status.success());
+    let stderr = text(&standings.stderr);
+    assert!(stderr.contains("line 4 of the journal"), "{stderr}");
+    let verified = arena(&["verify", path]);
+    let stdout = text(&verified.stdout);
+    assert!(
+        !verified.status.success() && stdout.contains("line 4: a `joined` line that does not fit the journal before it: it gives 8 games, but the schedule with its bots has 6"),
+        "{stdout}"
+    );
+    let resumed = fixture.run("out", &[]);
+    assert!(!resumed.status.success());
+    assert!(
+        text(&resumed.stderr).contains("line 4 of the journal"),
+        "{}",
+        text(&resumed.stderr)
+    );
+}
+
+/// Shards grown by the same bot, each run again after the join, merge into the standings of one machine's run.
+#[test]
+fn shards_grown_by_a_bot_merge_into_the_standings_of_one_machine() {
+    let head = "seed = 3\ngames_per_pair = 4\n[time]\nmove_ms = 60000";
+    let fixture = Fixture::new(head, &INSTANT_BOTS[..2]);
+    let shard_runs = || {
+        for k in 1..=2 {
+            assert_success(&fixture.run("sharded", &["--shard", &format!("{k}/2")]));
+        }
+    };
+    assert_success(&fixture.run("whole", &[]));
+    shard_runs();
+    fixture.write(head, &INSTANT_BOTS);
+    assert_success(&fixture.run("whole", &[]));
+    shard_runs();
+    for k in 1..=2 {
+        let journal = fixture.out(&format!("sharded/shard-{k}-of-2/journal.jsonl"));
+        assert_eq!(joined_lines(&journal).len(), 1, "shard {k}");
+    }
+    let output = merge(&fixture, "merged", &["sharded"]);
+    assert_success(&output);
+    let merged = fixture.out("merged").join("journal.jsonl");
+    assert_eq!(joined_lines(&merged).len(), 1);
+    assert_eq!(game_ids(&journal_records(&merged)).len(), 12);
+    let read = |path: PathBuf| std::fs::read_to_string(path).unwrap();
+    for table in ["standings.json", "standings.csv", "pairs.csv"] {
+        assert_eq!(
+            read(fixture.out("merged").join(table)),
+            read(fixture.out("whole").join(table)),
+            "{table}"
+        );
+    }
 }

@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use pahtum_protocol::Placement;
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::standings::{BotStanding, Standings, Tally, overload_note};
+use pahtum_tournament::standings::{BotStanding, Standings, Tally, greeting_notes, overload_note};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -194,6 +194,7 @@ fn sections(standings: &Standings, style: TableStyle) -> Vec<Section> {
             body: [build(standings_rows(standings), style), rating_note(strength)]
                 .into_iter()
                 .chain(overload_note(standings))
+                .chain(greeting_notes(standings))
                 .collect(),
         },
         Section {

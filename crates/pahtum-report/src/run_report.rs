@@ -30,7 +30,6 @@ use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::journal::{Growth, JournalError, Moves, Span, read_line_at};
 use pahtum_tournament::report::{Folded, FollowedFold, ReportError, fold_journal};
 use pahtum_tournament::resume::Opened;
-use pahtum_tournament::schedule;
 use pahtum_tournament::standings::{Standings, Tallies};
 use pahtum_tournament::strength::{AnchorSpec, StrengthError};
 
@@ -104,6 +103,7 @@ pub struct LiveReport(Option<Fold>);
 #[derive(Debug)]
 struct Fold {
     tournament: Tournament,
+    scheduled: usize,
     tallies: Tallies,
     report: ReportBuilder<Span>,
 }
@@ -116,6 +116,7 @@ impl LiveReport {
             tallies: Tallies::new(&tournament.bot_names()),
             report: ReportBuilder::new(Options::default()),
             tournament: tournament.clone(),
+            scheduled: opened.plan.schedule.len(),
         }))
     }
 
@@ -123,7 +124,7 @@ impl LiveReport {
     fn finish(self, anchor: Option<&AnchorSpec>) -> Result<Option<(ReportBuilder<Span>, Folded)>, RunReportError> {
         let Some(fold) = self.0 else { return Ok(None) };
         let folded = Folded {
-            scheduled: schedule::len(&fold.tournament),
+            scheduled: fold.scheduled,
             standings: fold.tallies.finish(anchor)?,
             tournament: fold.tournament,
         };

@@ -7,6 +7,8 @@
 //! `shard_journals merge DIR OUT`: only the streaming merge of DIR's shards into OUT (time it with
 //! `/usr/bin/time -v`); `arena merge` adds the standings and the report.
 //! `shard_journals journal PATH GAMES`: one synthetic journal of GAMES games at PATH.
+//! `shard_journals grown PATH GAMES JOINING`: the same, then JOINING bots join it and every game of theirs
+//! follows (`testing::synthetic_grown_journal`): the journal of a tournament that grew.
 //! `shard_journals standings PATH`: only `report::standings_of_journal` of the journal at PATH (to
 //! profile the reading alone, e.g. under `valgrind --tool=callgrind`).
 
@@ -18,7 +20,7 @@ use pahtum_tournament::journal;
 use pahtum_tournament::merge::merge;
 use pahtum_tournament::report::standings_of_journal;
 use pahtum_tournament::shard::{ScheduleShape, Shard};
-use pahtum_tournament::testing::synthetic_journal;
+use pahtum_tournament::testing::{synthetic_grown_journal, synthetic_journal};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,12 +44,19 @@ fn main() {
         ["journal", path, games] => {
             synthetic_journal(Path::new(path), games.parse().unwrap());
         }
+        ["grown", path, games, joining] => {
+            let (grown, _) = synthetic_grown_journal(Path::new(path), games.parse().unwrap(), joining.parse().unwrap());
+            println!("{} games scheduled", grown.len());
+        }
         ["standings", path] => {
             let standings = standings_of_journal(Path::new(path), None).unwrap();
             println!("{} games", standings.games);
         }
         _ => {
-            panic!("usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT | journal PATH GAMES | standings PATH")
+            panic!(
+                "usage: shard_journals write DIR GAMES SHARDS | merge DIR OUT | journal PATH GAMES | \
+                 grown PATH GAMES JOINING | standings PATH"
+            )
         }
     }
 }

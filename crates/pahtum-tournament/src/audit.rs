@@ -32,7 +32,6 @@ use pahtum_protocol::Placement;
 use pahtum_record::{BareMove, GameRecord, GameSpec, ReplayError};
 use serde::Serialize;
 
-use crate::config::Tournament;
 use crate::schedule::{Schedule, ScheduledGame};
 
 /// What is wrong with one line of a journal.
@@ -62,6 +61,12 @@ pub enum Fault {
     UnknownGame {
         /// The recorded id.
         id: String,
+    },
+    /// A `joined` line that does not fit the lines before it.
+    #[error("a `joined` line that does not fit the journal before it: {problem}")]
+    BadJoin {
+        /// What is wrong with it (bot names in it are untrusted text: escape it for a terminal).
+        problem: String,
     },
     /// A game recorded a second time.
     #[error("game {id:?} was already recorded on line {first_line}")]
@@ -104,20 +109,25 @@ pub struct Audit {
 }
 
 impl Audit {
-    /// An audit of records of `tournament`.
-    pub fn new(tournament: &Tournament) -> Audit {
-        let bot_names = tournament.bot_names();
+    /// An audit of records of the games of `schedule` (of a tournament that bots may have joined).
+    pub fn of(schedule: Schedule) -> Audit {
+        let bot_names = schedule.tournament().bot_names();
         Audit {
             bots: bot_names.iter().cloned().collect(),
             bot_names,
-            schedule: Schedule::new(tournament),
+            schedule,
         }
     }
 
-    /// Checks `record` alone: everything the module documentation lists but
-    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]).
-    /// `moves` are the record's (a reader may have kept them apart).
-    pub fn check(&self, record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
+    /// The schedule the records are checked against.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// Checks `record` alone: everything the module documentation lists but the replay ([`check_replay`]) and
+    /// a second record of one game, which the reader sees ([`crate::journal::JournalReader`]); returns its
+    /// game's schedule index.
+    pub fn check_scheduled(&self, record: &GameRecord) -> Result<usize, Fault> {
         let id = &record.id;
         for bot in [&record.players.first, &record.players.second] {
             if !self.bots.contains(bot) {
@@ -134,11 +144,19 @@ impl Audit {
             .ok_or_else(|| Fault::UnknownGame { id: id.clone() })?;
         let game = self.schedule.game(index);
         as_scheduled(record, &game, &game.spec(self.schedule.tournament()))?;
-        record
-            .replay_moves(moves)
-            .map_err(|source| Fault::DoesNotReplay { id: id.clone(), source })?;
-        Ok(())
+        Ok(index)
     }
+}
+
+/// Checks that `record` replays by the rules with `moves` (its moves, which a reader may have kept apart).
+pub fn check_replay(record: &GameRecord, moves: impl IntoIterator<Item = BareMove>) -> Result<(), Fault> {
+    record
+        .replay_moves(moves)
+        .map(|_| ())
+        .map_err(|source| Fault::DoesNotReplay {
+            id: record.id.clone(),
+            source,
+        })
 }
 
 /// Checks that `record` has what the schedule gives `game`.
@@ -195,18 +213,20 @@ mod tests {
     use pahtum_record::MoveRecord;
 
     use super::*;
-    use crate::schedule::schedule;
+    use crate::config::Tournament;
+    use crate::schedule::{Schedule, schedule};
     use crate::testing::{tournament, won_by};
 
     fn checked(audit: &Audit, record: &GameRecord) -> Result<(), Fault> {
-        audit.check(record, record.moves.iter().map(MoveRecord::bare))
+        audit.check_scheduled(record)?;
+        check_replay(record, record.moves.iter().map(MoveRecord::bare))
     }
 
     /// Every game of the schedule passes, in any order.
     #[test]
     fn each_game_passes() {
         let t = tournament();
-        let audit = Audit::new(&t);
+        let audit = Audit::of(Schedule::new(&t));
         let games = schedule(&t);
         for game in games.iter().rev() {
             let record = won_by(game, &game.spec(&t), &game.first);
@@ -222,7 +242,7 @@ mod tests {
             games_per_pair: 4,
             ..tournament()
         };
-        let audit = Audit::new(&t);
+        let audit = Audit::of(Schedule::new(&t));
         let games = schedule(&t);
         let mut record = won_by(&games[0], &games[0].spec(&t), "a");
         record.id = "0-0-a".to_owned();

@@ -2,7 +2,8 @@
 //!
 //! A tournament file ([`config`]) gives a deterministic list of games
 //! ([`schedule`], cut into [`shard`]s for a cluster; [`game_set`] names a set
-//! of them). Each finished game is appended to an append-only [`journal`], the
+//! of them), which grows, every game kept, when bots join a tournament already
+//! started. Each finished game is appended to an append-only [`journal`], the
 //! only source of truth: [`resume`] (what is left to play), [`merge`] (shards
 //! into one run), [`standings`] and [`strength`] (ratings with intervals, from
 //! the same tally of the records) and [`report`] (the

@@ -28,6 +28,13 @@
 //! record of a game is compared byte for byte with the one copied, read back
 //! from the merged journal; they agree only when their lines are the same.
 //!
+//! Bots that joined the tournament (`joined` lines) are merged too: each
+//! journal's joins must be the same bots in the same order as the other
+//! journals' as far as it has any (a shard not run again since a join has
+//! fewer, and lacks only the new games); the merged journal has each join
+//! once, written before the first record of its games, so that its schedule
+//! is the one every shard played.
+//!
 //! Lines are read as [`crate::journal`] reads them: a torn last line (no
 //! newline, not a record) is dropped, blank lines are skipped, and anything
 //! else that is not a sound record (a line that is not a record, a record that
@@ -38,7 +45,8 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::journal::{Checker, Header, Item, JournalError, JournalReader, LineFault, Moves};
+use crate::journal::{Header, Item, JournalError, JournalReader, LineFault, Moves, tournament_hash};
+use crate::schedule::Schedule;
 use crate::shard::{ScheduleShape, Shard};
 
 /// What a merge found.
@@ -46,6 +54,10 @@ use crate::shard::{ScheduleShape, Shard};
 pub struct Merged {
     /// The header of the first journal, which every other journal's agrees with.
     pub header: Header,
+    /// The shape of the merged journal's schedule (grown by every join).
+    pub shape: ScheduleShape,
+    /// The `joined` lines of the merged journal.
+    pub joins: usize,
     /// Games in the merged journal.
     pub games: usize,
     /// Games in the schedule.
@@ -63,7 +75,7 @@ pub struct Merged {
 impl Merged {
     /// The missing games of each shard of `count` that lacks some: the shard, and the ids.
     pub fn missing_by_shard(&self, count: usize) -> Vec<(Shard, Vec<String>)> {
-        let shape = ScheduleShape::of(&self.header.tournament);
+        let shape = &self.shape;
         let mut by_shard: Vec<(Shard, Vec<String>)> = Vec::new();
         for &index in &self.missing {
             let shard = Shard::of_game(index, count);
@@ -131,6 +143,20 @@ pub enum MergeError {
         /// The game.
         id: String,
     },
+    #[error(
+        "line {line} of {} says that other bots joined the tournament than an earlier journal's {} `joined` \
+         line; merge only the shards of one run, each run with the same tournament file after each join",
+        path.display(), ordinal(*join)
+    )]
+    /// A journal's bots joined otherwise than an earlier journal's.
+    OtherJoin {
+        /// The journal.
+        path: PathBuf,
+        /// The `joined` line's number, from 1 (the header).
+        line: usize,
+        /// Which join of the journal it is, from 1.
+        join: usize,
+    },
     #[error("cannot write the merged journal {}", path.display())]
     /// The merged journal could not be written.
     Write {
@@ -147,18 +173,21 @@ pub enum MergeError {
 pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     let first = inputs.first().ok_or(MergeError::Nothing)?;
     let partial = out.with_extension("jsonl.partial");
-    let mut merged: Option<(Header, Checker, MergedJournal)> = None;
+    let mut merged: Option<(Header, MergedJournal)> = None;
+    // Each join of the merged journal: the joins and the hash of the schedule it grew.
+    let mut joins: Vec<(Vec<usize>, String)> = Vec::new();
+    let mut schedule: Option<Schedule> = None;
     let (mut agreeing_duplicates, mut torn, mut shards) = (0, 0, Vec::new());
     for path in inputs {
         let reader = JournalReader::open(path)?;
         let header = reader.header().clone();
-        let (ours, checker, output) = match &mut merged {
+        let (ours, output) = match &mut merged {
             Some(merged) => merged,
             None => {
                 let unsharded = header.clone().of_shard(None);
-                let checker = Checker::new(&header.tournament);
-                let output = MergedJournal::create(&partial, out, &unsharded, checker.shape().games())?;
-                merged.insert((unsharded, checker, output))
+                let grown = schedule.insert(Schedule::new(&header.tournament));
+                let output = MergedJournal::create(&partial, out, &unsharded, grown.len())?;
+                merged.insert((unsharded, output))
             }
         };
         if header.hash != ours.hash {
@@ -172,9 +201,8 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         if let Some(shard) = header.shard.filter(|shard| !shards.contains(shard)) {
             shards.push(shard);
         }
-        let shape = checker.shape();
+        let mut joined = 0;
         let ending = reader.scan(
-            checker,
             Moves::Drop,
             |_, _| (),
             |item| match item {
@@ -183,7 +211,29 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
                     line,
                     source: fault,
                 })),
+                Item::Joined {
+                    line,
+                    text,
+                    schedule: theirs,
+                } => {
+                    joined += 1;
+                    let join = (theirs.joins().to_vec(), tournament_hash(theirs.tournament()));
+                    match joins.get(joined - 1) {
+                        Some(ours) if *ours == join => Ok(()),
+                        Some(_) => Err(MergeError::OtherJoin {
+                            path: path.clone(),
+                            line,
+                            join: joined,
+                        }),
+                        None => {
+                            joins.push(join);
+                            schedule = Some(theirs.clone());
+                            output.join(text, theirs.len())
+                        }
+                    }
+                }
                 Item::Record { line, text, index, .. } => {
+                    let shape = schedule.as_ref().expect("the first journal made it").shape();
                     if let Some(shard) = header.shard.filter(|shard| !shard.contains(index)) {
                         return Err(MergeError::NotInShard {
                             path: path.clone(),
@@ -209,10 +259,12 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         )?;
         torn += usize::from(ending.torn);
     }
-    let (header, _, output) = merged.expect("the first journal starts the merge");
+    let (header, output) = merged.expect("the first journal starts the merge");
     let offsets = output.finish()?;
     Ok(Merged {
         header,
+        shape: schedule.expect("the first journal made it").shape().clone(),
+        joins: joins.len(),
         games: offsets.iter().filter(|&&offset| offset != 0).count(),
         scheduled: offsets.len(),
         agreeing_duplicates,
@@ -220,6 +272,18 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         missing: (0..offsets.len()).filter(|&i| offsets[i] == 0).collect(),
         shards,
     })
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`...
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// What adding a record to the merged journal did.
@@ -268,6 +332,13 @@ impl MergedJournal {
         };
         merged.write(&line)?;
         Ok(merged)
+    }
+
+    /// Adds the `joined` line `text` (without its newline), after which the schedule has `games` games.
+    fn join(&mut self, text: &[u8], games: usize) -> Result<(), MergeError> {
+        self.offsets.resize(games, 0);
+        self.write(text)?;
+        self.write(b"\n")
     }
 
     /// Adds the record `text` (without its newline) of the game at schedule index `index`, unless
@@ -399,7 +470,7 @@ mod tests {
         let one = journal(dir.path(), "one", [0]);
         let games = schedule(&tournament());
         let two = journal(dir.path(), "two", []);
-        let mut other = Journal::open(&two, drop).unwrap().0;
+        let mut other = Journal::open(&two, |_, _| {}).unwrap().0;
         other
             .append(&won_by(&games[0], &games[0].spec(&tournament()), &games[0].second))
             .unwrap();
@@ -428,7 +499,7 @@ mod tests {
         let merged = merge(std::slice::from_ref(&path), &dir.path().join("merged.jsonl")).unwrap();
         assert_eq!((merged.games, merged.torn), (1, 1));
         let stranger = journal(dir.path(), "two", []);
-        Journal::open(&stranger, drop)
+        Journal::open(&stranger, |_, _| {})
             .unwrap()
             .0
             .append(&record("999-00-a", "a", "b"))
@@ -520,6 +591,97 @@ mod tests {
                     ..
                 })
             ),
+            "{error}"
+        );
+    }
+
+    /// A run of `tournament()` (shard `shard`, or every game) in `dir`, then again with a bot `joining` added
+    /// to the file (none: not run again); every game won by its first seat. Returns its journal.
+    fn grown_run(dir: &Path, shard: Option<Shard>, joining: Option<&str>) -> PathBuf {
+        use crate::events::Quiet;
+        use crate::resume::{Existing, open};
+        let play = |t: &Tournament| {
+            let mut opened = open(dir, t, shard, Existing::Resume, &mut Quiet).unwrap();
+            if let Some(shard) = shard {
+                opened.plan.only(shard);
+            }
+            let games: Vec<ScheduledGame> = opened.plan.pending_games().collect();
+            for game in &games {
+                append_won_by_first(&mut opened.journal, opened.plan.tournament(), game);
+            }
+        };
+        let mut t = tournament();
+        play(&t);
+        if let Some(name) = joining {
+            let mut bot = t.bots[0].clone();
+            bot.name = name.to_owned();
+            t.bots.push(bot);
+            play(&t);
+        }
+        dir.join(crate::resume::JOURNAL)
+    }
+
+    fn standings_json(path: &Path) -> String {
+        let standings = crate::report::standings_of_journal(path, None).unwrap();
+        serde_json::to_string(&standings).unwrap()
+    }
+
+    /// Shards that each gained the same bot merge into the journal one machine would have written: the same
+    /// join, every game once, the same standings.
+    #[test]
+    fn shards_grown_by_the_same_bot_merge_as_one_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = grown_run(&dir.path().join("whole"), None, Some("d"));
+        let shards: Vec<PathBuf> = (1..=3)
+            .map(|k| {
+                let shard = Shard::new(k, 3).unwrap();
+                grown_run(&dir.path().join(shard.folder_name()), Some(shard), Some("d"))
+            })
+            .collect();
+        let out = dir.path().join("merged.jsonl");
+        let merged = merge(&shards, &out).unwrap();
+        let one = read(&whole).unwrap();
+        assert_eq!((merged.games, merged.scheduled, merged.joins), (12, 12, 1));
+        assert!(merged.missing.is_empty());
+        let contents = read(&out).unwrap();
+        assert_eq!(contents.joins.len(), 1);
+        assert_eq!(contents.joins[0].joined, one.joins[0].joined);
+        assert_eq!(contents.schedule.tournament(), one.schedule.tournament());
+        assert_eq!(standings_json(&out), standings_json(&whole));
+    }
+
+    /// A shard not run again since the join lacks only the new games of its shard; a shard that another bot
+    /// joined is refused.
+    #[test]
+    fn a_shard_without_the_join_lacks_its_new_games_and_one_with_another_join_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let [one, two, three] = [1, 2, 3].map(|k| Shard::new(k, 3).unwrap());
+        let joined = grown_run(&dir.path().join("one"), Some(one), Some("d"));
+        let behind = grown_run(&dir.path().join("two"), Some(two), None);
+        let out = dir.path().join("merged.jsonl");
+        for inputs in [[&behind, &joined], [&joined, &behind]] {
+            let merged = merge(&inputs.map(PathBuf::clone), &out).unwrap();
+            assert_eq!((merged.joins, merged.scheduled), (1, 12));
+            let missing = merged.missing_by_shard(3);
+            let new_of_two: Vec<String> = (6..12)
+                .filter(|&i| two.contains(i))
+                .map(|i| merged.shape.id_of(i))
+                .collect();
+            assert_eq!(missing[0].0, two);
+            assert_eq!(missing[0].1, new_of_two);
+            assert_eq!(missing[1].0, three);
+            assert!(read(&out).is_ok());
+        }
+        let other = grown_run(&dir.path().join("three"), Some(three), Some("e"));
+        let error = merge(&[joined, other.clone()], &out).unwrap_err();
+        assert!(
+            matches!(error, MergeError::OtherJoin { ref path, line, join: 1 } if *path == other && line > 1),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("other bots joined the tournament than an earlier journal's 1st"),
             "{error}"
         );
     }

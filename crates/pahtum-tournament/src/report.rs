@@ -17,7 +17,7 @@ use pahtum_record::GameRecord;
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves, Span};
 use crate::resume::ResumeError;
-use crate::schedule;
+use crate::schedule::Schedule;
 use crate::standings::{Standings, Tallies, standings};
 use crate::strength::{AnchorSpec, StrengthError};
 
@@ -56,7 +56,7 @@ pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<
 /// What one pass over a journal found (see [`fold_journal`]).
 #[derive(Debug)]
 pub struct Folded {
-    /// The tournament of the journal's header.
+    /// The tournament of the journal's header, with the bots that joined it.
     pub tournament: Tournament,
     /// The number of games of its schedule.
     pub scheduled: usize,
@@ -79,18 +79,26 @@ pub fn fold_journal<T: Send>(
     mut each: impl FnMut(&GameRecord, T, Span),
 ) -> Result<Folded, ReportError> {
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
-    let tournament = reader.header().tournament.clone();
-    let mut tallies = Tallies::new(&tournament.bot_names());
-    reader
+    let mut tallies = Tallies::new(&reader.header().tournament.bot_names());
+    let ending = reader
         .for_each_kept(moves, without_moves(keep), |(record, kept), span| {
             tallies.add(&record);
             each(&record, kept, span);
         })
         .map_err(ResumeError::from)?;
+    folded(&ending.schedule, tallies, anchor)
+}
+
+/// The standings of `tallies`, of the records of a journal of `schedule` (grown by its `joined` lines):
+/// every bot of the journal listed, those that joined after the header's, in the journal's order.
+fn folded(schedule: &Schedule, tallies: Tallies, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
+    let tournament = schedule.tournament().clone();
+    let mut listed = Tallies::new(&tournament.bot_names());
+    listed.merge(tallies);
     Ok(Folded {
-        scheduled: schedule::len(&tournament),
+        scheduled: schedule.len(),
         tournament,
-        standings: tallies.finish(anchor)?,
+        standings: listed.finish(anchor)?,
     })
 }
 
@@ -147,19 +155,14 @@ impl FollowedFold {
 
     /// The standings of the records folded so far, as [`fold_journal`] makes them.
     pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
-        let tournament = self.follower.header().tournament.clone();
-        Ok(Folded {
-            scheduled: schedule::len(&tournament),
-            tournament,
-            standings: self.tallies.clone().finish(anchor)?,
-        })
+        folded(self.follower.schedule(), self.tallies.clone(), anchor)
     }
 }
 
 /// The tournament of a journal and its records.
 #[derive(Debug)]
 pub struct JournalGames {
-    /// The tournament of the journal's header.
+    /// The tournament of the journal's header, with the bots that joined it.
     pub tournament: Tournament,
     /// The number of games of its schedule.
     pub scheduled: usize,
@@ -173,10 +176,10 @@ fn results_of(
 ) -> Result<JournalResults, ReportError> {
     let contents = contents.map_err(ResumeError::from)?;
     // Reading checked that every record is a distinct game of the schedule (the audit).
-    let tournament = contents.header.tournament;
+    let tournament = contents.schedule.tournament().clone();
     let standings = standings(&contents.records, &tournament.bot_names(), anchor)?;
     let plan = JournalGames {
-        scheduled: schedule::len(&tournament),
+        scheduled: contents.schedule.len(),
         tournament,
         done: contents.records,
     };
@@ -330,5 +333,38 @@ mod tests {
             matches!(error, ReportError::Strength(StrengthError::AnchorWithoutGames { .. })),
             "{error}"
         );
+    }
+
+    /// A followed journal that a bot joins: the join is followed too, its games are folded, and the
+    /// standings are those of the whole journal, the new bot listed.
+    #[test]
+    fn a_followed_journal_follows_a_join_and_the_games_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let t = tournament();
+        let mut journal = Journal::create(&path, &t).unwrap();
+        journal.append(&played("000-00-a")).unwrap();
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(1));
+        let mut d = t.bots[0].clone();
+        d.name = "d".to_owned();
+        let grown = Schedule::new(&t).join(&[d]);
+        journal.join(&crate::testing::joined_line(&grown)).unwrap();
+        for index in [6, 7, 9] {
+            let game = grown.game(index);
+            journal
+                .append(&crate::testing::won_by(
+                    &game,
+                    &game.spec(grown.tournament()),
+                    &game.first,
+                ))
+                .unwrap();
+        }
+        assert_eq!(look(&mut followed), journal::Growth::Grew(3));
+        let folded = followed.folded(None).unwrap();
+        assert_eq!((folded.scheduled, folded.standings.games), (grown.len(), 4));
+        assert_eq!(folded.tournament.bot_names(), ["a", "b", "c", "d"]);
+        assert_eq!(format!("{:?}", folded.standings), folded_whole(&path));
     }
 }

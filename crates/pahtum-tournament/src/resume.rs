@@ -7,6 +7,17 @@
 //! record must be a game of the schedule, at most once: anything else means
 //! the journal was mixed up with another tournament's, and is an error.
 //!
+//! One change continues instead: bots added to the file. They *join* the
+//! tournament: the run appends a `joined` line to the journal, which grows its
+//! schedule by the pairs of the new bots and keeps every game it had
+//! ([`crate::schedule`]'s bots that join later), so that only the new pairs are
+//! played. The file must still have every bot of the journal (its header's and
+//! those that joined before), each with the same settings, and the same rules:
+//! a removed bot, or a bot whose command or settings changed, is refused as any
+//! change is (its games are in the standings, played by the program the journal
+//! names; a new program under a new name joins instead). The order of the bots
+//! in the file does not matter to a resume: the journal's is kept.
+//!
 //! A resume keeps of the journal only what the run needs: which games are
 //! done, a bit per game of the schedule ([`GameSet`]). The records stay in the
 //! journal, and the pending games are computed one at a time as the runner
@@ -19,10 +30,10 @@ use std::path::{Path, PathBuf};
 use pahtum_record::GameRecord;
 use serde_json::Value;
 
-use crate::config::Tournament;
+use crate::config::{BotConfig, Tournament};
 use crate::events::{Event, Observer, Quiet};
 use crate::game_set::GameSet;
-use crate::journal::{self, Header, Journal, JournalError, JournalReader, Moves};
+use crate::journal::{self, Ending, Header, Joined, Journal, JournalError, JournalReader, Moves};
 use crate::schedule::{Games, Schedule};
 use crate::shard::Shard;
 
@@ -70,7 +81,9 @@ pub enum ResumeError {
     /// The journal's header holds another tournament than the file now gives.
     #[error(
         "the tournament changed since the journal {} was started:\n{}\n\
-         run the same file as before to resume, or pass --fresh to start afresh (the old journal is kept)",
+         run the same file as before to resume (bots may be added: they join; a bot whose command or settings \
+         changed is another bot, which joins under a new name), or pass --fresh to start afresh (the old \
+         journal is kept)",
         path.display(), changes.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
     )]
     Changed {
@@ -150,13 +163,16 @@ pub struct Opened {
     pub repaired_torn_line: bool,
     /// Where an old journal was moved, when starting afresh.
     pub moved_aside: Option<PathBuf>,
+    /// The `joined` line appended for the bots the file added, if it added any.
+    pub joined: Option<Joined>,
 }
 
 /// The journal's name in the output folder.
 pub const JOURNAL: &str = "journal.jsonl";
 
 /// Opens (or creates) the journal in `out` for `tournament` (its `shard`, or every game) and plans what is
-/// missing, showing each record of the journal to `observer` ([`Event::Resumed`]).
+/// missing, showing each record of the journal to `observer` ([`Event::Resumed`]); bots that the file adds
+/// join ([`Opened::joined`]).
 pub fn open(
     out: &Path,
     tournament: &Tournament,
@@ -177,9 +193,10 @@ pub fn open(
         let journal = Journal::create_with(&path, &Header::new(tournament).of_shard(shard))?;
         return Ok(Opened {
             journal,
-            plan: Planner::new(tournament, &path).finish(),
+            plan: Planner::new(&path).finish(Schedule::new(tournament)),
             repaired_torn_line: false,
             moved_aside,
+            joined: None,
         });
     }
     // The header first, so that a journal of another tournament or shard is refused as such before its
@@ -187,19 +204,36 @@ pub fn open(
     let header = JournalReader::open(&path)?.header().clone();
     check_unchanged(&header, tournament, &path)?;
     check_shard(&header, shard, &path)?;
-    let (plan, (journal, ending)) =
-        plan_streamed(tournament, &path, observer, |on_record| Journal::open(&path, on_record))?;
+    let (mut plan, (mut journal, torn)) = plan_streamed(&path, observer, |on_record| {
+        let (journal, ending) = Journal::open(&path, on_record)?;
+        Ok(((journal, ending.torn), ending))
+    })?;
+    let joining = joining(&plan.schedule, tournament, &path)?;
+    let joined = (!joining.is_empty()).then(|| {
+        plan.schedule = plan.schedule.join(&joining);
+        Joined {
+            joined: joining,
+            unix_ms: pahtum_record::since_the_epoch().as_millis() as u64,
+            games: plan.schedule.len(),
+            hash: journal::tournament_hash(plan.schedule.tournament()),
+        }
+    });
+    if let Some(joined) = &joined {
+        journal.join(joined)?;
+    }
     Ok(Opened {
         journal,
         plan,
-        repaired_torn_line: ending.torn,
+        repaired_torn_line: torn,
         moved_aside,
+        joined,
     })
 }
 
 /// What [`open`] would find in `out` for `tournament` (its `shard`, or every game), without creating,
 /// locking or changing anything (for a dry run): `None` when there is no
-/// journal yet, else the plan of resuming it, or why it cannot be resumed.
+/// journal yet, else the plan of resuming it (with the games of the bots that would join), or why it
+/// cannot be resumed.
 pub fn preview(out: &Path, tournament: &Tournament, shard: Option<Shard>) -> Result<Option<Plan>, ResumeError> {
     let path = out.join(JOURNAL);
     if !path.exists() {
@@ -208,9 +242,15 @@ pub fn preview(out: &Path, tournament: &Tournament, shard: Option<Shard>) -> Res
     let reader = JournalReader::open(&path)?;
     check_unchanged(reader.header(), tournament, &path)?;
     check_shard(reader.header(), shard, &path)?;
-    let (plan, _) = plan_streamed(tournament, &path, &mut Quiet, |on_record| {
-        reader.for_each(Moves::Drop, on_record)
+    let (mut plan, ()) = plan_streamed(&path, &mut Quiet, |on_record| {
+        reader
+            .for_each_indexed(Moves::Drop, on_record)
+            .map(|ending| ((), ending))
     })?;
+    let joining = joining(&plan.schedule, tournament, &path)?;
+    if !joining.is_empty() {
+        plan.schedule = plan.schedule.join(&joining);
+    }
     Ok(Some(plan))
 }
 
@@ -222,58 +262,58 @@ pub fn plan(
     path: &Path,
     observer: &mut dyn Observer,
 ) -> Result<Plan, ResumeError> {
-    let mut planner = Planner::new(tournament, path);
+    let schedule = Schedule::new(tournament);
+    let mut planner = Planner::new(path);
     for record in records {
-        planner.add(record, observer)?;
+        let Some(index) = schedule.index_of(&record.id) else {
+            return Err(ResumeError::UnknownGame {
+                path: path.to_owned(),
+                id: record.id,
+            });
+        };
+        planner.add(index, record, observer)?;
     }
-    Ok(planner.finish())
+    Ok(planner.finish(schedule))
 }
 
-/// The plan of the records that `read` shows as a journal streams by (so that no record is kept), and
-/// what `read` returns; the first record that does not fit the schedule is the error, once read ends.
+/// The plan of the records that `read` shows as a journal streams by (so that no record is kept), each with
+/// its schedule index, and what `read` returns with the [`Ending`] of the journal, whose schedule the plan
+/// is of; the first record that does not fit is the error, once read ends.
 fn plan_streamed<T>(
-    tournament: &Tournament,
     path: &Path,
     observer: &mut dyn Observer,
-    read: impl FnOnce(&mut dyn FnMut(GameRecord)) -> Result<T, JournalError>,
+    read: impl FnOnce(&mut dyn FnMut(usize, GameRecord)) -> Result<(T, Ending), JournalError>,
 ) -> Result<(Plan, T), ResumeError> {
-    let mut planner = Planner::new(tournament, path);
+    let mut planner = Planner::new(path);
     let mut refused = None;
-    let read = read(&mut |record| {
+    let (read, ending) = read(&mut |index, record| {
         if refused.is_none() {
-            refused = planner.add(record, observer).err();
+            refused = planner.add(index, record, observer).err();
         }
     })?;
     match refused {
         Some(error) => Err(error),
-        None => Ok((planner.finish(), read)),
+        None => Ok((planner.finish(ending.schedule), read)),
     }
 }
 
 /// A plan being counted, one record at a time.
 struct Planner<'a> {
-    schedule: Schedule,
     done: GameSet,
     path: &'a Path,
 }
 
 impl<'a> Planner<'a> {
-    fn new(tournament: &Tournament, path: &'a Path) -> Planner<'a> {
+    fn new(path: &'a Path) -> Planner<'a> {
         Planner {
-            schedule: Schedule::new(tournament),
             done: GameSet::new(),
             path,
         }
     }
 
-    /// Counts `record` as done, showing it to `observer`; refuses a game outside the schedule or done twice.
-    fn add(&mut self, record: GameRecord, observer: &mut dyn Observer) -> Result<(), ResumeError> {
-        let Some(index) = self.schedule.index_of(&record.id) else {
-            return Err(ResumeError::UnknownGame {
-                path: self.path.to_owned(),
-                id: record.id,
-            });
-        };
+    /// Counts `record`, of the game at schedule `index`, as done, showing it to `observer`; refuses a game
+    /// done twice.
+    fn add(&mut self, index: usize, record: GameRecord, observer: &mut dyn Observer) -> Result<(), ResumeError> {
         if !self.done.insert(index) {
             return Err(ResumeError::Duplicate {
                 path: self.path.to_owned(),
@@ -284,9 +324,9 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    fn finish(self) -> Plan {
+    fn finish(self, schedule: Schedule) -> Plan {
         Plan {
-            schedule: self.schedule,
+            schedule,
             done: self.done,
             shard: None,
         }
@@ -306,25 +346,69 @@ fn check_shard(header: &Header, shard: Option<Shard>, path: &Path) -> Result<(),
     }
 }
 
-/// Refuses a journal whose tournament is not `tournament`, saying what changed.
+/// Refuses a journal whose header's tournament `tournament` does not continue, saying what changed:
+/// `tournament` must have the same rules and every bot of the header with the same settings; it may
+/// have more bots (they join when the journal is opened, [`open`]).
 pub fn check_unchanged(header: &Header, tournament: &Tournament, path: &Path) -> Result<(), ResumeError> {
-    if header.hash == journal::tournament_hash(tournament) && header.tournament == *tournament {
-        return Ok(());
-    }
-    let before = serde_json::to_value(&header.tournament).expect("a tournament serializes");
-    let after = serde_json::to_value(tournament).expect("a tournament serializes");
-    let mut changes = Vec::new();
-    differences("", &before, &after, &mut changes);
-    if changes.is_empty() {
+    let mut changes = changes(&header.tournament, tournament);
+    if changes.is_empty() && header.hash != journal::tournament_hash(&header.tournament) {
         changes.push(format!(
             "the journal's hash {} is not the hash of its own tournament: the header was edited",
             header.hash
         ));
     }
+    refuse_changes(changes, path)
+}
+
+/// The bots of `tournament` that join the journal at `path` of `schedule` (grown by the joins the journal
+/// has): those it does not have, in file order; refused as [`check_unchanged`] says.
+fn joining(schedule: &Schedule, tournament: &Tournament, path: &Path) -> Result<Vec<BotConfig>, ResumeError> {
+    let journal = schedule.tournament();
+    refuse_changes(changes(journal, tournament), path)?;
+    Ok(tournament
+        .bots
+        .iter()
+        .filter(|bot| journal.bot(&bot.name).is_none())
+        .cloned()
+        .collect())
+}
+
+fn refuse_changes(changes: Vec<String>, path: &Path) -> Result<(), ResumeError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
     Err(ResumeError::Changed {
         path: path.to_owned(),
         changes,
     })
+}
+
+/// What `after` changes of `before` but adding bots, in words: each rule, and each bot of `before` (named
+/// by its place there) that `after` lacks or has with other settings.
+fn changes(before: &Tournament, after: &Tournament) -> Vec<String> {
+    let json = |tournament: &Tournament| {
+        let rules = Tournament {
+            bots: Vec::new(),
+            ..tournament.clone()
+        };
+        serde_json::to_value(rules).expect("a tournament serializes")
+    };
+    let mut changes = Vec::new();
+    differences("", &json(before), &json(after), &mut changes);
+    for (index, bot) in before.bots.iter().enumerate() {
+        let key = format!("bots[{index}]");
+        match after.bot(&bot.name) {
+            None => changes.push(format!(
+                "{key}: the bot {:?} was removed (its games stay in the journal; a bot cannot leave)",
+                bot.name
+            )),
+            Some(now) => {
+                let value = |bot: &BotConfig| serde_json::to_value(bot).expect("a bot serializes");
+                differences(&key, &value(bot), &value(now), &mut changes);
+            }
+        }
+    }
+    changes
 }
 
 /// The keys whose values differ between `before` and `after`, as `key: before -> after`.
@@ -346,11 +430,6 @@ fn differences(key: &str, before: &Value, after: &Value, out: &mut Vec<String>) 
                     b.get(child).unwrap_or(&missing),
                     out,
                 );
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() && key == "bots" => {
-            for (index, (x, y)) in a.iter().zip(b).enumerate() {
-                differences(&format!("{key}[{index}]"), x, y, out);
             }
         }
         (a, b) if a != b => out.push(format!("{key}: {a} -> {b}")),
@@ -576,5 +655,157 @@ mod tests {
         let twice = vec![record("000-00-a", "a", "b"), record("000-00-a", "a", "b")];
         let error = plan(&t, twice, path, &mut Quiet).unwrap_err();
         assert!(matches!(error, ResumeError::Duplicate { .. }), "{error}");
+    }
+
+    /// `t` with a bot `name` (a copy of `a`) in the middle of its file.
+    fn with_bot(t: &Tournament, name: &str) -> Tournament {
+        let mut grown = t.clone();
+        let mut bot = t.bots[0].clone();
+        bot.name = name.to_owned();
+        grown.bots.insert(1, bot);
+        grown
+    }
+
+    /// Plays every pending game of `opened`, each won by its first seat.
+    fn play_all(opened: &mut Opened) -> usize {
+        let games: Vec<ScheduledGame> = opened.plan.pending_games().collect();
+        let t = opened.plan.tournament().clone();
+        for game in &games {
+            opened
+                .journal
+                .append(&won_by(game, &game.spec(&t), &game.first))
+                .unwrap();
+        }
+        games.len()
+    }
+
+    #[test]
+    fn a_bot_added_to_the_file_joins_and_plays_only_the_new_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        let mut opened = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
+        assert!(opened.joined.is_none());
+        let old = play_all(&mut opened);
+        drop(opened);
+
+        let grown = with_bot(&t, "d");
+        let mut resumed = Resumed::default();
+        let opened = open(dir.path(), &grown, None, Existing::Resume, &mut resumed).unwrap();
+        assert_eq!(resumed.0.len(), old, "every game played is kept");
+        let joined = opened.joined.clone().expect("d joins");
+        assert_eq!(joined.joined, [grown.bots[1].clone()]);
+        assert_eq!(joined.games, opened.plan.schedule.len());
+        assert_eq!(
+            opened.plan.tournament().bot_names(),
+            ["a", "b", "c", "d"],
+            "the journal's order"
+        );
+        assert_eq!(opened.plan.done.len(), old);
+        let pending: Vec<ScheduledGame> = opened.plan.pending_games().collect();
+        assert_eq!(pending.len(), 3 * t.games_per_pair as usize, "d meets a, b and c");
+        assert!(pending.iter().all(|game| game.first == "d" || game.second == "d"));
+        assert!(pending.iter().all(|game| game.index >= old));
+        drop(opened);
+
+        // The journal has the join: a reader grows the schedule by it, and a resume does not join d again.
+        let contents = journal::read(&dir.path().join(JOURNAL)).unwrap();
+        assert_eq!(contents.joins, std::slice::from_ref(&joined));
+        assert_eq!(contents.schedule.len(), joined.games);
+        let mut opened = open(dir.path(), &grown, None, Existing::Resume, &mut Quiet).unwrap();
+        assert!(opened.joined.is_none(), "d joined already");
+        assert_eq!(play_all(&mut opened), pending.len());
+        drop(opened);
+        let preview = preview(dir.path(), &grown, None).unwrap().unwrap();
+        assert_eq!((preview.done.len(), preview.pending().count()), (joined.games, 0));
+    }
+
+    #[test]
+    fn a_dry_run_shows_the_games_of_a_bot_that_would_join_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        let mut opened = open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap();
+        let old = play_all(&mut opened);
+        drop(opened);
+        let before = std::fs::read(dir.path().join(JOURNAL)).unwrap();
+        let plan = preview(dir.path(), &with_bot(&t, "d"), None).unwrap().unwrap();
+        assert_eq!(
+            (plan.done.len(), plan.pending().count()),
+            (old, 3 * t.games_per_pair as usize)
+        );
+        assert_eq!(std::fs::read(dir.path().join(JOURNAL)).unwrap(), before);
+    }
+
+    #[test]
+    fn a_removed_or_changed_bot_or_a_changed_rule_is_still_refused_after_a_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament();
+        drop(open(dir.path(), &t, None, Existing::Resume, &mut Quiet).unwrap());
+        let grown = with_bot(&t, "d");
+        drop(open(dir.path(), &grown, None, Existing::Resume, &mut Quiet).unwrap());
+        let refused = |changed: &Tournament| {
+            let error = open(dir.path(), changed, None, Existing::Resume, &mut Quiet).unwrap_err();
+            assert!(matches!(error, ResumeError::Changed { .. }), "{error}");
+            assert!(preview(dir.path(), changed, None).is_err());
+            error.to_string()
+        };
+        // d, which joined, left the file again; and c, of the header.
+        let error = refused(&t);
+        assert!(error.contains("bots[3]: the bot \"d\" was removed"), "{error}");
+        let mut without_c = grown.clone();
+        without_c.bots.retain(|bot| bot.name != "c");
+        let error = refused(&without_c);
+        assert!(error.contains("bots[2]: the bot \"c\" was removed"), "{error}");
+        assert!(error.contains("--fresh"), "{error}");
+        // Another command for d: another program under d's name.
+        let mut other_d = grown.clone();
+        other_d.bots[1].launch = t.bots[2].launch.clone();
+        let error = refused(&other_d);
+        assert!(error.contains("bots[3]."), "{error}");
+        assert!(
+            error.contains("a bot whose command or settings changed is another bot"),
+            "{error}"
+        );
+        // A rule, with a bot added at the same time: nothing joins.
+        let changed = Tournament {
+            games_per_pair: 4,
+            ..with_bot(&grown, "e")
+        };
+        let error = refused(&changed);
+        assert!(error.contains("games_per_pair: 2 -> 4"), "{error}");
+        assert_eq!(journal::read(&dir.path().join(JOURNAL)).unwrap().joins.len(), 1);
+        // The file's order of the bots does not matter.
+        let mut reordered = grown.clone();
+        reordered.bots.reverse();
+        assert!(
+            open(dir.path(), &reordered, None, Existing::Resume, &mut Quiet)
+                .unwrap()
+                .joined
+                .is_none()
+        );
+    }
+
+    /// A shard's journal grows as the whole one does: the new games are dealt to the shards as any game is.
+    #[test]
+    fn a_shard_plays_the_new_games_of_its_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Tournament {
+            games_per_pair: 4,
+            ..tournament()
+        };
+        let shard = Shard::new(2, 3).unwrap();
+        drop(open(dir.path(), &t, Some(shard), Existing::Resume, &mut Quiet).unwrap());
+        let mut opened = open(
+            dir.path(),
+            &with_bot(&t, "d"),
+            Some(shard),
+            Existing::Resume,
+            &mut Quiet,
+        )
+        .unwrap();
+        assert!(opened.joined.is_some());
+        opened.plan.only(shard);
+        let pending: Vec<usize> = opened.plan.pending().collect();
+        let expected: Vec<usize> = (0..opened.plan.schedule.len()).filter(|&i| shard.contains(i)).collect();
+        assert_eq!(pending, expected);
     }
 }

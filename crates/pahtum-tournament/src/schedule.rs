@@ -1,8 +1,9 @@
 //! The schedule: every game of a tournament, in a fixed order, from the file alone.
 //!
-//! A [`Schedule`] is a plain function of the [`Tournament`]: the same file gives
-//! the same games, with the same ids, seeds and blocks, on every machine, at
-//! every concurrency, however many games are already done. That is what lets a
+//! A [`Schedule`] is a plain function of the [`Tournament`] (and of the bots
+//! that joined it later, if any): the same file gives the same games, with the
+//! same ids, seeds and blocks, on every machine, at every concurrency, however
+//! many games are already done. That is what lets a
 //! run resume from its journal: the games missing from it are found by id.
 //!
 //! The schedule is never built whole: [`Schedule::game`] computes any game
@@ -29,6 +30,20 @@
 //! schedule is `(round * pairs + pair) * 2 + seat`, `seat` 0 for `-a` and 1 for
 //! `-b`: the two games of a layout are the indices `2k` and `2k + 1`, and
 //! `k = index / 2` numbers the layout pairs.
+//!
+//! # Bots that join later
+//!
+//! A tournament whose journal was started can gain bots (the journal's `joined` lines, see
+//! [`crate::journal`]): the schedule then grows by *stages*, so that every game it had keeps its index,
+//! id and layout, and only the new pairs are added after them. Stage 0 is the schedule above, of the
+//! bots of the journal's header; each join adds a stage of the pairs that involve its bots, in the order
+//! of the bots (the header's, then each join's): for a round-robin `(i, j)` for each new bot `j` and each
+//! bot `i` before it, ordered by `j` then `i`; for a gauntlet `(challenger, j)`. A stage's pairs are
+//! numbered on from the previous stage's (the `PPP` of the ids), it plays the same layout rounds, round
+//! `r` with the same layout as every other stage's round `r`, and its games come after every earlier
+//! stage's, round-major within the stage: the game of pair `p` (the stage's `q`-th, from 0) in round `r`
+//! has the index `offset + (r * stage_pairs + q) * 2 + seat`, `offset` the games of the earlier stages.
+//! A tournament that never gained a bot has one stage, and the schedule is as before.
 //!
 //! # Layouts and seeds
 //!
@@ -100,7 +115,9 @@ impl ScheduledGame {
 #[derive(Debug, Clone)]
 pub struct Schedule {
     tournament: Tournament,
-    /// The pairs of bots that meet, by name, in schedule order.
+    /// For each join, in order, the number of bots before it (see the module's bots that join later).
+    joins: Vec<usize>,
+    /// The pairs of bots that meet, by name, in pair-number order (stage by stage).
     pairs: Vec<(String, String)>,
     shape: ScheduleShape,
 }
@@ -108,20 +125,51 @@ pub struct Schedule {
 impl Schedule {
     /// The schedule of `tournament`.
     pub fn new(tournament: &Tournament) -> Schedule {
-        let pairs = pairs(tournament);
+        Schedule::grown(tournament, &[])
+    }
+
+    /// The schedule of `tournament` grown by joins: `joins` gives, for each join in order, the number of
+    /// bots of `tournament` (in their order) before it; each is above the one before it and below the
+    /// number of bots. Empty: the schedule of [`Schedule::new`].
+    ///
+    /// # Panics
+    ///
+    /// If `joins` is not so.
+    pub fn grown(tournament: &Tournament, joins: &[usize]) -> Schedule {
+        let stages = stage_pairs(tournament, joins);
         Schedule {
             shape: ScheduleShape {
-                pairs: pairs.len(),
+                stages: stages.iter().map(Vec::len).collect(),
                 rounds: rounds(tournament),
             },
             tournament: tournament.clone(),
-            pairs,
+            joins: joins.to_vec(),
+            pairs: stages.into_iter().flatten().collect(),
         }
     }
 
-    /// The tournament whose schedule this is.
+    /// This schedule grown by `bots`, which join after every bot of its tournament.
+    pub fn join(&self, bots: &[crate::config::BotConfig]) -> Schedule {
+        let mut tournament = self.tournament.clone();
+        let mut joins = self.joins.clone();
+        joins.push(tournament.bots.len());
+        tournament.bots.extend_from_slice(bots);
+        Schedule::grown(&tournament, &joins)
+    }
+
+    /// The tournament whose schedule this is (with every bot that joined, after the others).
     pub fn tournament(&self) -> &Tournament {
         &self.tournament
+    }
+
+    /// For each join, in order, the number of bots before it.
+    pub fn joins(&self) -> &[usize] {
+        &self.joins
+    }
+
+    /// The shape of this schedule: its ids and indices.
+    pub fn shape(&self) -> &ScheduleShape {
+        &self.shape
     }
 
     /// The number of games.
@@ -146,7 +194,7 @@ impl Schedule {
     /// If `index` is not below [`Schedule::len`].
     pub fn players(&self, index: usize) -> (&str, &str) {
         assert!(index < self.len(), "game {index} of a schedule of {}", self.len());
-        let (a, b) = &self.pairs[(index / 2) % self.shape.pairs];
+        let (a, b) = &self.pairs[self.shape.place(index).pair];
         if index % 2 == 0 { (a, b) } else { (b, a) }
     }
 
@@ -176,17 +224,17 @@ impl Schedule {
     }
 
     fn round_of(&self, index: usize) -> usize {
-        index / 2 / self.shape.pairs
+        self.shape.place(index).round
     }
 
     /// The game at `index`, of the round whose layout is `layout`.
     fn game_in(&self, index: usize, layout: &RoundLayout) -> ScheduledGame {
         let (first, second) = self.players(index);
-        let key = format!("{:03}-{:02}", (index / 2) % self.shape.pairs, self.round_of(index));
+        let id = self.shape.id_of(index);
         ScheduledGame {
             index,
-            id: format!("{key}-{}", if index % 2 == 0 { "a" } else { "b" }),
-            layout: key,
+            layout: id[..id.len() - 2].to_owned(),
+            id,
             first: first.to_owned(),
             second: second.to_owned(),
             seed: layout.seed,
@@ -239,49 +287,84 @@ pub fn len(tournament: &Tournament) -> usize {
 }
 
 /// The size of a tournament's schedule, enough to map game ids to schedule indexes and back (see the
-/// module's ids) without computing any game: one bit of state per game, not the games.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// module's ids) without computing any game: the pairs of each stage and the rounds, not the games.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScheduleShape {
-    pairs: usize,
+    /// The pairs of each stage (one stage, unless bots joined).
+    stages: Vec<usize>,
     rounds: usize,
 }
 
+/// Where a game lies in the schedule: its pair (numbered over every stage) and round.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    pair: usize,
+    round: usize,
+}
+
 impl ScheduleShape {
-    /// The shape of `tournament`'s schedule.
+    /// The shape of `tournament`'s schedule (with no bot joined).
     pub fn of(tournament: &Tournament) -> ScheduleShape {
         ScheduleShape {
-            pairs: pairs(tournament).len(),
+            stages: vec![pairs(tournament, tournament.bots.len()).len()],
             rounds: rounds(tournament),
         }
     }
 
     /// The number of games.
-    pub fn games(self) -> usize {
-        self.pairs * self.rounds * 2
+    pub fn games(&self) -> usize {
+        self.stages.iter().sum::<usize>() * self.rounds * 2
     }
 
     /// The schedule index of the game `id`, if it is a game of the schedule: `id` must be the id the
     /// schedule gives that index, digit for digit (`"1-2-a"` is not `"001-02-a"`).
-    pub fn index_of(self, id: &str) -> Option<usize> {
+    pub fn index_of(&self, id: &str) -> Option<usize> {
         let mut parts = id.split('-');
         let (pair, round, side) = (parts.next()?, parts.next()?, parts.next()?);
         if parts.next().is_some() || pair.len() < 3 || round.len() < 2 {
             return None;
         }
-        let (pair, round): (usize, usize) = (pair.parse().ok()?, round.parse().ok()?);
+        let (mut pair, round): (usize, usize) = (pair.parse().ok()?, round.parse().ok()?);
         let side = match side {
             "a" => 0,
             "b" => 1,
             _ => return None,
         };
-        let index = (round * self.pairs + pair) * 2 + side;
-        (pair < self.pairs && round < self.rounds && self.id_of(index) == id).then_some(index)
+        if round >= self.rounds {
+            return None;
+        }
+        let mut offset = 0;
+        for &pairs in &self.stages {
+            if pair < pairs {
+                let index = offset + (round * pairs + pair) * 2 + side;
+                return (self.id_of(index) == id).then_some(index);
+            }
+            pair -= pairs;
+            offset += pairs * self.rounds * 2;
+        }
+        None
     }
 
     /// The id of the game at schedule index `index`.
-    pub fn id_of(self, index: usize) -> String {
-        let (unit, side) = (index / 2, if index % 2 == 0 { "a" } else { "b" });
-        format!("{:03}-{:02}-{side}", unit % self.pairs, unit / self.pairs)
+    pub fn id_of(&self, index: usize) -> String {
+        let Place { pair, round } = self.place(index);
+        format!("{pair:03}-{round:02}-{}", if index % 2 == 0 { "a" } else { "b" })
+    }
+
+    /// The pair and round of the game at `index`.
+    fn place(&self, index: usize) -> Place {
+        let (mut unit, mut first_pair) = (index / 2, 0);
+        for &pairs in &self.stages {
+            if unit < pairs * self.rounds {
+                return Place {
+                    pair: first_pair + unit % pairs,
+                    round: unit / pairs,
+                };
+            }
+            unit -= pairs * self.rounds;
+            first_pair += pairs;
+        }
+        panic!("game {index} of a schedule of {}", self.games())
     }
 }
 
@@ -298,9 +381,31 @@ fn rounds(tournament: &Tournament) -> usize {
     tournament.games_per_pair as usize / 2
 }
 
-/// The pairs of bots that meet, by name, in schedule order.
-fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
-    let names = tournament.bot_names();
+/// The pairs of bots of each stage, by name, in pair-number order: stage 0 of the bots before the first
+/// join, then those of each join (see the module documentation).
+fn stage_pairs(tournament: &Tournament, joins: &[usize]) -> Vec<Vec<(String, String)>> {
+    let bots = tournament.bots.len();
+    let mut starts = vec![0];
+    starts.extend_from_slice(joins);
+    assert!(
+        starts.windows(2).all(|w| w[0] < w[1]) && joins.last().is_none_or(|&last| last < bots),
+        "joins {joins:?} of a tournament of {bots} bots"
+    );
+    let ends = joins.iter().copied().chain([bots]);
+    starts
+        .iter()
+        .zip(ends)
+        .map(|(&start, end)| match start {
+            0 => pairs(tournament, end),
+            _ => (start..end).flat_map(|new| pairs_with(tournament, new)).collect(),
+        })
+        .collect()
+}
+
+/// The pairs of bots that meet among the first `bots` bots, by name, in schedule order: `(0,1), (0,2), ...,
+/// (1,2), ...` for a round-robin, `(challenger, other)` for each other bot in file order for a gauntlet.
+fn pairs(tournament: &Tournament, bots: usize) -> Vec<(String, String)> {
+    let names = &tournament.bot_names()[..bots];
     match &tournament.format {
         Format::RoundRobin => names
             .iter()
@@ -312,6 +417,20 @@ fn pairs(tournament: &Tournament) -> Vec<(String, String)> {
             .filter(|name| *name != challenger)
             .map(|other| (challenger.clone(), other.clone()))
             .collect(),
+    }
+}
+
+/// The pairs that the bot at `new`, which joined later, makes with the bots before it: `(i, new)` for each
+/// bot `i` before it in a round-robin, `(challenger, new)` in a gauntlet (whose challenger is a bot of
+/// the header's, so before it).
+fn pairs_with(tournament: &Tournament, new: usize) -> Vec<(String, String)> {
+    let names = &tournament.bots;
+    match &tournament.format {
+        Format::RoundRobin => names[..new]
+            .iter()
+            .map(|bot| (bot.name.clone(), names[new].name.clone()))
+            .collect(),
+        Format::Gauntlet { challenger } => vec![(challenger.clone(), names[new].name.clone())],
     }
 }
 
@@ -382,7 +501,7 @@ mod tests {
     /// The schedule as the module documentation defines it, built whole by nested loops: the oracle of the
     /// lazy one.
     fn by_the_definition(t: &Tournament) -> Vec<ScheduledGame> {
-        let pairs = pairs(t);
+        let pairs = pairs(t, t.bots.len());
         let mut games = Vec::new();
         for round in 0..t.games_per_pair as usize / 2 {
             let layout = round_layout(t, round);
@@ -454,7 +573,8 @@ mod tests {
             let picked: Vec<ScheduledGame> = picks.iter().map(|&i| expected[i].clone()).collect();
             assert_eq!(lazy.games(picks).collect::<Vec<_>>(), picked);
             let last = expected.last().unwrap();
-            let (pair, round) = ((last.index / 2) % pairs(&t).len(), last.index / 2 / pairs(&t).len());
+            let pairs = pairs(&t, t.bots.len()).len();
+            let (pair, round) = ((last.index / 2) % pairs, last.index / 2 / pairs);
             for stranger in [
                 format!("{pair}-{round}-a"),
                 format!("{pair:03}-{round:03}-a"),
@@ -470,6 +590,109 @@ mod tests {
                 assert_eq!(lazy.index_of(&stranger), None, "{stranger:?} in {}", last.id);
             }
         }
+    }
+
+    /// A tournament of `bots` bots grown by joins of 1 to 3 bots each, at random: the tournament with every
+    /// bot, and the joins.
+    fn grown_at_random(rng: &mut ChaCha8Rng) -> (Tournament, Vec<usize>) {
+        let mut t = random_tournament(rng);
+        let mut joins = Vec::new();
+        for _ in 0..rng.random_range(1..=3) {
+            joins.push(t.bots.len());
+            for _ in 0..rng.random_range(1..=3) {
+                let mut bot = t.bots[0].clone();
+                bot.name = format!("bot{}", t.bots.len());
+                t.bots.push(bot);
+            }
+        }
+        (t, joins)
+    }
+
+    /// Property: growing a tournament by bots keeps every game it had (index, id, layout, players, seed,
+    /// rules, blocks: the whole game) and adds only games of a new bot, each pair that did not meet once per
+    /// layout round and seat, after the old games; the grown schedule's ids and indices map to each other.
+    #[test]
+    fn joining_bots_keeps_every_old_game_and_adds_only_the_new_pairs() {
+        let mut rng = ChaCha8Rng::seed_from_u64(28);
+        for _ in 0..80 {
+            let (t, joins) = grown_at_random(&mut rng);
+            let mut before = t.clone();
+            before.bots.truncate(joins[0]);
+            let old = schedule(&before);
+            let grown = Schedule::grown(&t, &joins);
+            assert_eq!(Schedule::new(&before).join(&t.bots[joins[0]..]).len(), {
+                let mut once = joins.clone();
+                once.truncate(1);
+                Schedule::grown(&t, &once).len()
+            });
+            let games: Vec<ScheduledGame> = grown.iter().collect();
+            assert_eq!(games[..old.len()], old[..], "every old game unchanged");
+            let old_names: HashSet<&str> = before.bots.iter().map(|bot| bot.name.as_str()).collect();
+            let rounds = t.games_per_pair as usize / 2;
+            let mut met: std::collections::HashMap<(String, String), usize> = Default::default();
+            for game in &games[old.len()..] {
+                assert!(
+                    !old_names.contains(game.first.as_str()) || !old_names.contains(game.second.as_str()),
+                    "{} is a game of two old bots",
+                    game.id
+                );
+                let mut pair = [game.first.clone(), game.second.clone()];
+                pair.sort();
+                *met.entry((pair[0].clone(), pair[1].clone())).or_default() += 1;
+            }
+            let expected_new_pairs = match &t.format {
+                Format::RoundRobin => t.bots.len() * (t.bots.len() - 1) / 2 - old.len() / rounds / 2,
+                Format::Gauntlet { .. } => t.bots.len() - joins[0],
+            };
+            assert_eq!(met.len(), expected_new_pairs, "{:?}", t.format);
+            assert!(
+                met.values().all(|&n| n == 2 * rounds),
+                "each new pair plays every round, both seats"
+            );
+            let ids: HashSet<&str> = games.iter().map(|game| game.id.as_str()).collect();
+            assert_eq!(ids.len(), games.len(), "ids are unique");
+            for game in &games {
+                assert_eq!(grown.index_of(&game.id), Some(game.index), "{}", game.id);
+                assert_eq!(grown.shape().id_of(game.index), game.id);
+                assert_eq!(grown.game(game.index), *game);
+                // Every stage's round r plays round r's layout.
+                let round: usize = game.id[4..6].parse().unwrap();
+                assert_eq!(game.seed, old[round * 2 * (old.len() / rounds / 2)].seed);
+            }
+            assert_eq!(
+                grown.index_of(&format!("{:03}-00-a", met.len() + old.len() / rounds / 2)),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn a_bot_that_joins_a_round_robin_meets_every_bot_before_it_after_the_old_games() {
+        let mut t = tournament("games_per_pair = 4", 4);
+        let grown = Schedule::grown(&t, &[3]);
+        let new: Vec<(String, String, String)> = grown
+            .iter()
+            .skip(12)
+            .map(|game| (game.id, game.first, game.second))
+            .collect();
+        let expected = [
+            ("003-00-a", "bot0", "bot3"),
+            ("003-00-b", "bot3", "bot0"),
+            ("004-00-a", "bot1", "bot3"),
+            ("004-00-b", "bot3", "bot1"),
+            ("005-00-a", "bot2", "bot3"),
+            ("005-00-b", "bot3", "bot2"),
+            ("003-01-a", "bot0", "bot3"),
+            ("003-01-b", "bot3", "bot0"),
+            ("004-01-a", "bot1", "bot3"),
+            ("004-01-b", "bot3", "bot1"),
+            ("005-01-a", "bot2", "bot3"),
+            ("005-01-b", "bot3", "bot2"),
+        ]
+        .map(|(id, a, b)| (id.to_owned(), a.to_owned(), b.to_owned()));
+        assert_eq!(new, expected);
+        t.bots.truncate(3);
+        assert_eq!(schedule(&t)[..], grown.iter().take(12).collect::<Vec<_>>()[..]);
     }
 
     #[test]

@@ -88,6 +88,68 @@ pub struct BotStanding {
     pub forfeits: Forfeits,
     /// `None` when the ratings could not be fitted, or for a bot without games.
     pub rating: Option<Rating>,
+    /// The greetings (`hello`) under which the bot played, when its records carry more than one: its
+    /// games were played by more than one program, which the standings mix; empty (and left out) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub greetings: Vec<Greeting>,
+}
+
+/// A greeting under which a bot played some of its games: its `hello`'s name and version.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Greeting {
+    /// The name the bot said (a bot's text: escape it for a terminal).
+    pub name: String,
+    /// The version it said, if it said one (a bot's text).
+    pub version: Option<String>,
+    /// Its games under this greeting.
+    pub games: u32,
+}
+
+/// The most greetings kept per bot, so that a bot that says another version every game cannot make the
+/// tallies grow with its games; the greetings past them are not listed.
+const MAX_GREETINGS: usize = 16;
+
+/// Adds `games` under the greeting `name`, `version` to `greetings` (unless it is new and they are full).
+fn greeted(greetings: &mut Vec<Greeting>, name: &str, version: Option<&str>, games: u32) {
+    match greetings
+        .iter()
+        .position(|greeting| greeting.name == name && greeting.version.as_deref() == version)
+    {
+        Some(at) => greetings[at].games += games,
+        None if greetings.len() < MAX_GREETINGS => greetings.push(Greeting {
+            name: name.to_owned(),
+            version: version.map(str::to_owned),
+            games,
+        }),
+        None => {}
+    }
+}
+
+/// A note for each bot whose games were played under more than one greeting (escaped: they are bots' texts).
+pub fn greeting_notes(standings: &Standings) -> impl Iterator<Item = String> + '_ {
+    use pahtum_protocol::untrusted::escape;
+    standings
+        .bots
+        .iter()
+        .filter(|bot| !bot.greetings.is_empty())
+        .map(|bot| {
+            let greetings: Vec<String> = bot
+                .greetings
+                .iter()
+                .map(|greeting| {
+                    let version = greeting.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
+                    let name = escape(&format!("{}{version}", greeting.name)).into_owned();
+                    let games = if greeting.games == 1 { "game" } else { "games" };
+                    format!("\"{name}\" ({} {games})", greeting.games)
+                })
+                .collect();
+            format!(
+                "{} played its games under {} greetings (hello), so these standings mix its programs: {}.",
+                escape(&bot.bot),
+                bot.greetings.len(),
+                greetings.join(", ")
+            )
+        })
 }
 
 /// A bot's Elo, as the standings show it.
@@ -275,10 +337,20 @@ struct BotSums {
     normal_games: u32,
     pahtum_for: u64,
     pahtum_against: u64,
+    /// The greetings of its records, in the order met (at most [`MAX_GREETINGS`]).
+    greetings: Vec<Greeting>,
 }
 
 impl BotSums {
     fn merge(&mut self, other: BotSums) {
+        for greeting in other.greetings {
+            greeted(
+                &mut self.greetings,
+                &greeting.name,
+                greeting.version.as_deref(),
+                greeting.games,
+            );
+        }
         self.forfeits.merge(other.forfeits);
         self.normal_games += other.normal_games;
         self.pahtum_for += other.pahtum_for;
@@ -315,6 +387,12 @@ impl Tallies {
                 sums.normal_games += 1;
                 sums.pahtum_for += u64::from(record.score.of_color(color));
                 sums.pahtum_against += u64::from(record.score.of_color(color.opponent()));
+            }
+        }
+        for seat in [Seat::First, Seat::Second] {
+            if let Some(hello) = record.hello.as_ref().and_then(|hellos| hellos.of(seat)) {
+                let greetings = &mut self.bots[seats[seat.index()]].greetings;
+                greeted(greetings, &hello.name, hello.version.as_deref(), 1);
             }
         }
         for (reason, forfeit) in record.termination.forfeits() {
@@ -431,6 +509,14 @@ impl Tallies {
                 pahtum_against: average(sums.pahtum_against),
                 forfeits: sums.forfeits,
                 rating: None,
+                greetings: match sums.greetings.len() {
+                    0 | 1 => Vec::new(),
+                    _ => {
+                        let mut greetings = sums.greetings.clone();
+                        greetings.sort();
+                        greetings
+                    }
+                },
             });
         }
         for position in 0..rows.len() {
@@ -862,5 +948,60 @@ mod tests {
             let merged = pieces.pop().unwrap();
             prop_assert_eq!(outcome(merged, anchor.as_ref()), outcome(whole, anchor.as_ref()));
         }
+    }
+
+    /// A bot whose records carry two greetings is listed with both, sorted, whatever the order of the records
+    /// and of the pieces counted apart; one greeting, or none, lists none. The note escapes the bot's text.
+    #[test]
+    fn a_bot_that_greeted_otherwise_in_some_games_lists_its_greetings() {
+        let greeted = |id: &str, first: &str, second: &str, version: &str| GameRecord {
+            hello: Some(pahtum_record::Hellos {
+                first: Some(pahtum_protocol::bot::Identity {
+                    name: format!("{first}-bot"),
+                    version: Some(version.to_owned()),
+                    author: None,
+                }),
+                second: None,
+            }),
+            ..record(id, first, second)
+        };
+        let records = [
+            greeted("000-00-a", "a", "b", "2\u{1b}[2J"),
+            greeted("000-00-b", "b", "a", "1"),
+            greeted("000-01-a", "a", "b", "1"),
+            greeted("000-01-b", "b", "a", "1"),
+            greeted("000-02-a", "a", "b", "1"),
+        ];
+        let bots = ["a".to_owned(), "b".to_owned()];
+        let of = |records: &[GameRecord]| standings(records, &bots, None).unwrap();
+        let whole = of(&records);
+        let a = whole.bots.iter().find(|bot| bot.bot == "a").unwrap();
+        let greeting = |version: &str, games| Greeting {
+            name: "a-bot".to_owned(),
+            version: Some(version.to_owned()),
+            games,
+        };
+        assert_eq!(a.greetings, [greeting("1", 2), greeting("2\u{1b}[2J", 1)]);
+        let b = whole.bots.iter().find(|bot| bot.bot == "b").unwrap();
+        assert!(b.greetings.is_empty(), "one greeting: {:?}", b.greetings);
+        let mut reversed = records.clone();
+        reversed.reverse();
+        assert_eq!(of(&reversed), whole);
+        let mut pieces = Tallies::new(&bots);
+        for piece in records.chunks(2).rev() {
+            let mut tallies = Tallies::new(&bots);
+            piece.iter().for_each(|record| tallies.add(record));
+            pieces.merge(tallies);
+        }
+        assert_eq!(pieces.finish(None).unwrap(), whole);
+        let notes: Vec<String> = greeting_notes(&whole).collect();
+        assert_eq!(
+            notes,
+            [
+                "a played its games under 2 greetings (hello), so these standings mix its programs: \
+              \"a-bot 1\" (2 games), \"a-bot 2\\x1b[2J\" (1 game)."
+            ]
+        );
+        assert!(of(&records[1..]).bots.iter().all(|bot| bot.greetings.is_empty()));
     }
 }

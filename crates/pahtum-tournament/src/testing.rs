@@ -1,6 +1,7 @@
 //! Fixtures for the unit tests and benchmarks: a small tournament, game records built by hand, and large
 //! synthetic journals.
 
+use std::ops::Range;
 use std::path::Path;
 
 use pahtum::{Action, Bitboard, Cell, Color, Outcome, Score, Seat};
@@ -10,7 +11,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{self, Tournament};
-use crate::journal::Journal;
+use crate::journal::{Joined, Journal, JournalReader, tournament_hash};
 use crate::schedule::{Schedule, ScheduledGame};
 
 /// A round-robin of bots `a`, `b` and `c`.
@@ -155,11 +156,18 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
         .expect("a valid file")
         .tournament;
     Journal::create(path, &tournament).expect("a new journal");
+    let schedule = Schedule::new(&tournament);
+    append_random_games(path, Vec::new(), &schedule, 0..games.min(schedule.len()), 1)
+}
+
+/// Appends `lead` and the games of `schedule` at `indices`, played at random (from `seed`), to the journal
+/// at `path`; returns its size in bytes.
+fn append_random_games(path: &Path, mut lines: Vec<u8>, schedule: &Schedule, indices: Range<usize>, seed: u64) -> u64 {
     // Syncing each of 100,000 lines would time the disk, not the standings: append the records in one go.
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let mut lines = Vec::new();
-    for game in Schedule::new(&tournament).iter().take(games) {
-        serde_json::to_writer(&mut lines, &random_game(&game, &tournament, &mut rng)).expect("a record serializes");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for game in schedule.games(indices) {
+        serde_json::to_writer(&mut lines, &random_game(&game, schedule.tournament(), &mut rng))
+            .expect("a record serializes");
         lines.push(b'\n');
     }
     let mut file = std::fs::OpenOptions::new()
@@ -170,8 +178,43 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
     std::fs::metadata(path).expect("the journal").len()
 }
 
+/// The `joined` line of the last join of `grown`.
+pub fn joined_line(grown: &Schedule) -> Joined {
+    let first = grown.joins().last().copied().expect("a schedule grown by a join");
+    Joined {
+        joined: grown.tournament().bots[first..].to_vec(),
+        unix_ms: 1_700_000_000_000,
+        games: grown.len(),
+        hash: tournament_hash(grown.tournament()),
+    }
+}
+
+/// [`synthetic_journal`] of `games` games, then `joining` bots (`joined1`, ...) that join it (a `joined`
+/// line) and every game of theirs, played at random: the lines of a journal of a tournament that grew.
+/// Returns the grown schedule and the journal's size in bytes.
+pub fn synthetic_grown_journal(path: &Path, games: usize, joining: usize) -> (Schedule, u64) {
+    synthetic_journal(path, games);
+    let tournament = JournalReader::open(path)
+        .expect("the journal")
+        .header()
+        .tournament
+        .clone();
+    let bots: Vec<config::BotConfig> = (1..=joining)
+        .map(|i| config::BotConfig {
+            name: format!("joined{i}"),
+            ..tournament.bots[0].clone()
+        })
+        .collect();
+    let old = Schedule::new(&tournament).len();
+    let grown = Schedule::new(&tournament).join(&bots);
+    let mut join = serde_json::to_vec(&joined_line(&grown)).expect("a line serializes");
+    join.push(b'\n');
+    let size = append_random_games(path, join, &grown, old..grown.len(), 2);
+    (grown, size)
+}
+
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
+pub fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
     let spec = game.spec(tournament);
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();

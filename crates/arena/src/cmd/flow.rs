@@ -64,6 +64,16 @@ pub fn open_journal(
     if opened.repaired_torn_line {
         errln!("arena: dropped the torn last line of the journal (a game cut off by a crash; it will be played again)");
     }
+    if let Some(joined) = &opened.joined {
+        let names: Vec<String> = joined.joined.iter().map(|bot| escape(&bot.name).into_owned()).collect();
+        errln!(
+            "arena: {} joined the tournament: its schedule has {} games now, and the {} games already played are \
+             kept (only the new pairs are played)",
+            names.join(", "),
+            joined.games,
+            opened.plan.done.len()
+        );
+    }
     Ok(opened)
 }
 

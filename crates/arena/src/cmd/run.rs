@@ -197,7 +197,13 @@ fn check_replayed(file: &TournamentFile, replay: &[String]) -> anyhow::Result<()
 }
 
 fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCode> {
-    let mut games = schedule::schedule(&file.tournament);
+    let journal = file.settings.out.join(resume::JOURNAL);
+    let preview = resume::preview(&file.settings.out, &file.tournament, shard);
+    // The schedule of the journal, grown by the bots that would join, if there is one.
+    let mut games = match &preview {
+        Ok(Some(plan)) => plan.schedule.iter().collect(),
+        _ => schedule::schedule(&file.tournament),
+    };
     if let Some(shard) = shard {
         games.retain(|game| shard.contains(game.index));
     }
@@ -208,10 +214,7 @@ fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCo
         file.settings.concurrency,
         file.settings.out.display()
     );
-    let journal = file.settings.out.join(resume::JOURNAL);
-    match resume::preview(&file.settings.out, &file.tournament, shard)
-        .with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))?
-    {
+    match preview.with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))? {
         None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
         Some(plan) => outln!(
             "The journal {} can be resumed with this file: {} games done, {} to play.",

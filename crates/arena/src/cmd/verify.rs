@@ -32,6 +32,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if verified.torn {
         outln!("the last line is torn (a write cut short by a crash): it is dropped, as on resume");
     }
+    if !verified.joins.is_empty() {
+        let joined: Vec<String> = verified
+            .joins
+            .iter()
+            .map(|(line, join)| {
+                let names: Vec<String> = join.joined.iter().map(|bot| escape(&bot.name).into_owned()).collect();
+                format!("{} (line {line})", names.join(", "))
+            })
+            .collect();
+        outln!(
+            "joined the tournament after its journal was started: {}",
+            joined.join("; ")
+        );
+    }
     let good = verified.good;
     if verified.faults.is_empty() {
         outln!("{path}: all {good} records are sound");

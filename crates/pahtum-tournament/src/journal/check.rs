@@ -1,16 +1,19 @@
 //! The check of one line of a journal: parsed as a record (without its moves'
 //! timings when the reader drops them, by the hand reader of [`super::fast`]
 //! first), checked by the rules and the schedule ([`crate::audit`]), and
-//! placed in the schedule.
+//! placed in the schedule; or parsed as a [`Joined`] line, checked against the
+//! schedule so far, which it grows.
+
+use std::sync::Arc;
 
 use pahtum_record::{BareMove, GameRecord, MoveRecord};
 use serde::Deserialize;
 
-use crate::audit::{Audit, Fault};
-use crate::config::Tournament;
-use crate::shard::ScheduleShape;
+use crate::audit::{Audit, Fault, check_replay};
+use crate::schedule::{Schedule, ScheduleShape};
 
 use super::fast;
+use super::header::{Joined, tournament_hash};
 
 /// Whether a reader keeps the records' moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,30 +26,109 @@ pub enum Moves {
     Drop,
 }
 
-/// The check of each record of one tournament's journals.
+/// The check of each record of one tournament's journals, as grown by the joins read so far.
 #[derive(Debug)]
 pub(crate) struct Checker {
     audit: Audit,
-    shape: ScheduleShape,
+}
+
+/// What one line of a journal is, once read and checked.
+#[derive(Debug)]
+pub(super) enum Line<T> {
+    /// A record of the game at this schedule index, as kept.
+    Record(usize, T),
+    /// Bots that joined (not yet checked against the lines before it: the reader does that in order).
+    Joined(Joined),
 }
 
 impl Checker {
-    /// The checker of records of `tournament`.
-    pub(crate) fn new(tournament: &Tournament) -> Checker {
+    /// The checker of records of `schedule`'s games.
+    pub(crate) fn new(schedule: Schedule) -> Checker {
         Checker {
-            audit: Audit::new(tournament),
-            shape: ScheduleShape::of(tournament),
+            audit: Audit::of(schedule),
         }
     }
 
-    /// The shape of the tournament's schedule.
-    pub(crate) fn shape(&self) -> ScheduleShape {
-        self.shape
+    /// The schedule the records are checked against.
+    pub(crate) fn schedule(&self) -> &Schedule {
+        self.audit.schedule()
+    }
+
+    /// The shape of the schedule.
+    pub(crate) fn shape(&self) -> &ScheduleShape {
+        self.schedule().shape()
+    }
+
+    /// Reads one line as a record (checked against this checker's schedule or, when it refuses the record's
+    /// game, against the schedule that `grown` gives, if it gives one; its index with it) or as a [`Joined`]
+    /// line (not checked).
+    pub(super) fn read(
+        &self,
+        text: &[u8],
+        moves: Moves,
+        grown: impl FnOnce() -> Option<Arc<Checker>>,
+    ) -> Result<Line<GameRecord>, Fault> {
+        match self.check_grown(text, moves, grown) {
+            Ok((index, record)) => Ok(Line::Record(index, record)),
+            Err(Fault::NotARecord(error)) => match serde_json::from_slice::<Joined>(text) {
+                Ok(joined) => Ok(Line::Joined(joined)),
+                Err(_) => Err(Fault::NotARecord(error)),
+            },
+            Err(fault) => Err(fault),
+        }
+    }
+
+    /// The checker of the schedule grown by `joined`, if it fits the schedule so far: bots not in the
+    /// tournament yet, the hash of the tournament with them, and the number of games of its schedule.
+    pub(super) fn join(&self, joined: &Joined) -> Result<Checker, Fault> {
+        let fault = |problem: String| Err(Fault::BadJoin { problem });
+        let tournament = self.schedule().tournament();
+        if joined.joined.is_empty() {
+            return fault("it names no bot".to_owned());
+        }
+        for (at, bot) in joined.joined.iter().enumerate() {
+            if tournament.bot(&bot.name).is_some() || joined.joined[..at].iter().any(|b| b.name == bot.name) {
+                return fault(format!("the bot {:?} is in the tournament already", bot.name));
+            }
+        }
+        let schedule = self.schedule().join(&joined.joined);
+        let hash = tournament_hash(schedule.tournament());
+        if joined.hash != hash {
+            return fault(format!(
+                "its hash {} is not the hash of the tournament with its bots ({hash}): the line was edited",
+                joined.hash
+            ));
+        }
+        if joined.games != schedule.len() {
+            return fault(format!(
+                "it gives {} games, but the schedule with its bots has {}",
+                joined.games,
+                schedule.len()
+            ));
+        }
+        Ok(Checker::new(schedule))
     }
 
     /// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it
     /// ([`crate::audit`]); returns its game's schedule index with it.
     pub(super) fn check(&self, text: &[u8], moves: Moves) -> Result<(usize, GameRecord), Fault> {
+        self.check_grown(text, moves, || None)
+    }
+
+    /// [`check`](Self::check), against the schedule of `grown` when this one refuses the record's game, and
+    /// `grown` gives one: the record is read once.
+    fn check_grown(
+        &self,
+        text: &[u8],
+        moves: Moves,
+        grown: impl FnOnce() -> Option<Arc<Checker>>,
+    ) -> Result<(usize, GameRecord), Fault> {
+        let scheduled = |record: &GameRecord| {
+            self.audit.check_scheduled(record).or_else(|fault| match grown() {
+                Some(grown) => grown.audit.check_scheduled(record).map_err(|_| fault),
+                None => Err(fault),
+            })
+        };
         fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
             // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
             match std::str::from_utf8(text) {
@@ -55,11 +137,12 @@ impl Checker {
             }
             .map_err(Fault::NotARecord)
         }
-        let record = match moves {
+        let (index, record) = match moves {
             Moves::Keep => {
                 let record: GameRecord = parse(text)?;
-                self.audit.check(&record, record.moves.iter().map(MoveRecord::bare))?;
-                record
+                let index = scheduled(&record)?;
+                check_replay(&record, record.moves.iter().map(MoveRecord::bare))?;
+                (index, record)
             }
             Moves::Drop => {
                 let fast = fast::split(text).and_then(|(rest, moves)| {
@@ -71,14 +154,11 @@ impl Checker {
                     Some(read) => read,
                     None => parse::<WithoutMoves>(text)?.split(),
                 };
-                self.audit.check(&record, moves)?;
-                record
+                let index = scheduled(&record)?;
+                check_replay(&record, moves)?;
+                (index, record)
             }
         };
-        let index = self
-            .shape
-            .index_of(&record.id)
-            .ok_or_else(|| Fault::UnknownGame { id: record.id.clone() })?;
         Ok((index, record))
     }
 }

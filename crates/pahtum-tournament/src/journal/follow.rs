@@ -25,8 +25,9 @@ use std::path::{Path, PathBuf};
 use pahtum_record::GameRecord;
 
 use crate::audit::Fault;
+use crate::schedule::Schedule;
 
-use super::check::{Checker, Moves};
+use super::check::Moves;
 use super::error::JournalError;
 use super::header::{Header, tournament_hash};
 use super::read::{Item, JournalReader, LineFault, Place, Span};
@@ -39,7 +40,6 @@ const TAIL_STEP: u64 = 64 * 1024;
 pub struct Follower {
     path: PathBuf,
     header: Header,
-    checker: Checker,
     place: Place,
     /// The file's device and inode when it was opened: another file at the same path is another journal.
     identity: (u64, u64),
@@ -69,13 +69,11 @@ impl Follower {
                 source: Fault::HeaderEdited { hash: header.hash },
             });
         }
-        let checker = Checker::new(&header.tournament);
-        let place = Place::after_header(&checker, reader.header_len());
+        let place = Place::after_header(&header, reader.header_len());
         let identity = identity(&metadata(path)?);
         Ok(Follower {
             path: path.to_owned(),
             header,
-            checker,
             place,
             identity,
         })
@@ -84,6 +82,11 @@ impl Follower {
     /// The journal's header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The journal's schedule, grown by the `joined` lines read so far.
+    pub fn schedule(&self) -> &Schedule {
+        &self.place.ending.schedule
     }
 
     /// The bytes read so far: the header and every complete line after it.
@@ -121,7 +124,6 @@ impl Follower {
         self.place.scan(
             &path,
             file.take(complete - read),
-            &self.checker,
             moves,
             |record, _| keep(record),
             |item| match item {
@@ -135,6 +137,7 @@ impl Follower {
                     );
                     Ok(())
                 }
+                Item::Joined { .. } => Ok(()),
                 Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
                     path: path.clone(),
                     line,

@@ -1,11 +1,12 @@
 //! The journal's first line: its format, the resolved tournament and the
 //! tournament's hash (as the module documentation of [`crate::journal`]
-//! defines it), and for one shard's journal, the shard.
+//! defines it), and for one shard's journal, the shard; and the line that says
+//! which bots joined the tournament later ([`Joined`]).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::config::Tournament;
+use crate::config::{BotConfig, Tournament};
 use crate::shard::Shard;
 
 /// The value of the header's `journal` key for this format.
@@ -49,4 +50,20 @@ pub fn tournament_hash(tournament: &Tournament) -> String {
     let digest = Sha256::digest(&json);
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
     format!("sha256:{hex}")
+}
+
+/// A line that says that bots joined the tournament after its journal was started: from it on, the
+/// schedule has their games too ([`crate::schedule`]'s bots that join later).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Joined {
+    /// The bots that joined, resolved as the header's bots are, in the order they join (after every bot
+    /// of the header and of the earlier joins).
+    pub joined: Vec<BotConfig>,
+    /// When they joined, in milliseconds since the Unix epoch.
+    pub unix_ms: u64,
+    /// The games of the schedule with them: the new total.
+    pub games: usize,
+    /// [`tournament_hash`] of the tournament with them: the header's, with the bots of every join up to
+    /// this one after its bots, in order.
+    pub hash: String,
 }

@@ -21,6 +21,15 @@
 //! [`JournalReader`] streams the records in bounded memory, on every core, in
 //! file order; [`read`] is that stream collected.
 //!
+//! A tournament can gain bots after its journal was started: a run of its
+//! file with more bots appends a [`Joined`] line, which names them, and from
+//! that line on the journal's schedule has their games too
+//! ([`crate::schedule`]'s bots that join later), every earlier game kept. A
+//! reader checks each such line against the lines before it (new bots, the
+//! hash and the number of games of the grown tournament) and each record
+//! against the schedule as grown by the lines before it; [`Ending::schedule`]
+//! is the schedule with every join.
+//!
 //! Only [`drop_games`] changes a journal otherwise: it rewrites it without
 //! some games, so that a resume plays them again, and keeps the old one aside.
 //!
@@ -47,11 +56,10 @@ mod rewrite;
 mod tests;
 mod write;
 
-pub(crate) use check::Checker;
 pub use check::Moves;
 pub use error::JournalError;
 pub use follow::{Follower, Growth};
-pub use header::{FORMAT, Header, tournament_hash};
+pub use header::{FORMAT, Header, Joined, tournament_hash};
 pub(crate) use read::Item;
 pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};
 pub use rewrite::{Dropped, drop_games, keep_aside};

@@ -4,15 +4,17 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use pahtum_record::GameRecord;
 
 use crate::audit::Fault;
 
-use super::check::{Checker, Moves};
+use super::check::{Checker, Line, Moves};
 use super::error::JournalError;
-use super::header::{FORMAT, Header, tournament_hash};
+use super::header::{FORMAT, Header, Joined, tournament_hash};
 use super::lines;
+use crate::schedule::Schedule;
 
 /// What a journal holds.
 #[derive(Debug, Clone)]
@@ -27,6 +29,10 @@ pub struct Contents {
     pub torn: bool,
     /// Whether the last record lacks its newline (complete, but its newline was not written).
     pub unterminated: bool,
+    /// The `joined` lines, in order.
+    pub joins: Vec<Joined>,
+    /// The schedule of the header's tournament grown by every `joined` line.
+    pub schedule: Schedule,
 }
 
 /// Reads a journal without changing it, checking every record ([`crate::audit`]); stops at the first fault.
@@ -42,6 +48,8 @@ pub fn read(path: &Path) -> Result<Contents, JournalError> {
         valid_len: ending.valid_len,
         torn: ending.torn,
         unterminated: ending.unterminated,
+        joins: ending.joins,
+        schedule: ending.schedule,
     })
 }
 
@@ -72,10 +80,12 @@ pub struct Verified {
     pub faults: Vec<LineFault>,
     /// Whether a torn last line was dropped (not a fault).
     pub torn: bool,
+    /// The sound `joined` lines, in order, each with its line's number (from 1, the header).
+    pub joins: Vec<(usize, Joined)>,
 }
 
 /// How a journal's lines end, as a reader found them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Ending {
     /// The records that passed every check.
     pub records: usize,
@@ -85,6 +95,10 @@ pub struct Ending {
     pub torn: bool,
     /// Whether the last line lacks its newline (complete, but its newline was not written).
     pub unterminated: bool,
+    /// The `joined` lines, in order.
+    pub joins: Vec<Joined>,
+    /// The schedule of the header's tournament grown by every `joined` line: the journal's schedule.
+    pub schedule: Schedule,
 }
 
 /// A journal being read: its header, then its records one by one, in bounded memory.
@@ -144,6 +158,15 @@ pub(crate) enum Item<'a, T> {
         /// What was kept of it.
         kept: T,
     },
+    /// A sound `joined` line.
+    Joined {
+        /// Its line's number, from 1 (the header).
+        line: usize,
+        /// Its line, without the newline.
+        text: &'a [u8],
+        /// The schedule grown by it.
+        schedule: &'a Schedule,
+    },
     /// A faulty line.
     Fault(LineFault),
 }
@@ -184,7 +207,17 @@ impl JournalReader {
     /// stops at the first faulty line (a header whose hash is not its tournament's is line 1's
     /// fault). A torn last line is dropped, blank lines skipped.
     pub fn for_each(self, moves: Moves, mut on_record: impl FnMut(GameRecord)) -> Result<Ending, JournalError> {
-        self.for_each_kept(moves, |record| record, |record, _| on_record(record))
+        self.for_each_indexed(moves, |_, record| on_record(record))
+    }
+
+    /// [`for_each`](Self::for_each), with each record's schedule index (in the schedule grown by the
+    /// `joined` lines before it, which the [`Ending`] has).
+    pub fn for_each_indexed(
+        self,
+        moves: Moves,
+        mut on_record: impl FnMut(usize, GameRecord),
+    ) -> Result<Ending, JournalError> {
+        self.for_each_placed(moves, |record| record, |record, index, _| on_record(index, record))
     }
 
     /// [`for_each`](Self::for_each), with where each record lies in the file, each record first made into
@@ -197,18 +230,34 @@ impl JournalReader {
         keep: impl Fn(GameRecord) -> T + Sync,
         mut on_record: impl FnMut(T, Span),
     ) -> Result<Ending, JournalError> {
+        self.for_each_placed(moves, keep, |kept, _, span| on_record(kept, span))
+    }
+
+    /// Each record, made into what `keep` keeps of it, with its schedule index and where it lies in the file;
+    /// stops at the first faulty line.
+    fn for_each_placed<T: Send>(
+        self,
+        moves: Moves,
+        keep: impl Fn(GameRecord) -> T + Sync,
+        mut on_record: impl FnMut(T, usize, Span),
+    ) -> Result<Ending, JournalError> {
         let path = self.path.clone();
-        let checker = Checker::new(&self.header.tournament);
         self.scan(
-            &checker,
             moves,
             |record, _| keep(record),
             |item| match item {
-                Item::Record { kept, text, offset, .. } => {
+                Item::Record {
+                    kept,
+                    text,
+                    offset,
+                    index,
+                    ..
+                } => {
                     let len = text.len();
-                    on_record(kept, Span { offset, len });
+                    on_record(kept, index, Span { offset, len });
                     Ok(())
                 }
+                Item::Joined { .. } => Ok(()),
                 Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
                     path: path.clone(),
                     line,
@@ -221,15 +270,15 @@ impl JournalReader {
     /// Checks every line and lists every fault (see [`verify`]).
     pub fn verify(self) -> Result<Verified, JournalError> {
         let header = self.header.clone();
-        let checker = Checker::new(&header.tournament);
-        let mut faults = Vec::new();
+        let (mut faults, mut join_lines) = (Vec::new(), Vec::new());
         let ending = self.scan(
-            &checker,
             Moves::Drop,
             |_, _| (),
             |item| {
-                if let Item::Fault(fault) = item {
-                    faults.push(fault);
+                match item {
+                    Item::Fault(fault) => faults.push(fault),
+                    Item::Joined { line, .. } => join_lines.push(line),
+                    Item::Record { .. } => {}
                 }
                 Ok::<(), JournalError>(())
             },
@@ -239,17 +288,14 @@ impl JournalReader {
             good: ending.records,
             faults,
             torn: ending.torn,
+            joins: join_lines.into_iter().zip(ending.joins).collect(),
         })
     }
 
-    /// Reads every line after the header, checks each record with `checker` (made for the header's
-    /// tournament) with its moves, which it keeps as `moves` says, and hands `each` the first record
-    /// of each game, what `keep` keeps of it, and every fault, in file order (a header that was
-    /// edited first). A torn last line is dropped and blank lines skipped, as the module
-    /// documentation says. Stops at the first error of `each`.
+    /// Reads every line after the header as [`Place::scan`] does, a header that was edited being the first
+    /// fault handed to `each`.
     pub(crate) fn scan<T: Send, E: From<JournalError>>(
         self,
-        checker: &Checker,
         moves: Moves,
         keep: impl Fn(GameRecord, &[u8]) -> T + Sync,
         mut each: impl FnMut(Item<'_, T>) -> Result<(), E>,
@@ -263,83 +309,136 @@ impl JournalReader {
         if header.hash != tournament_hash(&header.tournament) {
             each(Item::Fault(LineFault {
                 line: 1,
-                fault: Fault::HeaderEdited { hash: header.hash },
+                fault: Fault::HeaderEdited {
+                    hash: header.hash.clone(),
+                },
             }))?;
         }
-        let mut place = Place::after_header(checker, header_len);
-        place.scan(&path, rest, checker, moves, keep, each)?;
+        let mut place = Place::after_header(&header, header_len);
+        place.scan(&path, rest, moves, keep, each)?;
         Ok(place.ending)
     }
 }
 
-/// How far a reading of a journal's lines has come: the line it reached, where in the file, and the line of
-/// each game's first record (to find a game recorded twice). A reading resumed from its place
-/// ([`Place::scan`] again, on the bytes after [`Ending::valid_len`]) goes on as if it had never stopped:
-/// what [`super::Follower`] does with a journal that grows.
+/// How far a reading of a journal's lines has come: the line it reached, where in the file, the line of
+/// each game's first record (to find a game recorded twice), and the schedule as the `joined` lines read
+/// so far grew it. A reading resumed from its place ([`Place::scan`] again, on the bytes after
+/// [`Ending::valid_len`]) goes on as if it had never stopped: what [`super::Follower`] does with a journal
+/// that grows.
 #[derive(Debug, Clone)]
 pub(crate) struct Place {
+    /// The checker of the header's schedule: every core checks records with it first.
+    first: Arc<Checker>,
+    /// The checker of the schedule grown by the `joined` lines read so far; `None` before the first.
+    grown: Option<Arc<Checker>>,
     /// The line of each game's first record, 0 for a game not seen yet: 4 bytes a game of the schedule
     /// (a line past the 4,294,967,295th, which no journal reaches, is named as that one).
     first_lines: Vec<u32>,
     /// The number of the last line read, from 1 (the header).
     number: usize,
-    /// The records and bytes read so far.
+    /// The records, bytes and joins read so far.
     pub(crate) ending: Ending,
 }
 
 impl Place {
-    /// The place just after a header of `header_len` bytes, newline included.
-    pub(crate) fn after_header(checker: &Checker, header_len: u64) -> Place {
+    /// The place just after `header`, of `header_len` bytes, newline included.
+    pub(crate) fn after_header(header: &Header, header_len: u64) -> Place {
+        let schedule = Schedule::new(&header.tournament);
         Place {
-            first_lines: vec![0; checker.shape().games()],
+            first_lines: vec![0; schedule.len()],
             number: 1,
             ending: Ending {
                 records: 0,
                 valid_len: header_len,
                 torn: false,
                 unterminated: false,
+                joins: Vec::new(),
+                schedule: schedule.clone(),
             },
+            first: Arc::new(Checker::new(schedule)),
+            grown: None,
         }
     }
 
-    /// Reads the lines of `source` (the journal at `path` from this place on), checks each record with
-    /// `checker` (made for the header's tournament) with its moves, which it keeps as `moves` says, and
-    /// hands `each` the first record of each game, what `keep` keeps of it, and every fault, in file order.
-    /// A torn last line is dropped and blank lines skipped, as the module documentation says. Stops at the
-    /// first error of `each`, this place then being that of the line before.
+    /// Reads the lines of `source` (the journal at `path` from this place on), checks each record against
+    /// the schedule of the header's tournament as grown by the `joined` lines before it, with its moves,
+    /// which it keeps as `moves` says, and hands `each` the first record of each game, what `keep` keeps of
+    /// it, each sound `joined` line and every fault, in file order. A torn last line is dropped and blank
+    /// lines skipped, as the module documentation says. Stops at the first error of `each`, this place then
+    /// being that of the line before.
+    ///
+    /// Every core checks records against the header's schedule, and a record that fails there against the
+    /// schedule grown by the `joined` lines handed on so far, all before it: by the
+    /// [schedule's growth](crate::schedule), a game of a schedule is the same game in any schedule grown
+    /// from it, so that a record that passes is sound where it lies. A record that fails both is checked
+    /// again in file order against the schedule grown by every `joined` line before it (a join read in the
+    /// same piece of the file as the record was not handed on yet).
     pub(crate) fn scan<T: Send, E: From<JournalError>>(
         &mut self,
         path: &Path,
         source: impl Read + Send,
-        checker: &Checker,
         moves: Moves,
         keep: impl Fn(GameRecord, &[u8]) -> T + Sync,
         mut each: impl FnMut(Item<'_, T>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let shape = checker.shape();
-        let check = |text: &[u8]| -> Result<(usize, T), Fault> {
-            let (index, record) = checker.check(text, moves)?;
-            Ok((index, keep(record, text)))
-        };
         let Place {
+            first,
+            grown,
             first_lines,
             number,
             ending,
         } = self;
+        // The grown checker for the workers: a line they read comes after every line handed on, so that
+        // the joins before it are at least those.
+        let published: RwLock<Option<Arc<Checker>>> = RwLock::new(grown.clone());
+        let read = |text: &[u8]| -> Result<Line<T>, Fault> {
+            // A game of a bot that joined, perhaps: checked against the schedule with it.
+            let grown = || published.read().expect("no thread panics holding it").clone();
+            Ok(match first.read(text, moves, grown)? {
+                Line::Record(index, record) => Line::Record(index, keep(record, text)),
+                Line::Joined(joined) => Line::Joined(joined),
+            })
+        };
         lines::for_each_line(
             source,
-            check,
+            read,
             |line| {
                 *number += 1;
                 let fault = |fault| Item::Fault(LineFault { line: *number, fault });
-                match line.read {
-                    None => {}
+                let checker = grown.as_deref().unwrap_or(first);
+                let read = match line.read {
                     Some(Err(Fault::NotARecord(_))) if !line.terminated => {
                         ending.torn = true;
                         return Ok(());
                     }
+                    // Read before the joins before it were handed on (in the same piece of the file): checked
+                    // again, here, against the schedule they grew.
+                    Some(Err(fault)) if grown.is_some() && !matches!(fault, Fault::NotARecord(_)) => Some(
+                        checker
+                            .check(line.text, moves)
+                            .map(|(index, record)| Line::Record(index, keep(record, line.text))),
+                    ),
+                    read => read,
+                };
+                match read {
+                    None => {}
                     Some(Err(error)) => each(fault(error))?,
-                    Some(Ok((index, kept))) => match first_lines[index] {
+                    Some(Ok(Line::Joined(joined))) => match checker.join(&joined) {
+                        Ok(checker) => {
+                            first_lines.resize(checker.shape().games(), 0);
+                            ending.joins.push(joined);
+                            ending.schedule = checker.schedule().clone();
+                            let checker = grown.insert(Arc::new(checker));
+                            *published.write().expect("no thread panics holding it") = Some(Arc::clone(checker));
+                            each(Item::Joined {
+                                line: *number,
+                                text: line.text,
+                                schedule: checker.schedule(),
+                            })?;
+                        }
+                        Err(error) => each(fault(error))?,
+                    },
+                    Some(Ok(Line::Record(index, kept))) => match first_lines[index] {
                         0 => {
                             first_lines[index] = u32::try_from(*number).unwrap_or(u32::MAX);
                             ending.records += 1;
@@ -352,7 +451,7 @@ impl Place {
                             })?;
                         }
                         first_line => each(fault(Fault::Duplicate {
-                            id: shape.id_of(index),
+                            id: checker.shape().id_of(index),
                             first_line: first_line as usize,
                         }))?,
                     },

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use pahtum_record::GameRecord;
 
-use super::check::{Checker, Moves};
+use super::check::Moves;
 use super::error::JournalError;
 use super::read::{Item, JournalReader, LineFault};
 use super::write::lock;
@@ -30,7 +30,7 @@ pub struct Dropped {
 }
 
 /// Rewrites the journal at `path` without the records for which `drop` holds (read without their
-/// moves), keeping the old journal aside (see the module docs). A torn last line goes with the old
+/// moves; its `joined` lines stay where they are), keeping the old journal aside (see the module docs). A torn last line goes with the old
 /// journal: its game is not in the new one, and is played again as the dropped ones are.
 pub fn drop_games(path: &Path, drop: impl Fn(&GameRecord) -> bool + Sync) -> Result<Dropped, JournalError> {
     let io_error = |action| {
@@ -44,7 +44,6 @@ pub fn drop_games(path: &Path, drop: impl Fn(&GameRecord) -> bool + Sync) -> Res
     lock(&held, path)?;
     let reader = JournalReader::open(path)?;
     let header = reader.header().clone();
-    let checker = Checker::new(&header.tournament);
     let partial = path.with_extension("jsonl.partial");
     let mut out = BufWriter::new(File::create(&partial).map_err(io_error("rewrite"))?);
     let mut header_line = serde_json::to_vec(&header).expect("a header serializes");
@@ -53,7 +52,6 @@ pub fn drop_games(path: &Path, drop: impl Fn(&GameRecord) -> bool + Sync) -> Res
     let mut games = 0;
     let written = reader
         .scan(
-            &checker,
             Moves::Drop,
             |record, _| drop(&record),
             |item| match item {
@@ -61,7 +59,7 @@ pub fn drop_games(path: &Path, drop: impl Fn(&GameRecord) -> bool + Sync) -> Res
                     games += 1;
                     Ok(())
                 }
-                Item::Record { text, .. } => out
+                Item::Record { text, .. } | Item::Joined { text, .. } => out
                     .write_all(text)
                     .and_then(|()| out.write_all(b"\n"))
                     .map_err(io_error("rewrite")),

@@ -28,6 +28,17 @@ fn greeted(record: GameRecord) -> GameRecord {
     }
 }
 
+/// What [`verify`] finds in the journal at `path`, and its faults as line numbers and words.
+fn faults_of(path: &std::path::Path) -> (Verified, Vec<(usize, String)>) {
+    let verified = verify(path).unwrap();
+    let faults = verified
+        .faults
+        .iter()
+        .map(|fault| (fault.line, fault.fault.to_string()))
+        .collect();
+    (verified, faults)
+}
+
 fn journal_with(records: usize) -> (tempfile::TempDir, PathBuf, Vec<GameRecord>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
@@ -84,7 +95,7 @@ fn a_torn_last_line_is_dropped_and_truncated_before_appending() {
     assert_eq!(contents.records, records);
     assert_eq!(contents.valid_len, full_len);
 
-    let (mut journal, _) = Journal::open(&path, drop).unwrap();
+    let (mut journal, _) = Journal::open(&path, |_, _| {}).unwrap();
     assert_eq!(std::fs::metadata(&path).unwrap().len(), full_len);
     let extra = played(GAMES[5]);
     journal.append(&extra).unwrap();
@@ -100,7 +111,7 @@ fn a_complete_record_without_its_newline_is_kept() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
     let mut opened = Vec::new();
-    let (mut journal, _) = Journal::open(&path, |record| opened.push(record.id)).unwrap();
+    let (mut journal, _) = Journal::open(&path, |_, record| opened.push(record.id)).unwrap();
     assert_eq!(
         opened,
         records.iter().map(|record| record.id.clone()).collect::<Vec<_>>()
@@ -113,7 +124,7 @@ fn a_complete_record_without_its_newline_is_kept() {
 #[test]
 fn each_durability_syncs_when_it_says() {
     let (_dir, path, _) = journal_with(0);
-    let (mut journal, _) = Journal::open(&path, drop).unwrap();
+    let (mut journal, _) = Journal::open(&path, |_, _| {}).unwrap();
     let expected = [
         (Durability::Game, false),
         (Durability::Batch, true),
@@ -135,8 +146,8 @@ fn each_durability_syncs_when_it_says() {
 #[test]
 fn a_journal_in_use_cannot_be_opened_again() {
     let (_dir, path, _) = journal_with(1);
-    let (first, _) = Journal::open(&path, drop).unwrap();
-    let error = Journal::open(&path, drop).unwrap_err();
+    let (first, _) = Journal::open(&path, |_, _| {}).unwrap();
+    let error = Journal::open(&path, |_, _| {}).unwrap_err();
     assert!(matches!(error, JournalError::Locked { .. }), "{error}");
     assert!(
         error
@@ -145,7 +156,10 @@ fn a_journal_in_use_cannot_be_opened_again() {
         "{error}"
     );
     drop(first);
-    assert!(Journal::open(&path, drop).is_ok(), "the lock ends with the journal");
+    assert!(
+        Journal::open(&path, |_, _| {}).is_ok(),
+        "the lock ends with the journal"
+    );
 }
 
 #[test]
@@ -174,12 +188,7 @@ fn blank_lines_are_skipped_and_every_fault_is_listed() {
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let error = read(&path).unwrap_err();
     assert!(matches!(error, JournalError::Fault { line: 5, .. }), "{error}");
-    let verified = verify(&path).unwrap();
-    let faults: Vec<(usize, String)> = verified
-        .faults
-        .iter()
-        .map(|fault| (fault.line, fault.fault.to_string()))
-        .collect();
+    let (verified, faults) = faults_of(&path);
     assert_eq!(
         faults,
         [
@@ -338,7 +347,7 @@ fn dropping_a_bots_games_rewrites_the_journal_without_them_and_keeps_the_old_one
 #[test]
 fn a_journal_in_use_or_with_a_faulty_line_is_not_rewritten() {
     let (_dir, path, _) = journal_with(2);
-    let held = Journal::open(&path, |_| {}).unwrap();
+    let held = Journal::open(&path, |_, _| {}).unwrap();
     assert!(matches!(drop_games(&path, |_| true), Err(JournalError::Locked { .. })));
     drop(held);
     let mut text = std::fs::read_to_string(&path).unwrap();
@@ -350,4 +359,155 @@ fn a_journal_in_use_or_with_a_faulty_line_is_not_rewritten() {
     ));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     assert!(!path.with_extension("jsonl.partial").exists());
+}
+
+/// A journal of the test tournament, grown by a bot `d` after its first game, with a game of `d` after the
+/// join: its lines (header, record, join, record) and the join.
+fn grown_journal() -> (tempfile::TempDir, PathBuf, Joined) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let t = tournament();
+    let mut journal = Journal::create(&path, &t).unwrap();
+    journal.append(&played("000-00-a")).unwrap();
+    let mut d = t.bots[0].clone();
+    d.name = "d".to_owned();
+    let grown = crate::schedule::Schedule::new(&t).join(std::slice::from_ref(&d));
+    let joined = Joined {
+        joined: vec![d],
+        unix_ms: 5,
+        games: grown.len(),
+        hash: tournament_hash(grown.tournament()),
+    };
+    journal.join(&joined).unwrap();
+    let game = grown.game(grown.index_of("003-00-b").unwrap());
+    let spec = game.spec(grown.tournament());
+    journal.append(&crate::testing::won_by(&game, &spec, "d")).unwrap();
+    (dir, path, joined)
+}
+
+#[test]
+fn a_join_grows_the_schedule_that_the_records_after_it_are_checked_against() {
+    let (_dir, path, joined) = grown_journal();
+    let contents = read(&path).unwrap();
+    assert_eq!(contents.joins, std::slice::from_ref(&joined));
+    assert_eq!(contents.records.len(), 2);
+    assert_eq!(contents.records[1].players.first, "d");
+    assert_eq!(contents.schedule.tournament().bot_names(), ["a", "b", "c", "d"]);
+    assert_eq!((contents.schedule.len(), joined.games), (12, 12));
+    let verified = verify(&path).unwrap();
+    assert_eq!((verified.good, verified.faults.len()), (2, 0));
+    assert_eq!(verified.joins, [(3, joined.clone())]);
+    // Appending again keeps the join.
+    let (mut journal, ending) = Journal::open(&path, |_, _| {}).unwrap();
+    assert_eq!(ending.joins, [joined]);
+    journal.append(&played("001-00-a")).unwrap();
+    drop(journal);
+    assert_eq!(read(&path).unwrap().records.len(), 3);
+}
+
+/// A `joined` line that was edited (its hash, its count of games, a bot already there, no bot), and a game
+/// of a joined bot before its join, are faults named by their lines, as any edited line is.
+#[test]
+fn an_edited_join_line_or_a_game_before_its_join_is_a_fault_with_its_line_number() {
+    let (_dir, path, joined) = grown_journal();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let rewrite = |lines: &[&str]| std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let fault_of = |expected_line: usize, expected: &str| {
+        let error = read(&path).unwrap_err();
+        let JournalError::Fault { line, ref source, .. } = error else {
+            panic!("{error}")
+        };
+        assert_eq!(line, expected_line, "{error}: {source}");
+        assert!(source.to_string().contains(expected), "{source}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("line {expected_line} of the journal"))
+        );
+        let verified = verify(&path).unwrap();
+        assert_eq!(verified.faults[0].line, expected_line);
+    };
+    let edited = |edit: &dyn Fn(&mut Joined)| {
+        let mut join = joined.clone();
+        edit(&mut join);
+        serde_json::to_string(&join).unwrap()
+    };
+    let more_games = edited(&|join| join.games += 2);
+    rewrite(&[lines[0], lines[1], &more_games, lines[3]]);
+    fault_of(3, "it gives 14 games, but the schedule with its bots has 12");
+    let other_hash = edited(&|join| join.hash = tournament_hash(&tournament()));
+    rewrite(&[lines[0], lines[1], &other_hash, lines[3]]);
+    fault_of(3, "the line was edited");
+    let renamed = edited(&|join| join.joined[0].name = "b".to_owned());
+    rewrite(&[lines[0], lines[1], &renamed, lines[3]]);
+    fault_of(3, "the bot \"b\" is in the tournament already");
+    let nobody = edited(&|join| join.joined.clear());
+    rewrite(&[lines[0], lines[1], &nobody, lines[3]]);
+    fault_of(3, "names no bot");
+    // The game of d before d joined; then a second join of d.
+    rewrite(&[lines[0], lines[3], lines[1], lines[2]]);
+    fault_of(2, "names the bot \"d\", which is not in the tournament");
+    rewrite(&[lines[0], lines[1], lines[2], lines[2], lines[3]]);
+    fault_of(4, "the bot \"d\" is in the tournament already");
+    rewrite(&lines);
+    assert!(read(&path).is_ok());
+}
+
+#[test]
+fn a_rewrite_keeps_the_join_lines_in_place() {
+    let (_dir, path, joined) = grown_journal();
+    let dropped = drop_games(&path, |record| record.players.first == "a").unwrap();
+    assert_eq!(dropped.games, 1);
+    let contents = read(&path).unwrap();
+    assert_eq!(contents.joins, [joined]);
+    assert_eq!(contents.records.len(), 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().nth(1).unwrap().starts_with("{\"joined\":"), "{text}");
+}
+
+/// A long journal that bots join in the middle, their games spread over many pieces of the file after it
+/// (read on every core, against the grown schedule), and a game of a second join placed after the first
+/// join but before its own, pieces away: every record is read, and the misplaced one is the fault of its line.
+#[test]
+fn games_of_joined_bots_over_many_pieces_are_checked_against_the_joins_before_them() {
+    use rand::SeedableRng;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let (first, size) = crate::testing::synthetic_grown_journal(&path, 1200, 5);
+    assert!(size > 4 * super::lines::PIECE_BYTES as u64, "{size} bytes");
+    let mut late = first.tournament().bots[0].clone();
+    late.name = "late".to_owned();
+    let second = first.join(&[late]);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let misplaced = serde_json::to_string(&crate::testing::random_game(
+        &second.game(first.len()),
+        second.tournament(),
+        &mut rng,
+    ))
+    .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let misplaced_line = lines.len() - 2;
+    lines.insert(misplaced_line - 1, &misplaced);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (verified, faults) = faults_of(&path);
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    assert_eq!(faults[0].0, misplaced_line);
+    assert!(faults[0].1.contains("names the bot \"late\""), "{faults:?}");
+    assert_eq!(
+        verified.good,
+        lines.len() - 3,
+        "every line but the header, the join and the misplaced game"
+    );
+
+    // Moved after its join, it is sound.
+    lines.remove(misplaced_line - 1);
+    let join = serde_json::to_string(&crate::testing::joined_line(&second)).unwrap();
+    lines.extend([join.as_str(), misplaced.as_str()]);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let contents = read(&path).unwrap();
+    assert_eq!(contents.joins.len(), 2);
+    assert_eq!(contents.schedule.len(), second.len());
+    assert_eq!(contents.records.len(), verified.good + 1);
 }

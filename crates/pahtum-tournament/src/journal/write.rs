@@ -15,7 +15,7 @@ use crate::durability::{BATCH_INTERVAL, Durability};
 
 use super::check::Moves;
 use super::error::JournalError;
-use super::header::Header;
+use super::header::{Header, Joined};
 use super::read::{Ending, JournalReader, Span};
 
 /// A journal open for appending.
@@ -66,10 +66,10 @@ impl Journal {
     }
 
     /// Opens an existing journal for appending: reads it, showing each record (without its moves) to
-    /// `on_record` as it streams by, so that resuming a journal of any length takes bounded memory;
-    /// then truncates a torn last line, and ends an unterminated last record with its newline.
-    /// Returns the journal and how its lines ended before the repair.
-    pub fn open(path: &Path, on_record: impl FnMut(GameRecord)) -> Result<(Journal, Ending), JournalError> {
+    /// `on_record` with its schedule index as it streams by, so that resuming a journal of any length takes
+    /// bounded memory; then truncates a torn last line, and ends an unterminated last record with its
+    /// newline. Returns the journal and how its lines ended before the repair.
+    pub fn open(path: &Path, on_record: impl FnMut(usize, GameRecord)) -> Result<(Journal, Ending), JournalError> {
         let file = OpenOptions::new()
             .append(true)
             .open(path)
@@ -79,7 +79,7 @@ impl Journal {
                 source,
             })?;
         lock(&file, path)?;
-        let ending = JournalReader::open(path)?.for_each(Moves::Drop, on_record)?;
+        let ending = JournalReader::open(path)?.for_each_indexed(Moves::Drop, on_record)?;
         let io_error = |source| JournalError::Io {
             action: "repair",
             path: path.to_owned(),
@@ -126,6 +126,13 @@ impl Journal {
             Durability::Batch | Durability::None => {}
         }
         Ok(span)
+    }
+
+    /// Appends a `joined` line (bots that join the tournament) and syncs it with every write before it, so
+    /// that no game of theirs reaches the disk before it.
+    pub fn join(&mut self, joined: &Joined) -> Result<(), JournalError> {
+        self.write_line(joined)?;
+        self.sync()
     }
 
     /// When the writes not yet synced are due to be: `None` when there are none, or when only the end of
