@@ -10,6 +10,7 @@
 //! [`limits`] maps the file's limits onto the referee's, and [`games`] is the one
 //! call a command makes: a run's opened journal and bots in, how it ended out.
 //! [`greet`] asks each bot its `hello` once, to compare with the journal's.
+//! [`league`] builds and checks a league's entrants and plays a league's rounds.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -20,6 +21,7 @@
 pub mod games;
 pub mod greet;
 pub mod launch;
+pub mod league;
 pub mod limits;
 pub mod pool;
 pub mod runner;

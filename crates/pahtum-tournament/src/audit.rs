@@ -142,7 +142,7 @@ impl Audit {
 }
 
 /// Checks that `record` has what the schedule gives `game`.
-fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
+pub(crate) fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
     let id = &record.id;
     same(
         id,

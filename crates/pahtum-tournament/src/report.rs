@@ -8,7 +8,7 @@
 //! records stream from the reader ([`JournalReader`], which checks each, and a
 //! game recorded twice, as they come) into the standings' [`Tallies`], and to
 //! whatever else the caller builds from them (the HTML report), never all in
-//! memory at once.
+//! memory at once. A league's journal folds the same way ([`crate::league`]).
 
 use std::path::Path;
 
@@ -16,6 +16,7 @@ use pahtum_record::GameRecord;
 
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves, Span};
+use crate::league;
 use crate::resume::ResumeError;
 use crate::schedule;
 use crate::standings::{Standings, Tallies, standings};
@@ -30,6 +31,9 @@ pub enum ReportError {
     /// The ratings cannot be computed (such as an anchor that is not a bot).
     #[error(transparent)]
     Strength(#[from] StrengthError),
+    /// The journal is a league's, and cannot be read.
+    #[error(transparent)]
+    League(#[from] crate::league::LeagueError),
 }
 
 /// The games of a journal, checked against its schedule, and their standings.
@@ -78,6 +82,15 @@ pub fn fold_journal<T: Send>(
     keep: impl Fn(&GameRecord) -> T + Sync,
     mut each: impl FnMut(&GameRecord, T, Span),
 ) -> Result<Folded, ReportError> {
+    if league::is_league_journal(path) {
+        // A league's journal: its entrants are the bots, the games of its rounds the schedule.
+        let (state, tallies) = league::table::fold(path, moves, keep, each)?;
+        return Ok(Folded {
+            tournament: state.tournament(),
+            scheduled: state.decided_games(),
+            standings: tallies.finish(anchor)?,
+        });
+    }
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
     let tournament = reader.header().tournament.clone();
     let mut tallies = Tallies::new(&tournament.bot_names());

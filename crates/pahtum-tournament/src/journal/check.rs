@@ -47,40 +47,50 @@ impl Checker {
     /// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it
     /// ([`crate::audit`]); returns its game's schedule index with it.
     pub(super) fn check(&self, text: &[u8], moves: Moves) -> Result<(usize, GameRecord), Fault> {
-        fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
-            // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
-            match std::str::from_utf8(text) {
-                Ok(text) => serde_json::from_str(text),
-                Err(_) => serde_json::from_slice(text),
-            }
-            .map_err(Fault::NotARecord)
-        }
-        let record = match moves {
-            Moves::Keep => {
-                let record: GameRecord = parse(text)?;
-                self.audit.check(&record, record.moves.iter().map(MoveRecord::bare))?;
-                record
-            }
-            Moves::Drop => {
-                let fast = fast::split(text).and_then(|(rest, moves)| {
-                    let record = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split().0;
-                    Some((record, moves))
-                });
-                // Anything the hand reader does not take, serde reads whole (and names its fault).
-                let (record, moves) = match fast {
-                    Some(read) => read,
-                    None => parse::<WithoutMoves>(text)?.split(),
-                };
-                self.audit.check(&record, moves)?;
-                record
-            }
-        };
+        let record = read_record(text, moves, |record, moves| self.audit.check(record, moves))?;
         let index = self
             .shape
             .index_of(&record.id)
             .ok_or_else(|| Fault::UnknownGame { id: record.id.clone() })?;
         Ok((index, record))
     }
+}
+
+/// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it, with its moves,
+/// with `check`: the reading of a record that every kind of journal shares.
+pub(crate) fn read_record(
+    text: &[u8],
+    moves: Moves,
+    check: impl FnOnce(&GameRecord, &mut dyn Iterator<Item = BareMove>) -> Result<(), Fault>,
+) -> Result<GameRecord, Fault> {
+    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+        match std::str::from_utf8(text) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(text),
+        }
+        .map_err(Fault::NotARecord)
+    }
+    Ok(match moves {
+        Moves::Keep => {
+            let record: GameRecord = parse(text)?;
+            check(&record, &mut record.moves.iter().map(MoveRecord::bare))?;
+            record
+        }
+        Moves::Drop => {
+            let fast = fast::split(text).and_then(|(rest, moves)| {
+                let record = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split().0;
+                Some((record, moves))
+            });
+            // Anything the hand reader does not take, serde reads whole (and names its fault).
+            let (record, moves) = match fast {
+                Some(read) => read,
+                None => parse::<WithoutMoves>(text)?.split(),
+            };
+            check(&record, &mut moves.into_iter())?;
+            record
+        }
+    })
 }
 
 /// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.

@@ -39,14 +39,14 @@ mod check;
 mod error;
 mod fast;
 mod header;
-mod lines;
+pub(crate) mod lines;
 mod read;
 mod rewrite;
 #[cfg(test)]
 mod tests;
 mod write;
 
-pub(crate) use check::Checker;
+pub(crate) use check::{Checker, read_record};
 pub use check::Moves;
 pub use error::JournalError;
 pub use header::{FORMAT, Header, tournament_hash};
