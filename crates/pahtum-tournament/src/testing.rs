@@ -159,7 +159,8 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut lines = Vec::new();
     for game in Schedule::new(&tournament).iter().take(games) {
-        serde_json::to_writer(&mut lines, &random_game(&game, &tournament, &mut rng)).expect("a record serializes");
+        let spec = game.spec(&tournament);
+        serde_json::to_writer(&mut lines, &random_game(&game, spec, &mut rng)).expect("a record serializes");
         lines.push(b'\n');
     }
     let mut file = std::fs::OpenOptions::new()
@@ -170,9 +171,74 @@ pub fn synthetic_journal(path: &Path, games: usize) -> u64 {
     std::fs::metadata(path).expect("the journal").len()
 }
 
+/// Writes a league's journal at `path` of `entrants` entrants (each a `first-free`) and its first `games`
+/// games (full games of random stones with timings, as long as real records), the layout pairs in rounds:
+/// layout round 0 of every pair, then round 1, and so on; returns its size in bytes.
+pub fn synthetic_league(path: &Path, entrants: usize, games: usize) -> u64 {
+    use crate::league::{Entrant, Event, GameLine, LayoutPair, LeagueHeader, LeagueState, Round, rules};
+    let pairs = entrants * (entrants - 1) / 2;
+    let per_pair = games.div_ceil(pairs).next_multiple_of(2).max(2);
+    let text = format!("name = \"bench\"\ngames_per_pair = {per_pair}\n");
+    let league = rules::parse(Path::new("league.toml"), &text).expect("a valid league.toml");
+    let mut state = LeagueState::new(&league);
+    let mut lines = Vec::new();
+    line(&mut lines, &LeagueHeader::new(&league));
+    for number in 0..entrants {
+        let entrant = Entrant {
+            name: format!("bot{number:03}"),
+            version: "1".to_owned(),
+            hash: format!("sha256:{number:064x}"),
+            command: vec!["first-free".to_owned()],
+            build: None,
+            joined_unix_ms: 1_700_000_000_000,
+        };
+        let event = Event::Entrant(entrant);
+        line(&mut lines, &event);
+        state.apply_event(event).expect("a new entrant");
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut left = games;
+    for k in 0..league.rounds() {
+        let units: Vec<LayoutPair> = (0..entrants as u32)
+            .flat_map(|b| (0..b).map(move |a| LayoutPair(a, b, k)))
+            .take(left.div_ceil(2))
+            .collect();
+        if units.is_empty() {
+            break;
+        }
+        let event = Event::Round(Round {
+            number: k + 1,
+            pairs: units.clone(),
+        });
+        line(&mut lines, &event);
+        state.apply_event(event).expect("a new round");
+        for pair in units {
+            for seat in 0..2 {
+                if left == 0 {
+                    break;
+                }
+                left -= 1;
+                let game = state.game(pair, seat);
+                let record = random_game(&game, state.spec(&game), &mut rng);
+                line(&mut lines, &GameLine {
+                    record: &record,
+                    entrants: state.hashes_of(&game),
+                });
+            }
+        }
+    }
+    std::fs::write(path, &lines).expect("the journal is written");
+    lines.len() as u64
+}
+
+/// Appends `value` to `lines` as one JSON line.
+fn line(lines: &mut Vec<u8>, value: &impl serde::Serialize) {
+    serde_json::to_writer(&mut *lines, value).expect("a line serializes");
+    lines.push(b'\n');
+}
+
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-fn random_game(game: &ScheduledGame, tournament: &Tournament, rng: &mut ChaCha8Rng) -> GameRecord {
-    let spec = game.spec(tournament);
+pub fn random_game(game: &ScheduledGame, spec: GameSpec, rng: &mut ChaCha8Rng) -> GameRecord {
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();
     for i in (1..free.len()).rev() {

@@ -29,6 +29,8 @@ pub mod read;
 pub mod rules;
 pub mod state;
 pub mod table;
+#[cfg(test)]
+mod tests;
 
 pub use lines::{Entrant, Event, FORMAT, GameLine, LayoutPair, LeagueHeader, Retirement, Round};
 pub use read::{LeagueError, Read, is_league_journal, read};
