@@ -327,6 +327,27 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `arena merge OUT DIR...` of league folders (the shards of a round): the merged journal in OUT, with the
+/// rules and the entrants' snapshots of the first input's folder when OUT has none; prints the table.
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create the output folder {}", out.display()))?;
+    let journal = out.join(JOURNAL);
+    let merged = pahtum_tournament::league::merge::merge(inputs, &journal)?;
+    if let Some(first) = inputs[0].parent() {
+        folder::copy_league(first, out)?;
+    }
+    if merged.agreeing_duplicates > 0 {
+        errln!(
+            "arena: {} games were recorded the same in several journals (kept once)",
+            merged.agreeing_duplicates
+        );
+    }
+    let (state, tallies) = fold(&journal, Moves::Drop, |_| (), |_, (), _| {})?;
+    out!("{}", render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table));
+    errln!("arena: {} games from {} journals into {}", merged.games, inputs.len(), journal.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The layout pairs of the league's next round, by the pairing rule, from one fit of every game so far.
 fn next_round(dir: &Path, state: &LeagueState, target: f64) -> anyhow::Result<Vec<LayoutPair>> {
     let (_, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;

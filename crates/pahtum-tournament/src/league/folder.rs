@@ -33,7 +33,7 @@ use crate::resume::JOURNAL;
 
 use super::lines::{Entrant, Event, LeagueHeader};
 use super::read::{LeagueError, read};
-use super::rules::{self, LEAGUE_FILE, League};
+use super::rules::{self, LEAGUE_FILE};
 use super::state::LeagueState;
 
 /// The folder of an entrant's staged files.
@@ -80,7 +80,7 @@ pub fn open(dir: &Path) -> Result<Opened, LeagueError> {
     let path = dir.join(JOURNAL);
     let league = rules::load(&dir.join(LEAGUE_FILE))?;
     let mut state = None;
-    let (journal, ending) = Journal::open_read(&path, |path| {
+    let (journal, _) = Journal::open_read(&path, |path| {
         let read = read(path, Moves::Drop, |_| (), |_, _, (), _| {})?;
         state = Some(read.state);
         Ok::<_, LeagueError>(read.ending)
@@ -89,9 +89,7 @@ pub fn open(dir: &Path) -> Result<Opened, LeagueError> {
     if *state.league() == league {
         return Ok(Opened { journal, state });
     }
-    let empty = state.entrants().is_empty() && ending.valid_len == journal_len(&path)? && ending.records == 0;
-    let untouched = empty && header_only(&path)?;
-    if !untouched {
+    if !header_only(&path)? {
         return Err(LeagueError::Changed {
             path: dir.join(LEAGUE_FILE),
         });
@@ -102,10 +100,6 @@ pub fn open(dir: &Path) -> Result<Opened, LeagueError> {
     drop(Journal::create_with(&fresh, &LeagueHeader::new(&league))?);
     fs::rename(&fresh, &path).map_err(|source| io_error("replace", &path, source))?;
     open(dir)
-}
-
-fn journal_len(path: &Path) -> Result<u64, LeagueError> {
-    Ok(fs::metadata(path).map_err(|source| io_error("read", path, source))?.len())
 }
 
 /// Whether the journal at `path` holds its header line and nothing else.
@@ -284,7 +278,17 @@ pub fn admit(league: &Path, opened: &mut Opened, staged: &Path, entrant: Entrant
     opened.record(Event::Entrant(entrant))
 }
 
-/// Whether `league` is the rules of the journal of `state` (a league's `league.toml` is held to it).
-pub fn same_rules(state: &LeagueState, league: &League) -> bool {
-    state.league() == league
+/// Copies the rules and the entrants' snapshots of the league folder `from` into `to`, where `to` has
+/// no `league.toml` yet (the folder of a merged journal).
+pub fn copy_league(from: &Path, to: &Path) -> Result<(), LeagueError> {
+    if to.join(LEAGUE_FILE).exists() || !from.join(LEAGUE_FILE).exists() {
+        return Ok(());
+    }
+    fs::copy(from.join(LEAGUE_FILE), to.join(LEAGUE_FILE)).map_err(|source| io_error("copy", from, source))?;
+    let entrants = from.join("entrants");
+    if entrants.is_dir() {
+        fs::create_dir_all(to.join("entrants")).map_err(|source| io_error("create", to, source))?;
+        copy_tree(&entrants, &to.join("entrants"))?;
+    }
+    Ok(())
 }

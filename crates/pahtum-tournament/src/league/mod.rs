@@ -24,6 +24,7 @@
 
 pub mod folder;
 pub mod lines;
+pub mod merge;
 pub mod pairing;
 pub mod read;
 pub mod rules;

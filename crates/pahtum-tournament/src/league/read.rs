@@ -19,7 +19,6 @@ use crate::journal::lines::for_each_line;
 use crate::journal::{Ending, JournalError, Moves, Span};
 
 use super::lines::{FORMAT, LeagueHeader, Parsed, parse};
-use super::rules::League;
 use super::state::{LeagueFault, LeagueState};
 
 /// Why a league's journal cannot be read, or a league not be used.
@@ -180,13 +179,4 @@ pub fn read<T: Send>(
         |source| io_error(source).into(),
     )?;
     Ok(Read { state, ending })
-}
-
-/// The league of the journal at `path`, checked against the `league.toml` at `rules` when given.
-pub fn check_rules(read: &Read, rules: &Path) -> Result<League, LeagueError> {
-    let league = super::rules::load(rules)?;
-    if league != *read.state.league() {
-        return Err(LeagueError::Changed { path: rules.to_owned() });
-    }
-    Ok(league)
 }
