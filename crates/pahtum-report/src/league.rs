@@ -38,15 +38,23 @@ pub fn render_table(table: &Table, format: Format) -> String {
         if rows.is_empty() {
             continue;
         }
-        let header = ["#", "entrant", "Elo", "95% interval", "games", "score", "settled", "hash"];
+        let header = [
+            "#",
+            "entrant",
+            "Elo",
+            "95% interval",
+            "games",
+            "score",
+            "settled",
+            "hash",
+        ];
         let lines = std::iter::once(header.map(str::to_owned).to_vec())
             .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)));
         write!(text, "\n{title}\n{}\n", build(lines, style)).unwrap();
     }
     if !table.versions.is_empty() {
         let header = ["bot", "from", "to", "change", "±95%", "LOS"];
-        let lines =
-            std::iter::once(header.map(str::to_owned).to_vec()).chain(table.versions.iter().map(change_cells));
+        let lines = std::iter::once(header.map(str::to_owned).to_vec()).chain(table.versions.iter().map(change_cells));
         write!(text, "\nVersions\n{}\n", build(lines, style)).unwrap();
     }
     write!(text, "\nEvery game\n{}", render(&table.standings, format)).unwrap();
@@ -60,9 +68,9 @@ fn row_cells(rank: usize, row: &Row) -> Vec<String> {
         row.elo.map_or_else(dash, |_| rank.to_string()),
         row.entrant.clone(),
         row.elo.map_or_else(dash, |value| elo(value, true)),
-        row.lower
-            .zip(row.upper)
-            .map_or_else(dash, |(lower, upper)| format!("[{}, {}]", elo(lower, true), elo(upper, true))),
+        row.lower.zip(row.upper).map_or_else(dash, |(lower, upper)| {
+            format!("[{}, {}]", elo(lower, true), elo(upper, true))
+        }),
         row.games.to_string(),
         percent(row.score_pct),
         if row.settled { "yes" } else { "no" }.to_owned(),

@@ -155,15 +155,7 @@ pub async fn play(
     }
     // Pinned here, `stop` lives to the end of this function: past the pool's shutdown.
     let mut stop = pin!(stop);
-    let ending = runner::run(
-        work,
-        bots.concurrency,
-        journal,
-        &pool,
-        observer,
-        stop.as_mut(),
-    )
-    .await;
+    let ending = runner::run(work, bots.concurrency, journal, &pool, observer, stop.as_mut()).await;
     pool.shutdown().await;
     Ok(ending?)
 }

@@ -62,8 +62,26 @@ pub async fn build(dir: &Path, command: &str, timeout: Duration, sandbox: bool, 
     let words: Vec<String> = if sandbox {
         let dir = dir.display().to_string();
         [
-            "bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--bind", &dir, &dir, "--chdir", &dir, "sh", "-c", command,
+            "bwrap",
+            "--unshare-all",
+            "--die-with-parent",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--bind",
+            &dir,
+            &dir,
+            "--chdir",
+            &dir,
+            "sh",
+            "-c",
+            command,
         ]
         .map(str::to_owned)
         .to_vec()
@@ -223,6 +241,9 @@ impl Work for Round<'_> {
     fn append(&self, journal: &mut Journal, record: &GameRecord) -> Result<Span, JournalError> {
         let (pair, seat) = LayoutPair::of_id(&record.id).expect("a game of the round");
         let hashes = self.state.hashes_of(&self.state.game(pair, seat));
-        journal.append_line(&GameLine { record, entrants: hashes })
+        journal.append_line(&GameLine {
+            record,
+            entrants: hashes,
+        })
     }
 }

@@ -64,7 +64,9 @@ fn main() {
                 .iter()
                 .map(|row| Entrant {
                     active: true,
-                    rating: row.elo.map(|elo| (elo, (row.upper.unwrap() - row.lower.unwrap()) / 2.0)),
+                    rating: row
+                        .elo
+                        .map(|elo| (elo, (row.upper.unwrap() - row.lower.unwrap()) / 2.0)),
                     games: u64::from(row.games),
                 })
                 .collect();
@@ -86,7 +88,9 @@ fn main() {
                 started.elapsed().as_secs_f64() * 1e3
             );
         }
-        _ => eprintln!("usage: league sim [SEEDS] [TARGET] [OPPONENTS] | write PATH ENTRANTS GAMES | table PATH | pairing PATH"),
+        _ => eprintln!(
+            "usage: league sim [SEEDS] [TARGET] [OPPONENTS] | write PATH ENTRANTS GAMES | table PATH | pairing PATH"
+        ),
     }
 }
 
@@ -101,7 +105,9 @@ struct Field {
 impl Field {
     fn new(seed: u64) -> Field {
         Field {
-            strength: (0..FIELD).map(|i| -400.0 + 800.0 * i as f64 / (FIELD - 1) as f64).collect(),
+            strength: (0..FIELD)
+                .map(|i| -400.0 + 800.0 * i as f64 / (FIELD - 1) as f64)
+                .collect(),
             matrix: PairMatrix::new(FIELD),
             games: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -124,7 +130,9 @@ impl Field {
             for (y, &b) in rated.iter().enumerate() {
                 let games = self.matrix.games(a, b);
                 if games > 0 {
-                    matrix.add_games(x, y, games, (2.0 * self.matrix.points(a, b)) as u64).unwrap();
+                    matrix
+                        .add_games(x, y, games, (2.0 * self.matrix.points(a, b)) as u64)
+                        .unwrap();
                 }
             }
         }
@@ -146,7 +154,9 @@ impl Field {
     }
 
     fn settled(&self, target: f64) -> bool {
-        self.ratings().iter().all(|e| e.rating.is_some_and(|(_, width)| width <= target))
+        self.ratings()
+            .iter()
+            .all(|e| e.rating.is_some_and(|(_, width)| width <= target))
     }
 }
 
@@ -159,10 +169,19 @@ fn simulate(seeds: u64, target: f64, opponents: usize) {
         let mut decided = vec![vec![0u32; FIELD]; FIELD];
         loop {
             let entrants = field.ratings();
-            if entrants.iter().all(|e| e.rating.is_some_and(|(_, width)| width <= target)) {
+            if entrants
+                .iter()
+                .all(|e| e.rating.is_some_and(|(_, width)| width <= target))
+            {
                 break;
             }
-            let round = pairing::round(&entrants, target, opponents, |a, b| decided[a][b] < 64, |a, b| decided[a][b]);
+            let round = pairing::round(
+                &entrants,
+                target,
+                opponents,
+                |a, b| decided[a][b] < 64,
+                |a, b| decided[a][b],
+            );
             if round.is_empty() {
                 break;
             }
@@ -174,8 +193,7 @@ fn simulate(seeds: u64, target: f64, opponents: usize) {
         }
         let rule = field.games;
         let mut field = Field::new(seed);
-        let pairs: Vec<(usize, usize)> =
-            (0..FIELD).flat_map(|a| (a + 1..FIELD).map(move |b| (a, b))).collect();
+        let pairs: Vec<(usize, usize)> = (0..FIELD).flat_map(|a| (a + 1..FIELD).map(move |b| (a, b))).collect();
         'robin: for _round in 0..64 {
             for (count, &(a, b)) in pairs.iter().enumerate() {
                 field.play(a, b);

@@ -220,10 +220,13 @@ pub fn synthetic_league(path: &Path, entrants: usize, games: usize) -> u64 {
                 left -= 1;
                 let game = state.game(pair, seat);
                 let record = random_game(&game, state.spec(&game), &mut rng);
-                line(&mut lines, &GameLine {
-                    record: &record,
-                    entrants: state.hashes_of(&game),
-                });
+                line(
+                    &mut lines,
+                    &GameLine {
+                        record: &record,
+                        entrants: state.hashes_of(&game),
+                    },
+                );
             }
         }
     }
@@ -238,7 +241,7 @@ fn line(lines: &mut Vec<u8>, value: &impl serde::Serialize) {
 }
 
 /// A full game of random legal stones on the scheduled blocks, without a pie swap.
-pub fn random_game(game: &ScheduledGame, spec: GameSpec, rng: &mut ChaCha8Rng) -> GameRecord {
+fn random_game(game: &ScheduledGame, spec: GameSpec, rng: &mut ChaCha8Rng) -> GameRecord {
     let blocks: Bitboard = game.blocks.iter().copied().collect();
     let mut free: Vec<Cell> = Cell::all().filter(|cell| !blocks.contains(*cell)).collect();
     for i in (1..free.len()).rev() {

@@ -161,7 +161,12 @@ async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
                 shlex::split(&file.command).with_context(|| format!("{}/bot.toml: bad command", from.display()))?;
             (file.name, file.version, command, file.build)
         }
-        None => (args.name.clone().expect("clap requires it"), None, args.command.clone(), None),
+        None => (
+            args.name.clone().expect("clap requires it"),
+            None,
+            args.command.clone(),
+            None,
+        ),
     };
     let version = match args.version.clone().or(file_version) {
         Some(version) => version,
@@ -240,7 +245,11 @@ fn next_version(state: &LeagueState, name: &str) -> String {
     let versions = state.entrants().iter().filter(|entrant| entrant.name == name).count();
     (versions + 1..)
         .map(|number| number.to_string())
-        .find(|version| state.number_of(&pahtum_tournament::league::lines::label(name, version)).is_none())
+        .find(|version| {
+            state
+                .number_of(&pahtum_tournament::league::lines::label(name, version))
+                .is_none()
+        })
         .expect("a free version")
 }
 
@@ -298,7 +307,10 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
         } else if let Some(shard) = args.shard {
             // Another shard's games are left: this one plays its own, if it has any left.
             if pending.iter().all(|game| !shard.contains(2 * game.unit)) {
-                errln!("arena: shard {shard} has played its games of round {}; merge the shards' folders with `arena merge`", opened.state.rounds());
+                errln!(
+                    "arena: shard {shard} has played its games of round {}; merge the shards' folders with `arena merge`",
+                    opened.state.rounds()
+                );
                 break;
             }
         }
@@ -323,7 +335,10 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let (state, tallies) = fold(&args.dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
-    out!("{}", render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table));
+    out!(
+        "{}",
+        render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -343,8 +358,16 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
         );
     }
     let (state, tallies) = fold(&journal, Moves::Drop, |_| (), |_, (), _| {})?;
-    out!("{}", render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table));
-    errln!("arena: {} games from {} journals into {}", merged.games, inputs.len(), journal.display());
+    out!(
+        "{}",
+        render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table)
+    );
+    errln!(
+        "arena: {} games from {} journals into {}",
+        merged.games,
+        inputs.len(),
+        journal.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -358,7 +381,11 @@ fn next_round(dir: &Path, state: &LeagueState, target: f64) -> anyhow::Result<Ve
         .enumerate()
         .map(|(number, entrant)| {
             let label = entrant.label();
-            let row = table.active.iter().chain(&table.retired).find(|row| row.entrant == label);
+            let row = table
+                .active
+                .iter()
+                .chain(&table.retired)
+                .find(|row| row.entrant == label);
             pairing::Entrant {
                 active: !state.is_retired(number),
                 rating: row.and_then(|row| Some((row.elo?, (row.upper? - row.lower?) / 2.0))),
@@ -377,7 +404,9 @@ fn next_round(dir: &Path, state: &LeagueState, target: f64) -> anyhow::Result<Ve
     Ok(pairs
         .into_iter()
         .map(|(a, b)| {
-            let k = state.next_layout_round(a, b).expect("the rule asked for a pair that may play");
+            let k = state
+                .next_layout_round(a, b)
+                .expect("the rule asked for a pair that may play");
             LayoutPair(a as u32, b as u32, k)
         })
         .collect())
@@ -417,7 +446,17 @@ async fn play_round(
     } else {
         Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
-    match play(&work, &mut opened.journal, &names, &dir.join("logs"), bots, &mut progress, stop).await {
+    match play(
+        &work,
+        &mut opened.journal,
+        &names,
+        &dir.join("logs"),
+        bots,
+        &mut progress,
+        stop,
+    )
+    .await
+    {
         Err(PlayError::CannotStart(errors)) => {
             let mut message = String::from("some entrants cannot start, so no game was played:");
             for error in errors {

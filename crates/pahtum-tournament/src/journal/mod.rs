@@ -46,11 +46,11 @@ mod rewrite;
 mod tests;
 mod write;
 
-pub(crate) use check::{Checker, read_record};
 pub use check::Moves;
+pub(crate) use check::{Checker, read_record};
 pub use error::JournalError;
 pub use header::{FORMAT, Header, tournament_hash};
-pub(crate) use read::Item;
 pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};
+pub(crate) use read::{Item, open_first_line};
 pub use rewrite::{Dropped, drop_games, keep_aside};
 pub use write::{Journal, lock};

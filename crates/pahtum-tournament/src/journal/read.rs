@@ -151,17 +151,7 @@ pub(crate) enum Item<'a, T> {
 impl JournalReader {
     /// Opens the journal at `path` and reads its header.
     pub fn open(path: &Path) -> Result<JournalReader, JournalError> {
-        let io_error = |source| JournalError::Io {
-            action: "read",
-            path: path.to_owned(),
-            source,
-        };
-        let mut rest = BufReader::new(File::open(path).map_err(io_error)?);
-        let mut line = Vec::new();
-        rest.read_until(b'\n', &mut line).map_err(io_error)?;
-        if line.pop() != Some(b'\n') {
-            return Err(JournalError::NoHeader { path: path.to_owned() });
-        }
+        let (line, rest) = open_first_line(path)?;
         Ok(JournalReader {
             path: path.to_owned(),
             header: parse_header(path, &line)?,
@@ -321,6 +311,23 @@ impl JournalReader {
         )?;
         Ok(ending)
     }
+}
+
+/// Opens the journal at `path` and reads its first line, without its newline (a header, in every kind of
+/// journal); returns it and the file just past it.
+pub(crate) fn open_first_line(path: &Path) -> Result<(Vec<u8>, BufReader<File>), JournalError> {
+    let io_error = |source| JournalError::Io {
+        action: "read",
+        path: path.to_owned(),
+        source,
+    };
+    let mut rest = BufReader::new(File::open(path).map_err(io_error)?);
+    let mut line = Vec::new();
+    rest.read_until(b'\n', &mut line).map_err(io_error)?;
+    if line.pop() != Some(b'\n') {
+        return Err(JournalError::NoHeader { path: path.to_owned() });
+    }
+    Ok((line, rest))
 }
 
 /// Parses the first line of the journal at `path` (named in errors): a header of this format.

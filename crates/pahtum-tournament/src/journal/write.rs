@@ -70,9 +70,7 @@ impl Journal {
     /// then truncates a torn last line, and ends an unterminated last record with its newline.
     /// Returns the journal and how its lines ended before the repair.
     pub fn open(path: &Path, on_record: impl FnMut(GameRecord)) -> Result<(Journal, Ending), JournalError> {
-        Journal::open_read(path, |path| {
-            JournalReader::open(path)?.for_each(Moves::Drop, on_record)
-        })
+        Journal::open_read(path, |path| JournalReader::open(path)?.for_each(Moves::Drop, on_record))
     }
 
     /// Opens an existing journal for appending as [`Journal::open`] does, its lines read by `read` (a

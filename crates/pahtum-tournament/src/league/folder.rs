@@ -2,7 +2,7 @@
 //! snapshot.
 //!
 //! ```text
-//! DIR/league.toml          the rules (tournaments/league-reference.toml)
+//! DIR/league.toml          the rules (tournaments/league/league.toml)
 //! DIR/journal.jsonl        the journal, the only source of truth
 //! DIR/entrants/NAME@VER/   each entrant's files, copied when it joined
 //! DIR/logs/                builds, checks, and the bots' stderr
@@ -112,11 +112,9 @@ impl Opened {
     /// Appends `event` to the journal and syncs it.
     pub fn record(&mut self, event: Event) -> Result<(), LeagueError> {
         let mut state = self.state.clone();
-        state.apply_event(event.clone()).map_err(|source| LeagueError::Fault {
-            path: self.journal.path().to_owned(),
-            line: 0,
-            source,
-        })?;
+        state
+            .apply_event(event.clone())
+            .map_err(|fault| LeagueError::Refused(format!("not recorded: {fault}")))?;
         self.journal.append_line(&event)?;
         self.journal.sync()?;
         self.state = state;
@@ -199,7 +197,9 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), LeagueError> {
     for entry in entries {
         let entry = entry.map_err(|source| io_error("read", from, source))?;
         let (source_path, target) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry.file_type().map_err(|source| io_error("read", &source_path, source))?;
+        let kind = entry
+            .file_type()
+            .map_err(|source| io_error("read", &source_path, source))?;
         if kind.is_dir() {
             fs::create_dir_all(&target).map_err(|source| io_error("create", &target, source))?;
             copy_tree(&source_path, &target)?;
@@ -240,7 +240,10 @@ pub fn content_hash(dir: &Path, command: &[String], build: Option<&str>) -> Resu
         let name = relative.into_os_string().into_encoded_bytes();
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(&name);
-        hasher.update([u8::from(meta.permissions().mode() & 0o111 != 0), u8::from(meta.is_symlink())]);
+        hasher.update([
+            u8::from(meta.permissions().mode() & 0o111 != 0),
+            u8::from(meta.is_symlink()),
+        ]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }

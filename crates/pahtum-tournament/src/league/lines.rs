@@ -169,10 +169,7 @@ pub(crate) enum Parsed {
     /// A line that is not a game.
     Event(Event),
     /// A game, replayed by the rules, with its entrants' hashes by seat.
-    Game {
-        record: GameRecord,
-        hashes: [String; 2],
-    },
+    Game { record: GameRecord, hashes: [String; 2] },
 }
 
 /// Reads one line alone: an event, or a game whose moves (kept as `moves` says) replay by the rules.
@@ -182,13 +179,18 @@ pub(crate) fn parse(text: &[u8], moves: Moves) -> Result<Parsed, Fault> {
         .iter()
         .any(|prefix| text[start..].starts_with(prefix));
     if event {
-        return serde_json::from_slice(text).map(Parsed::Event).map_err(Fault::NotARecord);
+        return serde_json::from_slice(text)
+            .map(Parsed::Event)
+            .map_err(Fault::NotARecord);
     }
     let record = read_record(text, moves, |record, moves| {
-        record.replay_moves(moves).map(drop).map_err(|source| Fault::DoesNotReplay {
-            id: record.id.clone(),
-            source,
-        })
+        record
+            .replay_moves(moves)
+            .map(drop)
+            .map_err(|source| Fault::DoesNotReplay {
+                id: record.id.clone(),
+                source,
+            })
     })?;
     Ok(Parsed::Game {
         hashes: hashes(text)?,

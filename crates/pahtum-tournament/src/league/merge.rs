@@ -58,7 +58,11 @@ fn read_input(path: &Path) -> Result<Input, LeagueError> {
     };
     for line in lines.map(str::trim_end).filter(|line| !line.trim().is_empty()) {
         match serde_json::from_str::<Id>(line) {
-            Ok(game) => input.games.last_mut().expect("a segment").push((game.id, line.to_owned())),
+            Ok(game) => input
+                .games
+                .last_mut()
+                .expect("a segment")
+                .push((game.id, line.to_owned())),
             Err(_) => {
                 input.events.push(line.to_owned());
                 input.games.push(Vec::new());
@@ -100,7 +104,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Merged, LeagueError> {
         for (input_number, input) in inputs.iter().enumerate() {
             for (id, line) in input.games.get(segment).into_iter().flatten() {
                 if let Some(&first) = seen.get(id) {
-                    let same = inputs[first].games.iter().flatten().any(|(other, text)| other == id && text == line);
+                    let same = inputs[first]
+                        .games
+                        .iter()
+                        .flatten()
+                        .any(|(other, text)| other == id && text == line);
                     if !same {
                         return refuse(format!("game {id:?} is recorded differently in two journals"));
                     }

@@ -23,16 +23,24 @@
 //! and one opponent's own error would move it whole; opponents at different
 //! distances average their errors out, keep the field connected, and check
 //! the model's transitivity. So the opponents are *spread*: slot `j` aims at
-//! the entrant's rating plus `0, +w, -w, +2w, -2w, ...`, `w` its interval's
-//! half-width (the range its true rating is likely in), and takes the
-//! unchosen candidate nearest to that aim, preferring among equally near ones
-//! the better-known (narrower interval), then the pair that met least, then
-//! the lower number. As the interval narrows the opponents close in.
+//! the entrant's rating plus `0, +w, -w, +2w, -2w` in turn, `w` its
+//! interval's half-width (the range its true rating is likely in), and takes
+//! the unchosen candidate nearest to that aim, each earlier meeting of the two
+//! counting as `w/2` further (so that it meets new opponents rather than the
+//! same neighbour again), preferring among equally near ones the better-known
+//! (narrower interval), then the lower number. Each round starts one aim
+//! further along than the last (by the layout pairs it played), so that an
+//! entrant meeting one opponent a round still meets the field spread around
+//! it. As the interval narrows the opponents close in.
 //!
 //! An unrated entrant has no rating to aim near: its opponents are taken at
 //! the field's quantiles instead (the median first, then the quartiles, then
 //! the octiles...), so that its first round brackets its strength as a binary
 //! search would, and the next round aims near the rating that gave.
+
+/// The aims a rated entrant's opponents are taken at, in turn: its rating, then one half-width above and
+/// below, then two.
+const AIMS: usize = 5;
 
 /// What the rule knows of one entrant.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,20 +87,26 @@ pub fn opponents_of(
     let width = |i: usize| entrants[i].rating.map_or(f64::INFINITY, |(_, width)| width);
     match entrants[who].rating {
         Some((elo, half_width)) => {
+            // Each round starts one aim further along, so that an entrant with few opponents a round still
+            // meets the field spread out over its rounds.
+            let turn = (entrants[who].games / 2) as usize;
+            // How far a candidate is from an aim, each earlier meeting counting as half an interval further.
+            let distance = |candidate: usize, aim: f64| {
+                (place(candidate) - aim).abs() + f64::from(met(who, candidate)) * half_width / 2.0
+            };
             for slot in 0..opponents {
                 if candidates.is_empty() {
                     break;
                 }
-                let steps = slot.div_ceil(2) as f64;
-                let aim = elo + if slot % 2 == 1 { steps } else { -steps } * half_width;
+                let step = (slot + turn) % AIMS;
+                let steps = step.div_ceil(2) as f64;
+                let aim = elo + if step % 2 == 1 { steps } else { -steps } * half_width;
                 let best = (0..candidates.len())
                     .min_by(|&x, &y| {
                         let (a, b) = (candidates[x], candidates[y]);
-                        (place(a) - aim)
-                            .abs()
-                            .total_cmp(&(place(b) - aim).abs())
+                        distance(a, aim)
+                            .total_cmp(&distance(b, aim))
                             .then(width(a).total_cmp(&width(b)))
-                            .then(met(who, a).cmp(&met(who, b)))
                             .then(a.cmp(&b))
                     })
                     .expect("a candidate");

@@ -7,8 +7,6 @@
 //! reading threads, then [`LeagueState`] in file order) is an error naming its
 //! line, so that a line edited by hand is refused, never counted.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use pahtum_record::GameRecord;
@@ -16,7 +14,7 @@ use pahtum_record::GameRecord;
 use crate::audit::Fault;
 use crate::config::ConfigError;
 use crate::journal::lines::for_each_line;
-use crate::journal::{Ending, JournalError, Moves, Span};
+use crate::journal::{Ending, JournalError, Moves, Span, open_first_line};
 
 use super::lines::{FORMAT, LeagueHeader, Parsed, parse};
 use super::state::{LeagueFault, LeagueState};
@@ -58,30 +56,12 @@ pub enum LeagueError {
 
 /// Whether the journal at `path` is a league's: its first line names the league format.
 pub fn is_league_journal(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
-    let mut line = Vec::new();
-    if BufReader::new(file).take_line(&mut line).is_err() {
-        return false;
-    }
     #[derive(serde::Deserialize)]
     struct Format {
         journal: String,
     }
-    serde_json::from_slice::<Format>(&line).is_ok_and(|format| format.journal == FORMAT)
-}
-
-/// A bounded read of a file's first line.
-trait TakeLine {
-    fn take_line(self, line: &mut Vec<u8>) -> std::io::Result<()>;
-}
-
-impl<R: BufRead> TakeLine for R {
-    fn take_line(self, line: &mut Vec<u8>) -> std::io::Result<()> {
-        // A header is a few kilobytes; a megabyte is no header.
-        self.take(1 << 20).read_until(b'\n', line).map(drop)
-    }
+    open_first_line(path)
+        .is_ok_and(|(line, _)| serde_json::from_slice::<Format>(&line).is_ok_and(|format| format.journal == FORMAT))
 }
 
 /// What one pass over a league's journal found.
@@ -107,23 +87,18 @@ pub fn read<T: Send>(
         path: path.to_owned(),
         source,
     };
-    let mut rest = BufReader::new(File::open(path).map_err(io_error)?);
-    let mut line = Vec::new();
-    (&mut rest).take_line(&mut line).map_err(io_error)?;
-    if line.pop() != Some(b'\n') {
-        return Err(JournalError::NoHeader { path: path.to_owned() }.into());
-    }
-    let header: LeagueHeader = serde_json::from_slice(&line).map_err(|source| JournalError::BadHeader {
-        path: path.to_owned(),
-        source,
-    })?;
-    if header.journal != FORMAT {
-        return Err(JournalError::Format {
-            path: path.to_owned(),
-            found: header.journal,
-        }
-        .into());
-    }
+    let (line, rest) = open_first_line(path)?;
+    // A tournament's journal, or any other first line, is no league's.
+    let header = serde_json::from_slice::<LeagueHeader>(&line)
+        .ok()
+        .filter(|header| header.journal == FORMAT)
+        .ok_or_else(|| {
+            LeagueError::Refused(format!(
+                "{} is not a league's journal (its first line is not a {FORMAT} header); `arena standings` and \
+                 `arena report` read any journal",
+                path.display()
+            ))
+        })?;
     let fault = |line, source| LeagueError::Fault {
         path: path.to_owned(),
         line,
@@ -161,9 +136,13 @@ pub fn read<T: Send>(
                     return Ok(());
                 }
                 Some(Err(error)) => return Err(fault(number, error.into())),
-                Some(Ok((Parsed::Event(event), _))) => state.apply_event(event).map_err(|error| fault(number, error))?,
+                Some(Ok((Parsed::Event(event), _))) => {
+                    state.apply_event(event).map_err(|error| fault(number, error))?
+                }
                 Some(Ok((Parsed::Game { record, hashes }, kept))) => {
-                    state.apply_game(&record, &hashes).map_err(|error| fault(number, error))?;
+                    state
+                        .apply_game(&record, &hashes)
+                        .map_err(|error| fault(number, error))?;
                     ending.records += 1;
                     let span = Span {
                         offset: ending.valid_len,

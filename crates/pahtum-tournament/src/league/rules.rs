@@ -6,7 +6,7 @@
 //! rule the same way, and a league's games are laid out by the tournament's
 //! schedule (see [`League::template`]). Like a tournament, the resolved rules
 //! go into the journal's header with their hash, and a `league.toml` changed
-//! since is refused. `tournaments/league-reference.toml` documents every key.
+//! since is refused. `tournaments/league/league.toml` documents every key.
 
 use std::path::Path;
 
@@ -80,7 +80,7 @@ struct LeagueKeys {
 /// The `league.toml` that `arena league init` writes: every key at its default, each explained.
 pub fn default_file(name: &str) -> String {
     format!(
-        "# A league's rules (see tournaments/league-reference.toml for every key).\n\
+        "# A league's rules (see tournaments/league/league.toml for every key).\n\
          name = \"{name}\"\n\
          seed = 0\n\
          # The most games one pair of entrants plays (even: each layout twice, seats swapped).\n\
@@ -139,7 +139,9 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
             return Err(key_error(
                 "games_per_pair",
                 format!("{n} games per pair"),
-                format!("use an even number from 2 to {MAX_GAMES_PER_PAIR}: each layout is played twice, seats swapped"),
+                format!(
+                    "use an even number from 2 to {MAX_GAMES_PER_PAIR}: each layout is played twice, seats swapped"
+                ),
             ));
         }
     };
@@ -222,6 +224,15 @@ mod tests {
         assert_eq!(league, parse(Path::new("l"), "name = \"class\"").unwrap());
     }
 
+    /// The reference file is valid and writes out the true defaults.
+    #[test]
+    fn the_reference_file_states_the_true_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/league/league.toml");
+        let reference = load(&path).unwrap();
+        assert_eq!(reference, parse(&path, "name = \"league\"").unwrap());
+        assert_eq!(reference, parse(&path, &default_file("league")).unwrap());
+    }
+
     #[test]
     fn a_bad_key_is_named_with_its_fix() {
         for (text, key) in [
@@ -232,7 +243,10 @@ mod tests {
             ("name = \"../x\"", "name"),
         ] {
             let error = parse(Path::new("league.toml"), text).unwrap_err();
-            assert!(matches!(&error, ConfigError::Invalid { key: found, .. } if found == key), "{error}");
+            assert!(
+                matches!(&error, ConfigError::Invalid { key: found, .. } if found == key),
+                "{error}"
+            );
         }
         let error = parse(Path::new("league.toml"), "name = \"x\"\nbots = 3").unwrap_err();
         assert!(matches!(error, ConfigError::Syntax { .. }), "{error}");

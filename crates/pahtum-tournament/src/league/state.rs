@@ -185,7 +185,10 @@ impl LeagueState {
 
     /// The games of every round decided, played or not.
     pub fn decided_games(&self) -> usize {
-        self.pairs.values().map(|pair| 2 * pair.decided.count_ones() as usize).sum()
+        self.pairs
+            .values()
+            .map(|pair| 2 * pair.decided.count_ones() as usize)
+            .sum()
     }
 
     /// The layout rounds decided between entrants `a` and `b` (in either order).
@@ -225,7 +228,9 @@ impl LeagueState {
             .pairs
             .iter()
             .flat_map(|(&(a, b), rounds)| {
-                (0..64).filter(move |k| rounds.decided >> k & 1 == 1).map(move |k| LayoutPair(a, b, k))
+                (0..64)
+                    .filter(move |k| rounds.decided >> k & 1 == 1)
+                    .map(move |k| LayoutPair(a, b, k))
             })
             .filter(|pair| !self.last_round.contains(pair))
             .collect();
@@ -375,7 +380,7 @@ impl LeagueState {
 }
 
 /// Whether `hash` is `"sha256:"` and 64 lowercase hex digits.
-pub fn is_content_hash(hash: &str) -> bool {
+fn is_content_hash(hash: &str) -> bool {
     hash.strip_prefix("sha256:")
         .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f')))
 }

@@ -11,7 +11,11 @@ use super::table::{fold, table};
 
 /// The lines of the journal at `path`.
 fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path).unwrap().lines().map(str::to_owned).collect()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn write(path: &Path, lines: &[String]) {
@@ -31,8 +35,17 @@ fn a_league_journal_reads_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
     synthetic_league(&path, 5, 30);
-    let read = read(&path, Moves::Keep, |record| record.moves.len(), |_, _, moves, _| assert!(moves > 0)).unwrap();
-    assert_eq!((read.state.entrants().len(), read.state.games(), read.state.rounds()), (5, 30, 2));
+    let read = read(
+        &path,
+        Moves::Keep,
+        |record| record.moves.len(),
+        |_, _, moves, _| assert!(moves > 0),
+    )
+    .unwrap();
+    assert_eq!(
+        (read.state.entrants().len(), read.state.games(), read.state.rounds()),
+        (5, 30, 2)
+    );
     assert_eq!(read.ending.records, 30);
     assert!(read.state.pending().is_empty());
 }
@@ -70,7 +83,10 @@ fn an_edited_line_is_refused_with_its_number() {
     edited.push(original[6].clone());
     write(&path, &edited);
     let (line, fault) = refused(&path);
-    assert!(matches!(fault, LeagueFault::Duplicate { .. }) && line == original.len() + 1, "{fault}");
+    assert!(
+        matches!(fault, LeagueFault::Duplicate { .. }) && line == original.len() + 1,
+        "{fault}"
+    );
     let mut edited = original.clone();
     edited.swap(5, 6);
     write(&path, &edited);
