@@ -728,7 +728,7 @@ mod tests {
         let tournament = pahtum_tournament::testing::tournament();
         let games = schedule(&tournament);
         let declined_layout = games[0].layout.as_str();
-        let pending = [0, 1, 3, 4].map(|index| games[index].clone());
+        let pending = [0, 1, 3, 4].map(|index| (games[index].clone(), games[index].spec(&tournament)));
         assert_eq!(
             (games[1].layout.as_str(), games[3].layout == games[2].layout),
             (declined_layout, true)
@@ -736,10 +736,10 @@ mod tests {
         let mut observer = DeclinesLayout(declined_layout);
         let (mut pending, mut declined) = (pending.into_iter(), false);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id), Some(games[3].id.clone()));
+        assert_eq!(next.map(|(game, _)| game.id), Some(games[3].id.clone()));
         assert!(declined);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id), Some(games[4].id.clone()));
+        assert_eq!(next.map(|(game, _)| game.id), Some(games[4].id.clone()));
         assert_eq!(next_allowed(&mut pending, &mut observer, &mut declined), None);
     }
 

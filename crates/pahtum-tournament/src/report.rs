@@ -33,7 +33,7 @@ pub enum ReportError {
     Strength(#[from] StrengthError),
     /// The journal is a league's, and cannot be read.
     #[error(transparent)]
-    League(#[from] crate::league::LeagueError),
+    League(#[from] Box<crate::league::LeagueError>),
 }
 
 /// The games of a journal, checked against its schedule, and their standings.
@@ -84,7 +84,7 @@ pub fn fold_journal<T: Send>(
 ) -> Result<Folded, ReportError> {
     if league::is_league_journal(path) {
         // A league's journal: its entrants are the bots, the games of its rounds the schedule.
-        let (state, tallies) = league::table::fold(path, moves, keep, each)?;
+        let (state, tallies) = league::table::fold(path, moves, keep, each).map_err(Box::new)?;
         return Ok(Folded {
             tournament: state.tournament(),
             scheduled: state.decided_games(),

@@ -169,7 +169,10 @@ pub(crate) enum Parsed {
     /// A line that is not a game.
     Event(Event),
     /// A game, replayed by the rules, with its entrants' hashes by seat.
-    Game { record: GameRecord, hashes: [String; 2] },
+    Game {
+        record: Box<GameRecord>,
+        hashes: [String; 2],
+    },
 }
 
 /// Reads one line alone: an event, or a game whose moves (kept as `moves` says) replay by the rules.
@@ -194,7 +197,7 @@ pub(crate) fn parse(text: &[u8], moves: Moves) -> Result<Parsed, Fault> {
     })?;
     Ok(Parsed::Game {
         hashes: hashes(text)?,
-        record,
+        record: Box::new(record),
     })
 }
 

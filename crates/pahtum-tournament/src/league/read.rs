@@ -37,7 +37,7 @@ pub enum LeagueError {
         line: usize,
         /// What is wrong with it.
         #[source]
-        source: LeagueFault,
+        source: Box<LeagueFault>,
     },
     /// `league.toml` changed since the journal was started.
     #[error(
@@ -102,7 +102,7 @@ pub fn read<T: Send>(
     let fault = |line, source| LeagueError::Fault {
         path: path.to_owned(),
         line,
-        source,
+        source: Box::new(source),
     };
     if header.hash != header.league.hash() {
         return Err(fault(1, LeagueFault::HeaderEdited));
@@ -148,7 +148,7 @@ pub fn read<T: Send>(
                         offset: ending.valid_len,
                         len: line.text.len(),
                     };
-                    each(&state, record, kept.expect("a game keeps"), span);
+                    each(&state, *record, kept.expect("a game keeps"), span);
                 }
             }
             ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);

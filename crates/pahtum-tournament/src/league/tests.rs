@@ -25,7 +25,7 @@ fn write(path: &Path, lines: &[String]) {
 /// The number of the line the reading of `path` refuses, and why.
 fn refused(path: &Path) -> (usize, LeagueFault) {
     match read(path, Moves::Drop, |_| (), |_, _, (), _| {}) {
-        Err(LeagueError::Fault { line, source, .. }) => (line, source),
+        Err(LeagueError::Fault { line, source, .. }) => (line, *source),
         other => panic!("not refused: {other:?}"),
     }
 }
