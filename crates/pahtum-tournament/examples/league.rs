@@ -16,13 +16,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use pahtum_stats::{FitOptions, PairMatrix, fit};
 use pahtum_tournament::journal::Moves;
 use pahtum_tournament::league::pairing::{self, Entrant};
 use pahtum_tournament::league::table::{fold, table};
-use pahtum_tournament::testing::synthetic_league;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use pahtum_tournament::testing::{simulate_round_robin, simulate_rule, synthetic_league};
 
 const FIELD: usize = 30;
 
@@ -94,117 +91,16 @@ fn main() {
     }
 }
 
-/// The simulated field: games, points and the true ratings.
-struct Field {
-    strength: Vec<f64>,
-    matrix: PairMatrix,
-    games: u64,
-    rng: ChaCha8Rng,
-}
-
-impl Field {
-    fn new(seed: u64) -> Field {
-        Field {
-            strength: (0..FIELD)
-                .map(|i| -400.0 + 800.0 * i as f64 / (FIELD - 1) as f64)
-                .collect(),
-            matrix: PairMatrix::new(FIELD),
-            games: 0,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
-    }
-
-    /// One layout pair: two games of `a` against `b`.
-    fn play(&mut self, a: usize, b: usize) {
-        let p = 1.0 / (1.0 + 10f64.powf((self.strength[b] - self.strength[a]) / 400.0));
-        let wins = (0..2).filter(|_| self.rng.random::<f64>() < p).count() as u64;
-        self.matrix.add_games(a, b, 2, 2 * wins).unwrap();
-        self.games += 2;
-    }
-
-    /// Each bot's rating and interval half-width, as the league's table fits them (the bots with games).
-    fn ratings(&self) -> Vec<Entrant> {
-        let rated: Vec<usize> = (0..FIELD).filter(|&i| self.matrix.player_games(i) > 0).collect();
-        let mut matrix = PairMatrix::new(rated.len());
-        for (x, &a) in rated.iter().enumerate() {
-            for (y, &b) in rated.iter().enumerate() {
-                let games = self.matrix.games(a, b);
-                if games > 0 {
-                    matrix
-                        .add_games(x, y, games, (2.0 * self.matrix.points(a, b)) as u64)
-                        .unwrap();
-                }
-            }
-        }
-        let fitted = fit(&matrix, &FitOptions::default()).ok();
-        (0..FIELD)
-            .map(|i| {
-                let rating = fitted.as_ref().and_then(|fitted| {
-                    let at = rated.iter().position(|&r| r == i)?;
-                    let player = fitted.players[at];
-                    Some((player.rating, (player.upper - player.lower) / 2.0))
-                });
-                Entrant {
-                    active: true,
-                    rating,
-                    games: self.matrix.player_games(i),
-                }
-            })
-            .collect()
-    }
-
-    fn settled(&self, target: f64) -> bool {
-        self.ratings()
-            .iter()
-            .all(|e| e.rating.is_some_and(|(_, width)| width <= target))
-    }
-}
-
 fn simulate(seeds: u64, target: f64, opponents: usize) {
-    println!("30 bots, Elo -400 to +400; games until every 95% interval is within ±{target} Elo");
+    println!("{FIELD} bots, Elo -400 to +400; games until every 95% interval is within ±{target} Elo");
     println!("seed  pairing rule ({opponents} opponents)  round robin");
     let (mut rule_total, mut robin_total) = (0, 0);
     for seed in 1..=seeds {
-        let mut field = Field::new(seed);
-        let mut decided = vec![vec![0u32; FIELD]; FIELD];
-        loop {
-            let entrants = field.ratings();
-            if entrants
-                .iter()
-                .all(|e| e.rating.is_some_and(|(_, width)| width <= target))
-            {
-                break;
-            }
-            let round = pairing::round(
-                &entrants,
-                target,
-                opponents,
-                |a, b| decided[a][b] < 64,
-                |a, b| decided[a][b],
-            );
-            if round.is_empty() {
-                break;
-            }
-            for (a, b) in round {
-                decided[a][b] += 1;
-                decided[b][a] += 1;
-                field.play(a, b);
-            }
-        }
-        let rule = field.games;
-        let mut field = Field::new(seed);
-        let pairs: Vec<(usize, usize)> = (0..FIELD).flat_map(|a| (a + 1..FIELD).map(move |b| (a, b))).collect();
-        'robin: for _round in 0..64 {
-            for (count, &(a, b)) in pairs.iter().enumerate() {
-                field.play(a, b);
-                if count % 15 == 14 && field.settled(target) {
-                    break 'robin;
-                }
-            }
-        }
-        println!("{seed:>4}  {rule:>26}  {:>11}", field.games);
+        let rule = simulate_rule(FIELD, seed, target, opponents);
+        let robin = simulate_round_robin(FIELD, seed, target);
+        println!("{seed:>4}  {rule:>26}  {robin:>11}");
         rule_total += rule;
-        robin_total += field.games;
+        robin_total += robin;
     }
     println!(
         "mean  {:>26.0}  {:>11.0}",

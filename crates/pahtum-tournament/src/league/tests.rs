@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::journal::Moves;
-use crate::testing::synthetic_league;
+use crate::testing::{simulate_round_robin, simulate_rule, synthetic_league};
 
 use super::read::{LeagueError, read};
 use super::state::LeagueFault;
@@ -119,4 +119,13 @@ fn the_table_does_not_depend_on_the_order_of_the_games() {
     lines.insert(games, round);
     write(&path, &lines);
     assert_eq!(text(&path), before);
+}
+
+/// On a simulated field of known strength, the pairing rule reaches the target in fewer games than a round
+/// robin (`cargo run --release -p pahtum-tournament --example league -- sim` measures 30 bots).
+#[test]
+fn the_pairing_rule_needs_fewer_games_than_a_round_robin() {
+    let rule = simulate_rule(12, 1, 120.0, 4);
+    let robin = simulate_round_robin(12, 1, 120.0);
+    assert!(rule < robin, "the rule played {rule} games, the round robin {robin}");
 }
