@@ -186,6 +186,14 @@ fn a_league_grows_over_five_additions_and_plays_only_what_it_needs() {
         "{ladder}"
     );
     assert!(!ladder.contains("broken") && !ladder.contains("mute"), "{ladder}");
+
+    // A retired entrant keeps its games and rating, apart, and plays no more.
+    assert_success(&arena(&["league", "retire", s(&dir), "rand@1"]));
+    let ladder = table(&dir);
+    let retired = &ladder[ladder.find("Retired").expect("a retired section")..ladder.find("Versions").unwrap()];
+    assert!(retired.contains("rand@1") && !retired.contains("rand@2"), "{ladder}");
+    assert_success(&run(&dir, &[]));
+    assert_eq!(games(&dir).len(), 12);
 }
 
 #[test]
