@@ -81,6 +81,8 @@ subcommands! {
     Analyze => analyze,
     /// Serve the runs of a folder in the browser: each run's report, kept current as its games end.
     Serve => serve,
+    /// Run a league: bots and versions join over time and play only the games their ratings need.
+    League => league,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

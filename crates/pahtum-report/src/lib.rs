@@ -19,6 +19,7 @@
 pub mod board;
 pub mod files;
 pub mod html;
+pub mod league;
 pub mod match_report;
 pub mod progress;
 pub mod render;

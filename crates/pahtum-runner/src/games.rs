@@ -19,6 +19,7 @@ use pahtum_referee::{BotSpec, Limits, StartError};
 use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, TournamentFile};
 use pahtum_tournament::events::{Observer, RunEnding};
 
+use pahtum_tournament::journal::Journal;
 use pahtum_tournament::resume::Opened;
 
 use crate::launch::Launcher;
@@ -26,7 +27,7 @@ use crate::limits::referee_limits;
 use crate::live::Live;
 use crate::pool::Pool;
 use crate::runner;
-use crate::runner::RunError;
+use crate::runner::{RunError, Work};
 
 /// The bots of a run, and how they play.
 #[derive(Debug)]
@@ -112,6 +113,34 @@ pub async fn play_games(
     if opened.plan.pending().next().is_none() {
         return Ok(RunEnding::Finished);
     }
+    // Inserted one by one: collecting into a set would first gather every pending game's names in a list.
+    let mut names = BTreeSet::new();
+    for index in opened.plan.pending() {
+        names.extend(<[&str; 2]>::from(opened.plan.schedule.players(index)));
+    }
+    let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
+    play(
+        &opened.plan,
+        &mut opened.journal,
+        &names,
+        out,
+        (bots, live),
+        observer,
+        stop,
+    )
+    .await
+}
+
+/// Plays the pending games of `work` into `journal` as [`play_games`] does, `names` being the bots that play them.
+pub async fn play(
+    work: &impl Work,
+    journal: &mut Journal,
+    names: &[String],
+    out: &Path,
+    (bots, live): (Bots, &Arc<Live>),
+    observer: &mut dyn Observer,
+    stop: impl Future<Output = ()>,
+) -> Result<RunEnding, PlayError> {
     let cores = match bots.affinity {
         Some(true) => Some(cores_for(bots.concurrency)?),
         Some(false) => None,
@@ -133,27 +162,13 @@ pub async fn play_games(
         pool = pool.pinned(cores);
     }
     let pool = Arc::new(pool);
-    // Inserted one by one: collecting into a set would first gather every pending game's names in a list.
-    let mut names = BTreeSet::new();
-    for index in opened.plan.pending() {
-        names.extend(<[&str; 2]>::from(opened.plan.schedule.players(index)));
-    }
-    let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
-    if let Err(errors) = pool.warm_up(&names).await {
+    if let Err(errors) = pool.warm_up(names).await {
         pool.shutdown().await;
         return Err(PlayError::CannotStart(errors));
     }
     // Pinned here, `stop` lives to the end of this function: past the pool's shutdown.
     let mut stop = pin!(stop);
-    let ending = runner::run(
-        &opened.plan,
-        bots.concurrency,
-        &mut opened.journal,
-        &pool,
-        observer,
-        stop.as_mut(),
-    )
-    .await;
+    let ending = runner::run(work, bots.concurrency, journal, &pool, observer, stop.as_mut()).await;
     pool.shutdown().await;
     Ok(ending?)
 }

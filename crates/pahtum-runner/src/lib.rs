@@ -12,6 +12,7 @@
 //! [`greet`] asks each bot its `hello` once, to compare with the journal's.
 //! [`live`] shows the games in progress move by move, in the process and,
 //! through a socket in the run's folder ([`live_socket`]), to others.
+//! [`league`] builds and checks a league's entrants and plays a league's rounds.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -22,6 +23,7 @@
 pub mod games;
 pub mod greet;
 pub mod launch;
+pub mod league;
 pub mod limits;
 pub mod live;
 pub mod live_socket;

@@ -48,7 +48,7 @@ use tokio::task::JoinSet;
 
 use crate::pool::{Pool, Slot};
 use pahtum_tournament::events::{Event, Observer, RunEnding};
-use pahtum_tournament::journal::{Journal, JournalError};
+use pahtum_tournament::journal::{Journal, JournalError, Span};
 use pahtum_tournament::resume::Plan;
 use pahtum_tournament::schedule::ScheduledGame;
 
@@ -102,25 +102,65 @@ impl Executor for Pool {
     }
 }
 
+/// The games a run plays and how their records go into its journal: a tournament's [`Plan`], or a league's
+/// round (whose lines name the entrants' content hashes beside each record).
+pub trait Work {
+    /// The name the run is shown under.
+    fn name(&self) -> &str;
+    /// The games of the whole (the schedule, or the league's rounds).
+    fn total(&self) -> usize;
+    /// The games of the whole already in the journal.
+    fn done(&self) -> usize;
+    /// The games to play, in order, each with its spec, computed as they are asked for.
+    fn to_play(&self) -> impl Iterator<Item = (ScheduledGame, GameSpec)> + '_;
+    /// Appends the record of a game to the journal.
+    fn append(&self, journal: &mut Journal, record: &GameRecord) -> Result<Span, JournalError>;
+}
+
+impl Work for Plan {
+    fn name(&self) -> &str {
+        &self.tournament().name
+    }
+
+    fn total(&self) -> usize {
+        self.schedule.len()
+    }
+
+    fn done(&self) -> usize {
+        self.done.len()
+    }
+
+    fn to_play(&self) -> impl Iterator<Item = (ScheduledGame, GameSpec)> + '_ {
+        self.pending_games().map(|game| {
+            let spec = game.spec(self.tournament());
+            (game, spec)
+        })
+    }
+
+    fn append(&self, journal: &mut Journal, record: &GameRecord) -> Result<Span, JournalError> {
+        journal.append(record)
+    }
+}
+
 /// Plays the pending games of `plan` with `executor`, `concurrency` games at once, until done or `stop`
 /// completes.
 pub async fn run(
-    plan: &Plan,
+    plan: &impl Work,
     concurrency: usize,
     journal: &mut Journal,
     executor: &Arc<impl Executor>,
     observer: &mut dyn Observer,
     stop: impl Future<Output = ()>,
 ) -> Result<RunEnding, RunError> {
-    let total = plan.schedule.len();
-    let mut done = plan.done.len();
+    let total = plan.total();
+    let mut done = plan.done();
     observer.on(Event::Started {
-        tournament: &plan.tournament().name,
+        tournament: plan.name(),
         total,
         done,
         concurrency,
     });
-    let mut pending = plan.pending_games();
+    let mut pending = plan.to_play();
     let mut running: JoinSet<Played> = JoinSet::new();
     let mut stopping = false;
     let mut declined = false;
@@ -128,7 +168,7 @@ pub async fn run(
     let mut stop = std::pin::pin!(stop);
     loop {
         while !stopping && failed.is_none() && running.len() < concurrency.max(1) {
-            let Some(game) = next_allowed(&mut pending, observer, &mut declined) else {
+            let Some((game, spec)) = next_allowed(&mut pending, observer, &mut declined) else {
                 break;
             };
             observer.on(Event::GameStarted {
@@ -136,7 +176,6 @@ pub async fn run(
                 first: &game.first,
                 second: &game.second,
             });
-            let spec = game.spec(plan.tournament());
             running.spawn(Arc::clone(executor).play(game, spec));
         }
         if running.is_empty() {
@@ -158,7 +197,7 @@ pub async fn run(
                         continue;
                     }
                 };
-                let at = match journal.append(&record) {
+                let at = match plan.append(journal, &record) {
                     Ok(at) => at,
                     Err(error) => return Err(abandon(running, journal, error).await.into()),
                 };
@@ -218,13 +257,13 @@ async fn abandon(mut running: JoinSet<Played>, journal: &mut Journal, error: Jou
 /// The next game of `pending` that `observer` lets start; the games it declines on the way are skipped
 /// (never asked about again) and set `declined`.
 fn next_allowed(
-    pending: &mut impl Iterator<Item = ScheduledGame>,
+    pending: &mut impl Iterator<Item = (ScheduledGame, GameSpec)>,
     observer: &mut dyn Observer,
     declined: &mut bool,
-) -> Option<ScheduledGame> {
-    for game in pending {
+) -> Option<(ScheduledGame, GameSpec)> {
+    for (game, spec) in pending {
         if observer.may_start(&game) {
-            return Some(game);
+            return Some((game, spec));
         }
         *declined = true;
     }
@@ -698,7 +737,7 @@ mod tests {
         let tournament = pahtum_tournament::testing::tournament();
         let games = schedule(&tournament);
         let declined_layout = games[0].layout.as_str();
-        let pending = [0, 1, 3, 4].map(|index| games[index].clone());
+        let pending = [0, 1, 3, 4].map(|index| (games[index].clone(), games[index].spec(&tournament)));
         assert_eq!(
             (games[1].layout.as_str(), games[3].layout == games[2].layout),
             (declined_layout, true)
@@ -706,10 +745,10 @@ mod tests {
         let mut observer = DeclinesLayout(declined_layout);
         let (mut pending, mut declined) = (pending.into_iter(), false);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id), Some(games[3].id.clone()));
+        assert_eq!(next.map(|(game, _)| game.id), Some(games[3].id.clone()));
         assert!(declined);
         let next = next_allowed(&mut pending, &mut observer, &mut declined);
-        assert_eq!(next.map(|game| game.id), Some(games[4].id.clone()));
+        assert_eq!(next.map(|(game, _)| game.id), Some(games[4].id.clone()));
         assert_eq!(next_allowed(&mut pending, &mut observer, &mut declined), None);
     }
 

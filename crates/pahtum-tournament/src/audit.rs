@@ -160,7 +160,7 @@ pub fn check_replay(record: &GameRecord, moves: impl IntoIterator<Item = BareMov
 }
 
 /// Checks that `record` has what the schedule gives `game`.
-fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
+pub(crate) fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
     let id = &record.id;
     same(
         id,

@@ -27,6 +27,7 @@ pub mod events;
 pub mod game_set;
 pub mod hellos;
 pub mod journal;
+pub mod league;
 pub mod merge;
 pub mod report;
 pub mod resume;

@@ -8,7 +8,7 @@
 //! records stream from the reader ([`JournalReader`], which checks each, and a
 //! game recorded twice, as they come) into the standings' [`Tallies`], and to
 //! whatever else the caller builds from them (the HTML report), never all in
-//! memory at once.
+//! memory at once. A league's journal folds the same way ([`crate::league`]).
 
 use std::path::Path;
 
@@ -16,6 +16,7 @@ use pahtum_record::GameRecord;
 
 use crate::config::Tournament;
 use crate::journal::{self, JournalReader, Moves, Span};
+use crate::league;
 use crate::resume::ResumeError;
 use crate::schedule::Schedule;
 use crate::standings::{Standings, Tallies, standings};
@@ -30,6 +31,9 @@ pub enum ReportError {
     /// The ratings cannot be computed (such as an anchor that is not a bot).
     #[error(transparent)]
     Strength(#[from] StrengthError),
+    /// The journal is a league's, and cannot be read.
+    #[error(transparent)]
+    League(#[from] Box<crate::league::LeagueError>),
 }
 
 /// The games of a journal, checked against its schedule, and their standings.
@@ -54,7 +58,7 @@ pub fn standings_of_journal(path: &Path, anchor: Option<&AnchorSpec>) -> Result<
 }
 
 /// What one pass over a journal found (see [`fold_journal`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Folded {
     /// The tournament of the journal's header, with the bots that joined it.
     pub tournament: Tournament,
@@ -78,6 +82,15 @@ pub fn fold_journal<T: Send>(
     keep: impl Fn(&GameRecord) -> T + Sync,
     mut each: impl FnMut(&GameRecord, T, Span),
 ) -> Result<Folded, ReportError> {
+    if league::is_league_journal(path) {
+        // A league's journal: its entrants are the bots, the games of its rounds the schedule.
+        let (state, tallies) = league::table::fold(path, moves, keep, each).map_err(Box::new)?;
+        return Ok(Folded {
+            tournament: state.tournament(),
+            scheduled: state.decided_games(),
+            standings: tallies.finish(anchor)?,
+        });
+    }
     let reader = JournalReader::open(path).map_err(ResumeError::from)?;
     let mut tallies = Tallies::new(&reader.header().tournament.bot_names());
     let ending = reader
@@ -113,49 +126,92 @@ fn without_moves<T>(keep: impl Fn(&GameRecord) -> T + Sync) -> impl Fn(GameRecor
 }
 
 /// [`fold_journal`] of a journal that grows while it is read (a run being played): each
-/// [`update`](FollowedFold::update) folds only the records written since the last
-/// ([`journal::Follower`]), so that following a run costs in proportion to its new games, not to all of them.
+/// [`update`](FollowedFold::update) folds only the records written since the last ([`journal::Follower`]), so
+/// that following a run costs in proportion to its new games, not to all of them. A league's journal is folded
+/// whole again when it changed (its lines are not followed one by one yet).
 #[derive(Debug)]
-pub struct FollowedFold {
-    follower: journal::Follower,
-    tallies: Tallies,
+pub struct FollowedFold(Followed);
+
+#[derive(Debug)]
+enum Followed {
+    Tournament {
+        follower: journal::Follower,
+        tallies: Tallies,
+    },
+    League {
+        path: std::path::PathBuf,
+        /// The fold and the journal's length it was made from, once made.
+        folded: Option<(Folded, u64)>,
+    },
 }
 
 impl FollowedFold {
     /// Starts following the journal at `path` (its header read, no record yet).
     pub fn open(path: &Path) -> Result<FollowedFold, ReportError> {
+        if league::is_league_journal(path) {
+            return Ok(FollowedFold(Followed::League {
+                path: path.to_owned(),
+                folded: None,
+            }));
+        }
         let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
         let tallies = Tallies::new(&follower.header().tournament.bot_names());
-        Ok(FollowedFold { follower, tallies })
+        Ok(FollowedFold(Followed::Tournament { follower, tallies }))
     }
 
     /// Folds the records written since the last update, as [`fold_journal`] folds every record; a journal
-    /// that was replaced is [`journal::Growth::Replaced`], and nothing is folded: open it again.
+    /// that was replaced (or a league's that changed) is [`journal::Growth::Replaced`], and nothing is folded:
+    /// open it again.
     pub fn update<T: Send>(
         &mut self,
         moves: Moves,
         keep: impl Fn(&GameRecord) -> T + Sync,
         mut each: impl FnMut(&GameRecord, T, Span),
     ) -> Result<journal::Growth, ReportError> {
-        let tallies = &mut self.tallies;
-        let growth = self
-            .follower
-            .read_new(moves, without_moves(keep), |(record, kept), span| {
-                tallies.add(&record);
-                each(&record, kept, span);
-            })
-            .map_err(ResumeError::from)?;
-        Ok(growth)
+        match &mut self.0 {
+            Followed::Tournament { follower, tallies } => {
+                let growth = follower
+                    .read_new(moves, without_moves(keep), |(record, kept), span| {
+                        tallies.add(&record);
+                        each(&record, kept, span);
+                    })
+                    .map_err(ResumeError::from)?;
+                Ok(growth)
+            }
+            Followed::League { path, folded } => {
+                let length = std::fs::metadata(&*path).map_or(0, |meta| meta.len());
+                match folded {
+                    Some((_, folded_length)) if *folded_length == length => Ok(journal::Growth::Same),
+                    Some(_) => Ok(journal::Growth::Replaced),
+                    None => {
+                        let fold = fold_journal(path, moves, None, keep, each)?;
+                        let games = fold.standings.games;
+                        *folded = Some((fold, length));
+                        Ok(journal::Growth::Grew(games))
+                    }
+                }
+            }
+        }
     }
 
     /// The bytes of the journal folded so far.
     pub fn bytes_read(&self) -> u64 {
-        self.follower.bytes_read()
+        match &self.0 {
+            Followed::Tournament { follower, .. } => follower.bytes_read(),
+            Followed::League { folded, .. } => folded.as_ref().map_or(0, |(_, length)| *length),
+        }
     }
 
-    /// The standings of the records folded so far, as [`fold_journal`] makes them.
+    /// The standings of the records folded so far, as [`fold_journal`] makes them (a league's relative to
+    /// the pool's average, whatever `anchor` says).
     pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
-        folded(self.follower.schedule(), self.tallies.clone(), anchor)
+        match &self.0 {
+            Followed::Tournament { follower, tallies } => folded(follower.schedule(), tallies.clone(), anchor),
+            Followed::League { folded, path } => match folded {
+                Some((folded, _)) => Ok(folded.clone()),
+                None => Ok(fold_journal(path, Moves::Drop, None, |_| (), |_, (), _| {})?),
+            },
+        }
     }
 }
 
@@ -289,6 +345,27 @@ mod tests {
             ),
             "{error:?}"
         );
+    }
+
+    #[test]
+    fn a_followed_league_is_folded_whole_again_when_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        crate::testing::synthetic_league(&path, 4, 6);
+        let mut followed = FollowedFold::open(&path).unwrap();
+        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Grew(6));
+        assert_eq!(
+            format!("{:?}", followed.folded(None).unwrap().standings),
+            folded_whole(&path)
+        );
+        assert_eq!(look(&mut followed), journal::Growth::Same);
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, b"\n"))
+            .unwrap();
+        assert_eq!(look(&mut followed), journal::Growth::Replaced);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! names) and writes the standings, ratings and report beside it through the same call as
 //! `arena run` (`pahtum_report::run_report::write_run_reports`), so a merged run's files are those of an unsharded
 //! run. Games still missing are listed by shard (a shard that never ran is named), and the exit code
-//! is then 1, so that a dependent job notices.
+//! is then 1, so that a dependent job notices. The shards of a league's round (`arena league run --shard`)
+//! merge into a league's folder (`arena league`'s merge).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use pahtum_report::run_report::write_run_reports;
 use pahtum_tournament::events::RunEnding;
+use pahtum_tournament::league::is_league_journal;
 use pahtum_tournament::merge::{Merged, merge};
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
@@ -40,6 +42,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let inputs = journals(&args.journals)?;
+    if inputs.first().is_some_and(|journal| is_league_journal(journal)) {
+        return super::league::merge(&args.out, &inputs);
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create the output folder {}", args.out.display()))?;
     let journal = args.out.join(JOURNAL);

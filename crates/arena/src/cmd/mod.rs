@@ -7,6 +7,7 @@ pub mod check;
 pub mod completions;
 mod flow;
 pub mod game;
+pub mod league;
 pub mod man;
 pub mod match_cmd;
 pub mod merge;

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// A [`Format`] as a clap value, so that the help and the completions list the formats.
 #[derive(Debug, Clone, Copy)]
-pub struct FormatArg(Format);
+pub struct FormatArg(pub Format);
 
 static FORMATS: LazyLock<Vec<FormatArg>> = LazyLock::new(|| Format::ALL.map(FormatArg).to_vec());
 

@@ -43,21 +43,21 @@ pub(super) struct FileKeys {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RulesKeys {
-    pub(super) placement: Option<String>,
-    pub(super) blocks: Option<Vec<i64>>,
-    pub(super) layouts: Option<Vec<Vec<String>>>,
-    pub(super) pie: Option<bool>,
+pub(crate) struct RulesKeys {
+    pub(crate) placement: Option<String>,
+    pub(crate) blocks: Option<Vec<i64>>,
+    pub(crate) layouts: Option<Vec<Vec<String>>>,
+    pub(crate) pie: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct TimeKeys {
-    pub(super) move_ms: Option<u64>,
-    pub(super) base_ms: Option<u64>,
-    pub(super) increment_ms: Option<u64>,
-    pub(super) margin_ms: Option<u64>,
-    pub(super) clock: Option<String>,
+pub(crate) struct TimeKeys {
+    pub(crate) move_ms: Option<u64>,
+    pub(crate) base_ms: Option<u64>,
+    pub(crate) increment_ms: Option<u64>,
+    pub(crate) margin_ms: Option<u64>,
+    pub(crate) clock: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,13 +93,13 @@ pub(super) struct BotKeys {
 }
 
 /// One problem with one key, before the file's path is attached.
-pub(super) struct KeyError {
-    pub(super) key: String,
-    pub(super) problem: String,
-    pub(super) fix: String,
+pub(crate) struct KeyError {
+    pub(crate) key: String,
+    pub(crate) problem: String,
+    pub(crate) fix: String,
 }
 
-pub(super) fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
+pub(crate) fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
     KeyError {
         key: key.into(),
         problem: problem.to_string(),

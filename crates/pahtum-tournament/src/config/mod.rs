@@ -19,10 +19,10 @@
 //!
 //! `tournaments/reference.toml` documents every key and its default.
 
-mod keys;
+pub(crate) mod keys;
 mod model;
-mod names;
-mod resolve;
+pub(crate) mod names;
+pub(crate) mod resolve;
 #[cfg(test)]
 mod tests;
 

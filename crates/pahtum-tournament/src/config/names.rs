@@ -21,7 +21,7 @@ pub fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= MAX_NAME_LEN && name.chars().all(is_plain_char) && !name.starts_with('.')
 }
 
-pub(super) fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
+pub(crate) fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
     if !is_plain_name(name) {
         return Err(key_error(
             key,

@@ -123,44 +123,53 @@ impl Checker {
         moves: Moves,
         grown: impl FnOnce() -> Option<Arc<Checker>>,
     ) -> Result<(usize, GameRecord), Fault> {
-        let scheduled = |record: &GameRecord| {
-            self.audit.check_scheduled(record).or_else(|fault| match grown() {
+        let mut index = 0;
+        let record = read_record(text, moves, |record, moves| {
+            index = self.audit.check_scheduled(record).or_else(|fault| match grown() {
                 Some(grown) => grown.audit.check_scheduled(record).map_err(|_| fault),
                 None => Err(fault),
-            })
-        };
-        fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
-            // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
-            match std::str::from_utf8(text) {
-                Ok(text) => serde_json::from_str(text),
-                Err(_) => serde_json::from_slice(text),
-            }
-            .map_err(Fault::NotARecord)
-        }
-        let (index, record) = match moves {
-            Moves::Keep => {
-                let record: GameRecord = parse(text)?;
-                let index = scheduled(&record)?;
-                check_replay(&record, record.moves.iter().map(MoveRecord::bare))?;
-                (index, record)
-            }
-            Moves::Drop => {
-                let fast = fast::split(text).and_then(|(rest, moves)| {
-                    let record = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split().0;
-                    Some((record, moves))
-                });
-                // Anything the hand reader does not take, serde reads whole (and names its fault).
-                let (record, moves) = match fast {
-                    Some(read) => read,
-                    None => parse::<WithoutMoves>(text)?.split(),
-                };
-                let index = scheduled(&record)?;
-                check_replay(&record, moves)?;
-                (index, record)
-            }
-        };
+            })?;
+            check_replay(record, moves)
+        })?;
         Ok((index, record))
     }
+}
+
+/// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it, with its moves,
+/// with `check`: the reading of a record that every kind of journal shares.
+pub(crate) fn read_record(
+    text: &[u8],
+    moves: Moves,
+    check: impl FnOnce(&GameRecord, &mut dyn Iterator<Item = BareMove>) -> Result<(), Fault>,
+) -> Result<GameRecord, Fault> {
+    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+        match std::str::from_utf8(text) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(text),
+        }
+        .map_err(Fault::NotARecord)
+    }
+    Ok(match moves {
+        Moves::Keep => {
+            let record: GameRecord = parse(text)?;
+            check(&record, &mut record.moves.iter().map(MoveRecord::bare))?;
+            record
+        }
+        Moves::Drop => {
+            let fast = fast::split(text).and_then(|(rest, moves)| {
+                let record = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split().0;
+                Some((record, moves))
+            });
+            // Anything the hand reader does not take, serde reads whole (and names its fault).
+            let (record, moves) = match fast {
+                Some(read) => read,
+                None => parse::<WithoutMoves>(text)?.split(),
+            };
+            check(&record, &mut moves.into_iter())?;
+            record
+        }
+    })
 }
 
 /// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.

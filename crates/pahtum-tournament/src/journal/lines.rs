@@ -23,7 +23,7 @@ const BUFFERS_PER_WORKER: usize = 2;
 
 /// One line of the file, without its newline.
 #[derive(Debug)]
-pub(super) struct Line<'a, T> {
+pub(crate) struct Line<'a, T> {
     /// The line's text.
     pub text: &'a [u8],
     /// Whether a newline ends it (only the last line of a file can lack it).
@@ -45,7 +45,7 @@ type Piece<T> = (usize, Vec<u8>, Vec<Worked<T>>);
 /// Reads `source` to its end and calls `each` with each of its lines in file order, `read` having
 /// been called on each line that is not blank (on any thread, in any order). Stops at the first
 /// error `each` returns, or at a read error, which `io_error` turns into an `E`.
-pub(super) fn for_each_line<T: Send, E>(
+pub(crate) fn for_each_line<T: Send, E>(
     source: impl Read + Send,
     read: impl Fn(&[u8]) -> T + Sync,
     mut each: impl FnMut(Line<'_, T>) -> Result<(), E>,

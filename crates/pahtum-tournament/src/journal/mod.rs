@@ -49,7 +49,7 @@ mod error;
 mod fast;
 mod follow;
 mod header;
-mod lines;
+pub(crate) mod lines;
 mod read;
 mod rewrite;
 #[cfg(test)]
@@ -57,10 +57,14 @@ mod tests;
 mod write;
 
 pub use check::Moves;
+pub(crate) use check::read_record;
 pub use error::JournalError;
 pub use follow::{Follower, Growth};
 pub use header::{FORMAT, Header, Joined, tournament_hash};
-pub(crate) use read::Item;
-pub use read::{Contents, Ending, JournalReader, LineFault, Span, Verified, parse_header, read, read_line_at, verify};
+pub use read::{
+    Contents, Ended, Ending, JournalReader, LineFault, LinesEnd, Span, Verified, parse_header, read, read_line_at,
+    verify,
+};
+pub(crate) use read::{Item, open_first_line};
 pub use rewrite::{Dropped, drop_games, keep_aside};
 pub use write::{Journal, lock};

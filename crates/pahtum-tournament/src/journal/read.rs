@@ -101,6 +101,43 @@ pub struct Ending {
     pub schedule: Schedule,
 }
 
+/// How the lines of a journal of any kind ended, as its reader found them: what repairing its end needs
+/// ([`super::Journal::open_read`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinesEnd {
+    /// The records that passed every check.
+    pub records: usize,
+    /// The length of the valid part of the file, in bytes (without a torn last line).
+    pub valid_len: u64,
+    /// Whether a torn last line was dropped.
+    pub torn: bool,
+    /// Whether the last line lacks its newline (complete, but its newline was not written).
+    pub unterminated: bool,
+}
+
+/// What a reader of a journal says of how its lines ended.
+pub trait Ended {
+    /// How its lines ended.
+    fn lines(&self) -> LinesEnd;
+}
+
+impl Ended for LinesEnd {
+    fn lines(&self) -> LinesEnd {
+        *self
+    }
+}
+
+impl Ended for Ending {
+    fn lines(&self) -> LinesEnd {
+        LinesEnd {
+            records: self.records,
+            valid_len: self.valid_len,
+            torn: self.torn,
+            unterminated: self.unterminated,
+        }
+    }
+}
+
 /// A journal being read: its header, then its records one by one, in bounded memory.
 ///
 /// The records stream through (`lines`): the file is read a piece at a time, every core parses
@@ -174,17 +211,7 @@ pub(crate) enum Item<'a, T> {
 impl JournalReader {
     /// Opens the journal at `path` and reads its header.
     pub fn open(path: &Path) -> Result<JournalReader, JournalError> {
-        let io_error = |source| JournalError::Io {
-            action: "read",
-            path: path.to_owned(),
-            source,
-        };
-        let mut rest = BufReader::new(File::open(path).map_err(io_error)?);
-        let mut line = Vec::new();
-        rest.read_until(b'\n', &mut line).map_err(io_error)?;
-        if line.pop() != Some(b'\n') {
-            return Err(JournalError::NoHeader { path: path.to_owned() });
-        }
+        let (line, rest) = open_first_line(path)?;
         Ok(JournalReader {
             path: path.to_owned(),
             header: parse_header(path, &line)?,
@@ -469,6 +496,23 @@ impl Place {
             },
         )
     }
+}
+
+/// Opens the journal at `path` and reads its first line, without its newline (a header, in every kind of
+/// journal); returns it and the file just past it.
+pub(crate) fn open_first_line(path: &Path) -> Result<(Vec<u8>, BufReader<File>), JournalError> {
+    let io_error = |source| JournalError::Io {
+        action: "read",
+        path: path.to_owned(),
+        source,
+    };
+    let mut rest = BufReader::new(File::open(path).map_err(io_error)?);
+    let mut line = Vec::new();
+    rest.read_until(b'\n', &mut line).map_err(io_error)?;
+    if line.pop() != Some(b'\n') {
+        return Err(JournalError::NoHeader { path: path.to_owned() });
+    }
+    Ok((line, rest))
 }
 
 /// Parses the first line of the journal at `path` (named in errors): a header of this format.

@@ -480,12 +480,9 @@ fn games_of_joined_bots_over_many_pieces_are_checked_against_the_joins_before_th
     late.name = "late".to_owned();
     let second = first.join(&[late]);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-    let misplaced = serde_json::to_string(&crate::testing::random_game(
-        &second.game(first.len()),
-        second.tournament(),
-        &mut rng,
-    ))
-    .unwrap();
+    let game = second.game(first.len());
+    let spec = game.spec(second.tournament());
+    let misplaced = serde_json::to_string(&crate::testing::random_game(&game, spec, &mut rng)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     let misplaced_line = lines.len() - 2;

@@ -16,7 +16,7 @@ use crate::durability::{BATCH_INTERVAL, Durability};
 use super::check::Moves;
 use super::error::JournalError;
 use super::header::{Header, Joined};
-use super::read::{Ending, JournalReader, Span};
+use super::read::{Ended, Ending, JournalReader, Span};
 
 /// A journal open for appending.
 #[derive(Debug)]
@@ -39,7 +39,7 @@ impl Journal {
     }
 
     /// Creates a new journal at `path` with `header`; fails if the file exists.
-    pub fn create_with(path: &Path, header: &Header) -> Result<Journal, JournalError> {
+    pub fn create_with(path: &Path, header: &impl Serialize) -> Result<Journal, JournalError> {
         let io_error = |action| {
             move |source| JournalError::Io {
                 action,
@@ -70,6 +70,17 @@ impl Journal {
     /// bounded memory; then truncates a torn last line, and ends an unterminated last record with its
     /// newline. Returns the journal and how its lines ended before the repair.
     pub fn open(path: &Path, on_record: impl FnMut(usize, GameRecord)) -> Result<(Journal, Ending), JournalError> {
+        Journal::open_read(path, |path| {
+            JournalReader::open(path)?.for_each_indexed(Moves::Drop, on_record)
+        })
+    }
+
+    /// Opens an existing journal for appending as [`Journal::open`] does, its lines read by `read` (a
+    /// journal of another kind, such as a league's, reads its own lines) once the lock is taken.
+    pub fn open_read<T: Ended, E: From<JournalError>>(
+        path: &Path,
+        read: impl FnOnce(&Path) -> Result<T, E>,
+    ) -> Result<(Journal, T), E> {
         let file = OpenOptions::new()
             .append(true)
             .open(path)
@@ -79,18 +90,19 @@ impl Journal {
                 source,
             })?;
         lock(&file, path)?;
-        let ending = JournalReader::open(path)?.for_each_indexed(Moves::Drop, on_record)?;
+        let ending = read(path)?;
         let io_error = |source| JournalError::Io {
             action: "repair",
             path: path.to_owned(),
             source,
         };
         let mut journal = Journal::new(path, file);
-        if ending.torn {
-            journal.file.set_len(ending.valid_len).map_err(io_error)?;
+        let lines = ending.lines();
+        if lines.torn {
+            journal.file.set_len(lines.valid_len).map_err(io_error)?;
             journal.file.sync_data().map_err(io_error)?;
         }
-        if ending.unterminated {
+        if lines.unterminated {
             journal.write_bytes(b"\n")?;
             journal.sync()?;
         }
@@ -119,7 +131,13 @@ impl Journal {
     /// (`none`). The caller syncs the rest: at [`Journal::sync_due`] and with [`Journal::sync`] at the end.
     /// Returns where the record's line lies in the file, for reading it back ([`read_line_at`](super::read_line_at)).
     pub fn append(&mut self, record: &GameRecord) -> Result<Span, JournalError> {
-        let span = self.write_line(record)?;
+        self.append_line(record)
+    }
+
+    /// Appends `line` as one JSON line, synced as [`Journal::append`] syncs a record: how a journal of
+    /// another kind (a league's) writes its lines.
+    pub fn append_line(&mut self, line: &impl Serialize) -> Result<Span, JournalError> {
+        let span = self.write_line(line)?;
         match self.durability {
             Durability::Game => self.sync()?,
             Durability::Batch if self.sync_due().is_some_and(|due| Instant::now() >= due) => self.sync()?,

@@ -1,0 +1,330 @@
+//! End-to-end tests of `arena league` with real bot processes: the built-in `first-free` and `heuristic`,
+//! and `tests/fixtures/bot.py` (deterministic: it plays the first free cell), so that two runs of one league
+//! give the same games and the same table, however they were interrupted or split.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const DEADLINE: Duration = Duration::from_secs(120);
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
+/// A new league in `root/name` with `rules` (after `name`) as its league.toml.
+fn league(root: &Path, name: &str, rules: &str) -> PathBuf {
+    let dir = root.join(name);
+    assert_success(&arena(&["league", "init", dir.to_str().unwrap()]));
+    std::fs::write(dir.join("league.toml"), format!("name = \"{name}\"\n{rules}")).unwrap();
+    dir
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Adds an entrant: `arena league add DIR ARGS...`.
+fn add(dir: &Path, args: &[&str]) -> Output {
+    let mut words = vec!["league", "add", s(dir)];
+    words.extend(args);
+    arena(&words)
+}
+
+/// A bot folder in `root/name`: the fixture bot and a bot.toml of `toml`.
+fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
+    std::fs::write(dir.join("bot.toml"), toml).unwrap();
+    dir
+}
+
+/// The game lines of the league journal in `dir`.
+fn games(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|line| line.get("id").is_some())
+        .collect()
+}
+
+fn table(dir: &Path) -> String {
+    let output = arena(&["league", "table", s(dir)]);
+    assert_success(&output);
+    text(&output.stdout)
+}
+
+fn run(dir: &Path, extra: &[&str]) -> Output {
+    let mut words = vec!["league", "run", s(dir)];
+    words.extend(extra);
+    arena(&words)
+}
+
+/// Polls `condition` until it holds or the deadline passes.
+fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !condition() {
+        assert!(start.elapsed() < DEADLINE, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The games of each pair of entrants (by their labels, sorted).
+fn games_per_pair(dir: &Path) -> std::collections::BTreeMap<(String, String), usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for game in games(dir) {
+        let mut pair = [
+            game["players"]["first"].as_str().unwrap(),
+            game["players"]["second"].as_str().unwrap(),
+        ];
+        pair.sort();
+        *counts.entry((pair[0].to_owned(), pair[1].to_owned())).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn a_league_grows_over_five_additions_and_plays_only_what_it_needs() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = league(root.path(), "grow", "games_per_pair = 4\nprecision_elo = 1\n");
+    assert_success(&add(&dir, &["ff", "--", "first-free"]));
+    let author = bot_folder(
+        root.path(),
+        "rand-src",
+        "name = \"rand\"\ncommand = \"python3 bot.py first-free 1\"\nbuild = \"echo built > built.txt\"\n",
+    );
+    assert_success(&add(&dir, &["--from", s(&author)]));
+    assert!(dir.join("entrants/rand@1/built.txt").is_file(), "built in its snapshot");
+    assert!(dir.join("logs/build-rand@1.log").is_file() && dir.join("logs/check-rand@1.log").is_file());
+    // A later edit of the author's folder changes nothing of the entrant.
+    std::fs::write(author.join("bot.py"), "raise SystemExit(1)\n").unwrap();
+    assert_eq!(
+        std::fs::read(dir.join("entrants/rand@1/bot.py")).unwrap(),
+        std::fs::read(FIXTURE).unwrap()
+    );
+
+    assert_success(&run(&dir, &["--concurrency", "2"]));
+    assert_eq!(games(&dir).len(), 4, "one pair, at most games_per_pair games");
+    let played = std::fs::read(dir.join("journal.jsonl")).unwrap();
+
+    let broken = bot_folder(
+        root.path(),
+        "broken",
+        "name = \"broken\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo no compiler >&2; exit 3\"\n",
+    );
+    let output = add(&dir, &["--from", s(&broken)]);
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert!(
+        error.contains("broken@1 was not added: its build failed") && error.contains("exited with 3"),
+        "{error}"
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("logs/build-broken@1.log"))
+            .unwrap()
+            .contains("no compiler")
+    );
+
+    let output = add(&dir, &["mute", "--", "python3", "-c", "pass"]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("mute@1 was not added: its check failed"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("journal.jsonl")).unwrap(),
+        played,
+        "the failures changed nothing"
+    );
+    assert!(!dir.join("entrants/broken@1").exists() && !dir.join("entrants/mute@1").exists());
+
+    let newer = bot_folder(
+        root.path(),
+        "rand-v2",
+        "name = \"rand\"\ncommand = \"python3 bot.py first-free 2\"\n",
+    );
+    let output = add(&dir, &["--from", s(&newer)]);
+    assert_success(&output);
+    assert!(text(&output.stdout).contains("rand@2 joined"));
+
+    assert_success(&run(&dir, &["--concurrency", "2"]));
+    let journal = std::fs::read(dir.join("journal.jsonl")).unwrap();
+    assert!(
+        journal.starts_with(&played),
+        "the games played before are kept as they were"
+    );
+    let pairs = games_per_pair(&dir);
+    assert_eq!(pairs.len(), 3, "{pairs:?}");
+    assert!(
+        pairs.values().all(|&games| games == 4),
+        "no pair beyond the rules: {pairs:?}"
+    );
+    let ladder = table(&dir);
+    assert!(
+        ladder.contains("Versions") && ladder.contains("rand@1") && ladder.contains("rand@2"),
+        "{ladder}"
+    );
+    assert!(!ladder.contains("broken") && !ladder.contains("mute"), "{ladder}");
+
+    // A retired entrant keeps its games and rating, apart, and plays no more.
+    assert_success(&arena(&["league", "retire", s(&dir), "rand@1"]));
+    let ladder = table(&dir);
+    let retired = &ladder[ladder.find("Retired").expect("a retired section")..ladder.find("Versions").unwrap()];
+    assert!(retired.contains("rand@1") && !retired.contains("rand@2"), "{ladder}");
+    assert_success(&run(&dir, &[]));
+    assert_eq!(games(&dir).len(), 12);
+}
+
+#[test]
+fn a_league_killed_mid_run_resumes_with_nothing_lost_or_doubled() {
+    let root = tempfile::tempdir().unwrap();
+    let whole = league(root.path(), "whole", "games_per_pair = 4\nprecision_elo = 1\n");
+    for (name, command) in [
+        ("ff", vec!["first-free"]),
+        ("h", vec!["heuristic"]),
+        ("slow", vec!["python3", FIXTURE, "first-free", "5"]),
+    ] {
+        let mut args = vec![name, "--"];
+        args.extend(command);
+        assert_success(&add(&whole, &args));
+    }
+    let killed = root.path().join("killed");
+    assert!(
+        Command::new("cp")
+            .args(["-a", s(&whole), s(&killed)])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_success(&run(&whole, &["--concurrency", "1"]));
+    assert_eq!(games(&whole).len(), 12);
+
+    let mut child = Command::new(ARENA)
+        .args(["league", "run", s(&killed), "--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the journal has 3 games", || games(&killed).len() >= 3);
+    kill_process(Pid::from_child(&child), Signal::KILL).unwrap();
+    child.wait().unwrap();
+    let before = games(&killed);
+    assert!(before.len() < 12, "killed before the end ({} games)", before.len());
+
+    assert_success(&run(&killed, &["--concurrency", "1"]));
+    let after = games(&killed);
+    assert_eq!(after.len(), 12);
+    assert_eq!(after[..before.len()], before[..], "nothing lost");
+    let mut ids: Vec<&str> = after.iter().map(|game| game["id"].as_str().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 12, "nothing doubled");
+    assert_eq!(table(&killed), table(&whole), "the same games, the same table");
+}
+
+#[test]
+fn a_league_run_as_three_shards_and_merged_has_the_table_of_one_machine() {
+    let root = tempfile::tempdir().unwrap();
+    let one = league(root.path(), "one", "games_per_pair = 2\nprecision_elo = 1\n");
+    for (name, command) in [
+        ("ff", vec!["first-free"]),
+        ("h", vec!["heuristic"]),
+        ("py0", vec!["python3", FIXTURE, "first-free"]),
+        ("py1", vec!["python3", FIXTURE, "first-free", "1"]),
+    ] {
+        let mut args = vec![name, "--"];
+        args.extend(command);
+        assert_success(&add(&one, &args));
+    }
+    let shards: Vec<PathBuf> = (1..=3).map(|k| root.path().join(format!("shard-{k}"))).collect();
+    for (k, shard) in shards.iter().enumerate() {
+        assert!(
+            Command::new("cp")
+                .args(["-a", s(&one), s(shard)])
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert_success(&run(shard, &["--shard", &format!("{}/3", k + 1), "--concurrency", "2"]));
+        assert_eq!(games(shard).len(), 4, "its share of the round of 6 layout pairs");
+    }
+    assert_success(&run(&one, &["--concurrency", "2"]));
+    assert_eq!(games(&one).len(), 12);
+    let merged = root.path().join("merged");
+    let mut words = vec!["merge", s(&merged)];
+    words.extend(shards.iter().map(|shard| s(shard)));
+    assert_success(&arena(&words));
+    assert_eq!(games(&merged).len(), 12);
+    assert_eq!(table(&merged), table(&one));
+    // The merged league goes on: it decides the next round (here none: every pair played its games).
+    let output = run(&merged, &[]);
+    assert_success(&output);
+    assert!(
+        text(&output.stdout).contains("needs no more games"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+#[test]
+fn a_tampered_line_is_refused_with_its_number_and_the_table_is_stable() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = league(root.path(), "t", "games_per_pair = 2\n");
+    assert_success(&add(&dir, &["ff", "--", "first-free"]));
+    assert_success(&add(&dir, &["h", "--", "heuristic"]));
+    assert_success(&run(&dir, &["--concurrency", "1"]));
+    let first = table(&dir);
+    assert_eq!(table(&dir), first, "the same journal, the same bytes");
+    let json = arena(&["league", "table", s(&dir), "--format", "json"]);
+    assert_success(&json);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["games"], 2);
+
+    // An entrant added later changes no past game.
+    let journal = dir.join("journal.jsonl");
+    let before = std::fs::read_to_string(&journal).unwrap();
+    assert_success(&add(&dir, &["py", "--", "python3", FIXTURE, "first-free"]));
+    assert!(std::fs::read_to_string(&journal).unwrap().starts_with(&before));
+
+    let lines: Vec<&str> = before.lines().collect();
+    let number = lines.iter().position(|line| line.contains("\"id\"")).unwrap() + 1;
+    let edited = before.replacen(
+        "\"termination\":{\"reason\":\"normal\"",
+        "\"termination\":{\"reason\":\"timeout\"",
+        1,
+    );
+    let edited = if edited == before {
+        before.replacen("\"score\":{\"white\":", "\"score\":{\"white\":1", 1)
+    } else {
+        edited
+    };
+    assert_ne!(edited, before);
+    std::fs::write(&journal, edited).unwrap();
+    for words in [vec!["league", "table", s(&dir)], vec!["standings", s(&journal)]] {
+        let output = arena(&words);
+        assert!(!output.status.success());
+        let error = text(&output.stderr);
+        assert!(error.contains(&format!("line {number}")), "{error}");
+    }
+}

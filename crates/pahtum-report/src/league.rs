@@ -1,0 +1,114 @@
+//! A league's ladder as text: the active entrants and the retired apart,
+//! each with its rating, 95% interval, games, score and content hash; each
+//! bot's versions with the change from one to the next; and, under them, the
+//! standings of every game as `arena standings` prints them (crosstable, LOS
+//! and pair tables). JSON holds the whole [`Table`].
+//!
+//! Plain functions of a [`Table`] with every figure written to a fixed
+//! precision, so that the same journal prints the same bytes.
+
+use std::fmt::Write;
+
+use pahtum_tournament::league::table::{Change, Row, Table};
+
+use crate::render::{Format, render};
+use crate::strength_render::elo;
+use crate::table::{TableStyle, build, percent};
+
+/// The characters of a content hash shown (after `sha256:`).
+const HASH_SHOWN: usize = 12;
+
+/// The ladder of `table` in `format` (CSV: the entrants' rows only).
+pub fn render_table(table: &Table, format: Format) -> String {
+    let style = match format {
+        Format::Json => {
+            let mut json = serde_json::to_string_pretty(table).expect("a table serializes");
+            json.push('\n');
+            return json;
+        }
+        Format::Csv => return csv(table),
+        Format::Markdown => TableStyle::Markdown,
+        Format::Table => TableStyle::Terminal,
+    };
+    let mut text = format!(
+        "League {}: {} games in {} rounds; each active entrant is played to a 95% interval of ±{} Elo\n",
+        table.league, table.games, table.rounds, table.precision_elo
+    );
+    for (title, rows) in [("Active", &table.active), ("Retired", &table.retired)] {
+        if rows.is_empty() {
+            continue;
+        }
+        let header = [
+            "#",
+            "entrant",
+            "Elo",
+            "95% interval",
+            "games",
+            "score",
+            "settled",
+            "hash",
+        ];
+        let lines = std::iter::once(header.map(str::to_owned).to_vec())
+            .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)));
+        write!(text, "\n{title}\n{}\n", build(lines, style)).unwrap();
+    }
+    if !table.versions.is_empty() {
+        let header = ["bot", "from", "to", "change", "±95%", "LOS"];
+        let lines = std::iter::once(header.map(str::to_owned).to_vec()).chain(table.versions.iter().map(change_cells));
+        write!(text, "\nVersions\n{}\n", build(lines, style)).unwrap();
+    }
+    write!(text, "\nEvery game\n{}", render(&table.standings, format)).unwrap();
+    text
+}
+
+fn row_cells(rank: usize, row: &Row) -> Vec<String> {
+    let dash = || "-".to_owned();
+    let hash = row.hash.strip_prefix("sha256:").unwrap_or(&row.hash);
+    vec![
+        row.elo.map_or_else(dash, |_| rank.to_string()),
+        row.entrant.clone(),
+        row.elo.map_or_else(dash, |value| elo(value, true)),
+        row.lower.zip(row.upper).map_or_else(dash, |(lower, upper)| {
+            format!("[{}, {}]", elo(lower, true), elo(upper, true))
+        }),
+        row.games.to_string(),
+        percent(row.score_pct),
+        if row.settled { "yes" } else { "no" }.to_owned(),
+        hash[..HASH_SHOWN.min(hash.len())].to_owned(),
+    ]
+}
+
+fn change_cells(change: &Change) -> Vec<String> {
+    let dash = || "-".to_owned();
+    vec![
+        change.bot.clone(),
+        change.from.clone(),
+        change.to.clone(),
+        change.elo.map_or_else(dash, |value| elo(value, true)),
+        change.error95.map_or_else(dash, |value| elo(value, false)),
+        percent(change.los.map(|los| 100.0 * los)),
+    ]
+}
+
+fn csv(table: &Table) -> String {
+    let mut text = String::from("status,entrant,elo,lower,upper,games,score_pct,settled,hash\n");
+    let number = |value: Option<f64>| value.map(|value| format!("{value:.1}")).unwrap_or_default();
+    for (status, rows) in [("active", &table.active), ("retired", &table.retired)] {
+        for row in rows {
+            writeln!(
+                text,
+                "{status},{},{},{},{},{},{},{},{}",
+                row.entrant,
+                number(row.elo),
+                number(row.lower),
+                number(row.upper),
+                row.games,
+                number(row.score_pct),
+                row.settled,
+                row.hash
+            )
+            .unwrap();
+        }
+    }
+    text
+}

@@ -1,0 +1,161 @@
+//! Reading a league's journal: its header, then every line checked, streamed
+//! in bounded memory on every core by the tournament journal's line reader
+//! ([`crate::journal::lines`]), in file order.
+//!
+//! A torn last line is dropped and blank lines skipped as in a tournament
+//! journal; any other line that does not pass ([`super::lines::parse`] on the
+//! reading threads, then [`LeagueState`] in file order) is an error naming its
+//! line, so that a line edited by hand is refused, never counted.
+
+use std::path::{Path, PathBuf};
+
+use pahtum_record::GameRecord;
+
+use crate::audit::Fault;
+use crate::config::ConfigError;
+use crate::journal::lines::for_each_line;
+use crate::journal::{JournalError, LinesEnd, Moves, Span, open_first_line};
+
+use super::lines::{FORMAT, LeagueHeader, Parsed, parse};
+use super::state::{LeagueFault, LeagueState};
+
+/// Why a league's journal cannot be read, or a league not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LeagueError {
+    /// The journal cannot be read, written or locked (what a tournament journal can fail with).
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// `league.toml` cannot be read or is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A line of the journal does not pass.
+    #[error("the league journal {}, line {line}", path.display())]
+    Fault {
+        /// The journal.
+        path: PathBuf,
+        /// The line's number, from 1 (the header).
+        line: usize,
+        /// What is wrong with it.
+        #[source]
+        source: Box<LeagueFault>,
+    },
+    /// `league.toml` changed since the journal was started.
+    #[error(
+        "{} changed since the league's journal was started; put back the rules it was started with \
+         (they are in the journal's first line), or start a new league",
+        path.display()
+    )]
+    Changed {
+        /// The `league.toml`.
+        path: PathBuf,
+    },
+    /// Something else is wrong, said in words (with what to do).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// Whether the journal at `path` is a league's: its first line names the league format.
+pub fn is_league_journal(path: &Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Format {
+        journal: String,
+    }
+    open_first_line(path)
+        .is_ok_and(|(line, _)| serde_json::from_slice::<Format>(&line).is_ok_and(|format| format.journal == FORMAT))
+}
+
+/// What one pass over a league's journal found.
+#[derive(Debug)]
+pub struct Read {
+    /// The league as its lines say.
+    pub state: LeagueState,
+    /// How its lines ended.
+    pub ending: LinesEnd,
+}
+
+/// Reads the league journal at `path`, checking every line, and hands each game's record (with its moves
+/// as `moves` says, what `keep` made of it on the reading threads, and where it lies) to `each` with the
+/// league as the lines before it say.
+pub fn read<T: Send>(
+    path: &Path,
+    moves: Moves,
+    keep: impl Fn(&GameRecord) -> T + Sync,
+    mut each: impl FnMut(&LeagueState, GameRecord, T, Span),
+) -> Result<Read, LeagueError> {
+    let io_error = |source| JournalError::Io {
+        action: "read",
+        path: path.to_owned(),
+        source,
+    };
+    let (line, rest) = open_first_line(path)?;
+    // A tournament's journal, or any other first line, is no league's.
+    let header = serde_json::from_slice::<LeagueHeader>(&line)
+        .ok()
+        .filter(|header| header.journal == FORMAT)
+        .ok_or_else(|| {
+            LeagueError::Refused(format!(
+                "{} is not a league's journal (its first line is not a {FORMAT} header); `arena standings` and \
+                 `arena report` read any journal",
+                path.display()
+            ))
+        })?;
+    let fault = |line, source| LeagueError::Fault {
+        path: path.to_owned(),
+        line,
+        source: Box::new(source),
+    };
+    if header.hash != header.league.hash() {
+        return Err(fault(1, LeagueFault::HeaderEdited));
+    }
+    let mut state = LeagueState::new(&header.league);
+    let mut ending = LinesEnd {
+        records: 0,
+        valid_len: line.len() as u64 + 1,
+        torn: false,
+        unterminated: false,
+    };
+    let mut number = 1;
+    let read_line = |text: &[u8]| {
+        parse(text, moves).map(|parsed| {
+            let kept = match &parsed {
+                Parsed::Game { record, .. } => Some(keep(record)),
+                Parsed::Event(_) => None,
+            };
+            (parsed, kept)
+        })
+    };
+    for_each_line(
+        rest,
+        read_line,
+        |line| {
+            number += 1;
+            match line.read {
+                None => {}
+                Some(Err(Fault::NotARecord(_))) if !line.terminated => {
+                    ending.torn = true;
+                    return Ok(());
+                }
+                Some(Err(error)) => return Err(fault(number, error.into())),
+                Some(Ok((Parsed::Event(event), _))) => {
+                    state.apply_event(event).map_err(|error| fault(number, error))?
+                }
+                Some(Ok((Parsed::Game { record, hashes }, kept))) => {
+                    state
+                        .apply_game(&record, &hashes)
+                        .map_err(|error| fault(number, error))?;
+                    ending.records += 1;
+                    let span = Span {
+                        offset: ending.valid_len,
+                        len: line.text.len(),
+                    };
+                    each(&state, *record, kept.expect("a game keeps"), span);
+                }
+            }
+            ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
+            ending.unterminated = !line.terminated;
+            Ok(())
+        },
+        |source| io_error(source).into(),
+    )?;
+    Ok(Read { state, ending })
+}

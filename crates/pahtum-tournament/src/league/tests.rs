@@ -1,0 +1,131 @@
+//! The league's journal read back: every line checked, and an edited line refused with its number.
+
+use std::path::Path;
+
+use crate::journal::Moves;
+use crate::testing::{simulate_round_robin, simulate_rule, synthetic_league};
+
+use super::read::{LeagueError, read};
+use super::state::LeagueFault;
+use super::table::{fold, table};
+
+/// The lines of the journal at `path`.
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn write(path: &Path, lines: &[String]) {
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// The number of the line the reading of `path` refuses, and why.
+fn refused(path: &Path) -> (usize, LeagueFault) {
+    match read(path, Moves::Drop, |_| (), |_, _, (), _| {}) {
+        Err(LeagueError::Fault { line, source, .. }) => (line, *source),
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_league_journal_reads_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 5, 30);
+    let read = read(
+        &path,
+        Moves::Keep,
+        |record| record.moves.len(),
+        |_, _, moves, _| assert!(moves > 0),
+    )
+    .unwrap();
+    assert_eq!(
+        (read.state.entrants().len(), read.state.games(), read.state.rounds()),
+        (5, 30, 2)
+    );
+    assert_eq!(read.ending.records, 30);
+    assert!(read.state.pending().is_empty());
+}
+
+#[test]
+fn an_edited_line_is_refused_with_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 4, 12);
+    let original = lines(&path);
+    // Line 1 the header, 2-5 the entrants, 6 the round, 7.. the games.
+    let cases: [(usize, &str, &str); 5] = [
+        (7, "\"result\":\"white\"", "\"result\":\"black\""),
+        (8, "sha256:0000", "sha256:1111"),
+        (3, "\"hash\":\"sha256:0", "\"hash\":\"sha256:X"),
+        (6, "[0,1,0]", "[1,0,0]"),
+        (1, "\"seed\":0", "\"seed\":1"),
+    ];
+    for (number, from, to) in cases {
+        let mut edited = original.clone();
+        let line = &mut edited[number - 1];
+        if !line.contains(from) {
+            // Not every game has White winning: the case is about the line, take the other result.
+            assert_eq!(number, 7, "{line}");
+            *line = line.replacen("\"result\":\"black\"", "\"result\":\"white\"", 1);
+        } else {
+            *line = line.replacen(from, to, 1);
+        }
+        write(&path, &edited);
+        let (line, fault) = refused(&path);
+        assert_eq!(line, number, "{fault}");
+    }
+    // A game recorded twice, and a game of no round: refused where they stand.
+    let mut edited = original.clone();
+    edited.push(original[6].clone());
+    write(&path, &edited);
+    let (line, fault) = refused(&path);
+    assert!(
+        matches!(fault, LeagueFault::Duplicate { .. }) && line == original.len() + 1,
+        "{fault}"
+    );
+    let mut edited = original.clone();
+    edited.swap(5, 6);
+    write(&path, &edited);
+    assert!(matches!(refused(&path), (6, LeagueFault::NotDecided { .. })));
+    // A torn last line is dropped, not refused.
+    let mut torn = original.join("\n") + "\n";
+    torn.push_str(&original[6][..40]);
+    std::fs::write(&path, torn).unwrap();
+    let read = read(&path, Moves::Drop, |_| (), |_, _, (), _| {}).unwrap();
+    assert!(read.ending.torn);
+    assert_eq!(read.state.games(), 12);
+}
+
+#[test]
+fn the_table_does_not_depend_on_the_order_of_the_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 6, 40);
+    let text = |path: &Path| {
+        let (state, tallies) = fold(path, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        serde_json::to_string(&table(&state, tallies, None).unwrap()).unwrap()
+    };
+    let before = text(&path);
+    let mut lines = lines(&path);
+    let games = lines.iter().position(|line| line.starts_with("{\"round\"")).unwrap() + 1;
+    lines[games..].reverse();
+    // The second round's line must stay before its games: move it up to the first round's end.
+    let second = lines.iter().rposition(|line| line.starts_with("{\"round\"")).unwrap();
+    let round = lines.remove(second);
+    lines.insert(games, round);
+    write(&path, &lines);
+    assert_eq!(text(&path), before);
+}
+
+/// On a simulated field of known strength, the pairing rule reaches the target in fewer games than a round
+/// robin (`cargo run --release -p pahtum-tournament --example league -- sim` measures 30 bots).
+#[test]
+fn the_pairing_rule_needs_fewer_games_than_a_round_robin() {
+    let rule = simulate_rule(12, 1, 120.0, 4);
+    let robin = simulate_round_robin(12, 1, 120.0);
+    assert!(rule < robin, "the rule played {rule} games, the round robin {robin}");
+}
