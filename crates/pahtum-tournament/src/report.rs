@@ -135,7 +135,7 @@ pub struct FollowedFold(Followed);
 #[derive(Debug)]
 enum Followed {
     Tournament {
-        follower: journal::Follower,
+        follower: Box<journal::Follower>,
         tallies: Tallies,
     },
     League {
@@ -156,7 +156,10 @@ impl FollowedFold {
         }
         let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
         let tallies = Tallies::new(&follower.header().tournament.bot_names());
-        Ok(FollowedFold(Followed::Tournament { follower, tallies }))
+        Ok(FollowedFold(Followed::Tournament {
+            follower: Box::new(follower),
+            tallies,
+        }))
     }
 
     /// Folds the records written since the last update, as [`fold_journal`] folds every record; a journal
