@@ -141,7 +141,7 @@ enum Followed {
     League {
         path: std::path::PathBuf,
         /// The fold and the journal's length it was made from, once made.
-        folded: Option<(Folded, u64)>,
+        folded: Option<Box<(Folded, u64)>>,
     },
 }
 
@@ -189,7 +189,7 @@ impl FollowedFold {
                     None => {
                         let fold = fold_journal(path, moves, None, keep, each)?;
                         let games = fold.standings.games;
-                        *folded = Some((fold, length));
+                        *folded = Some(Box::new((fold, length)));
                         Ok(journal::Growth::Grew(games))
                     }
                 }
