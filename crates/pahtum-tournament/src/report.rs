@@ -183,7 +183,7 @@ impl FollowedFold {
             }
             Followed::League { path, folded } => {
                 let length = std::fs::metadata(&*path).map_or(0, |meta| meta.len());
-                match folded {
+                match folded.as_deref() {
                     Some((_, folded_length)) if *folded_length == length => Ok(journal::Growth::Same),
                     Some(_) => Ok(journal::Growth::Replaced),
                     None => {
@@ -201,7 +201,7 @@ impl FollowedFold {
     pub fn bytes_read(&self) -> u64 {
         match &self.0 {
             Followed::Tournament { follower, .. } => follower.bytes_read(),
-            Followed::League { folded, .. } => folded.as_ref().map_or(0, |(_, length)| *length),
+            Followed::League { folded, .. } => folded.as_deref().map_or(0, |(_, length)| *length),
         }
     }
 
@@ -210,7 +210,7 @@ impl FollowedFold {
     pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
         match &self.0 {
             Followed::Tournament { follower, tallies } => folded(follower.schedule(), tallies.clone(), anchor),
-            Followed::League { folded, path } => match folded {
+            Followed::League { folded, path } => match folded.as_deref() {
                 Some((folded, _)) => Ok(folded.clone()),
                 None => Ok(fold_journal(path, Moves::Drop, None, |_| (), |_, (), _| {})?),
             },
