@@ -30,7 +30,7 @@ use crate::schedule::Schedule;
 use super::check::Moves;
 use super::error::JournalError;
 use super::header::{Header, tournament_hash};
-use super::read::{Item, JournalReader, LineFault, Place, Span};
+use super::read::{JournalReader, Place, Span, record_or_fault};
 
 /// How far back from the end of the file a look searches at a time for the last newline.
 const TAIL_STEP: u64 = 64 * 1024;
@@ -126,24 +126,7 @@ impl Follower {
             file.take(complete - read),
             moves,
             |record, _| keep(record),
-            |item| match item {
-                Item::Record { kept, text, offset, .. } => {
-                    on_record(
-                        kept,
-                        Span {
-                            offset,
-                            len: text.len(),
-                        },
-                    );
-                    Ok(())
-                }
-                Item::Joined { .. } => Ok(()),
-                Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
-                    path: path.clone(),
-                    line,
-                    source: fault,
-                }),
-            },
+            |item| record_or_fault(&path, item, &mut |kept, _, span| on_record(kept, span)),
         )?;
         Ok(Growth::Grew(self.place.ending.records - records))
     }

@@ -272,25 +272,7 @@ impl JournalReader {
         self.scan(
             moves,
             |record, _| keep(record),
-            |item| match item {
-                Item::Record {
-                    kept,
-                    text,
-                    offset,
-                    index,
-                    ..
-                } => {
-                    let len = text.len();
-                    on_record(kept, index, Span { offset, len });
-                    Ok(())
-                }
-                Item::Joined { .. } => Ok(()),
-                Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
-                    path: path.clone(),
-                    line,
-                    source: fault,
-                }),
-            },
+            |item| record_or_fault(&path, item, &mut on_record),
         )
     }
 
@@ -513,6 +495,41 @@ pub(crate) fn open_first_line(path: &Path) -> Result<(Vec<u8>, BufReader<File>),
         return Err(JournalError::NoHeader { path: path.to_owned() });
     }
     Ok((line, rest))
+}
+
+/// What a reader that stops at the first faulty line does with an `item` of the journal at `path`: a record
+/// goes to `on_record` with its schedule index and its place, a sound `joined` line is passed over, and a
+/// fault is the error.
+pub(super) fn record_or_fault<T>(
+    path: &Path,
+    item: Item<'_, T>,
+    on_record: &mut impl FnMut(T, usize, Span),
+) -> Result<(), JournalError> {
+    match item {
+        Item::Record {
+            kept,
+            text,
+            offset,
+            index,
+            ..
+        } => {
+            on_record(
+                kept,
+                index,
+                Span {
+                    offset,
+                    len: text.len(),
+                },
+            );
+            Ok(())
+        }
+        Item::Joined { .. } => Ok(()),
+        Item::Fault(LineFault { line, fault }) => Err(JournalError::Fault {
+            path: path.to_owned(),
+            line,
+            source: fault,
+        }),
+    }
 }
 
 /// Parses the first line of the journal at `path` (named in errors): a header of this format.
