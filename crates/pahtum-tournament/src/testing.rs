@@ -217,7 +217,15 @@ pub fn synthetic_grown_journal(path: &Path, games: usize, joining: usize) -> (Sc
 /// games (full games of random stones with timings, as long as real records), the layout pairs in rounds:
 /// layout round 0 of every pair, then round 1, and so on; returns its size in bytes.
 pub fn synthetic_league(path: &Path, entrants: usize, games: usize) -> u64 {
+    let names: Vec<(String, &str)> = (0..entrants).map(|number| (format!("bot{number:03}"), "1")).collect();
+    let names: Vec<(&str, &str)> = names.iter().map(|(name, version)| (name.as_str(), *version)).collect();
+    synthetic_league_of(path, &names, games)
+}
+
+/// [`synthetic_league`] of the entrants `names` (name and version each, in the order they join).
+pub fn synthetic_league_of(path: &Path, names: &[(&str, &str)], games: usize) -> u64 {
     use crate::league::{Entrant, Event, GameLine, LayoutPair, LeagueHeader, LeagueState, Round, rules};
+    let entrants = names.len();
     let pairs = entrants * (entrants - 1) / 2;
     let per_pair = games.div_ceil(pairs).next_multiple_of(2).max(2);
     let text = format!("name = \"bench\"\ngames_per_pair = {per_pair}\n");
@@ -225,10 +233,10 @@ pub fn synthetic_league(path: &Path, entrants: usize, games: usize) -> u64 {
     let mut state = LeagueState::new(&league);
     let mut lines = Vec::new();
     line(&mut lines, &LeagueHeader::new(&league));
-    for number in 0..entrants {
+    for (number, (name, version)) in names.iter().enumerate() {
         let entrant = Entrant {
-            name: format!("bot{number:03}"),
-            version: "1".to_owned(),
+            name: (*name).to_owned(),
+            version: (*version).to_owned(),
             hash: format!("sha256:{number:064x}"),
             command: vec!["first-free".to_owned()],
             build: None,

@@ -23,6 +23,7 @@
 //! are `pahtum-runner`'s work; this module has no processes.
 
 pub mod folder;
+pub mod history;
 pub mod lines;
 pub mod merge;
 pub mod pairing;

@@ -39,10 +39,23 @@ pub fn fold<T: Send>(
     path: &Path,
     moves: Moves,
     keep: impl Fn(&GameRecord) -> T + Sync,
+    each: impl FnMut(&GameRecord, T, Span),
+) -> Result<(LeagueState, Tallies), LeagueError> {
+    fold_observed(path, moves, keep, each, |_, _| {})
+}
+
+/// As [`fold`], handing `before` each game's league as the lines before it say and the tallies of the games
+/// before it (the league's ratings over time, [`super::history`], are taken there).
+pub fn fold_observed<T: Send>(
+    path: &Path,
+    moves: Moves,
+    keep: impl Fn(&GameRecord) -> T + Sync,
     mut each: impl FnMut(&GameRecord, T, Span),
+    mut before: impl FnMut(&LeagueState, &Tallies),
 ) -> Result<(LeagueState, Tallies), LeagueError> {
     let mut tallies = Tallies::new(&[]);
-    let read = read(path, moves, keep, |_, mut record, kept, span| {
+    let read = read(path, moves, keep, |state, mut record, kept, span| {
+        before(state, &tallies);
         tallies.add(&record);
         record.moves = Vec::new();
         record.swap_move = None;

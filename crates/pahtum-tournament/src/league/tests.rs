@@ -129,3 +129,46 @@ fn the_pairing_rule_needs_fewer_games_than_a_round_robin() {
     let robin = simulate_round_robin(12, 1, 120.0);
     assert!(rule < robin, "the rule played {rule} games, the round robin {robin}");
 }
+
+#[test]
+fn a_history_is_at_most_twelve_evenly_spaced_fits_ending_with_the_tables() {
+    use super::history::{self, MAX_CHECKPOINTS};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    // Three entrants, 50 layout rounds of their three pairs.
+    crate::testing::synthetic_league(&path, 3, 300);
+    let (state, tallies, checkpoints) = history::fold(&path, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+    assert_eq!(state.rounds(), 50);
+    assert!(checkpoints.fits() < MAX_CHECKPOINTS, "{}", checkpoints.fits());
+    let table = table(&state, tallies, None).unwrap();
+    let history = checkpoints.fit(&state, &table.standings.strength, None).unwrap();
+    let rounds: Vec<u32> = history.points.iter().map(|point| point.round).collect();
+    assert!(rounds.len() >= MAX_CHECKPOINTS / 2 && rounds.len() <= MAX_CHECKPOINTS, "{rounds:?}");
+    let stride = history.stride;
+    let spaced: Vec<u32> = (1..rounds.len() as u32).map(|n| n * stride).collect();
+    assert_eq!(rounds[..rounds.len() - 1], spaced, "after every {stride}th round");
+    assert_eq!(*rounds.last().unwrap(), 50);
+    // Each checkpoint counts the games before it: three pairs of two games a round.
+    assert!(history.points.iter().all(|point| point.games == 6 * point.round as usize));
+    let last = &history.points.last().unwrap().ratings;
+    assert_eq!(last.len(), 3);
+    for rating in last {
+        assert_eq!(table.standings.strength.rating(&rating.bot), Some(rating), "the table's own fit");
+    }
+    // The ratings of an earlier checkpoint are a fit of fewer games: wider intervals.
+    let first = &history.points[0].ratings;
+    let width = |ratings: &[crate::strength::BotRating]| ratings.iter().map(|r| r.upper - r.lower).sum::<f64>();
+    assert!(width(first) > width(last));
+}
+
+#[test]
+fn a_short_league_has_a_checkpoint_after_every_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    crate::testing::synthetic_league(&path, 3, 18);
+    let (state, tallies, checkpoints) = super::history::fold(&path, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+    let table = table(&state, tallies, None).unwrap();
+    let history = checkpoints.fit(&state, &table.standings.strength, None).unwrap();
+    let rounds: Vec<(u32, usize)> = history.points.iter().map(|point| (point.round, point.games)).collect();
+    assert_eq!(rounds, [(1, 6), (2, 12), (3, 18)]);
+}
