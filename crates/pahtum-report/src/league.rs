@@ -30,35 +30,48 @@ pub fn render_table(table: &Table, format: Format) -> String {
         Format::Markdown => TableStyle::Markdown,
         Format::Table => TableStyle::Terminal,
     };
-    let mut text = format!(
-        "League {}: {} games in {} rounds; each active entrant is played to a 95% interval of ±{} Elo\n",
-        table.league, table.games, table.rounds, table.precision_elo
-    );
+    let mut text = summary(table) + "\n";
     for (title, rows) in [("Active", &table.active), ("Retired", &table.retired)] {
         if rows.is_empty() {
             continue;
         }
-        let header = [
-            "#",
-            "entrant",
-            "Elo",
-            "95% interval",
-            "games",
-            "score",
-            "settled",
-            "hash",
-        ];
-        let lines = std::iter::once(header.map(str::to_owned).to_vec())
-            .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)));
-        write!(text, "\n{title}\n{}\n", build(lines, style)).unwrap();
+        write!(text, "\n{title}\n{}\n", build(entrant_rows(rows), style)).unwrap();
     }
     if !table.versions.is_empty() {
-        let header = ["bot", "from", "to", "change", "±95%", "LOS"];
-        let lines = std::iter::once(header.map(str::to_owned).to_vec()).chain(table.versions.iter().map(change_cells));
-        write!(text, "\nVersions\n{}\n", build(lines, style)).unwrap();
+        write!(text, "\nVersions\n{}\n", build(version_rows(&table.versions), style)).unwrap();
     }
     write!(text, "\nEvery game\n{}", render(&table.standings, format)).unwrap();
     text
+}
+
+/// The first line of the ladder: the league, its games and rounds, and its target.
+pub fn summary(table: &Table) -> String {
+    format!(
+        "League {}: {} games in {} rounds; each active entrant is played to a 95% interval of ±{} Elo",
+        table.league, table.games, table.rounds, table.precision_elo
+    )
+}
+
+/// The cells of the entrants `rows` (active or retired), ranked from 1, after a header.
+pub fn entrant_rows(rows: &[Row]) -> impl Iterator<Item = Vec<String>> + '_ {
+    let header = [
+        "#",
+        "entrant",
+        "Elo",
+        "95% interval",
+        "games",
+        "score",
+        "settled",
+        "hash",
+    ];
+    std::iter::once(header.map(str::to_owned).to_vec())
+        .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)))
+}
+
+/// The cells of the changes between versions, after a header.
+pub fn version_rows(changes: &[Change]) -> impl Iterator<Item = Vec<String>> + '_ {
+    let header = ["bot", "from", "to", "change", "±95%", "LOS"];
+    std::iter::once(header.map(str::to_owned).to_vec()).chain(changes.iter().map(change_cells))
 }
 
 fn row_cells(rank: usize, row: &Row) -> Vec<String> {

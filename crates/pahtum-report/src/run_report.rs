@@ -28,6 +28,9 @@ use pahtum_record::GameRecord;
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::journal::{Growth, JournalError, Moves, Span, read_line_at};
+use pahtum_tournament::league::history;
+use pahtum_tournament::league::is_league_journal;
+use pahtum_tournament::league::table::table;
 use pahtum_tournament::report::{Folded, FollowedFold, ReportError, fold_journal};
 use pahtum_tournament::resume::Opened;
 use pahtum_tournament::standings::{Standings, Tallies};
@@ -36,6 +39,7 @@ use pahtum_tournament::strength::{AnchorSpec, StrengthError};
 use crate::files::{REPORT_HTML, write_atomically_with, write_standings};
 use crate::html::analysis::AnalysisIndex;
 use crate::html::data::ReplaySize;
+use crate::html::league::LeaguePage;
 use crate::html::{self, Options, PageError, ReportBuilder};
 
 /// Why a run's report could not be made or written.
@@ -155,8 +159,8 @@ pub fn write_run_reports(
         Some(live) if !beside(journal).exists() => live.finish(anchor)?,
         _ => None,
     };
-    let (report, folded) = match folded {
-        Some(folded) => folded,
+    let (report, folded, league) = match folded {
+        Some((report, folded)) => (report, folded, None),
         None => fold_report(journal, anchor, Options::default())?,
     };
     let mut written = write_standings(out, &folded.standings).map_err(|source| RunReportError::Standings {
@@ -164,7 +168,7 @@ pub fn write_run_reports(
         source,
     })?;
     let page = out.join(REPORT_HTML);
-    write_page(report, &folded, journal, &page)?;
+    write_page(report, (&folded, league.as_ref()), journal, &page)?;
     written.push(page);
     Ok((folded.standings, written))
 }
@@ -177,24 +181,37 @@ pub fn write_report(
     anchor: Option<&AnchorSpec>,
     options: Options,
 ) -> Result<usize, RunReportError> {
-    let (report, folded) = fold_report(journal, anchor, options)?;
-    write_page(report, &folded, journal, page)?;
+    let (report, folded, league) = fold_report(journal, anchor, options)?;
+    write_page(report, (&folded, league.as_ref()), journal, page)?;
     Ok(folded.standings.games)
 }
 
 /// One pass over the journal at `journal`: its records stream into the standings and the report's samples
 /// at once, which keep where each sampled record lies in the file; the moves are read only to size each
 /// game's replay (and to hash the record, when an analysis lies beside the journal), on the threads that read
-/// the journal, and dropped there.
+/// the journal, and dropped there. A league's journal is folded with its checkpoints into its sections too.
 fn fold_report(
     journal: &Path,
     anchor: Option<&AnchorSpec>,
     options: Options,
-) -> Result<(ReportBuilder<Span>, Folded), RunReportError> {
+) -> Result<(ReportBuilder<Span>, Folded, Option<LeaguePage>), RunReportError> {
     let mut report = new_report(journal, options)?;
     let keep = keep_for(&report);
-    let folded = fold_journal(journal, Moves::Keep, anchor, keep, add_to(&mut report))?;
-    Ok((report, folded))
+    if !is_league_journal(journal) {
+        let folded = fold_journal(journal, Moves::Keep, anchor, keep, add_to(&mut report))?;
+        return Ok((report, folded, None));
+    }
+    let (state, tallies, checkpoints) = history::fold(journal, Moves::Keep, keep, add_to(&mut report))
+        .map_err(|error| ReportError::from(Box::new(error)))?;
+    let table = table(&state, tallies, anchor)?;
+    let history = checkpoints.fit(&state, &table.standings.strength, anchor)?;
+    let league = LeaguePage::of(&table, state.entrants(), &history);
+    let folded = Folded {
+        tournament: state.tournament(),
+        scheduled: state.decided_games(),
+        standings: table.standings,
+    };
+    Ok((report, folded, Some(league)))
 }
 
 /// The report of no game yet of the journal at `journal`, with the analysis beside it if there is one.
@@ -269,7 +286,7 @@ impl FollowedReport {
         let folded = self.folded()?;
         let file = open_journal(&self.journal)?;
         let mut page = Vec::new();
-        finish_page(&self.report, &folded, (&file, &self.journal), &mut page).map_err(|source| {
+        finish_page(&self.report, (&folded, None), (&file, &self.journal), &mut page).map_err(|source| {
             RunReportError::Page {
                 path: self.journal.clone(),
                 source: Box::new(source),
@@ -279,8 +296,16 @@ impl FollowedReport {
     }
 }
 
+/// The standings of a page, and a league's sections if it is a league's.
+type Sections<'a> = (&'a Folded, Option<&'a LeaguePage>);
+
 /// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
-fn write_page(report: ReportBuilder<Span>, folded: &Folded, journal: &Path, page: &Path) -> Result<(), RunReportError> {
+fn write_page(
+    report: ReportBuilder<Span>,
+    folded: Sections<'_>,
+    journal: &Path,
+    page: &Path,
+) -> Result<(), RunReportError> {
     let file = open_journal(journal)?;
     write_atomically_with(page, |out| finish_page(&report, folded, (&file, journal), out)).map_err(|source| {
         RunReportError::Page {
@@ -300,12 +325,15 @@ fn open_journal(journal: &Path) -> Result<File, RunReportError> {
 /// Writes the page of `report` to `out`, reading the sampled records back from the journal, open as `file`.
 fn finish_page(
     report: &ReportBuilder<Span>,
-    folded: &Folded,
+    (folded, league): Sections<'_>,
     (file, journal): (&File, &Path),
     out: &mut impl std::io::Write,
 ) -> Result<(), PageError<JournalError>> {
     let read = |span| read_line_at(file, journal, span);
-    report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out)
+    match league {
+        Some(league) => report.finish_league(league, folded.scheduled, &folded.standings, read, out),
+        None => report.finish(&folded.tournament.name, folded.scheduled, &folded.standings, read, out),
+    }
 }
 
 /// Writes the page of one game (the replay viewer alone) to `path`, for `arena game --html` and `arena report`
@@ -329,6 +357,59 @@ mod tests {
     use pahtum_tournament::testing::{played, tournament};
 
     use super::*;
+
+    /// The part of `page` from the element that starts with `from` to the one that starts with `to`.
+    fn between<'a>(page: &'a str, from: &str, to: &str) -> &'a str {
+        let start = page.find(from).unwrap_or_else(|| panic!("no {from} in the page"));
+        &page[start..start + page[start..].find(to).unwrap()]
+    }
+
+    #[test]
+    fn a_leagues_page_has_its_ladder_and_each_bots_rating_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        // Two versions of ann and one of bob: eight layout rounds of their three pairs.
+        let entrants = [("ann", "1"), ("bob", "1"), ("ann", "2")];
+        pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, 48);
+        let written = dir.path().join(REPORT_HTML);
+        assert_eq!(write_report(&journal, &written, None, Options::default()).unwrap(), 48);
+        let page = std::fs::read_to_string(&written).unwrap();
+        assert!(page.contains("<title>bench: Pah Tum league</title>"));
+
+        // The ladder is the table's, cell for cell.
+        let (state, tallies) = pahtum_tournament::league::table::fold(&journal, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        let table = pahtum_tournament::league::table::table(&state, tallies, None).unwrap();
+        let ladder = between(&page, "<section id=\"ladder\">", "<section id=\"history\">").replace("<td class=\"name\">", "<td>");
+        assert!(ladder.contains("League bench: 48 games in 8 rounds"), "{ladder}");
+        let cells = |rows: Vec<Vec<String>>| {
+            let rows: Vec<String> = rows.iter().map(|row| row.join("</td><td>")).collect();
+            rows.join("</td></tr><tr><td>")
+        };
+        let text = crate::league::entrant_rows(&table.active).skip(1).collect::<Vec<_>>();
+        assert!(ladder.contains(&cells(text)), "the active rows as `arena league table` has them: {ladder}");
+        let change = crate::league::version_rows(&table.versions).skip(1).collect::<Vec<_>>();
+        assert_eq!(change[0][..3], ["ann", "ann@1", "ann@2"]);
+        assert!(ladder.contains(&cells(change)), "{ladder}");
+
+        let history = between(&page, "<section id=\"history\">", "<section id=\"games\">");
+        let bots: Vec<&str> = history.split("<h3 class=\"name\">").skip(1).map(|part| &part[..part.find('<').unwrap()]).collect();
+        assert_eq!(bots, ["ann", "bob"], "each bot once, its versions together");
+        let ann = between(history, "<h3 class=\"name\">ann", "<h3 class=\"name\">bob");
+        assert_eq!(ann.matches("<polyline").count(), 2, "a line per version of ann");
+        // A checkpoint after each of the eight rounds (the last the table's fit), each version rated at each.
+        assert_eq!(ann.matches("<circle").count(), 16);
+        assert!(ann.contains("ann@1 → ann@2: "), "{ann}");
+        assert!(history.contains("(8 fits in all"), "{history}");
+        let final_fit = table.standings.strength.rating("ann@2").unwrap();
+        let label = format!(
+            "ann@2 after round 8: {} [{}, {}]",
+            crate::strength_render::elo(final_fit.elo, true),
+            crate::strength_render::elo(final_fit.lower, true),
+            crate::strength_render::elo(final_fit.upper, true)
+        );
+        assert!(ann.contains(&label), "the last point is the table's fit: {label} in {ann}");
+        insta::assert_snapshot!(crate::html::tests::structure(&page[page.find("<section id=\"ladder\">").unwrap()..page.find("<section id=\"games\">").unwrap()]));
+    }
 
     #[test]
     fn a_followed_page_is_the_page_of_the_journal_as_it_grows() {

@@ -177,10 +177,8 @@ fn chart(standings: &Standings) -> (Vec<ChartRow>, Vec<ChartTick>) {
         return (Vec::new(), Vec::new());
     };
     let high = rated.iter().map(|(_, r)| r.upper).max_by(f64::total_cmp).unwrap_or(low);
-    let step = tick_step(high - low);
-    let (low, high) = ((low / step).floor() * step, (high / step).ceil() * step);
-    let span = (high - low).max(1.0);
-    let at = |elo: f64| (1000.0 * (elo - low) / span).round() / 10.0;
+    let scale = Scale::new(low, high);
+    let at = |elo: f64| scale.at(elo);
     let rows = rated
         .iter()
         .map(|(row, rating)| ChartRow {
@@ -196,15 +194,44 @@ fn chart(standings: &Standings) -> (Vec<ChartRow>, Vec<ChartTick>) {
             upper: at(rating.upper),
         })
         .collect();
-    let ticks = (0..)
-        .map(|n| low + step * f64::from(n))
-        .take_while(|&elo| elo <= high + step / 2.0)
-        .map(|elo| ChartTick {
-            at: at(elo),
-            label: format!("{elo:.0}"),
-        })
-        .collect();
-    (rows, ticks)
+    (rows, scale.ticks())
+}
+
+/// An Elo axis from `low` to `high`, widened to round marks: where an Elo stands on it, in percent.
+#[derive(Debug, Clone, Copy)]
+pub struct Scale {
+    low: f64,
+    high: f64,
+    step: f64,
+}
+
+impl Scale {
+    /// The axis that holds `low` to `high`.
+    pub fn new(low: f64, high: f64) -> Scale {
+        let step = tick_step(high - low);
+        Scale {
+            low: (low / step).floor() * step,
+            high: (high / step).ceil() * step,
+            step,
+        }
+    }
+
+    /// Where `elo` stands, in percent of the axis (0 to 100, to a tenth).
+    pub fn at(&self, elo: f64) -> f64 {
+        (1000.0 * (elo - self.low) / (self.high - self.low).max(1.0)).round() / 10.0
+    }
+
+    /// The axis's marks.
+    pub fn ticks(&self) -> Vec<ChartTick> {
+        (0..)
+            .map(|n| self.low + self.step * f64::from(n))
+            .take_while(|&elo| elo <= self.high + self.step / 2.0)
+            .map(|elo| ChartTick {
+                at: self.at(elo),
+                label: format!("{elo:.0}"),
+            })
+            .collect()
+    }
 }
 
 /// A round step that gives the axis of `span` Elo four to ten marks.

@@ -38,6 +38,9 @@
 //! [`analysis`]): with each embedded replay its analysis, counted in the replay's bytes, so the budget holds;
 //! and per bot its marks by phase and its losing moves, over every analysed game.
 //!
+//! A league's journal gets a page with two more sections (see [`league`]): the ladder of `arena league table`,
+//! and each bot's rating history over its versions and over time, drawn as inline SVG.
+//!
 //! A sample keeps, of each game, its id and where its record lies (a journal
 //! offset, say: a locator of the caller's choice), not its row or its replay:
 //! those are made again from the record, read back, when the page is written,
@@ -48,6 +51,7 @@
 
 pub mod analysis;
 pub mod data;
+pub mod league;
 pub mod sample;
 
 use std::io::{self, Write};
@@ -62,6 +66,7 @@ use serde::Serialize;
 
 use self::analysis::{AnalysisIndex, AnalysisTables, Mistakes, Span};
 use self::data::{Comments, GameRow, Replay, ReplaySize, Tables};
+use self::league::LeaguePage;
 use self::sample::{Rank, Sample, budget_run};
 
 /// How the report is made.
@@ -109,6 +114,8 @@ impl Default for Options {
 
 const TEMPLATE: &str = include_str!("report.html");
 const STYLE: &str = include_str!("report.css");
+/// The style of a league's sections, on a league's page only.
+const LEAGUE_STYLE: &str = include_str!("league.css");
 const SCRIPT: &str = include_str!("viewer.js");
 /// Where the template takes the games' data, which is written between the parts rendered before and after.
 const DATA_SLOT: &str = "{{ data }}";
@@ -235,6 +242,32 @@ impl<L: Copy> ReportBuilder<L> {
         read: impl FnMut(L) -> Result<Vec<u8>, E>,
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
+        let title = format!("{name}: Pah Tum tournament");
+        self.finish_as(&title, None, (scheduled, standings), read, out)
+    }
+
+    /// As [`finish`](Self::finish), the page of the league of `league`'s sections: its ladder and each bot's
+    /// rating history before the games.
+    pub fn finish_league<E: std::error::Error + 'static>(
+        &self,
+        league: &LeaguePage,
+        scheduled: usize,
+        standings: &Standings,
+        read: impl FnMut(L) -> Result<Vec<u8>, E>,
+        out: &mut impl Write,
+    ) -> Result<(), PageError<E>> {
+        let title = format!("{}: Pah Tum league", league.name);
+        self.finish_as(&title, Some(league), (scheduled, standings), read, out)
+    }
+
+    fn finish_as<E: std::error::Error + 'static>(
+        &self,
+        title: &str,
+        league: Option<&LeaguePage>,
+        (scheduled, standings): (usize, &Standings),
+        read: impl FnMut(L) -> Result<Vec<u8>, E>,
+        out: &mut impl Write,
+    ) -> Result<(), PageError<E>> {
         let options = self.options;
         let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.values().collect();
         let others: Vec<(String, Kept<L>)> = self.listed_others.values().collect();
@@ -314,11 +347,12 @@ impl<L: Copy> ReportBuilder<L> {
         write_page(
             out,
             Heading {
-                title: &format!("{name}: Pah Tum tournament"),
+                title,
                 summary: &played,
                 bare: options.bare,
             },
             Some(Tables::of(standings)),
+            league,
             analysis_tables,
             [replays_note, listed_note].into_iter().flatten().collect(),
             games,
@@ -335,7 +369,7 @@ pub fn write_game_page(record: &GameRecord, analysis: Option<&GameAnalysis>, out
         summary: &summary,
         bare: false,
     };
-    write_page(out, heading, None, None, Vec::new(), one_game(record, analysis)).map_err(io_error)
+    write_page(out, heading, None, None, None, Vec::new(), one_game(record, analysis)).map_err(io_error)
 }
 
 /// The viewer's data of one game (what [`write_game_page`] embeds), as JSON that can also stand inside a
@@ -456,6 +490,7 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
     out: &mut impl Write,
     Heading { title, summary, bare }: Heading<'_>,
     tables: Option<Tables>,
+    league: Option<&LeaguePage>,
     analysis: Option<AnalysisTables>,
     notes: Vec<String>,
     games: GameData<L, impl FnMut(L) -> Result<Vec<u8>, E>, impl FnMut(&str) -> Option<GameAnalysis>>,
@@ -474,9 +509,11 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
         title,
         summary,
         tables,
+        league,
         analysis,
         notes,
         style => Value::from_safe_string(if bare { String::new() } else { STYLE.to_owned() }),
+        league_style => Value::from_safe_string(LEAGUE_STYLE.to_owned()),
         script => Value::from_safe_string(if bare { String::new() } else { SCRIPT.to_owned() }),
     };
     let render = |name: &str| {
@@ -511,4 +548,4 @@ pub fn script_json(value: &impl Serialize) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

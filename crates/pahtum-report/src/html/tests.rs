@@ -199,7 +199,7 @@ fn a_game_page_is_the_viewer_alone() {
 
 /// The page's structure: its elements and their ids and classes, one per line, indented by depth, without the
 /// style, the script and the data; a run of equal siblings as one line with its count.
-fn structure(page: &str) -> String {
+pub(crate) fn structure(page: &str) -> String {
     let mut lines: Vec<(String, usize)> = Vec::new();
     for line in elements(page).lines() {
         match lines.last_mut() {
