@@ -6,12 +6,14 @@
 //! dot and 95% interval, as the standings' chart draws them), and its versions' ratings over time as an
 //! inline SVG drawn here: one line per version through the checkpoints of the league's
 //! [`History`] (at most twelve fits), each point with its interval. Every number of the drawing is computed
-//! here; every text (bot names, versions) reaches the page through the template's escaping.
+//! here; every text (bot names, versions) reaches the page with its control characters shown as escapes
+//! ([`escape`]), then through the template's escaping of markup.
 
 use pahtum_tournament::league::Entrant;
 use pahtum_tournament::league::history::History;
 use pahtum_tournament::league::table::{Row, Table};
 use pahtum_tournament::strength::BotRating;
+use pahtum_protocol::untrusted::escape;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
@@ -162,16 +164,26 @@ impl LeaguePage {
             pahtum_tournament::league::history::MAX_CHECKPOINTS,
         );
         LeaguePage {
-            name: table.league.clone(),
-            summary: summary(table),
-            active: entrant_rows(&table.active).collect(),
-            retired: (!table.retired.is_empty()).then(|| entrant_rows(&table.retired).collect()),
-            versions: (!table.versions.is_empty()).then(|| version_rows(&table.versions).collect()),
+            name: shown(&table.league),
+            summary: shown(&summary(table)),
+            active: cells(entrant_rows(&table.active)),
+            retired: (!table.retired.is_empty()).then(|| cells(entrant_rows(&table.retired))),
+            versions: (!table.versions.is_empty()).then(|| cells(version_rows(&table.versions))),
             history_note,
             axis: scale.ticks(),
             bots,
         }
     }
+}
+
+/// `text` with its control, separator and bidi characters shown as escapes (the template escapes the markup).
+fn shown(text: &str) -> String {
+    escape(text).into_owned()
+}
+
+/// The cells `rows`, [`shown`].
+fn cells(rows: impl Iterator<Item = Vec<String>>) -> Vec<Vec<String>> {
+    rows.map(|row| row.iter().map(|cell| shown(cell)).collect()).collect()
 }
 
 fn plural(count: u32, noun: &str) -> String {
@@ -207,13 +219,13 @@ fn bot_history(
         let retired = table.retired.iter().any(|row| &row.entrant == label);
         match row.and_then(|row| Some((row.elo?, row.lower?, row.upper?))) {
             Some((value, lower, upper)) => versions.push(ChartRow {
-                bot: if retired { format!("{label} (retired)") } else { label.clone() },
+                bot: shown(&if retired { format!("{label} (retired)") } else { label.clone() }),
                 label: rated(value, lower, upper, signed),
                 dot: scale.at(value),
                 lower: scale.at(lower),
                 upper: scale.at(upper),
             }),
-            None => unrated.push(label.clone()),
+            None => unrated.push(shown(label)),
         }
     }
     let changes = version_rows(&table.versions)
@@ -221,14 +233,14 @@ fn bot_history(
         .zip(&table.versions)
         .filter(|(_, change)| change.bot == name)
         .map(|(cells, _)| {
-            format!(
+            shown(&format!(
                 "{} → {}: {} Elo, ±{} (95%), LOS {}",
                 cells[1], cells[2], cells[3], cells[4], cells[5]
-            )
+            ))
         })
         .collect();
     BotHistory {
-        bot: name.to_owned(),
+        bot: shown(name),
         versions,
         unrated,
         changes,
@@ -257,14 +269,14 @@ fn time_chart<'a>(labels: &'a [String], history: &'a History, signed: bool) -> O
                     y: y(rating.elo),
                     top: y(rating.upper),
                     bottom: y(rating.lower),
-                    title: format!(
+                    title: shown(&format!(
                         "{label} after round {round}: {}",
                         rated(rating.elo, rating.lower, rating.upper, signed)
-                    ),
+                    )),
                 })
                 .collect();
             (!marks.is_empty()).then(|| TimeLine {
-                entrant: label.clone(),
+                entrant: shown(label),
                 colour: COLOURS[number % COLOURS.len()],
                 points: marks
                     .iter()

@@ -509,3 +509,104 @@ fn a_bare_page_has_the_same_tables_without_the_style_and_the_viewer() {
     assert!(!bare.contains(SCRIPT) && !bare.contains(STYLE));
     assert!(bare.len() * 2 < whole.len(), "{} bytes of {}", bare.len(), whole.len());
 }
+
+#[test]
+fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
+    use pahtum_tournament::league::Entrant;
+    use pahtum_tournament::league::history::{Checkpoint, History};
+    use pahtum_tournament::league::table::{Change, Row, Table};
+    use pahtum_tournament::strength::BotRating;
+
+    let name = format!("<img src=x onerror=alert(1)>\u{7}{HOSTILE}");
+    let label = |version: &str| format!("{name}@{version}");
+    let entrant = |version: &str| Entrant {
+        name: name.clone(),
+        version: version.to_owned(),
+        hash: format!("sha256:{:064}", 0),
+        command: vec!["first-free".to_owned()],
+        build: None,
+        joined_unix_ms: 0,
+    };
+    let row = |version: &str, elo: f64| Row {
+        entrant: label(version),
+        hash: format!("sha256:{:064}", 0),
+        games: 2,
+        score_pct: Some(50.0),
+        elo: Some(elo),
+        lower: Some(elo - 50.0),
+        upper: Some(elo + 50.0),
+        settled: false,
+    };
+    let rating = |version: &str, elo: f64| BotRating {
+        rank: 1,
+        bot: label(version),
+        games: 2,
+        points: 1.0,
+        elo,
+        lower: elo - 50.0,
+        upper: elo + 50.0,
+        std_error: 25.0,
+        los_next: None,
+    };
+    let table = Table {
+        league: name.clone(),
+        games: 4,
+        rounds: 2,
+        precision_elo: 50,
+        active: vec![row("2", 10.0)],
+        retired: vec![row("1", -10.0)],
+        versions: vec![Change {
+            bot: name.clone(),
+            from: label("1"),
+            to: label("2"),
+            elo: Some(20.0),
+            error95: Some(70.0),
+            los: Some(0.7),
+        }],
+        standings: standings(&[], &[label("1"), label("2")], None).unwrap(),
+    };
+    let history = History {
+        stride: 1,
+        points: vec![
+            Checkpoint {
+                round: 1,
+                games: 2,
+                ratings: vec![rating("1", 0.0)],
+            },
+            Checkpoint {
+                round: 2,
+                games: 4,
+                ratings: vec![rating("2", 10.0), rating("1", -10.0)],
+            },
+        ],
+    };
+    let league = league::LeaguePage::of(&table, &[entrant("1"), entrant("2")], &history);
+    let mut page = Vec::new();
+    ReportBuilder::<&GameRecord>::new(Options::default())
+        .finish_league(&league, 0, &table.standings, read_back, &mut page)
+        .unwrap();
+    let page = String::from_utf8(page).unwrap();
+    let sections = &page[page.find("<section id=\"ladder\">").unwrap()..page.find("<section id=\"games\">").unwrap()];
+    assert!(!page.contains("<img"), "no markup from an entrant's name");
+    assert_eq!(page.matches("</script>").count(), 2, "only the page's own two script elements end");
+    assert!(
+        !sections.contains('\u{7}') && !sections.contains('\u{2028}'),
+        "no raw control character in the league's sections"
+    );
+    let escaped = "&lt;img src=x onerror=alert(1)&gt;\\x07&lt;&#x2f;script&gt;";
+    // In the ladder's rows, the version's change, the versions' chart, the history's legend and its points.
+    for part in [
+        "<td class=\"name\">",
+        "<p class=\"change\">",
+        "<span class=\"chart-bot\">",
+        "<span class=\"swatch\"",
+        "<title>",
+        "<h3 class=\"name\">",
+    ] {
+        let at = sections.find(part).unwrap_or_else(|| panic!("no {part}"));
+        let text = &sections[at..];
+        let text = &text[text.find('>').unwrap() + 1..];
+        assert!(text.starts_with(escaped), "{part}: {}", &text[..120.min(text.len())]);
+    }
+    assert!(page.contains(&format!("<title>{escaped}")), "the page's title too");
+}
