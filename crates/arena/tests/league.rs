@@ -328,3 +328,64 @@ fn a_tampered_line_is_refused_with_its_number_and_the_table_is_stable() {
         assert!(error.contains(&format!("line {number}")), "{error}");
     }
 }
+
+#[test]
+fn a_played_leagues_report_has_its_ladder_and_each_bots_rating_history() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = league(root.path(), "pages", "games_per_pair = 4\nprecision_elo = 1\n");
+    assert_success(&add(&dir, &["ff", "--", "first-free"]));
+    let first = bot_folder(
+        root.path(),
+        "rand-v1",
+        "name = \"rand\"\ncommand = \"python3 bot.py first-free 1\"\n",
+    );
+    assert_success(&add(&dir, &["--from", s(&first)]));
+    assert_success(&run(&dir, &["--concurrency", "2"]));
+    let second = bot_folder(
+        root.path(),
+        "rand-v2",
+        "name = \"rand\"\ncommand = \"python3 bot.py first-free 2\"\n",
+    );
+    assert_success(&add(&dir, &["--from", s(&second)]));
+    assert_success(&run(&dir, &["--concurrency", "2"]));
+    let ladder = table(&dir);
+
+    let output = arena(&["report", s(&dir)]);
+    assert_success(&output);
+    assert!(text(&output.stderr).contains("(12 games)"), "{}", text(&output.stderr));
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let section = |id: &str| {
+        let start = page
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no section {id}"));
+        &page[start..start + page[start..].find("</section>").unwrap()]
+    };
+    // The ladder: `arena league table`'s first line, and each entrant's row with its rating and interval.
+    let ladder_page = section("ladder");
+    assert!(
+        ladder_page.contains(ladder.lines().next().unwrap()),
+        "{ladder_page}"
+    );
+    let entrants = &ladder[..ladder.find("Every game").unwrap()];
+    let rows: Vec<&str> = entrants.lines().filter(|line| line.contains('@') && line.contains('[')).collect();
+    assert_eq!(rows.len(), 3, "{ladder}");
+    for line in rows {
+        let cells: Vec<&str> = line.split('│').map(str::trim).filter(|cell| !cell.is_empty()).collect();
+        let (entrant, elo, interval) = (cells[1], cells[2], cells[3]);
+        let row = format!("<td class=\"name\">{entrant}</td><td>{elo}</td><td>{interval}</td>");
+        assert!(ladder_page.contains(&row), "{row} in {ladder_page}");
+    }
+    assert!(ladder_page.contains("<h3>Versions</h3>"), "{ladder_page}");
+    assert!(
+        ladder_page.contains("<td class=\"name\">rand</td><td class=\"name\">rand@1</td><td class=\"name\">rand@2</td>"),
+        "{ladder_page}"
+    );
+    // The history: each bot once, rand's two versions on its chart over the two runs' rounds.
+    let history = section("history");
+    assert!(history.contains("<h3 class=\"name\">ff</h3>") && history.contains("<h3 class=\"name\">rand</h3>"));
+    let rand = &history[history.find("<h3 class=\"name\">rand</h3>").unwrap()..];
+    assert_eq!(rand.matches("<polyline").count(), 2, "{rand}");
+    assert!(rand.contains("rand@1 → rand@2: "), "{rand}");
+    assert!(rand.contains("rand@2 after round "), "{rand}");
+    assert!(history.contains(" fits in all"), "{history}");
+}
