@@ -362,12 +362,12 @@ fn a_played_leagues_report_has_its_ladder_and_each_bots_rating_history() {
     };
     // The ladder: `arena league table`'s first line, and each entrant's row with its rating and interval.
     let ladder_page = section("ladder");
-    assert!(
-        ladder_page.contains(ladder.lines().next().unwrap()),
-        "{ladder_page}"
-    );
+    assert!(ladder_page.contains(ladder.lines().next().unwrap()), "{ladder_page}");
     let entrants = &ladder[..ladder.find("Every game").unwrap()];
-    let rows: Vec<&str> = entrants.lines().filter(|line| line.contains('@') && line.contains('[')).collect();
+    let rows: Vec<&str> = entrants
+        .lines()
+        .filter(|line| line.contains('@') && line.contains('['))
+        .collect();
     assert_eq!(rows.len(), 3, "{ladder}");
     for line in rows {
         let cells: Vec<&str> = line.split('│').map(str::trim).filter(|cell| !cell.is_empty()).collect();
@@ -377,7 +377,8 @@ fn a_played_leagues_report_has_its_ladder_and_each_bots_rating_history() {
     }
     assert!(ladder_page.contains("<h3>Versions</h3>"), "{ladder_page}");
     assert!(
-        ladder_page.contains("<td class=\"name\">rand</td><td class=\"name\">rand@1</td><td class=\"name\">rand@2</td>"),
+        ladder_page
+            .contains("<td class=\"name\">rand</td><td class=\"name\">rand@1</td><td class=\"name\">rand@2</td>"),
         "{ladder_page}"
     );
     // The history: each bot once, rand's two versions on its chart over the two runs' rounds.

@@ -377,22 +377,31 @@ mod tests {
         assert!(page.contains("<title>bench: Pah Tum league</title>"));
 
         // The ladder is the table's, cell for cell.
-        let (state, tallies) = pahtum_tournament::league::table::fold(&journal, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+        let (state, tallies) =
+            pahtum_tournament::league::table::fold(&journal, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
         let table = pahtum_tournament::league::table::table(&state, tallies, None).unwrap();
-        let ladder = between(&page, "<section id=\"ladder\">", "<section id=\"history\">").replace("<td class=\"name\">", "<td>");
+        let ladder = between(&page, "<section id=\"ladder\">", "<section id=\"history\">")
+            .replace("<td class=\"name\">", "<td>");
         assert!(ladder.contains("League bench: 48 games in 8 rounds"), "{ladder}");
         let cells = |rows: Vec<Vec<String>>| {
             let rows: Vec<String> = rows.iter().map(|row| row.join("</td><td>")).collect();
             rows.join("</td></tr><tr><td>")
         };
         let text = crate::league::entrant_rows(&table.active).skip(1).collect::<Vec<_>>();
-        assert!(ladder.contains(&cells(text)), "the active rows as `arena league table` has them: {ladder}");
+        assert!(
+            ladder.contains(&cells(text)),
+            "the active rows as `arena league table` has them: {ladder}"
+        );
         let change = crate::league::version_rows(&table.versions).skip(1).collect::<Vec<_>>();
         assert_eq!(change[0][..3], ["ann", "ann@1", "ann@2"]);
         assert!(ladder.contains(&cells(change)), "{ladder}");
 
         let history = between(&page, "<section id=\"history\">", "<section id=\"games\">");
-        let bots: Vec<&str> = history.split("<h3 class=\"name\">").skip(1).map(|part| &part[..part.find('<').unwrap()]).collect();
+        let bots: Vec<&str> = history
+            .split("<h3 class=\"name\">")
+            .skip(1)
+            .map(|part| &part[..part.find('<').unwrap()])
+            .collect();
         assert_eq!(bots, ["ann", "bob"], "each bot once, its versions together");
         let ann = between(history, "<h3 class=\"name\">ann", "<h3 class=\"name\">bob");
         assert_eq!(ann.matches("<polyline").count(), 2, "a line per version of ann");
@@ -407,8 +416,13 @@ mod tests {
             crate::strength_render::elo(final_fit.lower, true),
             crate::strength_render::elo(final_fit.upper, true)
         );
-        assert!(ann.contains(&label), "the last point is the table's fit: {label} in {ann}");
-        insta::assert_snapshot!(crate::html::tests::structure(&page[page.find("<section id=\"ladder\">").unwrap()..page.find("<section id=\"games\">").unwrap()]));
+        assert!(
+            ann.contains(&label),
+            "the last point is the table's fit: {label} in {ann}"
+        );
+        insta::assert_snapshot!(crate::html::tests::structure(
+            &page[page.find("<section id=\"ladder\">").unwrap()..page.find("<section id=\"games\">").unwrap()]
+        ));
     }
 
     #[test]

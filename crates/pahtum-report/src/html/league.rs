@@ -9,11 +9,11 @@
 //! here; every text (bot names, versions) reaches the page with its control characters shown as escapes
 //! ([`escape`]), then through the template's escaping of markup.
 
+use pahtum_protocol::untrusted::escape;
 use pahtum_tournament::league::Entrant;
 use pahtum_tournament::league::history::History;
 use pahtum_tournament::league::table::{Row, Table};
 use pahtum_tournament::strength::BotRating;
-use pahtum_protocol::untrusted::escape;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
@@ -219,7 +219,11 @@ fn bot_history(
         let retired = table.retired.iter().any(|row| &row.entrant == label);
         match row.and_then(|row| Some((row.elo?, row.lower?, row.upper?))) {
             Some((value, lower, upper)) => versions.push(ChartRow {
-                bot: shown(&if retired { format!("{label} (retired)") } else { label.clone() }),
+                bot: shown(&if retired {
+                    format!("{label} (retired)")
+                } else {
+                    label.clone()
+                }),
                 label: rated(value, lower, upper, signed),
                 dot: scale.at(value),
                 lower: scale.at(lower),

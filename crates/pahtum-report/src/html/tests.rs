@@ -588,7 +588,11 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
     let page = String::from_utf8(page).unwrap();
     let sections = &page[page.find("<section id=\"ladder\">").unwrap()..page.find("<section id=\"games\">").unwrap()];
     assert!(!page.contains("<img"), "no markup from an entrant's name");
-    assert_eq!(page.matches("</script>").count(), 2, "only the page's own two script elements end");
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the page's own two script elements end"
+    );
     assert!(
         !sections.contains('\u{7}') && !sections.contains('\u{2028}'),
         "no raw control character in the league's sections"

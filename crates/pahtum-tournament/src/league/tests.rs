@@ -143,17 +143,29 @@ fn a_history_is_at_most_twelve_evenly_spaced_fits_ending_with_the_tables() {
     let table = table(&state, tallies, None).unwrap();
     let history = checkpoints.fit(&state, &table.standings.strength, None).unwrap();
     let rounds: Vec<u32> = history.points.iter().map(|point| point.round).collect();
-    assert!(rounds.len() >= MAX_CHECKPOINTS / 2 && rounds.len() <= MAX_CHECKPOINTS, "{rounds:?}");
+    assert!(
+        rounds.len() >= MAX_CHECKPOINTS / 2 && rounds.len() <= MAX_CHECKPOINTS,
+        "{rounds:?}"
+    );
     let stride = history.stride;
     let spaced: Vec<u32> = (1..rounds.len() as u32).map(|n| n * stride).collect();
     assert_eq!(rounds[..rounds.len() - 1], spaced, "after every {stride}th round");
     assert_eq!(*rounds.last().unwrap(), 50);
     // Each checkpoint counts the games before it: three pairs of two games a round.
-    assert!(history.points.iter().all(|point| point.games == 6 * point.round as usize));
+    assert!(
+        history
+            .points
+            .iter()
+            .all(|point| point.games == 6 * point.round as usize)
+    );
     let last = &history.points.last().unwrap().ratings;
     assert_eq!(last.len(), 3);
     for rating in last {
-        assert_eq!(table.standings.strength.rating(&rating.bot), Some(rating), "the table's own fit");
+        assert_eq!(
+            table.standings.strength.rating(&rating.bot),
+            Some(rating),
+            "the table's own fit"
+        );
     }
     // The ratings of an earlier checkpoint are a fit of fewer games: wider intervals.
     let first = &history.points[0].ratings;
