@@ -906,3 +906,130 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
     assert_eq!(points, json!(plies), "the game's page has its graph");
     client.close().await.unwrap();
 }
+
+/// Runs `arena ARGS...` and asserts it succeeded.
+fn arena_ok(args: &[&str]) {
+    let output = Command::new(ARENA).args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "arena {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Plays a league of `first-free`, `heuristic` and two versions of the fixture bot (the second joined after
+/// the first run), and writes its report; returns the league's folder.
+fn play_league(root: &Path) -> PathBuf {
+    let dir = root.join("league");
+    let dir_text = dir.to_str().unwrap();
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bot.py");
+    let bot = bot.to_str().unwrap();
+    arena_ok(&["league", "init", dir_text]);
+    std::fs::write(
+        dir.join("league.toml"),
+        "name = \"browser\"\ngames_per_pair = 4\nprecision_elo = 1\n",
+    )
+    .unwrap();
+    arena_ok(&["league", "add", dir_text, "ff", "--", "first-free"]);
+    arena_ok(&["league", "add", dir_text, "heur", "--", "heuristic"]);
+    arena_ok(&[
+        "league",
+        "add",
+        dir_text,
+        "fixture",
+        "--",
+        "python3",
+        bot,
+        "first-free",
+        "1",
+    ]);
+    arena_ok(&["league", "run", dir_text, "--concurrency", "2"]);
+    arena_ok(&[
+        "league",
+        "add",
+        dir_text,
+        "fixture",
+        "--version",
+        "2",
+        "--",
+        "python3",
+        bot,
+        "first-free",
+        "2",
+    ]);
+    arena_ok(&["league", "run", dir_text, "--concurrency", "2"]);
+    arena_ok(&["report", dir_text]);
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_leagues_rating_history_is_drawn_point_by_point_inside_its_chart() {
+    let Some((chromium, driver_program)) = browser() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let dir = play_league(root.path());
+    let profile = tempfile::tempdir().unwrap();
+    let driver = start_driver(&driver_program);
+    let client = connect(&driver, &chromium, profile.path()).await;
+    client.set_window_size(1400, 1000).await.unwrap();
+    open_page(&client, &format!("file://{}", dir.join("report.html").display())).await;
+    assert_eq!(
+        texts(&client, "#history h3.name").await,
+        ["ff", "heur", "fixture"],
+        "each bot once, in the order it joined"
+    );
+    assert!(text(&client, "#ladder").await.contains("fixture@2"));
+    // Each chart's points, as the browser lays them out: [chart's box, [point's box, its title]...].
+    let charts = client
+        .execute(
+            "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+             return [...document.querySelectorAll('#history .history-chart')].map((svg) => [box(svg),
+               [...svg.querySelectorAll('g.version')].map((line) => [...line.querySelectorAll('circle')].map(
+                 (point) => [box(point), point.querySelector('title').textContent]))]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let charts = charts.as_array().unwrap();
+    assert_eq!(charts.len(), 3);
+    let number = |value: &Value| value.as_f64().unwrap();
+    for chart in charts {
+        let frame: Vec<f64> = chart[0].as_array().unwrap().iter().map(number).collect();
+        assert!(
+            frame[2] - frame[0] > 400.0 && frame[3] - frame[1] > 120.0,
+            "a chart to read: {frame:?}"
+        );
+        for line in chart[1].as_array().unwrap() {
+            let mut left = f64::MIN;
+            for point in line.as_array().unwrap() {
+                let b: Vec<f64> = point[0].as_array().unwrap().iter().map(number).collect();
+                assert!(b[2] > b[0] && b[3] > b[1], "a point is drawn: {b:?}");
+                assert!(
+                    b[0] >= frame[0] && b[2] <= frame[2] && b[1] >= frame[1] && b[3] <= frame[3],
+                    "inside its chart: {b:?} in {frame:?}"
+                );
+                assert!(b[0] > left, "later rounds further right");
+                left = b[0];
+            }
+        }
+    }
+    // The fixture bot's two versions: the second joined later, so it has fewer points, the last after the
+    // league's last round.
+    let versions = charts[2][1].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    let points = |version: usize| versions[version].as_array().unwrap();
+    assert!(points(1).len() < points(0).len(), "{versions:?}");
+    let last = points(1).last().unwrap()[1].as_str().unwrap();
+    assert!(last.starts_with("fixture@2 after round "), "{last}");
+    std::fs::write(screenshots().join("league-history.png"), {
+        client
+            .execute("document.getElementById('history').scrollIntoView()", vec![])
+            .await
+            .unwrap();
+        client.screenshot().await.unwrap()
+    })
+    .unwrap();
+    assert_fits_sideways(&client).await;
+    client.close().await.unwrap();
+}
