@@ -2,6 +2,8 @@
 //! and `tests/fixtures/bot.py` (deterministic: it plays the first free cell), so that two runs of one league
 //! give the same games and the same table, however they were interrupted or split.
 
+mod serving;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -389,4 +391,55 @@ fn a_played_leagues_report_has_its_ladder_and_each_bots_rating_history() {
     assert!(rand.contains("rand@1 → rand@2: "), "{rand}");
     assert!(rand.contains("rand@2 after round "), "{rand}");
     assert!(history.contains(" fits in all"), "{history}");
+}
+
+/// A league is shown live by `arena serve` as a run is: while `arena league
+/// run` plays, its folder's socket streams the games in progress move by
+/// move; the socket is gone when the run ends; and the league's page has its
+/// ladder and its bots' rating history.
+#[test]
+fn a_league_is_served_live_with_its_games_in_progress_and_its_ladder() {
+    use std::io::{BufRead, BufReader};
+    let root = tempfile::tempdir().unwrap();
+    let dir = league(root.path(), "live", "games_per_pair = 2\nprecision_elo = 1\n");
+    for (name, command) in [
+        ("ff", vec!["first-free"]),
+        ("slow", vec!["python3", FIXTURE, "first-free", "30"]),
+    ] {
+        let mut args = vec![name, "--"];
+        args.extend(command);
+        assert_success(&add(&dir, &args));
+    }
+    let mut child = Command::new(ARENA)
+        .args(["league", "run", s(&dir), "--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let socket = dir.join("live.sock");
+    let mut stream = None;
+    wait_until("the league's games can be followed", || {
+        stream = std::os::unix::net::UnixStream::connect(&socket).ok();
+        stream.is_some()
+    });
+    let mut lines = BufReader::new(stream.unwrap()).lines();
+    let first: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["type"], "snapshot", "{first}");
+    let moved = lines
+        .map(|line| serde_json::from_str::<serde_json::Value>(&line.unwrap()).unwrap())
+        .find(|event| event["type"] == "move");
+    assert!(moved.is_some(), "a move of a game in progress");
+    assert!(child.wait().unwrap().success());
+    assert!(!socket.exists(), "the socket is removed when the run ends");
+
+    let server = serving::Server::start(root.path(), &["--listen", "127.0.0.1:0"]);
+    let (status, runs) = server.get("/");
+    assert_eq!(status, 200);
+    assert!(runs.contains("/runs/live"), "{runs}");
+    let (status, page) = server.get("/runs/live");
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("id=\"ladder\"") && page.contains("Rating history"),
+        "the league's own sections"
+    );
 }

@@ -237,23 +237,49 @@ fn add_to(report: &mut ReportBuilder<Span>) -> impl FnMut(&GameRecord, Kept, Spa
 
 /// The page of a journal that grows while it is shown (`arena serve`), as [`write_report`] writes it: each
 /// [`update`](FollowedReport::update) folds only the records written since the last ([`FollowedFold`]), so
-/// that a run's page made again and again as it plays costs in proportion to its new games.
+/// that a run's page made again and again as it plays costs in proportion to its new games. A league's page,
+/// with its ladder and rating history, is folded whole again when its journal changed (its lines are not
+/// followed one by one yet).
 #[derive(Debug)]
 pub struct FollowedReport {
     journal: PathBuf,
-    fold: FollowedFold,
-    report: ReportBuilder<Span>,
     options: Options,
+    followed: Followed,
+}
+
+#[derive(Debug)]
+enum Followed {
+    Tournament {
+        fold: Box<FollowedFold>,
+        report: ReportBuilder<Span>,
+    },
+    League(Option<Box<WholeLeague>>),
+}
+
+/// A league's page folded whole, and the journal's length it was folded from.
+#[derive(Debug)]
+struct WholeLeague {
+    report: ReportBuilder<Span>,
+    folded: Folded,
+    league: LeaguePage,
+    length: u64,
 }
 
 impl FollowedReport {
     /// Starts following the journal at `journal` for a page made with `options`; nothing is folded yet.
     pub fn open(journal: &Path, options: Options) -> Result<FollowedReport, RunReportError> {
+        let followed = if is_league_journal(journal) {
+            Followed::League(None)
+        } else {
+            Followed::Tournament {
+                fold: Box::new(FollowedFold::open(journal)?),
+                report: new_report(journal, options)?,
+            }
+        };
         Ok(FollowedReport {
             journal: journal.to_owned(),
-            fold: FollowedFold::open(journal)?,
-            report: new_report(journal, options)?,
             options,
+            followed,
         })
     }
 
@@ -267,30 +293,71 @@ impl FollowedReport {
     }
 
     fn fold_new(&mut self) -> Result<Growth, RunReportError> {
-        let keep = keep_for(&self.report);
-        Ok(self.fold.update(Moves::Keep, keep, add_to(&mut self.report))?)
+        match &mut self.followed {
+            Followed::Tournament { fold, report } => {
+                let keep = keep_for(report);
+                Ok(fold.update(Moves::Keep, keep, add_to(report))?)
+            }
+            Followed::League(whole) => {
+                // Taken before the fold: a line written meanwhile makes the next update fold again.
+                let length = std::fs::metadata(&self.journal).map_or(0, |meta| meta.len());
+                if whole.as_ref().is_some_and(|whole| whole.length == length) {
+                    return Ok(Growth::Same);
+                }
+                let (report, folded, league) = fold_report(&self.journal, None, self.options)?;
+                let games = folded.standings.games;
+                let league = league.expect("a league's journal folds into a league's sections");
+                *whole = Some(Box::new(WholeLeague {
+                    report,
+                    folded,
+                    league,
+                    length,
+                }));
+                Ok(Growth::Grew(games))
+            }
+        }
     }
 
     /// The bytes of the journal folded so far.
     pub fn bytes_read(&self) -> u64 {
-        self.fold.bytes_read()
+        match &self.followed {
+            Followed::Tournament { fold, .. } => fold.bytes_read(),
+            Followed::League(whole) => whole.as_ref().map_or(0, |whole| whole.length),
+        }
     }
 
     /// The standings of the games folded so far.
     pub fn folded(&self) -> Result<Folded, RunReportError> {
-        Ok(self.fold.folded(None)?)
+        match &self.followed {
+            Followed::Tournament { fold, .. } => Ok(fold.folded(None)?),
+            Followed::League(Some(whole)) => Ok(whole.folded.clone()),
+            Followed::League(None) => Ok(fold_report(&self.journal, None, self.options)?.1),
+        }
     }
 
     /// The page of the games folded so far.
     pub fn page(&self) -> Result<Vec<u8>, RunReportError> {
-        let folded = self.folded()?;
         let file = open_journal(&self.journal)?;
         let mut page = Vec::new();
-        finish_page(&self.report, (&folded, None), (&file, &self.journal), &mut page).map_err(|source| {
-            RunReportError::Page {
-                path: self.journal.clone(),
-                source: Box::new(source),
+        let written = match &self.followed {
+            Followed::Tournament { report, fold } => {
+                let folded = fold.folded(None)?;
+                finish_page(report, (&folded, None), (&file, &self.journal), &mut page)
             }
+            Followed::League(Some(whole)) => finish_page(
+                &whole.report,
+                (&whole.folded, Some(&whole.league)),
+                (&file, &self.journal),
+                &mut page,
+            ),
+            Followed::League(None) => {
+                let (report, folded, league) = fold_report(&self.journal, None, self.options)?;
+                finish_page(&report, (&folded, league.as_ref()), (&file, &self.journal), &mut page)
+            }
+        };
+        written.map_err(|source| RunReportError::Page {
+            path: self.journal.clone(),
+            source: Box::new(source),
         })?;
         Ok(page)
     }
@@ -362,6 +429,25 @@ mod tests {
     fn between<'a>(page: &'a str, from: &str, to: &str) -> &'a str {
         let start = page.find(from).unwrap_or_else(|| panic!("no {from} in the page"));
         &page[start..start + page[start..].find(to).unwrap()]
+    }
+
+    #[test]
+    fn a_followed_leagues_page_is_its_written_page_with_its_ladder_as_it_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        let written = dir.path().join(REPORT_HTML);
+        let entrants = [("ann", "1"), ("bob", "1"), ("ann", "2")];
+        pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, 12);
+        let mut followed = FollowedReport::open(&journal, Options::default()).unwrap();
+        for games in [12, 24] {
+            pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, games);
+            followed.update().unwrap();
+            write_report(&journal, &written, None, Options::default()).unwrap();
+            let page = String::from_utf8(followed.page().unwrap()).unwrap();
+            assert_eq!(page, std::fs::read_to_string(&written).unwrap(), "at {games} games");
+            assert!(page.contains("id=\"ladder\""), "the league's ladder");
+            assert_eq!(followed.folded().unwrap().standings.games, games);
+        }
     }
 
     #[test]

@@ -127,94 +127,48 @@ fn without_moves<T>(keep: impl Fn(&GameRecord) -> T + Sync) -> impl Fn(GameRecor
 
 /// [`fold_journal`] of a journal that grows while it is read (a run being played): each
 /// [`update`](FollowedFold::update) folds only the records written since the last ([`journal::Follower`]), so
-/// that following a run costs in proportion to its new games, not to all of them. A league's journal is folded
-/// whole again when it changed (its lines are not followed one by one yet).
+/// that following a run costs in proportion to its new games, not to all of them.
 #[derive(Debug)]
-pub struct FollowedFold(Followed);
-
-#[derive(Debug)]
-enum Followed {
-    Tournament {
-        follower: Box<journal::Follower>,
-        tallies: Tallies,
-    },
-    League {
-        path: std::path::PathBuf,
-        /// The fold and the journal's length it was made from, once made.
-        folded: Option<Box<(Folded, u64)>>,
-    },
+pub struct FollowedFold {
+    follower: journal::Follower,
+    tallies: Tallies,
 }
 
 impl FollowedFold {
     /// Starts following the journal at `path` (its header read, no record yet).
     pub fn open(path: &Path) -> Result<FollowedFold, ReportError> {
-        if league::is_league_journal(path) {
-            return Ok(FollowedFold(Followed::League {
-                path: path.to_owned(),
-                folded: None,
-            }));
-        }
         let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
         let tallies = Tallies::new(&follower.header().tournament.bot_names());
-        Ok(FollowedFold(Followed::Tournament {
-            follower: Box::new(follower),
-            tallies,
-        }))
+        Ok(FollowedFold { follower, tallies })
     }
 
     /// Folds the records written since the last update, as [`fold_journal`] folds every record; a journal
-    /// that was replaced (or a league's that changed) is [`journal::Growth::Replaced`], and nothing is folded:
-    /// open it again.
+    /// that was replaced is [`journal::Growth::Replaced`], and nothing is folded: open it again.
     pub fn update<T: Send>(
         &mut self,
         moves: Moves,
         keep: impl Fn(&GameRecord) -> T + Sync,
         mut each: impl FnMut(&GameRecord, T, Span),
     ) -> Result<journal::Growth, ReportError> {
-        match &mut self.0 {
-            Followed::Tournament { follower, tallies } => {
-                let growth = follower
-                    .read_new(moves, without_moves(keep), |(record, kept), span| {
-                        tallies.add(&record);
-                        each(&record, kept, span);
-                    })
-                    .map_err(ResumeError::from)?;
-                Ok(growth)
-            }
-            Followed::League { path, folded } => {
-                let length = std::fs::metadata(&*path).map_or(0, |meta| meta.len());
-                match folded.as_deref() {
-                    Some((_, folded_length)) if *folded_length == length => Ok(journal::Growth::Same),
-                    Some(_) => Ok(journal::Growth::Replaced),
-                    None => {
-                        let fold = fold_journal(path, moves, None, keep, each)?;
-                        let games = fold.standings.games;
-                        *folded = Some(Box::new((fold, length)));
-                        Ok(journal::Growth::Grew(games))
-                    }
-                }
-            }
-        }
+        let tallies = &mut self.tallies;
+        let growth = self
+            .follower
+            .read_new(moves, without_moves(keep), |(record, kept), span| {
+                tallies.add(&record);
+                each(&record, kept, span);
+            })
+            .map_err(ResumeError::from)?;
+        Ok(growth)
     }
 
     /// The bytes of the journal folded so far.
     pub fn bytes_read(&self) -> u64 {
-        match &self.0 {
-            Followed::Tournament { follower, .. } => follower.bytes_read(),
-            Followed::League { folded, .. } => folded.as_deref().map_or(0, |(_, length)| *length),
-        }
+        self.follower.bytes_read()
     }
 
-    /// The standings of the records folded so far, as [`fold_journal`] makes them (a league's relative to
-    /// the pool's average, whatever `anchor` says).
+    /// The standings of the records folded so far, as [`fold_journal`] makes them.
     pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
-        match &self.0 {
-            Followed::Tournament { follower, tallies } => folded(follower.schedule(), tallies.clone(), anchor),
-            Followed::League { folded, path } => match folded.as_deref() {
-                Some((folded, _)) => Ok(folded.clone()),
-                None => Ok(fold_journal(path, Moves::Drop, None, |_| (), |_, (), _| {})?),
-            },
-        }
+        folded(self.follower.schedule(), self.tallies.clone(), anchor)
     }
 }
 
@@ -348,27 +302,6 @@ mod tests {
             ),
             "{error:?}"
         );
-    }
-
-    #[test]
-    fn a_followed_league_is_folded_whole_again_when_it_changes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        crate::testing::synthetic_league(&path, 4, 6);
-        let mut followed = FollowedFold::open(&path).unwrap();
-        let look = |followed: &mut FollowedFold| followed.update(Moves::Drop, |_| (), |_, (), _| {}).unwrap();
-        assert_eq!(look(&mut followed), journal::Growth::Grew(6));
-        assert_eq!(
-            format!("{:?}", followed.folded(None).unwrap().standings),
-            folded_whole(&path)
-        );
-        assert_eq!(look(&mut followed), journal::Growth::Same);
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .and_then(|mut file| std::io::Write::write_all(&mut file, b"\n"))
-            .unwrap();
-        assert_eq!(look(&mut followed), journal::Growth::Replaced);
     }
 
     #[test]

@@ -168,12 +168,7 @@ pub async fn play(
 ) -> anyhow::Result<RunEnding> {
     let live = Arc::new(Live::default());
     let _serving = serve.start(out, &live).await?;
-    // The games in progress, for a server in another process: not having them is no reason not to play.
-    let socket = LiveSocket::open(out, Arc::clone(&live))
-        .inspect_err(|error| {
-            errln!("arena: the games in progress cannot be followed from another process ({error}); playing on")
-        })
-        .ok();
+    let socket = open_live_socket(out, &live);
     let mut shown = &*live;
     let mut observer = Tee(observer, &mut shown);
     let played = play_games(opened, out, bots, &live, &mut observer, StopSignals::default()).await;
@@ -190,6 +185,17 @@ pub async fn play(
         }
         played => Ok(played?),
     }
+}
+
+/// The socket in `out` through which a server in another process follows the games in progress that `live`
+/// shows (pahtum-runner's `live_socket`); `None`, with a warning, if it cannot be made: not having it is no
+/// reason not to play.
+pub fn open_live_socket(out: &Path, live: &Arc<Live>) -> Option<LiveSocket> {
+    LiveSocket::open(out, Arc::clone(live))
+        .inspect_err(|error| {
+            errln!("arena: the games in progress cannot be followed from another process ({error}); playing on")
+        })
+        .ok()
 }
 
 /// Prints `lead` and the standings on stdout and where the journal and the `written` files are on

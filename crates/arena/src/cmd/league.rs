@@ -36,6 +36,7 @@ use super::standings::FormatArg;
 use crate::output::{errln, out, outln};
 use crate::signals::StopSignals;
 use pahtum_runner::live::Live;
+use pahtum_tournament::events::Tee;
 use std::sync::Arc;
 
 /// Run a league: bots and versions join over time, and play only the games their ratings need.
@@ -448,18 +449,24 @@ async fn play_round(
     } else {
         Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
+    // Its games in progress, shown by `arena serve` as a run's are.
     let live = Arc::new(Live::default());
-    match play(
+    let socket = super::flow::open_live_socket(dir, &live);
+    let mut shown = &*live;
+    let played = play(
         &work,
         &mut opened.journal,
         &names,
         &dir.join("logs"),
         (bots, &live),
-        &mut progress,
+        &mut Tee(&mut progress, &mut shown),
         stop,
     )
-    .await
-    {
+    .await;
+    if let Some(socket) = socket {
+        socket.close().await;
+    }
+    match played {
         Err(PlayError::CannotStart(errors)) => {
             let mut message = String::from("some entrants cannot start, so no game was played:");
             for error in errors {
