@@ -439,26 +439,17 @@ static AUTHOR: LazyLock<Author> = LazyLock::new(|| {
 struct Page {
     client: Client,
     url: String,
-    _driver: Driver,
-    _profile: tempfile::TempDir,
+    _held: (Driver, tempfile::TempDir),
 }
 
 /// The author's report open in a browser window 1,400 pixels wide, or `None` without a browser.
 async fn author_report() -> Option<(&'static Author, Page)> {
-    let (chromium, driver_program) = browser()?;
+    let browser::Session { client, _held } = browser::open().await?;
     let author = &*AUTHOR;
-    let profile = tempfile::tempdir().unwrap();
-    let driver = start_driver(&driver_program);
-    let client = connect(&driver, &chromium, profile.path()).await;
     client.set_window_size(1400, 1000).await.unwrap();
     let url = format!("file://{}", author.out.join("report.html").display());
     open_page(&client, &url).await;
-    let page = Page {
-        client,
-        url,
-        _driver: driver,
-        _profile: profile,
-    };
+    let page = Page { client, url, _held };
     Some((author, page))
 }
 

@@ -337,14 +337,11 @@ async fn watch_a_slow_match(games: u32) -> Option<Watched> {
 /// As [`watch_a_slow_match`], with the run that `start` starts in the folder it is given (into its run
 /// `live`).
 async fn watch_a_run(start: impl FnOnce(&Path) -> Child) -> Option<Watched> {
-    let (chromium, driver_program) = browser::browser()?;
+    // The browser first, so that its start-up does not eat the run's time.
+    let browser::Session { client, _held: held } = browser::open().await?;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("live");
     let server = Server::start(dir.path(), &["--listen", "127.0.0.1:0"]);
-    // The browser first, so that its start-up does not eat the run's time.
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
     let run = start(dir.path());
     let journal = out.join("journal.jsonl");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -356,7 +353,7 @@ async fn watch_a_run(start: impl FnOnce(&Path) -> Child) -> Option<Watched> {
         dir,
         out,
         server,
-        _browser: (driver, profile),
+        _browser: held,
         client,
         run,
     })

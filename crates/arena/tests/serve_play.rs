@@ -33,26 +33,6 @@ fn saved_record(dir: &Path, id: &str) -> GameRecord {
     }
 }
 
-/// A Chromium session, with its driver and profile kept while it lives.
-struct Browser {
-    client: Client,
-    _driver: browser::Driver,
-    _profile: tempfile::TempDir,
-}
-
-/// Chromium, or `None` where it is not installed (see [`browser::browser`]).
-async fn open_browser() -> Option<Browser> {
-    let (chromium, driver_program) = browser::browser()?;
-    let driver = browser::start_driver(&driver_program);
-    let profile = tempfile::tempdir().unwrap();
-    let client = browser::connect(&driver, &chromium, profile.path()).await;
-    Some(Browser {
-        client,
-        _driver: driver,
-        _profile: profile,
-    })
-}
-
 /// Saves the page as `target/serve-screenshots/NAME`.
 async fn screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.unwrap();
@@ -173,7 +153,7 @@ fn hostile_roster(dir: &Path) -> PathBuf {
 /// show, and `arena verify` finds the journal sound.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_a_whole_game_in_the_browser() {
-    let Some(browser) = open_browser().await else {
+    let Some(browser) = browser::open().await else {
         return;
     };
     let client = &browser.client;
@@ -272,7 +252,7 @@ async fn a_person_plays_a_whole_game_in_the_browser() {
 /// page fits the screen without scrolling sideways.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_bot_in_play_shows_as_text_at_a_phones_width() {
-    let Some(browser) = open_browser().await else {
+    let Some(browser) = browser::open().await else {
         return;
     };
     let client = &browser.client;

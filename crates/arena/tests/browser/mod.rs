@@ -95,3 +95,22 @@ pub async fn connect(driver: &Driver, chromium: &Path, profile: &Path) -> Client
         .await
         .expect("a WebDriver session with chromium")
 }
+
+/// A Chromium session: its client, and what it needs kept for as long as it lives (the driver and the
+/// browser's profile).
+pub struct Session {
+    pub client: Client,
+    pub _held: (Driver, tempfile::TempDir),
+}
+
+/// A Chromium session with a fresh profile, or `None` where there is no browser (see [`browser`]).
+pub async fn open() -> Option<Session> {
+    let (chromium, driver_program) = browser()?;
+    let driver = start_driver(&driver_program);
+    let profile = tempfile::tempdir().unwrap();
+    let client = connect(&driver, &chromium, profile.path()).await;
+    Some(Session {
+        client,
+        _held: (driver, profile),
+    })
+}
