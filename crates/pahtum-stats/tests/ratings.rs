@@ -147,6 +147,120 @@ fn two_player_interval_is_the_exact_profile_likelihood_interval() {
     assert!(p.upper - p.rating > p.rating - p.lower + 5.0, "{p:?}");
 }
 
+/// The penalized log-likelihood of the fit (prior: `prior_draws` virtual
+/// draws per player against a player rated 0), from its definition.
+fn penalized(games: &[Game], prior_draws: f64, theta: &[f64]) -> f64 {
+    let data: f64 = games
+        .iter()
+        .map(|g| {
+            let x = theta[g.a] - theta[g.b];
+            g.score_a * sigmoid(x).ln() + (1.0 - g.score_a) * sigmoid(-x).ln()
+        })
+        .sum();
+    let prior: f64 = theta.iter().map(|&t| sigmoid(t).ln() + sigmoid(-t).ln()).sum();
+    data + prior_draws / 2.0 * prior
+}
+
+/// The maximum of a smooth concave function of `start.len()` variables, by
+/// Newton's method on finite-difference derivatives (a slow but plain
+/// reference for the fit's own search).
+fn maximum(f: impl Fn(&[f64]) -> f64, start: Vec<f64>) -> f64 {
+    let n = start.len();
+    let at = |x: &[f64], i: usize, h: f64| {
+        let mut moved = x.to_vec();
+        moved[i] += h;
+        moved
+    };
+    let gradient = |x: &[f64]| -> Vec<f64> {
+        (0..n)
+            .map(|i| (f(&at(x, i, 1e-6)) - f(&at(x, i, -1e-6))) / 2e-6)
+            .collect()
+    };
+    let mut x = start;
+    for _ in 0..100 {
+        let g = gradient(&x);
+        // Minus the Hessian, by differences of the gradient; then solve
+        // (−H) step = g by Gaussian elimination.
+        let mut a: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let (up, down) = (gradient(&at(&x, i, 1e-4)), gradient(&at(&x, i, -1e-4)));
+                (0..n).map(|j| -(up[j] - down[j]) / 2e-4).collect()
+            })
+            .collect();
+        let mut b = g.clone();
+        for col in 0..n {
+            let pivot = a[col].clone();
+            for row in col + 1..n {
+                let factor = a[row][col] / pivot[col];
+                for (entry, above) in a[row][col..].iter_mut().zip(&pivot[col..]) {
+                    *entry -= factor * above;
+                }
+                b[row] -= factor * b[col];
+            }
+        }
+        let mut step = vec![0.0; n];
+        for row in (0..n).rev() {
+            let known: f64 = (row + 1..n).map(|k| a[row][k] * step[k]).sum();
+            step[row] = (b[row] - known) / a[row][row];
+        }
+        let mut scale = 1.0;
+        while f(&x.iter().zip(&step).map(|(x, s)| x + scale * s).collect::<Vec<_>>()) < f(&x) && scale > 1e-9 {
+            scale /= 2.0;
+        }
+        x = x.iter().zip(&step).map(|(x, s)| x + scale * s).collect();
+        if g.iter().all(|g| g.abs() < 1e-9) {
+            break;
+        }
+    }
+    f(&x)
+}
+
+#[test]
+fn pool_intervals_are_exact_profile_likelihood_intervals() {
+    // Four players; player 0 won every game, so its profile is far from
+    // quadratic upwards. At each interval end u of player i, the best
+    // likelihood with θi − mean(θ) = u must lie exactly 1.92 below the
+    // maximum: computed here from the definition by a plain search over
+    // the other ratings, θi following from the constraint.
+    let mut games = Vec::new();
+    for (a, b, score_a, count) in [
+        (0, 1, 1.0, 5),
+        (0, 2, 1.0, 3),
+        (1, 2, 1.0, 2),
+        (2, 1, 1.0, 2),
+        (2, 3, 1.0, 3),
+        (3, 2, 0.5, 1),
+        (0, 3, 1.0, 1),
+        (1, 3, 0.0, 2),
+    ] {
+        games.extend(repeat(Game { a, b, score_a }, count));
+    }
+    let options = FitOptions::default();
+    let fitted = fit_games(4, &games, &options);
+    let likelihood = |theta: &[f64]| penalized(&games, options.prior_draws, theta);
+    let best = maximum(likelihood, vec![0.0; 4]);
+    for player in &fitted.players {
+        let i = player.index;
+        for end in [player.lower, player.upper] {
+            let c = end / ELO_PER_NAT;
+            let constrained = |others: &[f64]| {
+                // θi − (θi + S)/4 = c, S the sum of the others.
+                let sum: f64 = others.iter().sum();
+                let mut theta = others.to_vec();
+                theta.insert(i, (c + sum / 4.0) / 0.75);
+                likelihood(&theta)
+            };
+            let drop = best - maximum(constrained, vec![0.0; 3]);
+            assert!((drop - HALF_CHI2_95).abs() < 1e-6, "player {i}, end {end}: drop {drop}");
+        }
+    }
+    let unbeaten = fitted.players[0];
+    assert!(
+        unbeaten.upper - unbeaten.rating > 1.5 * (unbeaten.rating - unbeaten.lower),
+        "{unbeaten:?}"
+    );
+}
+
 #[test]
 fn simulated_pool_is_recovered_within_its_intervals() {
     let truth = centred(&[-300.0, -180.0, -60.0, 0.0, 20.0, 90.0, 170.0, 260.0]);

@@ -21,7 +21,7 @@
 //! [`ELO_PER_NAT`]: crate::elo::ELO_PER_NAT
 
 use super::matrix::PairMatrix;
-use crate::elo::{ln_sigmoid_pair, sigmoid_pair};
+use crate::elo::{logistic, sigmoid_pair};
 use crate::linalg::Matrix;
 
 /// One pair of players that met.
@@ -65,24 +65,30 @@ impl Likelihood {
         self.players
     }
 
-    /// The penalized log-likelihood at `theta`.
-    pub(super) fn value(&self, theta: &[f64]) -> f64 {
-        let data: f64 = self
-            .edges
-            .iter()
-            .map(|e| {
-                let (win, loss) = ln_sigmoid_pair(theta[e.a] - theta[e.b]);
-                e.points_a * win + (e.games - e.points_a) * loss
-            })
-            .sum();
-        let prior: f64 = theta
-            .iter()
-            .map(|&t| {
-                let (win, loss) = ln_sigmoid_pair(t);
-                win + loss
-            })
-            .sum();
-        data + self.half_prior * prior
+    /// The penalized log-likelihood and its gradient at `theta`, in one pass
+    /// over the pairs that met: each pair's exponential serves both, and
+    /// every point an ascent evaluates needs both (the value to accept it,
+    /// the gradient for the next step).
+    /// The gradient is actual minus expected points per player, written as
+    /// differences of sigmoids rather than `1 − sigmoid`, which would round
+    /// to 0 for far-apart ratings and fake an optimum.
+    pub(super) fn value_and_gradient(&self, theta: &[f64]) -> (f64, Vec<f64>) {
+        let mut data = 0.0;
+        let mut gradient = vec![0.0; theta.len()];
+        for e in &self.edges {
+            let pair = logistic(theta[e.a] - theta[e.b]);
+            data += e.points_a * pair.ln_win + (e.games - e.points_a) * pair.ln_loss;
+            let surplus = e.points_a * pair.loss - (e.games - e.points_a) * pair.win;
+            gradient[e.a] += surplus;
+            gradient[e.b] -= surplus;
+        }
+        let mut prior = 0.0;
+        for (slope, &t) in gradient.iter_mut().zip(theta) {
+            let own = logistic(t);
+            prior += own.ln_win + own.ln_loss;
+            *slope += self.half_prior * (own.loss - own.win);
+        }
+        (data + self.half_prior * prior, gradient)
     }
 
     /// Whether there is a prior: the likelihood is then strictly concave,
@@ -101,26 +107,6 @@ impl Likelihood {
     /// is at most `−(m/2)|eᵀθ|`.
     pub(super) fn contrast_reach(&self, value: f64) -> Option<f64> {
         self.has_prior().then(|| -value / self.half_prior)
-    }
-
-    /// The gradient at `theta`: actual minus expected points per player.
-    pub(super) fn gradient(&self, theta: &[f64]) -> Vec<f64> {
-        // Written as differences of sigmoids rather than `1 − sigmoid`,
-        // which would round to 0 for far-apart ratings and fake an optimum.
-        let mut gradient: Vec<f64> = theta
-            .iter()
-            .map(|&t| {
-                let (win, loss) = sigmoid_pair(t);
-                self.half_prior * (loss - win)
-            })
-            .collect();
-        for e in &self.edges {
-            let (win, loss) = sigmoid_pair(theta[e.a] - theta[e.b]);
-            let surplus = e.points_a * loss - (e.games - e.points_a) * win;
-            gradient[e.a] += surplus;
-            gradient[e.b] -= surplus;
-        }
-        gradient
     }
 
     /// Minus the Hessian at `theta` (positive definite), with the rank-one
@@ -189,7 +175,8 @@ mod tests {
     fn gradient_and_hessian_match_finite_differences() {
         let lik = example();
         let theta = [0.3, -0.2, 0.5];
-        let gradient = lik.gradient(&theta);
+        let value = |theta: &[f64]| lik.value_and_gradient(theta).0;
+        let gradient = lik.value_and_gradient(&theta).1;
         let hessian = lik.neg_hessian(&theta);
         let h = 1e-5;
         for i in 0..3 {
@@ -197,9 +184,9 @@ mod tests {
             let mut down = theta;
             up[i] += h;
             down[i] -= h;
-            let numeric = (lik.value(&up) - lik.value(&down)) / (2.0 * h);
+            let numeric = (value(&up) - value(&down)) / (2.0 * h);
             assert!((numeric - gradient[i]).abs() < 1e-8);
-            let (gu, gd) = (lik.gradient(&up), lik.gradient(&down));
+            let (gu, gd) = (lik.value_and_gradient(&up).1, lik.value_and_gradient(&down).1);
             for j in 0..3 {
                 let numeric = -(gu[j] - gd[j]) / (2.0 * h);
                 assert!((numeric - hessian.get(i, j)).abs() < 1e-8);

@@ -43,14 +43,15 @@ pub(super) struct Optimum {
 /// Maximizes the likelihood from all ratings at zero.
 pub(super) fn maximize(likelihood: &Likelihood) -> Result<Optimum, StatsError> {
     let mut theta = vec![0.0; likelihood.players()];
-    let mut value = likelihood.value(&theta);
+    let (mut value, mut gradient) = likelihood.value_and_gradient(&theta);
     for iteration in 0..MAX_ITERATIONS {
         let failed = StatsError::NoConvergence { iterations: iteration };
-        let gradient = likelihood.gradient(&theta);
         let cholesky = likelihood.neg_hessian(&theta).cholesky().ok_or(failed.clone())?;
         let step = cholesky.solve(&gradient);
         match advance(likelihood, &theta, value, &gradient, &step) {
-            Progress::Moved(next, next_value) => (theta, value) = (next, next_value),
+            Progress::Moved(next, next_value, next_gradient) => {
+                (theta, value, gradient) = (next, next_value, next_gradient)
+            }
             // The last step is below 1e-6 nats, so the Hessian it started
             // from is the Hessian at the maximum to that precision.
             Progress::Converged(last, last_value) => {
@@ -74,8 +75,8 @@ pub(super) enum Progress {
     /// The maximum (with its likelihood): the step was too small to
     /// matter.
     Converged(Vec<f64>, f64),
-    /// Moved to a better point, with its likelihood.
-    Moved(Vec<f64>, f64),
+    /// Moved to a better point, with its likelihood and gradient.
+    Moved(Vec<f64>, f64, Vec<f64>),
     /// No step along the direction increases the likelihood.
     Stuck,
 }
@@ -102,16 +103,19 @@ pub(super) fn advance(likelihood: &Likelihood, theta: &[f64], value: f64, gradie
     let negligible_gain = slope < ROUNDOFF_GAIN * (1.0 + value.abs());
     let short = largest < ROUNDOFF_STEP || likelihood.has_prior();
     if largest < STEP_TOLERANCE || (short && negligible_gain) {
-        let last = shifted(1.0);
-        let last_value = likelihood.value(&last);
-        return Progress::Converged(last, last_value);
+        // The step's gain by the quadratic model: what it gains is below what rounding lets the
+        // likelihood show, or the step is too short to leave the model, so a pass over the pairs to
+        // evaluate it would add nothing but that noise (and take half of a profile search's time).
+        return Progress::Converged(shifted(1.0), value + slope / 2.0);
     }
     let mut scale = 1.0;
     for _ in 0..MAX_HALVINGS {
         let candidate = shifted(scale);
-        let candidate_value = likelihood.value(&candidate);
+        // With its gradient, which the next step needs wherever it is taken: the one pass over the
+        // pairs serves both.
+        let (candidate_value, candidate_gradient) = likelihood.value_and_gradient(&candidate);
         if candidate_value > value && candidate_value >= value + ARMIJO * scale * slope {
-            return Progress::Moved(candidate, candidate_value);
+            return Progress::Moved(candidate, candidate_value, candidate_gradient);
         }
         scale /= 2.0;
     }
