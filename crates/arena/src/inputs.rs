@@ -1,6 +1,8 @@
 //! The games a command reads: a journal, a run's folder (which holds
 //! `journal.jsonl`), or a folder of a sharded run's `shard-K-of-N` folders;
-//! several of them are merged into one first, as `arena merge` does. Where a
+//! several of them are merged into one first, as `arena merge` does. A
+//! league's folder (or its shards' copies) does as well: its games are read
+//! by the league's reader, its entrants are the bots. Where a
 //! command reads games rather than a tournament (`arena show`, `arena
 //! report`, `arena analyze`), a single game's record (what `arena game --out` and `arena play
 //! --out` write) does as well: [`source`] tells the two apart.
@@ -13,7 +15,8 @@ use anyhow::{Context, bail};
 use pahtum_analysis::file::beside;
 use pahtum_record::GameRecord;
 use pahtum_report::show::{Select, bots_of};
-use pahtum_tournament::journal;
+use pahtum_tournament::journal::{self, Moves};
+use pahtum_tournament::league;
 use pahtum_tournament::merge::merge;
 use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
@@ -72,6 +75,11 @@ pub fn one_journal(paths: &[PathBuf]) -> anyhow::Result<(PathBuf, Option<tempfil
     }
     let folder = tempfile::tempdir().context("cannot create a temporary folder to merge the journals in")?;
     let journal = folder.path().join(JOURNAL);
+    if inputs.first().is_some_and(|first| league::is_league_journal(first)) {
+        // The shards of a league, as `arena merge` joins them.
+        league::merge::merge(&inputs, &journal)?;
+        return Ok((journal, Some(folder)));
+    }
     let merged = merge(&inputs, &journal)?;
     if !merged.missing.is_empty() {
         errln!(
@@ -140,7 +148,8 @@ pub fn analysis_path(named: &Path, source: &Source) -> PathBuf {
 pub struct Games {
     /// The records, in the order of the journal.
     pub records: Vec<GameRecord>,
-    /// The bots of a journal's tournament (those without a game too), or a record's two.
+    /// The bots of a journal's tournament or a league's entrants (those without a game too), or a record's
+    /// two.
     pub bots: BTreeSet<String>,
 }
 
@@ -152,6 +161,13 @@ impl Source {
                 bots: bots_of(std::slice::from_ref(&record)),
                 records: vec![*record],
             }),
+            Source::Journal { path, .. } if league::is_league_journal(&path) => {
+                let mut records = Vec::new();
+                let read = league::read(&path, Moves::Keep, |_| (), |_, record, (), _| records.push(record))?;
+                let mut bots = bots_of(&records);
+                bots.extend(read.state.entrants().iter().map(league::Entrant::label));
+                Ok(Games { records, bots })
+            }
             Source::Journal { path, .. } => {
                 let contents = journal::read(&path)?;
                 let mut bots = bots_of(&contents.records);

@@ -279,6 +279,13 @@ fn a_league_run_as_three_shards_and_merged_has_the_table_of_one_machine() {
     assert_success(&arena(&words));
     assert_eq!(games(&merged).len(), 12);
     assert_eq!(table(&merged), table(&one));
+    // The shards read together are the merged league, as the commands that read journals take them.
+    let mut words = vec!["standings"];
+    words.extend(shards.iter().map(|shard| s(shard)));
+    let together = arena(&words);
+    assert_success(&together);
+    let merged_standings = arena(&["standings", s(&merged)]);
+    assert_eq!(text(&together.stdout), text(&merged_standings.stdout));
     // The merged league goes on: it decides the next round (here none: every pair played its games).
     let output = run(&merged, &[]);
     assert_success(&output);
@@ -328,6 +335,7 @@ fn a_tampered_line_is_refused_with_its_number_and_the_table_is_stable() {
         assert!(!output.status.success());
         let error = text(&output.stderr);
         assert!(error.contains(&format!("line {number}")), "{error}");
+        assert!(error.contains(&format!("`arena verify {}`", s(&journal))), "{error}");
     }
 }
 
@@ -442,4 +450,192 @@ fn a_league_is_served_live_with_its_games_in_progress_and_its_ladder() {
         page.contains("id=\"ladder\"") && page.contains("Rating history"),
         "the league's own sections"
     );
+}
+
+/// The lines of the league journal in `dir`, each with its newline.
+fn journal_lines(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap()
+        .split_inclusive('\n')
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `arena verify DIR` after the journal in `dir` was made of `lines`.
+fn verify_lines(dir: &Path, lines: &[String]) -> (Output, String) {
+    std::fs::write(dir.join("journal.jsonl"), lines.concat()).unwrap();
+    let output = arena(&["verify", s(dir)]);
+    let stdout = text(&output.stdout);
+    (output, stdout)
+}
+
+/// Whether `c` would act on a terminal rather than show.
+fn acts_on_a_terminal(c: char) -> bool {
+    c.is_control() && c != '\n'
+}
+
+/// A league of `first-free` and the fixture bot writing hostile info (`ff@1` and `hi@1`), played: one
+/// round of two games; the ids of its games.
+fn played_league(root: &Path) -> (PathBuf, Vec<String>) {
+    let dir = league(root, "loop", "games_per_pair = 2\n");
+    assert_success(&add(&dir, &["ff", "--", "first-free"]));
+    assert_success(&add(&dir, &["hi", "--", "python3", FIXTURE, "hostile-info"]));
+    assert_success(&run(&dir, &["--concurrency", "1"]));
+    let ids: Vec<String> = games(&dir)
+        .iter()
+        .map(|game| game["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    (dir, ids)
+}
+
+/// `arena verify` checks a league's journal and lists every faulty line by its number, a torn last line
+/// said apart; an entrant named with terminal controls and `</script>` is shown escaped.
+#[test]
+fn verify_lists_every_faulty_line_of_a_league() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, ids) = played_league(root.path());
+    let output = arena(&["verify", s(&dir)]);
+    assert_success(&output);
+    assert!(
+        text(&output.stdout)
+            .ends_with("every line is sound: 2 entrant(s) (0 retired), 1 round(s) decided, 2 game(s)\n"),
+        "{}",
+        text(&output.stdout)
+    );
+
+    // Two lines edited: a game's score, the other game's entrants' hashes; both listed, by number.
+    let lines = journal_lines(&dir);
+    let (first, second) = (lines.len() - 2, lines.len() - 1);
+    let mut edited = lines.clone();
+    edited[first] = edited[first].replacen("\"score\":{\"white\":", "\"score\":{\"white\":1", 1);
+    let hash = edited[second].rfind("sha256:").unwrap() + "sha256:".len();
+    let digit = if &edited[second][hash..=hash] == "0" { "1" } else { "0" };
+    edited[second].replace_range(hash..=hash, digit);
+    let (output, stdout) = verify_lines(&dir, &edited);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    let faults: Vec<&str> = stdout.lines().filter(|line| line.starts_with("line ")).collect();
+    assert_eq!(faults.len(), 2, "{stdout}");
+    assert!(
+        faults[0].starts_with(&format!("line {}: game {:?}", first + 1, ids[0])),
+        "{stdout}"
+    );
+    assert!(
+        faults[1].starts_with(&format!(
+            "line {}: game {:?} names the content hashes",
+            second + 1,
+            ids[1]
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 faulty line(s); sound: 2 entrant(s) (0 retired), 1 round(s) decided, 0 game(s)"),
+        "{stdout}"
+    );
+
+    // A torn last line is said, not a fault.
+    let mut torn = lines.clone();
+    torn.push(lines[second][..30].to_owned());
+    let (output, stdout) = verify_lines(&dir, &torn);
+    assert_success(&output);
+    assert!(
+        stdout.contains("the last line is torn") && stdout.contains("2 game(s)"),
+        "{stdout}"
+    );
+
+    // An entrant named with terminal controls and `</script>` is a fault, shown escaped.
+    let mut hostile = lines.clone();
+    hostile[2] = hostile[2].replacen("\"name\":\"hi\"", "\"name\":\"x\\u001b]0;pwned\\u0007</script>\"", 1);
+    let (output, stdout) = verify_lines(&dir, &hostile);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.starts_with("line 3: entrant ") && stdout.contains("pwned"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.chars().any(acts_on_a_terminal),
+        "raw control text in {stdout:?}"
+    );
+}
+
+/// A bot author's loop on a league: `arena show` lists its games and prints one, what the bot wrote
+/// escaped; `arena analyze` finds the move that lost it, and `arena show` then shows it.
+#[test]
+fn a_leagues_games_are_shown_and_analysed() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, ids) = played_league(root.path());
+    let list = arena(&["show", s(&dir)]);
+    assert_success(&list);
+    let listed = text(&list.stdout);
+    assert!(ids.iter().all(|id| listed.contains(id.as_str())), "{listed}");
+    assert!(
+        listed.contains("ff@1 (White) - hi@1 (Black)") && listed.contains("2 game(s)"),
+        "{listed}"
+    );
+    let lost = arena(&["show", s(&dir), "--lost-by", "nobody"]);
+    assert!(
+        text(&lost.stderr).contains("give one of: ff@1, hi@1"),
+        "{}",
+        text(&lost.stderr)
+    );
+
+    let id = ids[0].as_str();
+    let shown = arena(&["show", s(&dir), id, "--boards"]);
+    assert_success(&shown);
+    let game = text(&shown.stdout);
+    assert!(game.starts_with(&format!("Game {id}: ")), "{game}");
+    assert!(game.contains("(no analysis: arena analyze "), "{game}");
+    assert!(!game.chars().any(acts_on_a_terminal), "raw control text in {game:?}");
+    assert!(
+        game.contains("window.pwned=1</script><img src=x onerror=\"window.pwned=1\"><!--\\x07\\x1b[31m\\r\\x00"),
+        "{game}"
+    );
+
+    let analysed = arena(&["analyze", s(&dir), id, "--playouts", "20"]);
+    assert_success(&analysed);
+    let analysis = std::fs::read_to_string(dir.join("analysis.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(analysis.lines().next().unwrap()).unwrap();
+    assert_eq!(line["game"], id);
+    let shown = arena(&["show", s(&dir), id]);
+    assert_success(&shown);
+    let game = text(&shown.stdout);
+    assert!(game.contains("losing move") && !game.contains("(no analysis"), "{game}");
+}
+
+/// A tournament is not played into a league's folder, not even afresh: the error says what plays a league.
+#[test]
+fn a_tournament_is_not_played_into_a_leagues_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = league(root.path(), "kept", "games_per_pair = 2\n");
+    assert_success(&add(&dir, &["ff", "--", "first-free"]));
+    let lines = journal_lines(&dir);
+    let file = root.path().join("t.toml");
+    std::fs::write(
+        &file,
+        "name = \"t\"\n[[bots]]\nname = \"a\"\nbuiltin = \"first-free\"\n[[bots]]\nname = \"b\"\nbuiltin = \"heuristic\"\n",
+    )
+    .unwrap();
+    for words in [
+        vec![
+            "match",
+            "first-free",
+            "heuristic",
+            "--games",
+            "2",
+            "--fresh",
+            "--out",
+            s(&dir),
+        ],
+        vec!["run", s(&file), "--out", s(&dir)],
+        vec!["run", s(&file), "--out", s(&dir), "--fresh"],
+    ] {
+        let output = arena(&words);
+        assert!(!output.status.success(), "{words:?}");
+        assert!(
+            text(&output.stderr).contains(&format!("`arena league run {}`", s(&dir))),
+            "{words:?}: {}",
+            text(&output.stderr)
+        );
+    }
+    assert_eq!(journal_lines(&dir), lines, "the league's journal is untouched");
 }

@@ -43,8 +43,8 @@ use crate::output::outln;
                   The file's lines are documented in RECORD.md (analysis.jsonl)."
 )]
 pub struct Args {
-    /// A journal (or a run's output folder), or a game's record (what `arena game --out` and `arena play --out`
-    /// write).
+    /// A journal (or a run's or a league's folder), or a game's record (what `arena game --out` and `arena play
+    /// --out` write).
     pub source: PathBuf,
     /// The games to analyse [default: all those chosen by --bot or --lost-by, or every game].
     pub games: Vec<String>,

@@ -44,6 +44,19 @@ pub fn live_status() -> bool {
     std::io::stderr().is_terminal() && std::env::var("TERM").is_ok_and(|term| term != "dumb")
 }
 
+/// Refuses an output folder `out` that holds a league's journal: a tournament is not played into a league's
+/// folder (not even `--fresh`, which would move the league's journal aside).
+pub fn refuse_league(out: &Path) -> anyhow::Result<()> {
+    if pahtum_tournament::league::is_league_journal(&out.join(JOURNAL)) {
+        bail!(
+            "{} is a league's folder: play its games with `arena league run {}`, or give another output folder",
+            out.display(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
 /// Opens the journal of `tournament` (its `shard`, or every game) in `out`, resuming it unless `fresh`
 /// (then an old one is moved aside), syncing as `durability` says, showing its records to `observer`,
 /// and says on stderr what was done to an old journal.

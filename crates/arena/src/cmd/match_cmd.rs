@@ -143,6 +143,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let gate = SprtGate::new(&names[0], &names[1], args.sprt);
+    flow::refuse_league(&out)?;
     let mut progress = MatchProgress::new(gate, schedule::len(&tournament), flow::live_status());
     let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut progress) {
         Err(ResumeError::Changed { path, changes }) => bail!(

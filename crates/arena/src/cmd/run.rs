@@ -119,6 +119,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
     check_replayed(&file, &args.replay)?;
     crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
+    flow::refuse_league(&file.settings.out)?;
     if args.dry_run {
         return dry_run(&file, shard);
     }

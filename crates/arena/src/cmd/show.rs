@@ -33,8 +33,8 @@ use crate::output::{errln, out};
     after_help = "Examples:\n  arena show runs/quickstart --lost-by python-random\n  arena show runs/quickstart 003-01-b\n  arena show game.json --boards"
 )]
 pub struct Args {
-    /// A journal (or a run's output folder), or a game's record (what `arena game --out` and `arena play --out`
-    /// write).
+    /// A journal (or a run's or a league's folder), or a game's record (what `arena game --out` and `arena play
+    /// --out` write).
     pub source: PathBuf,
     /// The game to show [default: list the games of a journal; a record's game].
     pub game: Option<String>,

@@ -5,33 +5,39 @@
 //! faulty line. This command checks them all and lists every faulty line with
 //! its number and what is wrong, so that a damaged or edited journal can be
 //! judged (and repaired) in one go. What is checked is in the
-//! `pahtum_tournament::audit` docs. The faults are shown escaped, like
-//! anything else read from a file a bot had a hand in.
+//! `pahtum_tournament::audit` docs. A league's journal is checked the same
+//! way, line by line, with its own lines (entrants, retirements, rounds, and
+//! each game against its round and its entrants' content hashes: the
+//! `pahtum_tournament::league::state` docs). The faults are shown escaped,
+//! like anything else read from a file a bot had a hand in.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use pahtum_protocol::untrusted::escape;
-use pahtum_tournament::journal;
+use pahtum_tournament::{journal, league};
 
+use crate::inputs::journal_path;
 use crate::output::outln;
 
 /// Check every record of a journal and list every fault.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The journal (journal.jsonl in a run's output folder).
+    /// The journal, or a run's or a league's folder (which holds journal.jsonl).
     pub journal: PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let verified = journal::verify(&args.journal)?;
-    for fault in &verified.faults {
-        outln!("line {}: {}", fault.line, escape(&crate::forfeit::chain(&fault.fault)));
+    let journal = journal_path(&args.journal);
+    if league::is_league_journal(&journal) {
+        return verify_league(&journal);
     }
-    let path = args.journal.display();
-    if verified.torn {
-        outln!("the last line is torn (a write cut short by a crash): it is dropped, as on resume");
-    }
+    let verified = journal::verify(&journal)?;
+    list(
+        verified.faults.iter().map(|fault| (fault.line, &fault.fault as _)),
+        verified.torn,
+    );
+    let path = journal.display();
     if !verified.joins.is_empty() {
         let joined: Vec<String> = verified
             .joins
@@ -57,5 +63,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             verified.faults.len()
         );
         Ok(ExitCode::from(crate::exit::NOT_CONFORMING))
+    }
+}
+
+/// Checks every line of the league journal at `path` and lists every fault.
+fn verify_league(path: &Path) -> anyhow::Result<ExitCode> {
+    let verified = league::verify(path)?;
+    list(
+        verified.faults.iter().map(|fault| (fault.line, &fault.fault as _)),
+        verified.ending.torn,
+    );
+    let state = &verified.state;
+    let entrants = state.entrants().len();
+    let retired = (0..entrants).filter(|&number| state.is_retired(number)).count();
+    let sound = format!(
+        "{entrants} entrant(s) ({retired} retired), {} round(s) decided, {} game(s)",
+        state.rounds(),
+        state.games()
+    );
+    let path = path.display();
+    if verified.faults.is_empty() {
+        outln!("{path}: every line is sound: {sound}");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        outln!(
+            "{path}: {} faulty line(s); sound: {sound}; repair or remove the faulty lines before \
+             `arena league run`, the table or a report can use this league",
+            verified.faults.len()
+        );
+        Ok(ExitCode::from(crate::exit::NOT_CONFORMING))
+    }
+}
+
+/// Prints each fault with its line's number, escaped, and says whether a torn last line was dropped.
+fn list<'a>(faults: impl Iterator<Item = (usize, &'a (dyn std::error::Error + 'a))>, torn: bool) {
+    for (line, fault) in faults {
+        outln!("line {line}: {}", escape(&crate::forfeit::chain(fault)));
+    }
+    if torn {
+        outln!("the last line is torn (a write cut short by a crash): it is dropped, as on resume");
     }
 }

@@ -17,7 +17,8 @@
 //! rounds, content hashes); the table ([`table`]) is the tournament's tallies
 //! and joint rating fit. A league's journal is read by
 //! [`crate::report::fold_journal`] like a tournament's, so `arena standings`,
-//! `arena report` and `arena serve` show a league as a run.
+//! `arena report` and `arena serve` show a league as a run; `arena verify`
+//! lists every faulty line of it ([`read::verify`]).
 //!
 //! Building and checking an entrant before it joins, and playing the games,
 //! are `pahtum-runner`'s work; this module has no processes.
@@ -35,6 +36,6 @@ pub mod table;
 mod tests;
 
 pub use lines::{Entrant, Event, FORMAT, GameLine, LayoutPair, LeagueHeader, Retirement, Round};
-pub use read::{LeagueError, Read, is_league_journal, read};
+pub use read::{LeagueError, LineFault, Read, Verified, is_league_journal, read, verify};
 pub use rules::{LEAGUE_FILE, League};
 pub use state::{LeagueFault, LeagueState, PendingGame};

@@ -5,7 +5,9 @@
 //! A torn last line is dropped and blank lines skipped as in a tournament
 //! journal; any other line that does not pass ([`super::lines::parse`] on the
 //! reading threads, then [`LeagueState`] in file order) is an error naming its
-//! line, so that a line edited by hand is refused, never counted.
+//! line, so that a line edited by hand is refused, never counted ([`read`]).
+//! `arena verify` goes on past a faulty line and lists them all ([`verify`]):
+//! one pass ([`scan`]) does both, so they check the same things.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,11 @@ pub enum LeagueError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// A line of the journal does not pass.
-    #[error("the league journal {}, line {line}", path.display())]
+    #[error(
+        "line {line} of the league journal {} is damaged or was edited, so none of its results is trusted \
+         (repair or remove that line; `arena verify {}` lists every such line)",
+        path.display(), path.display()
+    )]
     Fault {
         /// The journal.
         path: PathBuf,
@@ -75,11 +81,77 @@ pub struct Read {
 
 /// Reads the league journal at `path`, checking every line, and hands each game's record (with its moves
 /// as `moves` says, what `keep` made of it on the reading threads, and where it lies) to `each` with the
-/// league as the lines before it say.
+/// league as the lines before it say. Stops at the first faulty line.
 pub fn read<T: Send>(
     path: &Path,
     moves: Moves,
     keep: impl Fn(&GameRecord) -> T + Sync,
+    each: impl FnMut(&LeagueState, GameRecord, T, Span),
+) -> Result<Read, LeagueError> {
+    scan(
+        path,
+        moves,
+        keep,
+        |line, source| {
+            Err(LeagueError::Fault {
+                path: path.to_owned(),
+                line,
+                source: Box::new(source),
+            })
+        },
+        each,
+    )
+}
+
+/// A faulty line of a league's journal.
+#[derive(Debug)]
+pub struct LineFault {
+    /// Its number, from 1 (the header).
+    pub line: usize,
+    /// What is wrong with it.
+    pub fault: LeagueFault,
+}
+
+/// Every fault of a league's journal, as [`verify`] found them.
+#[derive(Debug)]
+pub struct Verified {
+    /// The league as its sound lines say (a faulty line counts for nothing).
+    pub state: LeagueState,
+    /// The faulty lines, in file order.
+    pub faults: Vec<LineFault>,
+    /// How its lines ended (a torn last line is dropped, not a fault).
+    pub ending: LinesEnd,
+}
+
+/// Checks every line of the league journal at `path` as [`read`] does, but goes on after a faulty line
+/// (which counts for nothing: the lines after it are checked against the league as the sound lines before
+/// them say) and lists them all. Only a journal that is no league's, or cannot be read, is an error.
+pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
+    let mut faults = Vec::new();
+    let read = scan(
+        path,
+        Moves::Drop,
+        |_| (),
+        |line, fault| {
+            faults.push(LineFault { line, fault });
+            Ok(())
+        },
+        |_, _, (), _| {},
+    )?;
+    Ok(Verified {
+        state: read.state,
+        faults,
+        ending: read.ending,
+    })
+}
+
+/// One pass over the league journal at `path` (see [`read`]): each faulty line, by its number, goes to
+/// `fault`, which stops the pass by returning an error or lets it go on, the line counting for nothing.
+fn scan<T: Send>(
+    path: &Path,
+    moves: Moves,
+    keep: impl Fn(&GameRecord) -> T + Sync,
+    mut fault: impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
     mut each: impl FnMut(&LeagueState, GameRecord, T, Span),
 ) -> Result<Read, LeagueError> {
     let io_error = |source| JournalError::Io {
@@ -99,13 +171,8 @@ pub fn read<T: Send>(
                 path.display()
             ))
         })?;
-    let fault = |line, source| LeagueError::Fault {
-        path: path.to_owned(),
-        line,
-        source: Box::new(source),
-    };
     if header.hash != header.league.hash() {
-        return Err(fault(1, LeagueFault::HeaderEdited));
+        fault(1, LeagueFault::HeaderEdited)?;
     }
     let mut state = LeagueState::new(&header.league);
     let mut ending = LinesEnd {
@@ -129,33 +196,31 @@ pub fn read<T: Send>(
         read_line,
         |line| {
             number += 1;
-            match line.read {
-                None => {}
+            let checked = match line.read {
+                None => Ok(()),
                 Some(Err(Fault::NotARecord(_))) if !line.terminated => {
                     ending.torn = true;
                     return Ok(());
                 }
-                Some(Err(error)) => return Err(fault(number, error.into())),
-                Some(Ok((Parsed::Event(event), _))) => {
-                    state.apply_event(event).map_err(|error| fault(number, error))?
-                }
-                Some(Ok((Parsed::Game { record, hashes }, kept))) => {
-                    state
-                        .apply_game(&record, &hashes)
-                        .map_err(|error| fault(number, error))?;
+                Some(Err(error)) => Err(error.into()),
+                Some(Ok((Parsed::Event(event), _))) => state.apply_event(event),
+                Some(Ok((Parsed::Game { record, hashes }, kept))) => state.apply_game(&record, &hashes).map(|()| {
                     ending.records += 1;
                     let span = Span {
                         offset: ending.valid_len,
                         len: line.text.len(),
                     };
                     each(&state, *record, kept.expect("a game keeps"), span);
-                }
+                }),
+            };
+            if let Err(error) = checked {
+                fault(number, error)?;
             }
             ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
             ending.unterminated = !line.terminated;
             Ok(())
         },
-        |source| io_error(source).into(),
+        |source| LeagueError::from(io_error(source)),
     )?;
     Ok(Read { state, ending })
 }

@@ -3,7 +3,9 @@
 //! [`LeagueState`] is what the lines before a line say: the entrants and
 //! which retired, the rounds decided, and for each pair of entrants which of
 //! its layout rounds were decided and which of their games are in. Each line
-//! is checked against it before it counts ([`LeagueState::apply`]):
+//! is checked against it before it counts ([`LeagueState::apply_event`],
+//! [`LeagueState::apply_game`]); a line that does not pass counts for nothing,
+//! so that `arena verify` can go on past it:
 //!
 //! * an entrant: a plain name, a version of plain characters, a label
 //!   (`NAME@VERSION`) not seen before, a content hash, a command;
@@ -326,6 +328,8 @@ impl LeagueState {
         if number != self.rounds + 1 {
             return bad(format!("expected round {}", self.rounds + 1));
         }
+        // The layout rounds each pair has decided with this round's, counted only once all of it passes.
+        let mut decided: HashMap<(u32, u32), u64> = HashMap::new();
         for &LayoutPair(a, b, k) in &round.pairs {
             let active = |n: u32| (n as usize) < self.entrants.len() && !self.retired[n as usize];
             if a >= b || !active(a) || !active(b) {
@@ -337,11 +341,15 @@ impl LeagueState {
                     self.league.rounds()
                 ));
             }
-            let rounds = self.pairs.entry((a, b)).or_default();
-            if rounds.decided >> k & 1 == 1 {
+            let before = self.pairs.get(&(a, b)).map_or(0, |rounds| rounds.decided);
+            let rounds = decided.entry((a, b)).or_insert(before);
+            if *rounds >> k & 1 == 1 {
                 return bad(format!("[{a}, {b}, {k}] was decided before"));
             }
-            rounds.decided |= 1 << k;
+            *rounds |= 1 << k;
+        }
+        for (pair, rounds) in decided {
+            self.pairs.entry(pair).or_default().decided = rounds;
         }
         self.rounds = number;
         self.last_round = round.pairs;

@@ -2,10 +2,11 @@
 
 use std::path::Path;
 
+use crate::audit::Fault;
 use crate::journal::Moves;
 use crate::testing::{simulate_round_robin, simulate_rule, synthetic_league};
 
-use super::read::{LeagueError, read};
+use super::read::{LeagueError, read, verify};
 use super::state::LeagueFault;
 use super::table::{fold, table};
 
@@ -98,6 +99,94 @@ fn an_edited_line_is_refused_with_its_number() {
     let read = read(&path, Moves::Drop, |_| (), |_, _, (), _| {}).unwrap();
     assert!(read.ending.torn);
     assert_eq!(read.state.games(), 12);
+}
+
+/// The numbers of the faulty lines `verify` lists for `path`, and the games it found sound.
+fn faults(path: &Path) -> (Vec<usize>, usize) {
+    let verified = verify(path).unwrap();
+    let lines = verified.faults.iter().map(|fault| fault.line).collect();
+    (lines, verified.state.games())
+}
+
+#[test]
+fn verify_lists_every_faulty_line_and_counts_the_sound_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 4, 12);
+    let original = lines(&path);
+    let verified = verify(&path).unwrap();
+    assert!(verified.faults.is_empty(), "{:?}", verified.faults);
+    assert_eq!((verified.state.entrants().len(), verified.state.rounds()), (4, 1));
+    assert_eq!((verified.state.games(), verified.ending.records), (12, 12));
+
+    // Line 1 the header, 2-5 the entrants, 6 the round, 7.. the games: three edits, three faults, each
+    // where it stands, and the lines between them still checked and counted.
+    let mut edited = original.clone();
+    edited[0] = edited[0].replacen("\"hash\":\"sha256:", "\"hash\":\"sha256:0", 1);
+    edited[8] = edited[8].replacen("sha256:0000", "sha256:1111", 1);
+    let result = ["\"result\":\"white\"", "\"result\":\"black\"", "\"result\":\"draw\""]
+        .into_iter()
+        .find(|result| edited[12].contains(result))
+        .unwrap();
+    let other = if result.contains("white") {
+        "\"result\":\"black\""
+    } else {
+        "\"result\":\"white\""
+    };
+    edited[12] = edited[12].replacen(result, other, 1);
+    edited.push(original[6].clone());
+    write(&path, &edited);
+    let verified = verify(&path).unwrap();
+    let found: Vec<(usize, String)> = verified
+        .faults
+        .iter()
+        .map(|fault| (fault.line, fault.fault.to_string()))
+        .collect();
+    let numbers: Vec<usize> = found.iter().map(|(line, _)| *line).collect();
+    assert_eq!(numbers, [1, 9, 13, 19], "{found:?}");
+    assert!(matches!(verified.faults[0].fault, LeagueFault::HeaderEdited));
+    assert!(matches!(verified.faults[1].fault, LeagueFault::WrongHashes { .. }));
+    assert!(matches!(
+        verified.faults[2].fault,
+        LeagueFault::Line(Fault::DoesNotReplay { .. })
+    ));
+    assert!(matches!(verified.faults[3].fault, LeagueFault::Duplicate { .. }));
+    assert_eq!(verified.state.games(), 10, "the faulty games count for nothing");
+    // `read` stops at the first of them.
+    assert_eq!(refused(&path).0, 1);
+
+    // A torn last line is dropped, not a fault.
+    let mut torn = original.join("\n") + "\n";
+    torn.push_str(&original[6][..40]);
+    std::fs::write(&path, torn).unwrap();
+    let verified = verify(&path).unwrap();
+    assert!(verified.ending.torn && verified.faults.is_empty());
+    assert_eq!(verified.state.games(), 12);
+}
+
+/// A round with one pair that cannot be counts for nothing, not for its pairs before that one: each of its
+/// games is then a game of no round.
+#[test]
+fn a_faulty_round_counts_for_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 4, 12);
+    let mut edited = lines(&path);
+    assert!(edited[5].ends_with("[2,3,0]]}}"), "{}", edited[5]);
+    edited[5] = edited[5].replacen("[2,3,0]", "[3,2,0]", 1);
+    write(&path, &edited);
+    let verified = verify(&path).unwrap();
+    assert_eq!(faults(&path), ((6..=18).collect::<Vec<_>>(), 0));
+    assert!(matches!(
+        verified.faults[0].fault,
+        LeagueFault::BadRound { number: 1, .. }
+    ));
+    assert!(
+        verified.faults[1..]
+            .iter()
+            .all(|fault| matches!(fault.fault, LeagueFault::NotDecided { .. }))
+    );
+    assert_eq!((verified.state.rounds(), verified.state.decided_games()), (0, 0));
 }
 
 #[test]
