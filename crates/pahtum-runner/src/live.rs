@@ -25,7 +25,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pahtum::{Cell, Color, Outcome, Seat};
+use pahtum::{Action, Cell, Color, Outcome, Seat};
 use pahtum_protocol::{Info, Reason, Rules, TimeControl};
 use pahtum_record::GameSpec;
 use pahtum_referee::GameEvent;
@@ -105,8 +105,9 @@ pub struct LivePly {
     pub seat: Seat,
     /// The colour it played with.
     pub color: Color,
-    /// The ply as the protocol writes it: `d4` a stone, `#d4` a block, `swap` or `keep` the pie decision.
-    pub action: String,
+    /// The ply, written as the protocol writes it: `d4` a stone, `#d4` a block, `swap` or `keep` the pie
+    /// decision (and refused in any other form when read).
+    pub action: Action,
     /// Given before the bots played (no one's answer: no time, no clocks, no `info`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub given: bool,
@@ -178,11 +179,21 @@ impl Default for State {
 }
 
 impl State {
-    /// Applies `event` and passes it on to the readers, written as JSON only if there are any.
+    /// Applies `event` and passes it on to the readers.
     fn publish(&mut self, event: &LiveEvent) {
         self.apply(event);
+        self.send(event);
+    }
+
+    /// Whether anyone reads the events.
+    fn is_read(&self) -> bool {
+        self.sender.as_ref().is_some_and(|sender| sender.receiver_count() > 0)
+    }
+
+    /// Passes `event` on to the readers, written as JSON only if there are any.
+    fn send(&self, event: &LiveEvent) {
         if let Some(sender) = &self.sender
-            && sender.receiver_count() > 0
+            && self.is_read()
         {
             let line = serde_json::to_string(event).expect("live events serialize");
             let _ = sender.send(line.into());
@@ -267,7 +278,7 @@ impl Live {
                 ply: plies.len() + 1,
                 seat,
                 color,
-                action: action.to_string(),
+                action,
                 given: true,
                 ms: None,
                 clocks: None,
@@ -304,7 +315,9 @@ impl Live {
         };
         let unix_ms = unix_ms();
         let mut state = self.state();
-        let Some(game) = state.games.get(id) else {
+        let read = state.is_read();
+        state.snapshot = None;
+        let Some(game) = state.games.get_mut(id) else {
             return;
         };
         let last = game.plies.iter().rev().find_map(|ply| ply.clocks);
@@ -318,17 +331,25 @@ impl Live {
             ply: game.plies.len() + 1,
             seat,
             color,
-            action: action.to_string(),
+            action,
             given: false,
             ms: Some(ms),
             clocks: Some(clocks),
             info,
             unix_ms,
         };
-        state.publish(&LiveEvent::Move {
+        // Every move of every game passes here: with nobody reading, the ply goes straight into its
+        // game, with no event made, looked up again or copied (as `publish` would).
+        let event = read.then(|| LiveEvent::Move {
             game: id.to_owned(),
-            ply,
+            ply: ply.clone(),
         });
+        if game.plies.len() < MAX_PLIES {
+            game.plies.push(ply);
+        }
+        if let Some(event) = event {
+            state.send(&event);
+        }
     }
 
     /// A reader: the snapshot first, then every event (see [`Subscription::next`]).

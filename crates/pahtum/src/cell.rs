@@ -115,32 +115,17 @@ impl FromStr for Cell {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Cell {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        crate::text_serde::serialize(self, serializer)
     }
 }
 
-/// Read from the text without copying it (a `Cow<str>` would allocate a
-/// `String` for every cell): a journal holds millions of cells.
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Cell {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct CellText;
-        impl serde::de::Visitor<'_> for CellText {
-            type Value = Cell;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a cell such as \"d4\"")
-            }
-
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Cell, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-        deserializer.deserialize_str(CellText)
+        crate::text_serde::deserialize(deserializer, "a cell such as \"d4\"")
     }
 }
 
-/// A cell is a string such as `"d4"`: a column `a`-`g`, then a row `1`-`7`.
 #[cfg(feature = "schemars")]
 impl schemars::JsonSchema for Cell {
     fn schema_name() -> std::borrow::Cow<'static, str> {

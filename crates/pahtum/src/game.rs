@@ -77,6 +77,22 @@ impl fmt::Display for Action {
     }
 }
 
+/// As its text form.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::text_serde::serialize(self, serializer)
+    }
+}
+
+/// From its text form.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Action {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::text_serde::deserialize(deserializer, "an action such as \"d4\", \"#d4\", \"swap\" or \"keep\"")
+    }
+}
+
 /// Why text is not an action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{text:?} is not an action: expected a cell like \"d4\", a block like \"#d4\", \"swap\" or \"keep\"")]

@@ -29,6 +29,8 @@ pub mod playout;
 mod position;
 pub mod score;
 pub mod setup;
+#[cfg(feature = "serde")]
+mod text_serde;
 
 pub use bitboard::Bitboard;
 pub use cell::{Cell, ParseCellError};
