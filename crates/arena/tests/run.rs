@@ -1179,6 +1179,16 @@ fn a_bot_added_to_a_played_tournament_joins_and_only_its_games_are_played() {
         "--out",
         report.to_str().unwrap(),
     ]));
+    // The report says it too, under the standings: the bot's text escaped for the terminal, then as HTML.
+    let page = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        page.contains(
+            "<p class=\"note greeting-note\">py played its games under 2 greetings (hello), so these standings mix \
+             its programs: &quot;evil\\x1b[2J 1&quot; (2 games), &quot;fixture-versioned 1&quot; (4 games).</p>"
+        ),
+        "the report names py's two greetings"
+    );
+    assert!(!page.contains('\u{1b}'));
 
     // Again: nothing to play, nothing joins.
     let output = fixture.run("out", &[]);

@@ -18,7 +18,7 @@ use pahtum::{Color, Outcome, Score, Seat};
 use pahtum_analysis::format::GameAnalysis;
 use pahtum_protocol::{Info, Reason};
 use pahtum_record::{GameRecord, MoveKind, Players, Termination};
-use pahtum_tournament::standings::Standings;
+use pahtum_tournament::standings::{Standings, greeting_notes};
 use serde::{Deserialize, Serialize};
 
 use crate::html::analysis::ReplayAnalysis;
@@ -33,6 +33,9 @@ pub struct Tables {
     pub standings: StandingsTable,
     /// What the Elo columns mean (or why there are none), then the bots without games.
     pub rating_note: String,
+    /// Each bot that played under more than one greeting (`hello` name and version), with them: its
+    /// results mix programs. Escaped for the terminal (control characters visible), then by the template.
+    pub greeting_notes: Vec<String>,
     /// One row per rated bot, in the standings' order; empty when no bot is rated.
     pub chart: Vec<ChartRow>,
     /// The marks of the chart's Elo axis.
@@ -153,6 +156,7 @@ impl Tables {
         Tables {
             standings: StandingsTable::of(standings),
             rating_note: rating_note(strength),
+            greeting_notes: greeting_notes(standings).collect(),
             chart,
             chart_axis,
             crosstable: heat_map(standings),
