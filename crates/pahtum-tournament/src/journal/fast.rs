@@ -9,7 +9,8 @@
 //! [`pahtum_record::MoveRecord`]s (no spaces, the keys in the struct's order,
 //! the words and cells the rules know, numbers for the timings), and gives the
 //! other members, byte for byte, to serde, which checks them as it always
-//! does. Anything else (a journal edited by hand, a key it does not know, a
+//! does (a league's game line's `entrants`, two hashes, it reads too when
+//! they are as the arena writes them, so that the line is read once). Anything else (a journal edited by hand, a key it does not know, a
 //! bot's `info`, an escape in a key) is left whole to serde: the caller reads
 //! the line as before. So what a line means, and whether it is a record, never
 //! depends on which of the two read it: the hand reader accepts only JSON that
@@ -19,35 +20,57 @@
 use pahtum::{Cell, Color, Seat};
 use pahtum_record::{BareMove, MoveKind};
 
-/// The record `line` as a JSON object without its `moves` member, and the moves read by hand (without their
-/// timings); `None` when the line is not in the form this reads, for serde to read whole.
-pub(super) fn split(line: &[u8]) -> Option<(Vec<u8>, Vec<BareMove>)> {
+/// A record's line as the hand reader splits it.
+#[derive(Debug)]
+pub(super) struct Split {
+    /// The line for serde: the moves' value made empty (`[]`, so that the record's fields stay required as
+    /// they are) and the value of `entrants`, where read by hand, made `0` (a key the record does not know,
+    /// which serde steps over); every other byte as it is.
+    pub rest: Vec<u8>,
+    /// The moves, read by hand, without their timings.
+    pub moves: Vec<BareMove>,
+    /// The value of the line's `entrants` member (a league's game), where it is as the arena writes it:
+    /// `["…","…"]`, strings without escapes or control characters, in UTF-8.
+    pub entrants: Option<[String; 2]>,
+}
+
+/// The record `line` split for serde and the hand reader ([`Split`]); `None` when the line is not in the
+/// form this reads, for serde to read whole.
+pub(super) fn split(line: &[u8]) -> Option<Split> {
     let mut text = Cursor { json: line, at: 0 };
-    let mut rest = Vec::with_capacity(1024);
-    let mut moves = None;
+    // The spans of `line` whose value serde is given in place of what is there.
+    let (mut moves, mut entrants) = (None, None);
+    let mut entrants_seen = false;
     text.whitespace();
     text.eat_byte(b'{')?;
-    rest.push(b'{');
     loop {
         text.whitespace();
-        let key = text.at;
-        text.plain_string()?;
-        let key = &line[key..text.at];
+        let key = text.plain_string()?;
         text.whitespace();
         text.eat_byte(b':')?;
         text.whitespace();
-        if key == b"\"moves\"" {
-            if moves.is_some() {
-                return None;
+        let value = text.at;
+        match key {
+            b"moves" => {
+                if moves.is_some() {
+                    return None;
+                }
+                moves = Some((text.moves()?, value..text.at));
             }
-            moves = Some(text.moves()?);
-        } else {
-            let value = text.at;
-            text.skip_value()?;
-            rest.extend_from_slice(key);
-            rest.push(b':');
-            rest.extend_from_slice(&line[value..text.at]);
-            rest.push(b',');
+            b"entrants" => {
+                // Twice, and serde refuses the line: it reads it whole, and names the fault.
+                if std::mem::replace(&mut entrants_seen, true) {
+                    return None;
+                }
+                match text.entrants() {
+                    Some(read) => entrants = Some((read, value..text.at)),
+                    None => {
+                        text.at = value;
+                        text.skip_value()?;
+                    }
+                }
+            }
+            _ => text.skip_value()?,
         }
         text.whitespace();
         if text.eat_byte(b',').is_none() {
@@ -59,9 +82,33 @@ pub(super) fn split(line: &[u8]) -> Option<(Vec<u8>, Vec<BareMove>)> {
     if text.at != line.len() {
         return None;
     }
-    // Serde reads the moves' place as empty: the record's fields stay required as they are.
-    rest.extend_from_slice(b"\"moves\":[]}");
-    Some((rest, moves?))
+    let (moves, moves_at) = moves?;
+    let mut rest = Vec::with_capacity(line.len() - moves_at.len() + 2);
+    let entrants = match entrants {
+        Some((read, at)) if at.start < moves_at.start => {
+            rest.extend_from_slice(&line[..at.start]);
+            rest.push(b'0');
+            rest.extend_from_slice(&line[at.end..moves_at.start]);
+            rest.extend_from_slice(b"[]");
+            rest.extend_from_slice(&line[moves_at.end..]);
+            Some(read)
+        }
+        Some((read, at)) => {
+            rest.extend_from_slice(&line[..moves_at.start]);
+            rest.extend_from_slice(b"[]");
+            rest.extend_from_slice(&line[moves_at.end..at.start]);
+            rest.push(b'0');
+            rest.extend_from_slice(&line[at.end..]);
+            Some(read)
+        }
+        None => {
+            rest.extend_from_slice(&line[..moves_at.start]);
+            rest.extend_from_slice(b"[]");
+            rest.extend_from_slice(&line[moves_at.end..]);
+            None
+        }
+    };
+    Some(Split { rest, moves, entrants })
 }
 
 /// A place in JSON text.
@@ -71,13 +118,15 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// Steps over `expected` if the text goes on with it.
-    fn eat(&mut self, expected: &[u8]) -> Option<()> {
-        let next = self.json.get(self.at..self.at + expected.len())?;
-        (next == expected).then(|| self.at += expected.len())
+    /// Steps over `expected` if the text goes on with it (of a length known when compiled, compared in place).
+    #[inline]
+    fn eat<const N: usize>(&mut self, expected: &[u8; N]) -> Option<()> {
+        let next = self.json.get(self.at..self.at + N)?;
+        (next == expected).then(|| self.at += N)
     }
 
     /// Steps over the byte `expected` if the text goes on with it.
+    #[inline]
     fn eat_byte(&mut self, expected: u8) -> Option<()> {
         (self.json.get(self.at) == Some(&expected)).then(|| self.at += 1)
     }
@@ -104,6 +153,26 @@ impl<'a> Cursor<'a> {
         }
         self.at += 1;
         Some(&self.json[start..self.at - 1])
+    }
+
+    /// A string as [`plain_string`](Self::plain_string) reads it that serde would read as it is: without
+    /// control characters, in UTF-8. Its text.
+    fn text(&mut self) -> Option<&'a str> {
+        let text = self.plain_string()?;
+        if text.iter().any(|&byte| byte < 0x20) {
+            return None;
+        }
+        std::str::from_utf8(text).ok()
+    }
+
+    /// The value of `entrants` as the arena writes it: an array of two [`text`](Self::text)s, without spaces.
+    fn entrants(&mut self) -> Option<[String; 2]> {
+        self.eat_byte(b'[')?;
+        let first = self.text()?;
+        self.eat_byte(b',')?;
+        let second = self.text()?;
+        self.eat_byte(b']')?;
+        Some([first, second].map(str::to_owned))
     }
 
     /// Steps over one JSON value for serde to check: a string (escapes and all), an object or an array
@@ -148,30 +217,34 @@ impl<'a> Cursor<'a> {
     }
 
     /// Steps over a number, checking it against the JSON grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    #[inline]
     fn number(&mut self) -> Option<()> {
-        let _ = self.eat_byte(b'-');
-        if self.eat_byte(b'0').is_none() {
-            self.digits(b'1'..=b'9')?;
+        // On a copy of the place, which stays in a register: two numbers a move, the hottest loop here.
+        let json = self.json;
+        let mut at = self.at;
+        let digits = |at: &mut usize| {
+            let start = *at;
+            while json.get(*at).is_some_and(u8::is_ascii_digit) {
+                *at += 1;
+            }
+            *at > start
+        };
+        at += usize::from(json.get(at) == Some(&b'-'));
+        match json.get(at)? {
+            b'0' => at += 1,
+            b'1'..=b'9' => _ = digits(&mut at),
+            _ => return None,
         }
-        if self.eat_byte(b'.').is_some() {
-            self.digits(b'0'..=b'9')?;
+        if json.get(at) == Some(&b'.') {
+            at += 1;
+            digits(&mut at).then_some(())?;
         }
-        if self.eat_byte(b'e').or_else(|| self.eat_byte(b'E')).is_some() {
-            let _ = self.eat_byte(b'+').or_else(|| self.eat_byte(b'-'));
-            self.digits(b'0'..=b'9')?;
+        if matches!(json.get(at), Some(b'e' | b'E')) {
+            at += 1;
+            at += usize::from(matches!(json.get(at), Some(b'+' | b'-')));
+            digits(&mut at).then_some(())?;
         }
-        Some(())
-    }
-
-    /// Steps over a digit of `first`, then any digits.
-    fn digits(&mut self, first: std::ops::RangeInclusive<u8>) -> Option<()> {
-        if !first.contains(self.json.get(self.at)?) {
-            return None;
-        }
-        self.at += 1;
-        while self.json.get(self.at).is_some_and(u8::is_ascii_digit) {
-            self.at += 1;
-        }
+        self.at = at;
         Some(())
     }
 
@@ -191,42 +264,50 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The value of a string that must be one of `words`, each with what it means.
-    fn word<T: Copy>(&mut self, words: &[(&[u8], T)]) -> Option<T> {
-        let text = self.plain_string()?;
-        words.iter().find(|(word, _)| *word == text).map(|&(_, value)| value)
-    }
-
-    /// An optional member `key` followed by a comma, whose value is one of `words`: `Some(None)` if
-    /// the member is absent, `None` if it is present but not as expected.
-    fn leading_member<T: Copy>(&mut self, key: &[u8], words: &[(&[u8], T)]) -> Option<Option<T>> {
-        if self.eat(key).is_none() {
-            return Some(None);
-        }
-        let value = self.word(words)?;
-        self.eat_byte(b',')?;
-        Some(Some(value))
-    }
-
     /// One move as a [`pahtum_record::MoveRecord`] serializes: `kind` (only for a block), `seat`,
-    /// `color`, `cell`, then its timing's `ms` and `cpu_ms` (each where present), in that order.
+    /// `color`, `cell`, then its timing's `ms` and `cpu_ms` (each where present), in that order. Each
+    /// key is compared with its quotes, colon and the quote of its value at once.
+    #[inline]
     fn bare_move(&mut self) -> Option<BareMove> {
         self.eat_byte(b'{')?;
-        let kind = self
-            .leading_member(
-                b"\"kind\":",
-                &[(b"block", MoveKind::Block), (b"stone", MoveKind::Stone)],
-            )?
-            .unwrap_or(MoveKind::Stone);
-        let seat = self.leading_member(b"\"seat\":", &[(b"first", Seat::First), (b"second", Seat::Second)])?;
-        self.eat(b"\"color\":")?;
-        let color = self.word(&[(b"white", Color::White), (b"black", Color::Black)])?;
-        self.eat(b",\"cell\":")?;
-        let cell: Cell = std::str::from_utf8(self.plain_string()?).ok()?.parse().ok()?;
-        for key in [&b",\"ms\":"[..], b",\"cpu_ms\":"] {
-            if self.eat(key).is_some() {
-                self.number()?;
+        let mut kind = MoveKind::Stone;
+        if self.eat(b"\"kind\":\"").is_some() {
+            kind = if self.eat(b"block\",").is_some() {
+                MoveKind::Block
+            } else {
+                self.eat(b"stone\",")?;
+                MoveKind::Stone
+            };
+        }
+        let mut seat = None;
+        if self.eat(b"\"seat\":\"").is_some() {
+            seat = Some(if self.eat(b"first\",").is_some() {
+                Seat::First
+            } else {
+                self.eat(b"second\",")?;
+                Seat::Second
+            });
+        }
+        self.eat(b"\"color\":\"")?;
+        let color = if self.eat(b"white\",\"cell\":\"").is_some() {
+            Color::White
+        } else {
+            self.eat(b"black\",\"cell\":\"")?;
+            Color::Black
+        };
+        // What `Cell::from_str` reads: a column `a`-`g`, then a row `1`-`7`.
+        let cell = match *self.json.get(self.at..self.at + 3)? {
+            [column @ b'a'..=b'g', row @ b'1'..=b'7', b'"'] => {
+                Cell::at(usize::from(column - b'a'), usize::from(row - b'1'))?
             }
+            _ => return None,
+        };
+        self.at += 3;
+        if self.eat(b",\"ms\":").is_some() {
+            self.number()?;
+        }
+        if self.eat(b",\"cpu_ms\":").is_some() {
+            self.number()?;
         }
         self.eat_byte(b'}')?;
         Some(BareMove {
@@ -241,34 +322,80 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use pahtum_record::GameRecord;
+    use serde::Deserialize;
 
     use super::*;
     use crate::journal::check::WithoutMoves;
-    use crate::testing::{played, synthetic_journal};
+    use crate::league::GameLine;
+    use crate::league::lines::hashes;
+    use crate::testing::{played, synthetic_journal, synthetic_league};
 
-    /// What serde reads of `line`, whole.
-    fn by_serde(line: &[u8]) -> Option<(GameRecord, Vec<BareMove>)> {
-        serde_json::from_slice::<WithoutMoves>(line)
-            .ok()
-            .map(WithoutMoves::split)
+    /// A line's record, its moves and its `entrants` (if read).
+    type Read = (GameRecord, Vec<BareMove>, Option<[String; 2]>);
+
+    /// What serde reads of `line`, whole: the record, and the `entrants` of the line's object if it has them
+    /// as two strings (as a league reads them).
+    fn by_serde(line: &[u8]) -> Option<Read> {
+        #[derive(Deserialize)]
+        struct Entrants {
+            entrants: [String; 2],
+        }
+        let (record, moves) = serde_json::from_slice::<WithoutMoves>(line).ok()?.split();
+        let entrants = serde_json::from_slice::<Entrants>(line).ok().map(|line| line.entrants);
+        Some((record, moves, entrants))
     }
 
     /// What the hand reader and serde read of `line` together, if the hand reader takes it.
-    fn by_hand(line: &[u8]) -> Option<(GameRecord, Vec<BareMove>)> {
-        let (rest, moves) = split(line)?;
-        let (record, none) = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split();
+    fn by_hand(line: &[u8]) -> Option<Read> {
+        let split = split(line)?;
+        let (record, none) = serde_json::from_slice::<WithoutMoves>(&split.rest).ok()?.split();
         assert!(none.is_empty());
-        Some((record, moves))
+        Some((record, split.moves, split.entrants))
+    }
+
+    /// Whether the hand reader leaves `line` to serde or reads it as serde does: the same record and moves,
+    /// and the same `entrants` where it reads them, which are those a league finds without it.
+    fn agrees(line: &[u8]) -> bool {
+        match (by_hand(line), by_serde(line)) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some((record, moves, entrants)), Some((by_serde, moves_by_serde, entrants_by_serde))) => {
+                record == by_serde
+                    && moves == moves_by_serde
+                    && entrants.is_none_or(|read| {
+                        Some(&read) == entrants_by_serde.as_ref() && hashes(line).is_ok_and(|found| found == read)
+                    })
+            }
+        }
+    }
+
+    /// The non-blank lines after the header of the journal `write` writes.
+    fn journal_lines(write: impl FnOnce(&std::path::Path)) -> Vec<Vec<u8>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        write(&path);
+        let text = std::fs::read(&path).unwrap();
+        let mut lines: Vec<Vec<u8>> = text.split(|&b| b == b'\n').skip(1).map(<[u8]>::to_vec).collect();
+        lines.retain(|line| !line.is_empty());
+        lines
+    }
+
+    /// A league's game line of a played record, its entrants' hashes `a` and `b`.
+    fn league_line(a: &str, b: &str) -> String {
+        let record = played("000-00-a");
+        String::from_utf8(
+            serde_json::to_vec(&GameLine {
+                record: &record,
+                entrants: [a, b],
+            })
+            .unwrap(),
+        )
+        .unwrap()
     }
 
     #[test]
     fn records_as_the_arena_writes_them_are_read_by_hand_as_serde_reads_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        synthetic_journal(&path, 300);
-        let text = std::fs::read(&path).unwrap();
-        let mut lines: Vec<Vec<u8>> = text.split(|&b| b == b'\n').skip(1).map(<[u8]>::to_vec).collect();
-        lines.retain(|line| !line.is_empty());
+        let mut lines = journal_lines(|path| _ = synthetic_journal(path, 300));
         for id in ["000-00-a", "001-00-b", "002-00-a"] {
             let mut record = played(id);
             record.moves[0].kind = MoveKind::Block;
@@ -279,6 +406,21 @@ mod tests {
         for line in &lines {
             let hand = by_hand(line);
             assert!(hand.is_some(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(hand, by_serde(line).map(|(record, moves, _)| (record, moves, None)));
+        }
+        // A league's games, their entrants read by hand too.
+        let games: Vec<Vec<u8>> = journal_lines(|path| _ = synthetic_league(path, 4, 12))
+            .into_iter()
+            .filter(|line| line.starts_with(b"{\"id\""))
+            .collect();
+        assert_eq!(games.len(), 12);
+        for line in &games {
+            let hand = by_hand(line);
+            assert!(
+                hand.as_ref().is_some_and(|(_, _, entrants)| entrants.is_some()),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
             assert_eq!(hand, by_serde(line), "{}", String::from_utf8_lossy(line));
         }
     }
@@ -328,11 +470,81 @@ mod tests {
         .collect();
         for edited in &edits {
             assert_ne!(edited, &line);
-            let hand = by_hand(edited.as_bytes());
-            assert!(
-                hand.is_none() || hand == by_serde(edited.as_bytes()),
-                "read otherwise than serde: {edited}"
-            );
+            assert!(agrees(edited.as_bytes()), "read otherwise than serde: {edited}");
         }
+    }
+
+    /// A league's game line: its `entrants` read by hand where they are as the arena writes them, and
+    /// whatever the edit, the line left to serde or read as serde reads it.
+    #[test]
+    fn a_league_games_entrants_are_read_by_hand_as_serde_reads_them() {
+        let line = league_line("sha256:0a", "sha256:0b");
+        let entrants = r#""entrants":["sha256:0a","sha256:0b"]"#;
+        assert!(line.ends_with(&format!(",{entrants}}}")));
+        let first = (r#"{"id":"#, format!(r#"{{{entrants},"id":"#));
+        let unicode = league_line("é ∑ 😀", "");
+        assert_eq!(
+            by_hand(unicode.as_bytes()).and_then(|(_, _, entrants)| entrants),
+            Some(["é ∑ 😀".to_owned(), String::new()])
+        );
+        let mut edits: Vec<Vec<u8>> = [
+            (r#""entrants":["#, r#""entrants": ["#),
+            (r#""entrants":["#, r#""entrants":[ "#),
+            (r#"",""#, r#"" , ""#),
+            (r#""]}"#, r#"" ]}"#),
+            (r#""]}"#, r#"","sha256:0c"]}"#),
+            (r#"",""#, r#"""#),
+            (r#""sha256:0a""#, "7"),
+            (r#""sha256:0a""#, "null"),
+            (r#""sha256:0a""#, r#"["sha256:0a"]"#),
+            (r#"sha256:0a"#, r#"sha256:\u0030a"#),
+            (r#"sha256:0a"#, r#"sha256:\"0a"#),
+            (r#"sha256:0a"#, "sha256:\t0a"),
+            (r#"sha256:0a"#, "sha256:\u{7f}0a"),
+            (r#"sha256:0a"#, r#"sha256:0a\"#),
+            (r#""entrants":"#, r#""entr\u0061nts":"#),
+            (r#""entrants":"#, r#""entrants":["x","y"],"entrants":"#),
+            (r#""entrants":"#, r#""hello":{"entrants":["x","y"]},"entrants":"#),
+            (r#""entrants":["sha256:0a","sha256:0b"]"#, r#""entrants":null"#),
+            (r#""]}"#, r#""]} "#),
+            (r#""]}"#, r#""] }"#),
+            (r#""]}"#, r#""]}}"#),
+            (r#""]}"#, r#""],"x":{"entrants":["x","y"]}}"#),
+        ]
+        .iter()
+        .map(|(from, to)| line.replacen(from, to, 1).into_bytes())
+        .chain([
+            line.replacen(&format!(",{entrants}"), "", 1)
+                .replacen(&first.0, &first.1, 1)
+                .into_bytes(),
+            line.replacen(&format!(",{entrants}"), "", 1)
+                .replacen(&first.0, &format!("{}{{", first.1), 1)
+                .into_bytes(),
+            line.replacen("moves", "x", 1).into_bytes(),
+        ])
+        .collect();
+        // Bytes that are not UTF-8, in a hash and in a key.
+        let at = line.find("0a").unwrap();
+        edits.push([&line.as_bytes()[..at], b"\xff", &line.as_bytes()[at..]].concat());
+        edits.push(line.replacen("entrants", "entr\u{1}nts", 1).into_bytes());
+        let mut read = 0;
+        for edited in &edits {
+            assert_ne!(edited, line.as_bytes());
+            assert!(
+                agrees(edited),
+                "read otherwise than serde: {}",
+                String::from_utf8_lossy(edited)
+            );
+            read += usize::from(by_hand(edited).is_some_and(|(_, _, entrants)| entrants.is_some()));
+        }
+        // Those as the arena writes them, in other places: read by hand.
+        assert!(read >= 4, "{read}");
+        let moved = line
+            .replacen(&format!(",{entrants}"), "", 1)
+            .replacen(&first.0, &first.1, 1);
+        assert_eq!(
+            by_hand(moved.as_bytes()).and_then(|(_, _, entrants)| entrants),
+            Some(["sha256:0a".to_owned(), "sha256:0b".to_owned()])
+        );
     }
 }
