@@ -143,14 +143,6 @@ pub(crate) fn read_record(
     moves: Moves,
     check: impl FnOnce(&GameRecord, &mut dyn Iterator<Item = BareMove>) -> Result<(), Fault>,
 ) -> Result<(GameRecord, Option<[String; 2]>), Fault> {
-    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
-        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
-        match std::str::from_utf8(text) {
-            Ok(text) => serde_json::from_str(text),
-            Err(_) => serde_json::from_slice(text),
-        }
-        .map_err(Fault::NotARecord)
-    }
     Ok(match moves {
         Moves::Keep => {
             let record: GameRecord = parse(text)?;
@@ -158,10 +150,7 @@ pub(crate) fn read_record(
             (record, None)
         }
         Moves::Drop => {
-            let fast = fast::split(text).and_then(|split| {
-                let record = parse::<WithoutMoves>(&split.rest).ok()?.split().0;
-                Some((record, split.moves, split.entrants))
-            });
+            let fast = fast::split(text).and_then(split_record);
             // Anything the hand reader does not take, serde reads whole (and names its fault).
             let (record, moves, entrants) = match fast {
                 Some(read) => read,
@@ -174,6 +163,26 @@ pub(crate) fn read_record(
             (record, entrants)
         }
     })
+}
+
+/// Parses `text` as a `T`.
+fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+    // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+    match std::str::from_utf8(text) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(text),
+    }
+    .map_err(Fault::NotARecord)
+}
+
+/// The record of a line as the hand reader `split` it, serde reading the rest: the record without its moves,
+/// its bare moves, and the line's `entrants` where read; `None` where serde refuses the rest.
+pub(super) fn split_record(split: fast::Split) -> Option<(GameRecord, Vec<BareMove>, Option<[String; 2]>)> {
+    let mut record = parse::<WithoutMoves>(&split.rest).ok()?.split().0;
+    if let Some(blocks) = split.blocks {
+        record.blocks = blocks;
+    }
+    Some((record, split.moves, split.entrants))
 }
 
 /// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.

@@ -23,12 +23,14 @@ use pahtum_record::{BareMove, MoveKind};
 /// A record's line as the hand reader splits it.
 #[derive(Debug)]
 pub(super) struct Split {
-    /// The line for serde: the moves' value made empty (`[]`, so that the record's fields stay required as
-    /// they are) and the value of `entrants`, where read by hand, made `0` (a key the record does not know,
-    /// which serde steps over); every other byte as it is.
+    /// The line for serde: the values of the members read by hand made empty (`[]` for the moves and the
+    /// blocks, so that the record's fields stay required as they are; `0` for `entrants`, a key the record
+    /// does not know, which serde steps over); every other byte as it is.
     pub rest: Vec<u8>,
     /// The moves, read by hand, without their timings.
     pub moves: Vec<BareMove>,
+    /// The blocks, where read by hand (an array of cells as the arena writes them); else serde reads them.
+    pub blocks: Option<Vec<Cell>>,
     /// The value of the line's `entrants` member (a league's game), where it is as the arena writes it:
     /// `["…","…"]`, strings without escapes or control characters, in UTF-8.
     pub entrants: Option<[String; 2]>,
@@ -38,9 +40,11 @@ pub(super) struct Split {
 /// form this reads, for serde to read whole.
 pub(super) fn split(line: &[u8]) -> Option<Split> {
     let mut text = Cursor { json: line, at: 0 };
-    // The spans of `line` whose value serde is given in place of what is there.
-    let (mut moves, mut entrants) = (None, None);
-    let mut entrants_seen = false;
+    let (mut moves, mut blocks, mut entrants) = (None, None, None);
+    // The spans of the values read by hand, in the line's order, with what serde is given instead.
+    let mut read: [(std::ops::Range<usize>, &[u8]); 3] = Default::default();
+    let mut spans = 0;
+    let mut seen = [false; 3];
     text.whitespace();
     text.eat_byte(b'{')?;
     loop {
@@ -50,27 +54,38 @@ pub(super) fn split(line: &[u8]) -> Option<Split> {
         text.eat_byte(b':')?;
         text.whitespace();
         let value = text.at;
-        match key {
-            b"moves" => {
-                if moves.is_some() {
-                    return None;
-                }
-                moves = Some((text.moves()?, value..text.at));
+        let by_hand = match key {
+            b"moves" => 0,
+            b"blocks" => 1,
+            b"entrants" => 2,
+            _ => 3,
+        };
+        // A key twice, and serde refuses the line: it reads it whole, and names the fault.
+        if by_hand < 3 && std::mem::replace(&mut seen[by_hand], true) {
+            return None;
+        }
+        let instead: &[u8] = match by_hand {
+            0 => {
+                moves = Some(text.array(Cursor::bare_move)?);
+                b"[]"
             }
-            b"entrants" => {
-                // Twice, and serde refuses the line: it reads it whole, and names the fault.
-                if std::mem::replace(&mut entrants_seen, true) {
-                    return None;
-                }
-                match text.entrants() {
-                    Some(read) => entrants = Some((read, value..text.at)),
-                    None => {
-                        text.at = value;
-                        text.skip_value()?;
-                    }
-                }
-            }
-            _ => text.skip_value()?,
+            1 => text.array(Cursor::cell).map_or(b"", |cells| {
+                blocks = Some(cells);
+                b"[]"
+            }),
+            2 => text.entrants().map_or(b"", |hashes| {
+                entrants = Some(hashes);
+                b"0"
+            }),
+            _ => b"",
+        };
+        if instead.is_empty() {
+            // For serde, byte for byte.
+            text.at = value;
+            text.skip_value()?;
+        } else {
+            read[spans] = (value..text.at, instead);
+            spans += 1;
         }
         text.whitespace();
         if text.eat_byte(b',').is_none() {
@@ -82,33 +97,20 @@ pub(super) fn split(line: &[u8]) -> Option<Split> {
     if text.at != line.len() {
         return None;
     }
-    let (moves, moves_at) = moves?;
-    let mut rest = Vec::with_capacity(line.len() - moves_at.len() + 2);
-    let entrants = match entrants {
-        Some((read, at)) if at.start < moves_at.start => {
-            rest.extend_from_slice(&line[..at.start]);
-            rest.push(b'0');
-            rest.extend_from_slice(&line[at.end..moves_at.start]);
-            rest.extend_from_slice(b"[]");
-            rest.extend_from_slice(&line[moves_at.end..]);
-            Some(read)
-        }
-        Some((read, at)) => {
-            rest.extend_from_slice(&line[..moves_at.start]);
-            rest.extend_from_slice(b"[]");
-            rest.extend_from_slice(&line[moves_at.end..at.start]);
-            rest.push(b'0');
-            rest.extend_from_slice(&line[at.end..]);
-            Some(read)
-        }
-        None => {
-            rest.extend_from_slice(&line[..moves_at.start]);
-            rest.extend_from_slice(b"[]");
-            rest.extend_from_slice(&line[moves_at.end..]);
-            None
-        }
-    };
-    Some(Split { rest, moves, entrants })
+    let mut rest = Vec::with_capacity(line.len());
+    let mut copied = 0;
+    for (span, instead) in &read[..spans] {
+        rest.extend_from_slice(&line[copied..span.start]);
+        rest.extend_from_slice(instead);
+        copied = span.end;
+    }
+    rest.extend_from_slice(&line[copied..]);
+    Some(Split {
+        rest,
+        moves: moves?,
+        blocks,
+        entrants,
+    })
 }
 
 /// A place in JSON text.
@@ -155,14 +157,17 @@ impl<'a> Cursor<'a> {
         Some(&self.json[start..self.at - 1])
     }
 
-    /// A string as [`plain_string`](Self::plain_string) reads it that serde would read as it is: without
-    /// control characters, in UTF-8. Its text.
+    /// A string without escapes or control characters (its quotes stepped over), in UTF-8: its text, as
+    /// serde reads it.
     fn text(&mut self) -> Option<&'a str> {
-        let text = self.plain_string()?;
-        if text.iter().any(|&byte| byte < 0x20) {
-            return None;
-        }
-        std::str::from_utf8(text).ok()
+        self.eat_byte(b'"')?;
+        let start = self.at;
+        let length = self.json[start..]
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        self.at += length;
+        self.eat_byte(b'"')?;
+        std::str::from_utf8(&self.json[start..start + length]).ok()
     }
 
     /// The value of `entrants` as the arena writes it: an array of two [`text`](Self::text)s, without spaces.
@@ -207,61 +212,74 @@ impl<'a> Cursor<'a> {
     /// Steps over a string, escapes and all.
     fn skip_string(&mut self) -> Option<()> {
         self.eat_byte(b'"')?;
+        // Most are short (ids, names, words): a loop beats a vectorized search.
         loop {
-            self.at += memchr::memchr2(b'"', b'\\', &self.json[self.at..])?;
-            if self.eat_byte(b'"').is_some() {
-                return Some(());
+            match *self.json.get(self.at)? {
+                b'"' => break,
+                b'\\' => self.at += 2,
+                _ => self.at += 1,
             }
-            self.at += 2;
         }
+        self.at += 1;
+        Some(())
     }
 
     /// Steps over a number, checking it against the JSON grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
     #[inline]
     fn number(&mut self) -> Option<()> {
-        // On a copy of the place, which stays in a register: two numbers a move, the hottest loop here.
-        let json = self.json;
-        let mut at = self.at;
-        let digits = |at: &mut usize| {
-            let start = *at;
-            while json.get(*at).is_some_and(u8::is_ascii_digit) {
-                *at += 1;
-            }
-            *at > start
-        };
-        at += usize::from(json.get(at) == Some(&b'-'));
-        match json.get(at)? {
-            b'0' => at += 1,
-            b'1'..=b'9' => _ = digits(&mut at),
+        // Two numbers a move, the hottest loop here: on the text from here, every index checked once.
+        let text = &self.json[self.at..];
+        let digits = |from: usize| from + text[from..].iter().take_while(|byte| byte.is_ascii_digit()).count();
+        let mut at = usize::from(text.first() == Some(&b'-'));
+        at = match text.get(at)? {
+            b'0' => at + 1,
+            b'1'..=b'9' => digits(at + 1),
             _ => return None,
+        };
+        if text.get(at) == Some(&b'.') {
+            let end = digits(at + 1);
+            (end > at + 1).then_some(())?;
+            at = end;
         }
-        if json.get(at) == Some(&b'.') {
+        if let Some(b'e' | b'E') = text.get(at) {
             at += 1;
-            digits(&mut at).then_some(())?;
+            at += usize::from(matches!(text.get(at), Some(b'+' | b'-')));
+            let end = digits(at);
+            (end > at).then_some(())?;
+            at = end;
         }
-        if matches!(json.get(at), Some(b'e' | b'E')) {
-            at += 1;
-            at += usize::from(matches!(json.get(at), Some(b'+' | b'-')));
-            digits(&mut at).then_some(())?;
-        }
-        self.at = at;
+        self.at += at;
         Some(())
     }
 
-    /// The moves array, every move as [`Cursor::bare_move`] reads it.
-    fn moves(&mut self) -> Option<Vec<BareMove>> {
-        let mut moves = Vec::with_capacity(pahtum::CELLS);
+    /// An array without spaces, every item as `item` reads it.
+    #[inline]
+    fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        let mut items = Vec::with_capacity(pahtum::CELLS);
         self.eat_byte(b'[')?;
         if self.eat_byte(b']').is_some() {
-            return Some(moves);
+            return Some(items);
         }
         loop {
-            moves.push(self.bare_move()?);
+            items.push(item(self)?);
             if self.eat_byte(b',').is_none() {
                 self.eat_byte(b']')?;
-                return Some(moves);
+                return Some(items);
             }
         }
+    }
+
+    /// A cell as `Cell::from_str` reads it: a string of a column `a`-`g`, then a row `1`-`7`.
+    #[inline]
+    fn cell(&mut self) -> Option<Cell> {
+        let cell = match *self.json.get(self.at..self.at + 4)? {
+            [b'"', column @ b'a'..=b'g', row @ b'1'..=b'7', b'"'] => {
+                Cell::at(usize::from(column - b'a'), usize::from(row - b'1'))?
+            }
+            _ => return None,
+        };
+        self.at += 4;
+        Some(cell)
     }
 
     /// One move as a [`pahtum_record::MoveRecord`] serializes: `kind` (only for a block), `seat`,
@@ -289,20 +307,13 @@ impl<'a> Cursor<'a> {
             });
         }
         self.eat(b"\"color\":\"")?;
-        let color = if self.eat(b"white\",\"cell\":\"").is_some() {
+        let color = if self.eat(b"white\",\"cell\":").is_some() {
             Color::White
         } else {
-            self.eat(b"black\",\"cell\":\"")?;
+            self.eat(b"black\",\"cell\":")?;
             Color::Black
         };
-        // What `Cell::from_str` reads: a column `a`-`g`, then a row `1`-`7`.
-        let cell = match *self.json.get(self.at..self.at + 3)? {
-            [column @ b'a'..=b'g', row @ b'1'..=b'7', b'"'] => {
-                Cell::at(usize::from(column - b'a'), usize::from(row - b'1'))?
-            }
-            _ => return None,
-        };
-        self.at += 3;
+        let cell = self.cell()?;
         if self.eat(b",\"ms\":").is_some() {
             self.number()?;
         }
@@ -325,7 +336,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::journal::check::WithoutMoves;
+    use crate::journal::check::{WithoutMoves, split_record};
     use crate::league::GameLine;
     use crate::league::lines::hashes;
     use crate::testing::{played, synthetic_journal, synthetic_league};
@@ -347,10 +358,7 @@ mod tests {
 
     /// What the hand reader and serde read of `line` together, if the hand reader takes it.
     fn by_hand(line: &[u8]) -> Option<Read> {
-        let split = split(line)?;
-        let (record, none) = serde_json::from_slice::<WithoutMoves>(&split.rest).ok()?.split();
-        assert!(none.is_empty());
-        Some((record, split.moves, split.entrants))
+        split_record(split(line)?)
     }
 
     /// Whether the hand reader leaves `line` to serde or reads it as serde does: the same record and moves,
@@ -404,6 +412,7 @@ mod tests {
             lines.push(serde_json::to_vec(&record).unwrap());
         }
         for line in &lines {
+            assert!(split(line).is_some_and(|split| split.blocks.is_some()));
             let hand = by_hand(line);
             assert!(hand.is_some(), "{}", String::from_utf8_lossy(line));
             assert_eq!(hand, by_serde(line).map(|(record, moves, _)| (record, moves, None)));
@@ -449,6 +458,19 @@ mod tests {
             (r#""seat":"first","#, r#""kind":"stone","seat":"first","#),
             (r#""seat":"first","#, r#""kind":"pass","seat":"first","#),
             (r#""cell":""#, r#""cell":"z"#),
+            (r#""blocks":["#, r#""blocks": ["#),
+            (r#""blocks":["#, r#""blocks":[ "#),
+            (r#""blocks":["#, r#""blocks":["g7","#),
+            (r#""blocks":["#, r#""blocks":["h1","#),
+            (r#""blocks":["#, r#""blocks":["a0","#),
+            (r#""blocks":["#, r#""blocks":["a11","#),
+            (r#""blocks":["#, r#""blocks":["\u0061","#),
+            (r#""blocks":["#, r#""blocks":[7,"#),
+            (r#""blocks":["#, r#""blocks":[],"blocks":["#),
+            (r#""blocks":["#, r#""blocks":["a1"],"blocks":["#),
+            (r#""blocks":["#, r#""bl\u006fcks":["#),
+            (r#""blocks":["#, r#""blocks":["a1"]]"#),
+            (r#"","#, r#"" ,"#),
             (r#""swap":"#, r#""swap" :"#),
             (r#""swap":"#, r#""extra":{"a":[1,{"b":"}]\""}],"c":null},"swap":"#),
             (r#""swap":"#, r#""extra":tru,"swap":"#),
@@ -471,6 +493,23 @@ mod tests {
         for edited in &edits {
             assert_ne!(edited, &line);
             assert!(agrees(edited.as_bytes()), "read otherwise than serde: {edited}");
+        }
+    }
+
+    /// A line torn just after a backslash in a string (a crash in the middle of a write) is left to serde,
+    /// which names the fault, whatever the string's place.
+    #[test]
+    fn a_line_torn_in_an_escape_is_left_to_serde() {
+        let line = String::from_utf8(serde_json::to_vec(&played("000-00-a")).unwrap()).unwrap();
+        for torn in [
+            r#"{"id":"000\"#.to_owned(),
+            r#"{"id":"000\\"#.to_owned(),
+            r#"{"extra":["\"#.to_owned(),
+            format!("{}\\", &line[..line.find("\"white\":\"").unwrap() + 9]),
+            format!("{}\\", &line[..line.len() - 2]),
+        ] {
+            assert!(split(torn.as_bytes()).is_none(), "{torn}");
+            assert!(by_serde(torn.as_bytes()).is_none(), "{torn}");
         }
     }
 
