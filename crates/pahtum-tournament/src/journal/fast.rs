@@ -8,14 +8,18 @@
 //! member by hand when it is exactly in the form `serde_json` writes for
 //! [`pahtum_record::MoveRecord`]s (no spaces, the keys in the struct's order,
 //! the words and cells the rules know, numbers for the timings), and gives the
-//! other members, byte for byte, to serde, which checks them as it always
-//! does (a league's game line's `entrants`, two hashes, it reads too when
-//! they are as the arena writes them, so that the line is read once). Anything else (a journal edited by hand, a key it does not know, a
-//! bot's `info`, an escape in a key) is left whole to serde: the caller reads
-//! the line as before. So what a line means, and whether it is a record, never
-//! depends on which of the two read it: the hand reader accepts only JSON that
-//! is valid (every byte it does not give serde, it checks against the JSON
-//! grammar itself) and reads it as serde would.
+//! other members to serde, which checks them as it always does: the line
+//! itself, with the values it read emptied in place. It reads two more
+//! members when they are as the arena writes them: the `blocks` (cells, which
+//! serde would read one by one through its visitors) and a league game's
+//! `entrants` (two hashes, which the league would otherwise look for in the
+//! line again), so that a line is read once. Anything else (a journal edited
+//! by hand, a key it does not know, a bot's `info`, an escape in a key) is
+//! left whole to serde: the caller reads the line as before. So what a line
+//! means, and whether it is a record, never depends on which of the two read
+//! it: the hand reader accepts only JSON that is valid (every byte it does not
+//! give serde, it checks against the JSON grammar itself) and reads it as
+//! serde would.
 
 use pahtum::{Cell, Color, Seat};
 use pahtum_record::{BareMove, MoveKind};
@@ -97,7 +101,11 @@ pub(super) fn split(line: &[u8]) -> Option<Split> {
     if text.at != line.len() {
         return None;
     }
-    let mut rest = Vec::with_capacity(line.len());
+    // Of its exact length: a buffer of a whole line would be a large allocation, which costs more.
+    let length = read[..spans].iter().fold(line.len(), |length, (span, instead)| {
+        length - span.len() + instead.len()
+    });
+    let mut rest = Vec::with_capacity(length);
     let mut copied = 0;
     for (span, instead) in &read[..spans] {
         rest.extend_from_slice(&line[copied..span.start]);
@@ -225,26 +233,25 @@ impl<'a> Cursor<'a> {
     }
 
     /// Steps over a number, checking it against the JSON grammar: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    #[inline]
+    #[inline(always)]
     fn number(&mut self) -> Option<()> {
         // Two numbers a move, the hottest loop here: on the text from here, every index checked once.
         let text = &self.json[self.at..];
-        let digits = |from: usize| from + text[from..].iter().take_while(|byte| byte.is_ascii_digit()).count();
         let mut at = usize::from(text.first() == Some(&b'-'));
         at = match text.get(at)? {
             b'0' => at + 1,
-            b'1'..=b'9' => digits(at + 1),
+            b'1'..=b'9' => digits(text, at + 1),
             _ => return None,
         };
         if text.get(at) == Some(&b'.') {
-            let end = digits(at + 1);
+            let end = digits(text, at + 1);
             (end > at + 1).then_some(())?;
             at = end;
         }
         if let Some(b'e' | b'E') = text.get(at) {
             at += 1;
             at += usize::from(matches!(text.get(at), Some(b'+' | b'-')));
-            let end = digits(at);
+            let end = digits(text, at);
             (end > at).then_some(())?;
             at = end;
         }
@@ -328,6 +335,15 @@ impl<'a> Cursor<'a> {
             cell,
         })
     }
+}
+
+/// The index in `text` past the ASCII digits from `at` on.
+#[inline(always)]
+fn digits(text: &[u8], mut at: usize) -> usize {
+    while text.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 #[cfg(test)]
@@ -554,10 +570,10 @@ mod tests {
         .map(|(from, to)| line.replacen(from, to, 1).into_bytes())
         .chain([
             line.replacen(&format!(",{entrants}"), "", 1)
-                .replacen(&first.0, &first.1, 1)
+                .replacen(first.0, &first.1, 1)
                 .into_bytes(),
             line.replacen(&format!(",{entrants}"), "", 1)
-                .replacen(&first.0, &format!("{}{{", first.1), 1)
+                .replacen(first.0, &format!("{}{{", first.1), 1)
                 .into_bytes(),
             line.replacen("moves", "x", 1).into_bytes(),
         ])
@@ -580,7 +596,7 @@ mod tests {
         assert!(read >= 4, "{read}");
         let moved = line
             .replacen(&format!(",{entrants}"), "", 1)
-            .replacen(&first.0, &first.1, 1);
+            .replacen(first.0, &first.1, 1);
         assert_eq!(
             by_hand(moved.as_bytes()).and_then(|(_, _, entrants)| entrants),
             Some(["sha256:0a".to_owned(), "sha256:0b".to_owned()])
