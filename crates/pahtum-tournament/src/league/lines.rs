@@ -19,8 +19,9 @@
 //!
 //! [`parse`] reads one line alone (on any core): a game's record is read by
 //! the tournament journal's reader ([`crate::journal::read_record`], its fast
-//! path for the moves included) and replayed by the rules; what needs the
-//! lines before it is checked in file order by [`super::state`].
+//! path for the moves included, which reads the `entrants` on the way) and
+//! replayed by the rules; what needs the lines before it is checked in file
+//! order by [`super::state`].
 
 use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
