@@ -10,6 +10,8 @@
 //!   seeds 1 to SEEDS (default 5).
 //! * `league write PATH ENTRANTS GAMES`: a synthetic league journal (random full games with timings).
 //! * `league table PATH`: the table of the journal at PATH (the fold and the fit of `arena league table`).
+//! * `league read PATH`: the fold of `arena league table` alone (the journal read, checked and counted, no
+//!   fit): what `time` of it gives is the reading's cost.
 //! * `league pairing PATH`: the time of the pairing decision, from the table of PATH: one entrant's
 //!   opponents, and a whole round.
 
@@ -53,6 +55,17 @@ fn main() {
                 started.elapsed().as_secs_f64()
             );
         }
+        Some("read") => {
+            let started = Instant::now();
+            let (state, tallies) = fold(Path::new(arg(1).expect("PATH")), Moves::Drop, |_| (), |_, (), _| {}).unwrap();
+            std::hint::black_box(tallies);
+            println!(
+                "{} entrants, {} games: read and counted in {:.2} s",
+                state.entrants().len(),
+                state.games(),
+                started.elapsed().as_secs_f64()
+            );
+        }
         Some("pairing") => {
             let (state, tallies) = fold(Path::new(arg(1).expect("PATH")), Moves::Drop, |_| (), |_, (), _| {}).unwrap();
             let table = table(&state, tallies, None).unwrap();
@@ -86,7 +99,7 @@ fn main() {
             );
         }
         _ => eprintln!(
-            "usage: league sim [SEEDS] [TARGET] [OPPONENTS] | write PATH ENTRANTS GAMES | table PATH | pairing PATH"
+            "usage: league sim [SEEDS] [TARGET] [OPPONENTS] | write PATH ENTRANTS GAMES | table PATH | read PATH | pairing PATH"
         ),
     }
 }

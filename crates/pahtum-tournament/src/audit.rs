@@ -161,14 +161,25 @@ pub fn check_replay(record: &GameRecord, moves: impl IntoIterator<Item = BareMov
 
 /// Checks that `record` has what the schedule gives `game`.
 pub(crate) fn as_scheduled(record: &GameRecord, game: &ScheduledGame, spec: &GameSpec) -> Result<(), Fault> {
+    as_laid_out(record, [&game.first, &game.second], spec.layout.as_deref(), spec)
+}
+
+/// [`as_scheduled`] given the game's `players` by seat and its `layout` key, the rest as `spec` has it (whose
+/// own id and layout are not looked at): so that a reader that knows them need not build the game.
+pub(crate) fn as_laid_out(
+    record: &GameRecord,
+    players: [&str; 2],
+    layout: Option<&str>,
+    spec: &GameSpec,
+) -> Result<(), Fault> {
     let id = &record.id;
     same(
         id,
         "the players (by seat)",
-        &[&record.players.first, &record.players.second],
-        &[&game.first, &game.second],
+        &[record.players.first.as_str(), &record.players.second],
+        &players,
     )?;
-    same(id, "the layout key", &record.layout, &spec.layout)?;
+    same(id, "the layout key", &record.layout.as_deref(), &layout)?;
     same(id, "the seed", &record.seed, &spec.seed)?;
     same(id, "the rules", &record.rules, &spec.rules)?;
     if spec.rules.placement != Placement::Players {

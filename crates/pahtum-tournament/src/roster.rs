@@ -57,24 +57,33 @@ impl Roster {
 #[derive(Debug, Clone)]
 pub(crate) struct PerPair<T> {
     size: usize,
+    /// The bots a row has room for, `size` or more: a table grown a bot at a time (as a journal's
+    /// records name them) doubles its room, so that its cells move a few times, not once a bot.
+    room: usize,
     cells: Vec<T>,
 }
 
 impl<T: Default> PerPair<T> {
     /// A table of default cells for `size` bots.
     pub(crate) fn new(size: usize) -> PerPair<T> {
+        PerPair::with_room(size, size)
+    }
+
+    fn with_room(size: usize, room: usize) -> PerPair<T> {
         PerPair {
             size,
-            cells: std::iter::repeat_with(T::default).take(size * size).collect(),
+            room,
+            cells: std::iter::repeat_with(T::default).take(room * room).collect(),
         }
     }
 
     /// Makes room for `size` bots, keeping every cell under its pair.
     pub(crate) fn grow(&mut self, size: usize) {
-        if size <= self.size {
+        if size <= self.room {
+            self.size = self.size.max(size);
             return;
         }
-        let mut grown = PerPair::new(size);
+        let mut grown = PerPair::with_room(size, size.max(2 * self.room));
         for (row, column, cell) in std::mem::replace(self, PerPair::new(0)).into_cells() {
             *grown.get_mut(row, column) = cell;
         }
@@ -83,21 +92,22 @@ impl<T: Default> PerPair<T> {
 
     /// The cell of `row` against `column`.
     pub(crate) fn get(&self, row: usize, column: usize) -> &T {
-        &self.cells[row * self.size + column]
+        &self.cells[row * self.room + column]
     }
 
     /// The cell of `row` against `column`, to change.
     pub(crate) fn get_mut(&mut self, row: usize, column: usize) -> &mut T {
-        &mut self.cells[row * self.size + column]
+        &mut self.cells[row * self.room + column]
     }
 
     /// Every cell with its row and column.
     pub(crate) fn into_cells(self) -> impl Iterator<Item = (usize, usize, T)> {
-        let size = self.size;
-        self.cells
+        let PerPair { size, room, cells } = self;
+        cells
             .into_iter()
             .enumerate()
-            .map(move |(at, cell)| (at / size, at % size, cell))
+            .map(move |(at, cell)| (at / room, at % room, cell))
+            .filter(move |&(row, column, _)| row < size && column < size)
     }
 }
 
@@ -124,5 +134,27 @@ mod tests {
         assert_eq!((*table.get(0, 1), *table.get(1, 1), *table.get(2, 0)), (7, 9, 0));
         let cells: Vec<_> = table.into_cells().filter(|&(_, _, cell)| cell > 0).collect();
         assert_eq!(cells, [(0, 1, 7), (1, 1, 9)]);
+    }
+
+    /// Grown a bot at a time, as a league's journal names its entrants, a table moves its cells a few times
+    /// only, keeps every one under its pair, and has only its bots' cells.
+    #[test]
+    fn a_table_grown_a_bot_at_a_time_moves_its_cells_a_few_times() {
+        let mut table: PerPair<usize> = PerPair::new(0);
+        let mut moves = 0;
+        for size in 1..=200 {
+            let before = table.cells.as_ptr();
+            table.grow(size);
+            moves += usize::from(table.cells.as_ptr() != before);
+            *table.get_mut(size - 1, size / 2) = size;
+        }
+        assert!(moves <= 10, "{moves} moves");
+        let cells: Vec<_> = table.into_cells().collect();
+        assert_eq!(cells.len(), 200 * 200);
+        let set: Vec<_> = cells.into_iter().filter(|&(_, _, cell)| cell > 0).collect();
+        assert_eq!(
+            set,
+            (1..=200).map(|size| (size - 1, size / 2, size)).collect::<Vec<_>>()
+        );
     }
 }

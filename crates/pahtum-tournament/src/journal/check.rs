@@ -124,7 +124,7 @@ impl Checker {
         grown: impl FnOnce() -> Option<Arc<Checker>>,
     ) -> Result<(usize, GameRecord), Fault> {
         let mut index = 0;
-        let record = read_record(text, moves, |record, moves| {
+        let (record, _) = read_record(text, moves, |record, moves| {
             index = self.audit.check_scheduled(record).or_else(|fault| match grown() {
                 Some(grown) => grown.audit.check_scheduled(record).map_err(|_| fault),
                 None => Err(fault),
@@ -136,40 +136,53 @@ impl Checker {
 }
 
 /// Reads one line as a record (without its moves for [`Moves::Drop`]) and checks it, with its moves,
-/// with `check`: the reading of a record that every kind of journal shares.
+/// with `check`: the reading of a record that every kind of journal shares. With it, the value of the line's
+/// `entrants` member (a league's game line) where the hand reader read it; `None` says nothing of it.
 pub(crate) fn read_record(
     text: &[u8],
     moves: Moves,
     check: impl FnOnce(&GameRecord, &mut dyn Iterator<Item = BareMove>) -> Result<(), Fault>,
-) -> Result<GameRecord, Fault> {
-    fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
-        // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
-        match std::str::from_utf8(text) {
-            Ok(text) => serde_json::from_str(text),
-            Err(_) => serde_json::from_slice(text),
-        }
-        .map_err(Fault::NotARecord)
-    }
+) -> Result<(GameRecord, Option<[String; 2]>), Fault> {
     Ok(match moves {
         Moves::Keep => {
             let record: GameRecord = parse(text)?;
             check(&record, &mut record.moves.iter().map(MoveRecord::bare))?;
-            record
+            (record, None)
         }
         Moves::Drop => {
-            let fast = fast::split(text).and_then(|(rest, moves)| {
-                let record = serde_json::from_slice::<WithoutMoves>(&rest).ok()?.split().0;
-                Some((record, moves))
-            });
+            let fast = fast::split(text).and_then(split_record);
             // Anything the hand reader does not take, serde reads whole (and names its fault).
-            let (record, moves) = match fast {
+            let (record, moves, entrants) = match fast {
                 Some(read) => read,
-                None => parse::<WithoutMoves>(text)?.split(),
+                None => {
+                    let (record, moves) = parse::<WithoutMoves>(text)?.split();
+                    (record, moves, None)
+                }
             };
             check(&record, &mut moves.into_iter())?;
-            record
+            (record, entrants)
         }
     })
+}
+
+/// Parses `text` as a `T`.
+fn parse<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, Fault> {
+    // A `&str` is parsed without checking each string's UTF-8 again: a fifth faster.
+    match std::str::from_utf8(text) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(text),
+    }
+    .map_err(Fault::NotARecord)
+}
+
+/// The record of a line as the hand reader `split` it, serde reading the rest: the record without its moves,
+/// its bare moves, and the line's `entrants` where read; `None` where serde refuses the rest.
+pub(super) fn split_record(split: fast::Split) -> Option<(GameRecord, Vec<BareMove>, Option<[String; 2]>)> {
+    let mut record = parse::<WithoutMoves>(&split.rest).ok()?.split().0;
+    if let Some(blocks) = split.blocks {
+        record.blocks = blocks;
+    }
+    Some((record, split.moves, split.entrants))
 }
 
 /// A [`GameRecord`] as read without its moves' timings; unknown keys, `swap_move` among them, are skipped.

@@ -116,12 +116,14 @@ fn read_pieces(
 
 /// A worker: takes the next piece, `read`s each of its lines that is not blank, and sends it to be handed on.
 fn work<T>(to_work: &Mutex<Receiver<(usize, Vec<u8>)>>, worked: &Sender<Piece<T>>, read: &impl Fn(&[u8]) -> T) {
+    // The lines of the last piece: those of the next one, about, made room for at once.
+    let mut lines_before = 0;
     loop {
         let next = to_work.lock().expect("no worker panics holding the lock").recv();
         let Ok((index, buffer)) = next else {
             return;
         };
-        let mut lines = Vec::new();
+        let mut lines = Vec::with_capacity(lines_before);
         let mut start = 0;
         while start < buffer.len() {
             let end = memchr::memchr(b'\n', &buffer[start..]).map_or(buffer.len(), |at| start + at);
@@ -133,6 +135,7 @@ fn work<T>(to_work: &Mutex<Receiver<(usize, Vec<u8>)>>, worked: &Sender<Piece<T>
             });
             start = end + 1;
         }
+        lines_before = lines.len();
         if worked.send((index, buffer, lines)).is_err() {
             return;
         }

@@ -19,8 +19,9 @@
 //!
 //! [`parse`] reads one line alone (on any core): a game's record is read by
 //! the tournament journal's reader ([`crate::journal::read_record`], its fast
-//! path for the moves included) and replayed by the rules; what needs the
-//! lines before it is checked in file order by [`super::state`].
+//! path for the moves included, which reads the `entrants` on the way) and
+//! replayed by the rules; what needs the lines before it is checked in file
+//! order by [`super::state`].
 
 use pahtum_record::GameRecord;
 use serde::{Deserialize, Serialize};
@@ -127,17 +128,24 @@ impl LayoutPair {
         format!("{}-{}", self.layout(), if seat == 0 { "a" } else { "b" })
     }
 
-    /// The layout pair and seat of the game `id`, if `id` is exactly the id of one.
+    /// The layout pair and seat of the game `id`, if `id` is exactly the id of one (what [`LayoutPair::id`]
+    /// writes: each number in decimal digits, zero-padded to its width, without a leading zero beyond it).
     pub fn of_id(id: &str) -> Option<(LayoutPair, usize)> {
         let mut parts = id.split('-');
-        let mut number = || parts.next()?.parse::<u32>().ok();
-        let pair = LayoutPair(number()?, number()?, number()?);
+        let mut number = |width: usize| {
+            let digits = parts.next()?;
+            let padded = digits.len() == width || (digits.len() > width && !digits.starts_with('0'));
+            (padded && digits.bytes().all(|byte| byte.is_ascii_digit()))
+                .then(|| digits.parse::<u32>().ok())
+                .flatten()
+        };
+        let pair = LayoutPair(number(3)?, number(3)?, number(2)?);
         let seat = match parts.next()? {
             "a" => 0,
             "b" => 1,
             _ => return None,
         };
-        (parts.next().is_none() && pair.id(seat) == id).then_some((pair, seat))
+        parts.next().is_none().then_some((pair, seat))
     }
 }
 
@@ -186,7 +194,7 @@ pub(crate) fn parse(text: &[u8], moves: Moves) -> Result<Parsed, Fault> {
             .map(Parsed::Event)
             .map_err(Fault::NotARecord);
     }
-    let record = read_record(text, moves, |record, moves| {
+    let (record, entrants) = read_record(text, moves, |record, moves| {
         record
             .replay_moves(moves)
             .map(drop)
@@ -196,14 +204,17 @@ pub(crate) fn parse(text: &[u8], moves: Moves) -> Result<Parsed, Fault> {
             })
     })?;
     Ok(Parsed::Game {
-        hashes: hashes(text)?,
+        hashes: match entrants {
+            Some(hashes) => hashes,
+            None => hashes(text)?,
+        },
         record: Box::new(record),
     })
 }
 
-/// The `entrants` of a game's line: the last key as the arena writes it, found from the end (a bot's
-/// text comes before it); anywhere else, serde finds it.
-fn hashes(text: &[u8]) -> Result<[String; 2], Fault> {
+/// The `entrants` of a game's line where the record's reader did not read them: the last key as the arena
+/// writes it, found from the end (a bot's text comes before it); anywhere else, serde finds it.
+pub(crate) fn hashes(text: &[u8]) -> Result<[String; 2], Fault> {
     #[derive(Deserialize)]
     struct Entrants {
         entrants: [String; 2],
@@ -234,6 +245,62 @@ mod tests {
         for id in ["3-12-1-a", "003-012-01-c", "003-012-01-a-a", "003-012-a", "000-00-a"] {
             assert_eq!(LayoutPair::of_id(id), None, "{id}");
         }
+    }
+
+    /// An id is a layout pair's exactly when the pair writes it back the same: every way a number can be
+    /// written otherwise (signs, spaces, other padding, too large) is none.
+    #[test]
+    fn an_id_is_a_layout_pairs_exactly_when_it_writes_back_the_same() {
+        let numbers = [
+            "",
+            "0",
+            "7",
+            "00",
+            "07",
+            "70",
+            "000",
+            "007",
+            "070",
+            "700",
+            "0007",
+            "1000",
+            "01000",
+            "+07",
+            "+007",
+            " 07",
+            "7 ",
+            "-1",
+            "0x7",
+            "٣",
+            "4294967295",
+            "4294967296",
+            "04294967295",
+            "99999999999",
+        ];
+        let mut ids = 0;
+        for a in numbers {
+            for b in ["001", "012", "1234", "01234", "12", "+12", "0012"] {
+                for k in numbers {
+                    for seat in ["a", "b", "c", "", "a-a"] {
+                        let id = format!("{a}-{b}-{k}-{seat}");
+                        let expected = (|| {
+                            let mut parts = id.split('-');
+                            let mut number = || parts.next()?.parse::<u32>().ok();
+                            let pair = LayoutPair(number()?, number()?, number()?);
+                            let seat = match parts.next()? {
+                                "a" => 0,
+                                "b" => 1,
+                                _ => return None,
+                            };
+                            (parts.next().is_none() && pair.id(seat) == id).then_some((pair, seat))
+                        })();
+                        assert_eq!(LayoutPair::of_id(&id), expected, "{id}");
+                        ids += usize::from(expected.is_some());
+                    }
+                }
+            }
+        }
+        assert!(ids > 100, "{ids}");
     }
 
     #[test]

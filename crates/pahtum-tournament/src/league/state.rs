@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use pahtum_record::GameRecord;
 
-use crate::audit::{Fault, as_scheduled};
+use crate::audit::{Fault, as_laid_out};
 use crate::config::{BotConfig, Launch, Tournament, is_plain_name};
 use crate::schedule::{Schedule, ScheduledGame};
 
@@ -104,7 +104,12 @@ pub struct LeagueState {
     template: Tournament,
     /// The layout of each layout round, from the template's schedule.
     layouts: Vec<ScheduledGame>,
+    /// The spec of each layout round's games but for their id and layout key (the same for every pair of
+    /// entrants, since they all play by the league's time control): what a game is checked against.
+    specs: Vec<pahtum_record::GameSpec>,
     entrants: Vec<Entrant>,
+    /// The entrants' labels, by number.
+    labels: Vec<String>,
     retired: Vec<bool>,
     by_label: HashMap<String, usize>,
     rounds: u32,
@@ -141,11 +146,14 @@ impl LeagueState {
             })
             .to_vec();
         let schedule = Schedule::new(&two);
+        let layouts: Vec<ScheduledGame> = schedule.games((0..league.rounds() as usize).map(|k| 2 * k)).collect();
         LeagueState {
-            layouts: schedule.games((0..league.rounds() as usize).map(|k| 2 * k)).collect(),
+            specs: layouts.iter().map(|layout| layout.spec(&template)).collect(),
+            layouts,
             league: league.clone(),
             template,
             entrants: Vec::new(),
+            labels: Vec::new(),
             retired: Vec::new(),
             by_label: HashMap::new(),
             rounds: 0,
@@ -255,7 +263,7 @@ impl LeagueState {
 
     /// The game `pair` plays with `seat` in the first seat, as the league schedules it.
     pub fn game(&self, pair: LayoutPair, seat: usize) -> ScheduledGame {
-        let labels = [pair.0, pair.1].map(|number| self.entrants[number as usize].label());
+        let labels = [pair.0, pair.1].map(|number| self.labels[number as usize].clone());
         let layout = &self.layouts[pair.2 as usize];
         ScheduledGame {
             index: 0,
@@ -316,7 +324,8 @@ impl LeagueState {
         if entrant.command.is_empty() {
             return bad("its command is empty");
         }
-        self.by_label.insert(label, self.entrants.len());
+        self.by_label.insert(label.clone(), self.entrants.len());
+        self.labels.push(label);
         self.entrants.push(entrant);
         self.retired.push(false);
         Ok(())
@@ -371,14 +380,22 @@ impl LeagueState {
         if rounds.played[seat] >> pair.2 & 1 == 1 {
             return Err(LeagueFault::Duplicate { id: id.clone() });
         }
-        let game = self.game(pair, seat);
-        as_scheduled(record, &game, &self.spec(&game))?;
-        let expected = self.hashes_of(&game).map(str::to_owned);
-        if *hashes != expected {
+        // The game as `game` and `spec` give it, without building it: its entrants by seat, and its layout key,
+        // which its id (as `of_id` checked) is with the seat after it.
+        let seated = if seat == 0 { [pair.0, pair.1] } else { [pair.1, pair.0] }.map(|number| number as usize);
+        let layout = &id[..id.len() - "-a".len()];
+        as_laid_out(
+            record,
+            seated.map(|number| self.labels[number].as_str()),
+            Some(layout),
+            &self.specs[pair.2 as usize],
+        )?;
+        let expected = seated.map(|number| self.entrants[number].hash.as_str());
+        if hashes.each_ref().map(String::as_str) != expected {
             return Err(LeagueFault::WrongHashes {
                 id: id.clone(),
                 recorded: hashes.clone(),
-                expected,
+                expected: expected.map(str::to_owned),
             });
         }
         self.pairs.get_mut(&(pair.0, pair.1)).expect("decided").played[seat] |= 1 << pair.2;

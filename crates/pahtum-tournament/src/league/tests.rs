@@ -273,3 +273,68 @@ fn a_short_league_has_a_checkpoint_after_every_round() {
     let rounds: Vec<(u32, usize)> = history.points.iter().map(|point| (point.round, point.games)).collect();
     assert_eq!(rounds, [(1, 6), (2, 12), (3, 18)]);
 }
+
+/// A game is held to what the league's [`game`](super::LeagueState::game) and its spec give it, with its
+/// entrants' hashes after that, whatever is edited: the same faults, in the same order, as checking the
+/// game built whole.
+#[test]
+fn a_game_is_refused_as_the_game_built_whole_refuses_it() {
+    use pahtum_record::{GameRecord, SeatTimes};
+
+    use super::LayoutPair;
+    use crate::audit::as_scheduled;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 4, 12);
+    let mut last = None;
+    read(&path, Moves::Keep, |_| (), |_, record, (), _| last = Some(record)).unwrap();
+    let last: GameRecord = last.unwrap();
+    let mut before = lines(&path);
+    before.pop();
+    write(&path, &before);
+    let state = read(&path, Moves::Keep, |_| (), |_, _, (), _| {}).unwrap().state;
+    let (pair, seat) = LayoutPair::of_id(&last.id).unwrap();
+    let game = state.game(pair, seat);
+    let hashes = state.hashes_of(&game).map(str::to_owned);
+    /// An edit of the record and its hashes.
+    type Edit = dyn Fn(&mut GameRecord, &mut [String; 2]);
+    let edits: [&Edit; 12] = [
+        &|_, _| {},
+        &|record, _| std::mem::swap(&mut record.players.first, &mut record.players.second),
+        &|record, _| record.players.second = "bot000@2".to_owned(),
+        &|record, _| record.layout = None,
+        &|record, _| record.layout = Some("000-001-01".to_owned()),
+        &|record, _| record.seed = record.seed.map(|seed| seed + 1),
+        &|record, _| record.rules.pie = !record.rules.pie,
+        &|record, _| record.blocks.reverse(),
+        &|record, _| record.blocks[0] = record.blocks[1],
+        &|record, _| {
+            record.time_by_seat = Some(SeatTimes {
+                first: record.time,
+                second: record.time,
+            })
+        },
+        &|record, hashes| {
+            record.pause_idle = true;
+            hashes.swap(0, 1);
+        },
+        &|_, hashes| hashes[1] = "sha256:1".to_owned(),
+    ];
+    for edit in edits {
+        let (mut record, mut recorded) = (last.clone(), hashes.clone());
+        edit(&mut record, &mut recorded);
+        let built_whole = as_scheduled(&record, &game, &state.spec(&game))
+            .map_err(LeagueFault::from)
+            .and_then(|()| match recorded == hashes {
+                true => Ok(()),
+                false => Err(LeagueFault::WrongHashes {
+                    id: record.id.clone(),
+                    recorded: recorded.clone(),
+                    expected: hashes.clone(),
+                }),
+            });
+        let applied = state.clone().apply_game(&record, &recorded);
+        assert_eq!(format!("{applied:?}"), format!("{built_whole:?}"));
+    }
+}
