@@ -148,17 +148,33 @@ fn two_player_interval_is_the_exact_profile_likelihood_interval() {
 }
 
 /// The penalized log-likelihood of the fit (prior: `prior_draws` virtual
-/// draws per player against a player rated 0), from its definition.
-fn penalized(games: &[Game], prior_draws: f64, theta: &[f64]) -> f64 {
-    let data: f64 = games
+/// draws per player against a player rated 0), from its definition, over
+/// the games tallied by ordered pair: `(a, b, games, points of a)`.
+fn penalized(pairs: &[(usize, usize, f64, f64)], prior_draws: f64, theta: &[f64]) -> f64 {
+    let data: f64 = pairs
         .iter()
-        .map(|g| {
-            let x = theta[g.a] - theta[g.b];
-            g.score_a * sigmoid(x).ln() + (1.0 - g.score_a) * sigmoid(-x).ln()
+        .map(|&(a, b, games, points)| {
+            let x = theta[a] - theta[b];
+            points * sigmoid(x).ln() + (games - points) * sigmoid(-x).ln()
         })
         .sum();
     let prior: f64 = theta.iter().map(|&t| sigmoid(t).ln() + sigmoid(-t).ln()).sum();
     data + prior_draws / 2.0 * prior
+}
+
+/// `games` tallied by ordered pair, for [`penalized`].
+fn tallied(games: &[Game]) -> Vec<(usize, usize, f64, f64)> {
+    let mut pairs: Vec<(usize, usize, f64, f64)> = Vec::new();
+    for game in games {
+        match pairs.iter_mut().find(|(a, b, _, _)| (*a, *b) == (game.a, game.b)) {
+            Some(pair) => {
+                pair.2 += 1.0;
+                pair.3 += game.score_a;
+            }
+            None => pairs.push((game.a, game.b, 1.0, game.score_a)),
+        }
+    }
+    pairs
 }
 
 /// The maximum of a smooth concave function of `start.len()` variables, by
@@ -215,15 +231,10 @@ fn maximum(f: impl Fn(&[f64]) -> f64, start: Vec<f64>) -> f64 {
     f(&x)
 }
 
-#[test]
-fn pool_intervals_are_exact_profile_likelihood_intervals() {
-    // Four players; player 0 won every game, so its profile is far from
-    // quadratic upwards. At each interval end u of player i, the best
-    // likelihood with θi − mean(θ) = u must lie exactly 1.92 below the
-    // maximum: computed here from the definition by a plain search over
-    // the other ratings, θi following from the constraint.
+/// Four players' games, each `copies` times; player 0 won every game.
+fn four_players(copies: usize) -> Vec<Game> {
     let mut games = Vec::new();
-    for (a, b, score_a, count) in [
+    let results = [
         (0, 1, 1.0, 5),
         (0, 2, 1.0, 3),
         (1, 2, 1.0, 2),
@@ -232,12 +243,23 @@ fn pool_intervals_are_exact_profile_likelihood_intervals() {
         (3, 2, 0.5, 1),
         (0, 3, 1.0, 1),
         (1, 3, 0.0, 2),
-    ] {
-        games.extend(repeat(Game { a, b, score_a }, count));
+    ];
+    for (a, b, score_a, count) in results {
+        games.extend(repeat(Game { a, b, score_a }, count * copies));
     }
+    games
+}
+
+/// Fits `games` of four players and checks every interval end against the
+/// profile likelihood computed from its definition: at each end u of
+/// player i, the best likelihood with θi − mean(θ) = u must lie exactly
+/// 1.92 below the maximum (found here by a plain search over the other
+/// ratings, θi following from the constraint).
+fn assert_exact_profile_intervals(games: &[Game]) -> Ratings {
     let options = FitOptions::default();
-    let fitted = fit_games(4, &games, &options);
-    let likelihood = |theta: &[f64]| penalized(&games, options.prior_draws, theta);
+    let fitted = fit_games(4, games, &options);
+    let pairs = tallied(games);
+    let likelihood = |theta: &[f64]| penalized(&pairs, options.prior_draws, theta);
     let best = maximum(likelihood, vec![0.0; 4]);
     for player in &fitted.players {
         let i = player.index;
@@ -254,10 +276,48 @@ fn pool_intervals_are_exact_profile_likelihood_intervals() {
             assert!((drop - HALF_CHI2_95).abs() < 1e-6, "player {i}, end {end}: drop {drop}");
         }
     }
+    fitted
+}
+
+#[test]
+fn pool_intervals_are_exact_profile_likelihood_intervals() {
+    // Few games, and an unbeaten player: its profile is far from quadratic
+    // upwards, and the variances are large (the searches factorise the
+    // reduced Hessian).
+    let fitted = assert_exact_profile_intervals(&four_players(1));
     let unbeaten = fitted.players[0];
     assert!(
         unbeaten.upper - unbeaten.rating > 1.5 * (unbeaten.rating - unbeaten.lower),
         "{unbeaten:?}"
+    );
+}
+
+#[test]
+fn well_measured_pool_intervals_are_exact_profile_likelihood_intervals() {
+    // A hundred times the games, and player 0 beaten now and then: every
+    // standard error is well below a nat (174 Elo), so the searches step by
+    // the projection of the covariance.
+    let mut games = four_players(100);
+    games.extend(repeat(
+        Game {
+            a: 3,
+            b: 0,
+            score_a: 1.0,
+        },
+        30,
+    ));
+    games.extend(repeat(
+        Game {
+            a: 1,
+            b: 0,
+            score_a: 1.0,
+        },
+        20,
+    ));
+    let fitted = assert_exact_profile_intervals(&games);
+    assert!(
+        fitted.players.iter().all(|player| player.std_error < 100.0),
+        "{fitted:?}"
     );
 }
 

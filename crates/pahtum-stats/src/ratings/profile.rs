@@ -23,14 +23,18 @@
 //! maximum moved along `d = Σe / (eᵀΣe)` (the straight line the profile
 //! follows when the likelihood is quadratic; `Σ` is the inverse Hessian at
 //! the maximum), it takes Newton steps inside the constraint with a fixed
-//! metric: the Hessian at the maximum, reduced to the ratings that keep
-//! `eᵀθ` fixed and factorised once per contrast (see [`Metric`] for why
-//! reduced rather than a projection of `Σ`). Each step costs `O(n²)`
+//! metric, the Hessian at the maximum ([`Metric`]): the projection of `Σ`
+//! where `Σ` is small, else that Hessian reduced to the ratings that keep
+//! `eᵀθ` fixed and factorised once per contrast. Each step costs `O(n²)`
 //! instead of the `O(n³)` of a fresh factorisation; in the rare case where
 //! the metric is far off (a bot pushed to an extreme rating) it is
-//! refreshed from the local Hessian after a few steps. With 100 bots and
-//! 100,000 games the whole fit, all 200 interval ends included, takes
-//! under 0.2 s (`cargo bench -p pahtum-stats`).
+//! refreshed from the local Hessian after a few steps. Where the games are
+//! many, the start is already the constrained maximum to within rounding,
+//! so an evaluation is one pass over the pairs, and an interval end two or
+//! three evaluations ([`Profiler::end`]). With 100 bots and 100,000 games
+//! the whole fit, all 200 interval ends included, takes about 70 ms, and
+//! with 200 bots and 200,000 games about 0.55 s (`cargo bench -p
+//! pahtum-stats`, docs/performance.md).
 
 use std::borrow::Cow;
 
@@ -67,6 +71,13 @@ const RIDGE: f64 = 1e-12;
 /// as long. Far out, where a weak prior is all that bends the likelihood,
 /// a Newton step from a metric of the centre is fractions of a nat.
 const LINEAR_GAIN: f64 = 0.9;
+/// The largest variance of a rating at the maximum (nats², a standard error
+/// of 174 Elo) for which a contrast's first metric is the projection of `Σ`
+/// ([`Metric::Projected`]): its entries are then at most this, so the
+/// projection subtracts nothing large. A field with more variance (a few
+/// games, or a weak prior and an unbeaten bot) factorises its reduced
+/// Hessian ([`Reduced`]) as before.
+const PROJECTED_UP_TO: f64 = 1.0;
 /// Without a prior, no interval end is looked for further than this from
 /// the estimate (nats, about 170,000 Elo): reaching it means the
 /// likelihood never drops enough. With a prior the bound follows from the
@@ -92,9 +103,54 @@ pub(super) struct Profiler<'a> {
     optimum: &'a Optimum,
     /// Minus the Hessian at the maximum: every contrast's first metric.
     neg_hessian: Matrix,
+    /// Whether every variance at the maximum is at most [`PROJECTED_UP_TO`]:
+    /// the first metric is then [`Metric::Projected`].
+    small_covariance: bool,
 }
 
-/// Newton steps that keep the contrast `eᵀθ` where it is.
+/// Newton steps that keep the contrast `eᵀθ` where it is, with a fixed
+/// metric: the Hessian at the maximum, or a local one once refreshed.
+#[derive(Debug, Clone)]
+enum Metric<'a> {
+    /// The Newton step of the unconstrained problem projected onto the
+    /// constraint: `Σg − d (eᵀΣg)`, with `Σ` the inverse of minus the
+    /// Hessian at the maximum. It is the same step as [`Reduced`]'s with
+    /// that Hessian, from one product with `Σ` and no factorisation (the
+    /// `O(n³)` of a contrast's first metric, most of a large field's
+    /// intervals once the likelihood passes are few). Only where `Σ` is
+    /// small ([`PROJECTED_UP_TO`]): see [`Reduced`] for what goes wrong
+    /// where it is not.
+    Projected {
+        covariance: &'a Matrix,
+        /// `Σe`.
+        sigma_e: &'a [f64],
+        /// `d = Σe / (eᵀΣe)`.
+        direction: &'a [f64],
+    },
+    Reduced(Reduced),
+}
+
+impl Metric<'_> {
+    /// The Newton step for `gradient` that keeps `eᵀθ` fixed.
+    fn step(&self, gradient: &[f64]) -> Vec<f64> {
+        match self {
+            Metric::Projected {
+                covariance,
+                sigma_e,
+                direction,
+            } => {
+                let mut step = covariance.mul_vec(gradient);
+                let along = dot(sigma_e, gradient);
+                step.iter_mut().zip(*direction).for_each(|(s, d)| *s -= along * d);
+                step
+            }
+            Metric::Reduced(reduced) => reduced.step(gradient),
+        }
+    }
+}
+
+/// The constrained Newton step through a factorisation of the reduced
+/// Hessian.
 ///
 /// A step moves every rating but the pivot `k` (the largest weight of `e`)
 /// freely, by `z`, and the pivot by `−Σ rⱼ zⱼ` with `rⱼ = eⱼ / eₖ`, which
@@ -110,7 +166,7 @@ pub(super) struct Profiler<'a> {
 /// move alone (the others follow it), so the reduced Hessian has no such
 /// flat direction, and nothing large is ever subtracted.
 #[derive(Debug, Clone)]
-struct Metric {
+struct Reduced {
     pivot: usize,
     /// `eⱼ / eₖ`, with 0 at the pivot.
     ratios: Vec<f64>,
@@ -118,7 +174,7 @@ struct Metric {
     reduced: Cholesky,
 }
 
-impl Metric {
+impl Reduced {
     /// The metric of `neg_hessian` (minus a Hessian) for the contrast `e`
     /// (not all zero), or `None` when even with [`RIDGE`] the reduced
     /// matrix does not factorise (every entry 0).
@@ -191,9 +247,9 @@ fn within_limit(mut step: Vec<f64>, stretch: f64, theta: &[f64]) -> Vec<f64> {
 struct Contrast<'e> {
     weights: &'e [f64],
     /// `Σe / (eᵀΣe)`: moves the contrast by exactly one unit.
-    direction: Vec<f64>,
+    direction: &'e [f64],
     /// The metric at the maximum.
-    metric: Metric,
+    metric: Metric<'e>,
     /// No end of the interval lies further than this from the estimate.
     reach: f64,
 }
@@ -233,6 +289,7 @@ impl<'a> Profiler<'a> {
             likelihood,
             optimum,
             neg_hessian: likelihood.neg_hessian(&optimum.theta),
+            small_covariance: (0..likelihood.players()).all(|i| optimum.covariance.get(i, i) <= PROJECTED_UP_TO),
         }
     }
 
@@ -252,10 +309,20 @@ impl<'a> Profiler<'a> {
                 above: 0.0,
             });
         }
+        let direction: Vec<f64> = sigma_e.iter().map(|x| x / variance).collect();
+        let metric = if self.small_covariance {
+            Metric::Projected {
+                covariance: &self.optimum.covariance,
+                sigma_e: &sigma_e,
+                direction: &direction,
+            }
+        } else {
+            Metric::Reduced(Reduced::new(&self.neg_hessian, e)?)
+        };
         let contrast = Contrast {
             weights: e,
-            direction: sigma_e.iter().map(|x| x / variance).collect(),
-            metric: Metric::new(&self.neg_hessian, e)?,
+            direction: &direction,
+            metric,
             reach: self
                 .likelihood
                 .contrast_reach(self.optimum.value - Z95 * Z95 / 2.0)
@@ -366,7 +433,7 @@ impl<'a> Profiler<'a> {
         let start: Vec<f64> = warm
             .theta
             .iter()
-            .zip(&contrast.direction)
+            .zip(contrast.direction)
             .map(|(t, d)| t + shift * d)
             .collect();
         let found = self.constrained_max(contrast, start)?;
@@ -402,8 +469,8 @@ impl<'a> Profiler<'a> {
             if step_count % REFRESH_EVERY == 0 {
                 // A local Hessian too flat to factorise leaves the metric
                 // as it is: any positive definite metric points uphill.
-                if let Some(local) = Metric::new(&self.likelihood.neg_hessian(&theta), contrast.weights) {
-                    metric = Cow::Owned(local);
+                if let Some(local) = Reduced::new(&self.likelihood.neg_hessian(&theta), contrast.weights) {
+                    metric = Cow::Owned(Metric::Reduced(local));
                 }
             }
         }
