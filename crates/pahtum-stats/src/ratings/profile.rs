@@ -341,9 +341,10 @@ impl<'a> Profiler<'a> {
     /// `sign`: the root of `f(t) = sqrt(2·drop) − z`, nearly linear in `t`.
     /// Newton's method on `f` (its slope comes with each evaluation, see
     /// [`Profiler::drop`]) inside a bracket; a bracketing secant (Illinois)
-    /// step wherever Newton's would leave the bracket. From the quadratic
-    /// guess `z·σ`, which the drop of a well-fitted bot misses by about
-    /// `10⁻⁴`, one Newton step usually lands within [`ROOT_TOLERANCE`].
+    /// step wherever Newton's would leave the bracket. The quadratic guess
+    /// `z·σ` misses a well-measured bot's end by about `10⁻⁴`; one step by
+    /// the drop's local power law ([`power_law_growth`]) from there usually
+    /// lands within [`ROOT_TOLERANCE`].
     fn end(&self, contrast: &Contrast, std_error: f64, sign: f64) -> Option<f64> {
         let mut warm = WarmStart {
             offset: 0.0,
@@ -363,9 +364,12 @@ impl<'a> Profiler<'a> {
         let mut high = Z95 * std_error;
         let (mut f_high, mut slope) = root(high)?;
         let mut predicted = false;
-        while f_high < 0.0 {
+        loop {
             if f_high.abs() < ROOT_TOLERANCE {
                 return Some(high);
+            }
+            if f_high > 0.0 {
+                break;
             }
             if high >= contrast.reach {
                 return None;
@@ -382,9 +386,6 @@ impl<'a> Profiler<'a> {
             (low, f_low) = (high, f_high);
             high = (high * growth).min(contrast.reach);
             (f_high, slope) = root(high)?;
-        }
-        if f_high.abs() < ROOT_TOLERANCE {
-            return Some(high);
         }
 
         // The newest point, which Newton's step starts from.
