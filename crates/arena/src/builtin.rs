@@ -50,6 +50,12 @@ pub fn spec(name: &str, command: &str) -> anyhow::Result<BotSpec> {
     })
 }
 
+/// The arena executable, when `spec` runs one of its built-in bots.
+pub fn executable_of(spec: &BotSpec) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    (std::path::Path::new(&spec.program) == exe && spec.args.first().is_some_and(|word| word == "bot")).then_some(exe)
+}
+
 /// Plays the first legal action, instantly: the opponent of `arena check`
 /// and the instant bot of benchmarks.
 #[derive(Debug)]

@@ -1,7 +1,11 @@
 //! The flags that several commands share: the pie rule, core pinning, the
 //! sandbox, the games at once and block counts.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Context;
+use pahtum_protocol::untrusted::escape;
+use pahtum_referee::{BotSpec, Sandbox, sandbox};
 
 /// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
 #[derive(Debug, clap::Args)]
@@ -106,26 +110,63 @@ pub struct SandboxFlag {
 }
 
 impl SandboxFlag {
-    /// `spec`, in the default sandbox if the flag is given.
-    pub fn apply(self, spec: pahtum_referee::BotSpec) -> pahtum_referee::BotSpec {
-        pahtum_referee::BotSpec {
-            sandbox: self.sandbox.then(pahtum_referee::Sandbox::default).or(spec.sandbox),
-            ..spec
-        }
+    /// `spec`, in the default sandbox if the flag is given. A built-in bot
+    /// (the arena executable) sees that one file wherever it lies.
+    pub fn apply(self, spec: BotSpec) -> BotSpec {
+        let sandbox = self.sandbox.then(Sandbox::default).or(spec.sandbox.clone());
+        let sandbox = match crate::builtin::executable_of(&spec) {
+            Some(arena) => sandbox.map(|sandbox| sandbox.running_own_program(arena)),
+            None => sandbox,
+        };
+        BotSpec { sandbox, ..spec }
     }
 
-    /// `spec` as [`SandboxFlag::apply`] makes it, with `output` (where the
-    /// command writes: a match's folder, a game's logs) hidden from a
-    /// sandboxed bot, which sees its working directory and may find `output`
-    /// inside it.
-    pub fn apply_hiding(self, spec: pahtum_referee::BotSpec, output: &std::path::Path) -> pahtum_referee::BotSpec {
-        let mut spec = self.apply(spec);
-        if let Some(sandbox) = &mut spec.sandbox {
-            sandbox
-                .hidden
-                .push(std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf()));
+    /// `specs` as [`SandboxFlag::apply`] makes them, each sandboxed one
+    /// hiding `output` (where the command writes: a match's folder, a
+    /// game's logs) and the other bots' own folders, even where its command
+    /// names them.
+    pub fn apply_to_all(self, specs: Vec<BotSpec>, output: Option<&Path>) -> Vec<BotSpec> {
+        let specs: Vec<BotSpec> = specs.into_iter().map(|spec| self.apply(spec)).collect();
+        let own: Vec<Vec<PathBuf>> = specs
+            .iter()
+            .map(|spec| {
+                let sandbox = spec.sandbox.clone().unwrap_or_default();
+                sandbox::own_folders(&sandbox, &spec.command())
+            })
+            .collect();
+        let output = output.map(|output| std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf()));
+        specs
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut spec)| {
+                let command = spec.command();
+                if let Some(sandbox) = &mut spec.sandbox {
+                    let main = sandbox::main_folder(sandbox, &command);
+                    let others = own
+                        .iter()
+                        .enumerate()
+                        .filter(|&(other, _)| other != index)
+                        .flat_map(|(_, folders)| folders.iter().cloned());
+                    sandbox
+                        .hidden
+                        .extend(sandbox::hidden_for(main.as_deref(), output.as_deref(), others));
+                }
+                spec
+            })
+            .collect()
+    }
+}
+
+/// Tells the organiser, before the games, what each sandboxed bot of
+/// `specs` does not see of what its command names, and what it sees only
+/// because `ro_paths` names it ([`sandbox::start_notes`]).
+pub fn note_what_the_sandbox_shows(specs: &[BotSpec]) {
+    for spec in specs {
+        if let Some(sandbox) = &spec.sandbox {
+            for note in sandbox::start_notes(sandbox, &spec.command()) {
+                crate::output::errln!("arena: bot {}: {}", escape(&spec.name), escape(&note));
+            }
         }
-        spec
     }
 }
 

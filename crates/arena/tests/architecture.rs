@@ -203,7 +203,7 @@ fn the_data_crates_link_no_processes() {
         "pahtum-analysis",
     ] {
         let linked = links(&graph, package);
-        for machinery in ["tokio", "pahtum-referee", "pahtum-runner"] {
+        for machinery in ["tokio", "pahtum-supervise", "pahtum-referee", "pahtum-runner"] {
             assert!(!linked.contains(machinery), "{package} links {machinery}");
         }
     }
@@ -227,6 +227,35 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// One supervisor for every process: no crate but `pahtum-supervise` names
+/// bubblewrap or spawns a sandboxed process (tests aside, which run the
+/// sandbox as an attacker would).
+#[test]
+fn only_the_supervisor_names_bubblewrap() {
+    let mut offenders = Vec::new();
+    for group in ["crates", "bots"] {
+        for entry in std::fs::read_dir(workspace().join(group)).unwrap() {
+            let src = entry.unwrap().path().join("src");
+            if !src.is_dir() || src.starts_with(workspace().join("crates/pahtum-supervise")) {
+                continue;
+            }
+            for file in rust_files(&src) {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                for (number, line) in code.lines().enumerate() {
+                    if line.contains("bwrap") {
+                        offenders.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "only pahtum-supervise may run bubblewrap: {offenders:#?}"
+    );
 }
 
 /// `println!` and `eprintln!` panic when their reader has gone (`arena run F 2>&1 | head`): what

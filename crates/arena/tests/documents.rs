@@ -458,3 +458,39 @@ fn security_lists_every_call_the_filter_refuses() {
         .collect();
     assert!(missing.is_empty(), "SECURITY.md does not name {missing:?}");
 }
+
+/// SECURITY.md's table of what a sandboxed process sees names exactly the
+/// system's folders and files that the sandbox binds, and its environment
+/// as the sandbox sets it.
+#[test]
+fn security_says_what_a_sandboxed_process_sees_as_the_sandbox_does() {
+    use pahtum_referee::sandbox::{ETC_FILES, SANDBOX_ENVIRONMENT, SYSTEM_DIRS};
+    let security = workspace_file("SECURITY.md");
+    let table = security
+        .split("### What a sandboxed process sees")
+        .nth(1)
+        .and_then(|section| section.split("\n### ").next())
+        .expect("SECURITY.md has the section");
+    let row = |what: &str| {
+        table
+            .lines()
+            .find(|line| line.starts_with(&format!("| {what}")))
+            .unwrap_or_else(|| panic!("no row {what:?} in the table"))
+    };
+    let system: BTreeSet<&str> = backticked(first_column(row("`/usr`"))).collect();
+    assert_eq!(system, SYSTEM_DIRS.into_iter().collect(), "the system's folders");
+    let etc: BTreeSet<&str> = backticked(first_column(row("`/etc/"))).collect();
+    let mut written: BTreeSet<&str> = ETC_FILES.into_iter().collect();
+    // The Java runtime's configuration folders, found in /etc when the sandbox starts.
+    written.insert("/etc/java*");
+    assert_eq!(etc, written, "the files of /etc");
+    let environment: BTreeSet<String> = backticked(row("the environment"))
+        .filter(|word| word.contains('='))
+        .map(str::to_owned)
+        .collect();
+    let set: BTreeSet<String> = SANDBOX_ENVIRONMENT
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect();
+    assert_eq!(environment, set, "the environment");
+}

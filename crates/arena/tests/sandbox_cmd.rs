@@ -447,3 +447,71 @@ fn a_sandbox_that_cannot_be_built_is_no_forfeit() {
         "{after:?}"
     );
 }
+
+/// Writes `steal.py` into the folder `bot`: a bot that prints to its stderr
+/// what each of its arguments holds (or why it cannot read it), then plays
+/// as the Python starter.
+fn write_thief(bot: &Path) {
+    let thief = "import runpy, sys\n\
+                 for path in sys.argv[1:]:\n\
+                 \x20   try:\n        print('READ', open(path).read().strip(), file=sys.stderr)\n\
+                 \x20   except OSError as error:\n        print('DENIED', path, error, file=sys.stderr)\n\
+                 runpy.run_path('bot.py', run_name='__main__')\n";
+    std::fs::write(bot.join("steal.py"), thief).unwrap();
+}
+
+/// The words of the organiser's command never show a folder that `nobody`
+/// could not reach by itself (a file under a 0700 folder, as `/root/x/key`),
+/// nor a file of the output folder, even when they name it; unsandboxed, the
+/// same bot reads both (the control).
+#[test]
+fn a_command_naming_a_closed_file_and_an_output_file_reads_neither() {
+    let Some((root, bot)) = folder_with_a_bot() else {
+        return;
+    };
+    write_thief(&bot);
+    // `home` stands for /root: closed to others, with a folder open to them inside.
+    let home = root.path().join("home");
+    std::fs::create_dir_all(home.join("x")).unwrap();
+    std::fs::set_permissions(&home, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(home.join("x"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let key = home.join("x/key.txt");
+    std::fs::write(&key, "HOST-KEY-42\n").unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let play = |sandbox: bool, out: &str| {
+        std::fs::create_dir_all(bot.join(out)).unwrap();
+        std::fs::write(bot.join(out).join("secret.txt"), "OUTPUT-SECRET-7\n").unwrap();
+        let command = format!("python3 steal.py {} {out}/secret.txt", key.display());
+        let mut args = vec!["game", "--white", &command, "--black", "first-free", "--logs", out];
+        if sandbox {
+            args.push("--sandbox");
+        }
+        let output = arena_in(&bot, &args);
+        assert_success(&output);
+        let log = std::fs::read_to_string(bot.join(out).join("white.log")).unwrap();
+        (log, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (log, _) = play(false, "plain");
+    assert!(
+        log.contains("READ HOST-KEY-42") && log.contains("READ OUTPUT-SECRET-7"),
+        "{log}"
+    );
+    let (log, said) = play(true, "boxed");
+    assert!(
+        !log.contains("HOST-KEY-42") && !log.contains("OUTPUT-SECRET-7"),
+        "{log}"
+    );
+    assert_eq!(log.matches("DENIED").count(), 2, "{log}");
+    assert!(
+        said.contains(&format!(
+            "{}, which its command names, is not shown: `nobody` may not enter",
+            home.join("x").display()
+        )) && said.contains("name it in the sandbox's ro_paths to show it")
+            && said.contains(&format!(
+                "{}, which its command names, is not shown: it lies in {}",
+                bot.join("boxed").display(),
+                bot.join("boxed").display()
+            )),
+        "{said}"
+    );
+}

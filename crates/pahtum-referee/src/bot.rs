@@ -20,10 +20,10 @@ use tokio::time::Instant;
 
 use crate::clock::Budget;
 use crate::decode::decode;
-use crate::supervise::process::{BotProcess, Silence};
-use crate::supervise::{overload, sandbox_hint};
+use crate::process::{BotProcess, Silence};
 use crate::verdict::{Asked, Failure};
 use crate::{BotSpec, Limits};
+use pahtum_supervise::{overload, sandbox_hint};
 
 /// A running, greeted bot process, in its own process group. Dropping it
 /// kills the group; [`Bot::shutdown`] ends it politely.
@@ -200,7 +200,7 @@ impl Bot {
                     sandbox_hint: spec
                         .sandbox
                         .as_ref()
-                        .map(|sandbox| sandbox_hint::failed_start(spec, sandbox, &stderr_tail)),
+                        .map(|sandbox| sandbox_hint::failed_start(&spec.command(), sandbox, &stderr_tail)),
                     failure,
                     stderr_tail,
                 })
@@ -543,13 +543,10 @@ pub(crate) fn wrong_kind(asked: Asked, message: &FromBot) -> Failure {
 /// could not run, a folder it could not show or enter: the bot's setup,
 /// told by the sandbox hint).
 fn sandbox_not_built(spec: &BotSpec, failure: &Failure, stderr_tail: &[String]) -> Option<String> {
-    const THE_BOTS_OWN: [&str; 3] = ["execvp", "Can't find source path", "Can't chdir"];
     if spec.sandbox.is_none() || failure.line.is_some() {
         return None;
     }
-    let said = stderr_tail.iter().find_map(|line| line.strip_prefix("bwrap: "))?;
-    (!THE_BOTS_OWN.iter().any(|own| said.starts_with(own)))
-        .then(|| pahtum_protocol::untrusted::escape(said).into_owned())
+    sandbox_hint::sandbox_not_built(stderr_tail)
 }
 
 #[cfg(test)]

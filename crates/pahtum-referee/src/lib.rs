@@ -43,33 +43,25 @@
 //! move on one core, and on a busy machine each wake-up may wait for a CPU,
 //! on the bot's clock).
 //!
-//! The crate's modules, in three groups:
+//! The crate's modules, in two groups, over the supervisor:
 //!
 //! * **the specs** ([`spec`]): plain data that says what to run and how,
-//!   [`BotSpec`], [`Limits`] and [`Sandbox`];
+//!   [`BotSpec`], [`Limits`] and [`Sandbox`] (the supervisor's);
 //! * **the game**: `game` runs the moves, `human` is a person's seat (its
 //!   moves from a channel), `request` writes the requests as the game
 //!   grows, `clock` keeps the time controls, `verdict` says what a bot did wrong ([`Failure`]),
 //!   `decode` turns a bot's lines into messages, `lines` reads stdout with
-//!   bounded memory, `stderr` drains stderr into a capped log, and `bot`
-//!   holds a greeted bot ([`Bot`]) and its exchanges;
-//! * **the supervision** (`supervise`): a bot as an operating-system process,
-//!   `process` (process groups, the death signal, signals, reaping),
-//!   [`contain`] (every process a bot started is found and killed, also at
-//!   the referee's own death), `cgroup` (the cgroups: naming, the v1 and v2
-//!   layouts, making, limiting, killing, removing), `freezer` (fair mode's
-//!   freeze of all of a bot's processes at once), [`sandbox`] (bubblewrap
-//!   for untrusted bots, and the check that the machine can run it),
-//!   `sandbox_hint` (what the sandbox may have to do with a bot's failed
-//!   start, for [`StartError`]),
-//!   `cputime` (the CPU time of a bot's whole process tree), `overload`
-//!   (a starved bot's wall-clock timeout told from a slow bot's) and
-//!   [`affinity`] (core pinning).
+//!   bounded memory, `stderr` drains stderr into a capped log, `process`
+//!   makes a supervised process a bot's lines in and out, and `bot`
+//!   holds a greeted bot ([`Bot`]) and its exchanges.
 //!
-//! The game modules use the supervision; of the game, the supervision uses
-//! only `verdict` (a process's failures), `lines` and `stderr` (the readers
-//! of its pipes); the specs use neither. No two files use each other,
-//! directly or in a circle (`scripts/file-cycles.py`).
+//! Every operating-system detail of a bot's process (process groups,
+//! containment, cgroups, the freezer, the sandbox, affinity) is the
+//! supervisor's, [`pahtum_supervise`], through its one call
+//! [`pahtum_supervise::start`]; its modules [`affinity`], [`contain`],
+//! [`sandbox`] and [`seccomp`] are re-exported here for the arena's commands.
+//! No two files use each other, directly or in a circle
+//! (`scripts/file-cycles.py`).
 
 #![warn(missing_docs)]
 
@@ -79,19 +71,17 @@ mod decode;
 mod game;
 mod human;
 mod lines;
+mod process;
 mod request;
 pub mod spec;
 mod stderr;
-mod supervise;
 mod verdict;
 
 pub use bot::{Bot, StartError};
-pub use contain::{Pausing, Tracking, kill_every_bot};
 pub use game::{GameEvent, play_game, play_players};
 pub use human::{Human, HumanMove, Player, Turn};
 pub use pahtum_protocol::{Placement, Rules, TimeControl};
 pub use pahtum_record::SeatTimes;
-pub use sandbox::SandboxError;
+pub use pahtum_supervise::{Pausing, SandboxError, Tracking, affinity, contain, kill_every_bot, sandbox, seccomp};
 pub use spec::{BotSpec, CommandError, Limits, Sandbox};
-pub use supervise::{affinity, contain, sandbox, seccomp};
 pub use verdict::Failure;

@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use pahtum_supervise::Sandbox;
+
 /// How to launch a bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BotSpec {
@@ -23,8 +25,8 @@ pub struct BotSpec {
     pub dir: Option<PathBuf>,
     /// Added to the referee's environment (to an empty one in a sandbox).
     pub env: Vec<(String, String)>,
-    /// Run the bot in this sandbox (`crate::sandbox`); `None`: with the
-    /// referee's rights.
+    /// Run the bot in this sandbox ([`pahtum_supervise::sandbox`]); `None`:
+    /// with the referee's rights.
     pub sandbox: Option<Sandbox>,
 }
 
@@ -60,8 +62,18 @@ impl BotSpec {
 
     /// The command as one line, for messages.
     pub fn command_line(&self) -> String {
-        shlex::try_join(std::iter::once(self.program.as_str()).chain(self.args.iter().map(String::as_str)))
-            .unwrap_or_else(|_| format!("{} {}", self.program, self.args.join(" ")))
+        self.command().line()
+    }
+
+    /// What the supervisor runs: the program, its arguments, working
+    /// directory and variables.
+    pub fn command(&self) -> pahtum_supervise::Command {
+        pahtum_supervise::Command {
+            program: self.program.clone(),
+            args: self.args.clone(),
+            dir: self.dir.clone(),
+            env: self.env.clone(),
+        }
     }
 }
 
@@ -91,53 +103,6 @@ impl Default for Limits {
             ping: Duration::from_secs(2),
             quit_grace: Duration::from_secs(1),
             stderr_cap: 1 << 20,
-        }
-    }
-}
-
-/// The sandbox of one bot: its limits and the paths it may see beyond its
-/// own folders (its working directory, the folders of the files its command
-/// names) and the system. Plain settings: [`sandbox`](crate::sandbox)
-/// runs a bot in them and checks that the machine can.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sandbox {
-    /// The memory of all its processes, in MiB (1024): past it the kernel
-    /// kills a process of the bot, and a bot killed so loses with `memory`.
-    pub memory_mb: u64,
-    /// Its processes and threads, all counted (256).
-    pub max_processes: u64,
-    /// Open files per process (1024).
-    pub open_files: u64,
-    /// The largest file it may write, in MiB (1024).
-    pub file_size_mb: u64,
-    /// The size of its private `/tmp`, in MiB (64).
-    pub tmp_mb: u64,
-    /// More paths it may read (absolute).
-    pub ro_paths: Vec<PathBuf>,
-    /// Paths it may read and write (absolute).
-    pub rw_paths: Vec<PathBuf>,
-    /// Folders it must not see even where they lie inside a path it sees
-    /// (the tournament's output folder, the other bots' folders).
-    pub hidden: Vec<PathBuf>,
-    /// Whether its working directory is its own folder, seen whole (a
-    /// tournament bot's `dir`). Otherwise it sees, of its working directory,
-    /// only the folders of the files and folders its command names
-    /// (`python3 bot.py` sees the folder of `bot.py`; `go run .` the folder).
-    pub sees_working_dir: bool,
-}
-
-impl Default for Sandbox {
-    fn default() -> Sandbox {
-        Sandbox {
-            memory_mb: 1024,
-            max_processes: 256,
-            open_files: 1024,
-            file_size_mb: 1024,
-            tmp_mb: 64,
-            ro_paths: Vec::new(),
-            rw_paths: Vec::new(),
-            hidden: Vec::new(),
-            sees_working_dir: false,
         }
     }
 }

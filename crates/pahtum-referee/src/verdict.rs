@@ -10,9 +10,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use crate::supervise::cgroup::MemoryUse;
 use pahtum_protocol::untrusted::cut;
 use pahtum_protocol::{DecodeError, Reason, codec::shown};
+use pahtum_supervise::MemoryUse;
 
 /// What a forfeit's detail quotes of an unknown `"type"`: every type of the
 /// protocol, and any typo of one, fits.

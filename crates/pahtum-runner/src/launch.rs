@@ -33,9 +33,14 @@ pub struct Launcher {
     base_dir: PathBuf,
     /// The executable that runs built-in bots (`ARENA bot NAME`).
     arena: PathBuf,
-    /// What no sandboxed bot may see: the output folder and every bot's own
-    /// folders (the referee keeps a bot's own visible to it).
-    hidden: Vec<PathBuf>,
+    /// The output folder, which no sandboxed bot sees.
+    out: PathBuf,
+    /// Each bot's name and the folders it may see as its own, which the
+    /// other sandboxed bots do not see.
+    own_folders: Vec<(String, Vec<PathBuf>)>,
+    /// Whether the bots are a league's entrants, whose commands are a
+    /// stranger's words: their sandbox shows no folder that a word names.
+    entrants: bool,
 }
 
 impl Launcher {
@@ -43,28 +48,38 @@ impl Launcher {
     /// the built-in bots. The output folder and every bot's own folders are
     /// hidden from the sandboxed bots (each still sees its own).
     pub fn new(file: &TournamentFile, arena: &Path) -> Launcher {
+        Launcher::with(file, arena, false)
+    }
+
+    /// How to start a league's entrants (`file` is the league as a
+    /// tournament): as [`Launcher::new`], and each sandboxed entrant sees
+    /// its snapshot, the system and its private `/tmp`, never a folder that
+    /// its command names.
+    pub fn for_entrants(file: &TournamentFile, arena: &Path) -> Launcher {
+        Launcher::with(file, arena, true)
+    }
+
+    fn with(file: &TournamentFile, arena: &Path, entrants: bool) -> Launcher {
         let mut launcher = Launcher {
             base_dir: file.base_dir.clone(),
             arena: arena.to_owned(),
-            hidden: Vec::new(),
+            out: file.settings.out.clone(),
+            own_folders: Vec::new(),
+            entrants,
         };
-        let own_folders: Vec<PathBuf> = file
+        launcher.own_folders = file
             .tournament
             .bots
             .iter()
-            .flat_map(|bot| {
-                let spec = launcher.spec(bot);
-                let sandbox = Sandbox {
-                    sees_working_dir: bot.dir.is_some(),
-                    ..Sandbox::default()
-                };
-                pahtum_referee::sandbox::own_folders(&BotSpec {
-                    sandbox: Some(sandbox),
-                    ..spec
-                })
+            .map(|bot| {
+                let spec = launcher.spec_seeing(bot, Vec::new());
+                let folders = spec.sandbox.as_ref().map_or_else(
+                    || pahtum_referee::sandbox::own_folders(&launcher.sandbox_of(bot, None), &spec.command()),
+                    |sandbox| pahtum_referee::sandbox::own_folders(sandbox, &spec.command()),
+                );
+                (bot.name.clone(), folders)
             })
             .collect();
-        launcher.hidden = std::iter::once(file.settings.out.clone()).chain(own_folders).collect();
         launcher
     }
 
@@ -74,8 +89,27 @@ impl Launcher {
         std::path::absolute(&dir).unwrap_or(dir)
     }
 
-    /// The referee's launch spec of `bot`.
+    /// The referee's launch spec of `bot`. A sandboxed bot does not see the
+    /// output folder nor the other bots' own folders, except those that hold
+    /// its own main folder (its `dir`, or the first folder its command
+    /// names: two bots of one folder share it).
     pub fn spec(&self, bot: &BotConfig) -> BotSpec {
+        let mut spec = self.spec_seeing(bot, Vec::new());
+        if let Some(sandbox) = &spec.sandbox {
+            let main = pahtum_referee::sandbox::main_folder(sandbox, &spec.command());
+            let others = self
+                .own_folders
+                .iter()
+                .filter(|(name, _)| *name != bot.name)
+                .flat_map(|(_, folders)| folders.iter().cloned());
+            let hidden = pahtum_referee::sandbox::hidden_for(main.as_deref(), Some(&self.out), others);
+            spec = self.spec_seeing(bot, hidden);
+        }
+        spec
+    }
+
+    /// The launch spec of `bot`, its sandbox hiding `hidden`.
+    fn spec_seeing(&self, bot: &BotConfig, hidden: Vec<PathBuf>) -> BotSpec {
         let dir = self.working_dir(bot);
         let (program, args) = match &bot.launch {
             Launch::Builtin(words) => {
@@ -97,37 +131,49 @@ impl Launcher {
             program,
             args,
             env: bot.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            sandbox: bot
-                .sandbox
-                .as_ref()
-                .map(|config| self.sandbox(config, bot.dir.is_some())),
+            sandbox: bot.sandbox.as_ref().map(|_| self.sandbox_of(bot, Some(hidden))),
             dir: Some(dir),
         }
     }
 
-    /// The sandbox of a bot, which sees its working directory whole if it is
-    /// its own (`own_dir`: the bot has a `dir`).
-    fn sandbox(&self, config: &SandboxConfig, own_dir: bool) -> Sandbox {
-        let paths = |paths: &[String]| paths.iter().map(|path| self.base_dir.join(path)).collect();
-        let mut sandbox = Sandbox {
-            ro_paths: paths(&config.ro_paths),
-            rw_paths: paths(&config.rw_paths),
-            hidden: self.hidden.clone(),
-            sees_working_dir: own_dir,
-            ..Sandbox::default()
+    /// The sandbox of `bot` (the default one where it has none), hiding
+    /// `hidden`. It sees its working directory whole if that is its own (the
+    /// bot has a `dir`); a built-in bot sees the arena executable and no
+    /// folder its command names, and so does an entrant (but its snapshot).
+    fn sandbox_of(&self, bot: &BotConfig, hidden: Option<Vec<PathBuf>>) -> Sandbox {
+        let sandbox = Sandbox {
+            hidden: hidden.unwrap_or_default(),
+            sees_working_dir: bot.dir.is_some(),
+            named_folders: !self.entrants,
+            ..configured_sandbox(&bot.sandbox.clone().unwrap_or_default(), &self.base_dir)
         };
-        // Each limit the file gives; the others stay the referee's defaults.
-        for (limit, given) in [
-            (&mut sandbox.memory_mb, config.memory_mb),
-            (&mut sandbox.max_processes, config.max_processes),
-            (&mut sandbox.open_files, config.open_files),
-            (&mut sandbox.file_size_mb, config.file_size_mb),
-            (&mut sandbox.tmp_mb, config.tmp_mb),
-        ] {
-            *limit = given.unwrap_or(*limit);
+        match bot.launch {
+            Launch::Builtin(_) => sandbox.running_own_program(self.arena.clone()),
+            Launch::Command(_) => sandbox,
         }
-        sandbox
     }
+}
+
+/// The sandbox that `config` (a tournament file's or a league's) gives: its
+/// limits, the others the referee's defaults, and its extra paths, relative
+/// to `base_dir`.
+pub fn configured_sandbox(config: &SandboxConfig, base_dir: &Path) -> Sandbox {
+    let paths = |paths: &[String]| paths.iter().map(|path| base_dir.join(path)).collect();
+    let mut sandbox = Sandbox {
+        ro_paths: paths(&config.ro_paths),
+        rw_paths: paths(&config.rw_paths),
+        ..Sandbox::default()
+    };
+    for (limit, given) in [
+        (&mut sandbox.memory_mb, config.memory_mb),
+        (&mut sandbox.max_processes, config.max_processes),
+        (&mut sandbox.open_files, config.open_files),
+        (&mut sandbox.file_size_mb, config.file_size_mb),
+        (&mut sandbox.tmp_mb, config.tmp_mb),
+    ] {
+        *limit = given.unwrap_or(*limit);
+    }
+    sandbox
 }
 
 /// The words of a `builtin` value: the built-in bot's name, then its options

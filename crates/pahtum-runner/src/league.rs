@@ -1,17 +1,18 @@
 //! A league's processes: an entrant's build and check before it joins, and
 //! the games of a round played by the [`runner`](crate::runner).
 //!
-//! [`build`] runs an entrant's build command in its snapshot folder, under a
-//! time limit, its output kept in a log; when the league asks for the sandbox,
-//! inside bubblewrap with no network, the system read-only and only the
-//! snapshot writable. [`check`] runs `arena check` on the built entrant (the
+//! [`build`] runs an entrant's build command in its snapshot folder through
+//! the supervisor ([`pahtum_supervise`]), under a time limit, its whole output
+//! kept in a log; when the league asks for the sandbox, in the same sandbox
+//! as the games (no network, the system read-only, only the snapshot and a
+//! private `/tmp` writable, as `nobody`, the filter and the caps). [`check`]
+//! runs `arena check` on the built entrant through the supervisor too (the
 //! conformance test every bot author runs, the same code, not a second one),
 //! its report kept in a log. [`Round`] is a league round's pending games as
 //! the runner's [`Work`]: each record goes into the league's journal with its
 //! entrants' content hashes.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use pahtum_record::{GameRecord, GameSpec};
@@ -22,6 +23,7 @@ use pahtum_tournament::league::{GameLine, LayoutPair, LeagueState, PendingGame};
 use pahtum_tournament::schedule::ScheduledGame;
 
 use crate::runner::Work;
+use pahtum_supervise::{Command, Ended, Output, Policy, Sandbox};
 
 /// Why an entrant may not join.
 #[derive(Debug, thiserror::Error)]
@@ -36,125 +38,159 @@ pub enum AdmitError {
         source: std::io::Error,
     },
     /// The build failed or took too long.
-    #[error("the build `{command}` {outcome}; its output is in {}", log.display())]
+    #[error("the build `{command}` {outcome}; its output is in {}{hint}", log.display())]
     Build {
         /// The build command.
         command: String,
         /// What happened, in words.
-        outcome: String,
+        outcome: Ended,
         /// The build's log.
         log: PathBuf,
+        /// What the sandbox may have to do with it, with a leading space, or nothing.
+        hint: String,
     },
     /// `arena check` found the entrant does not speak the protocol.
-    #[error("`arena check` failed ({outcome}); its report is in {}", log.display())]
+    #[error("`arena check` {outcome}; its report is in {}", log.display())]
     Check {
         /// What happened, in words.
-        outcome: String,
+        outcome: Ended,
         /// The check's report.
         log: PathBuf,
     },
 }
 
-/// Runs `command` (a shell command line) in `dir`, at most `timeout`, its output into `log`; inside the
-/// sandbox (bubblewrap: no network, the system read-only, only `dir` writable) when `sandbox`.
-pub async fn build(dir: &Path, command: &str, timeout: Duration, sandbox: bool, log: &Path) -> Result<(), AdmitError> {
+/// The longest an admission check may take: the check's games have their own limits, this only stops a
+/// check that hangs.
+const CHECK_TIME_LIMIT: Duration = Duration::from_secs(600);
+
+/// The size of a build's private `/tmp` at least, in MiB: compilers keep their caches there (`HOME` is
+/// `/tmp`), and Go's build cache alone takes some hundred MiB.
+pub const BUILD_TMP_MB: u64 = 1024;
+
+/// How an entrant's build runs: in the sandbox or not, for how long, with which variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildPolicy {
+    /// The sandbox of the league's entrants (their limits and the organiser's `ro_paths`); `None`: the
+    /// build runs with the arena's rights (a league of trusted bots).
+    pub sandbox: Option<Sandbox>,
+    /// The longest the build may take.
+    pub time_limit: Duration,
+    /// Variables added to the build's environment (the organiser's: a toolchain's `PATH`).
+    pub env: Vec<(String, String)>,
+}
+
+/// Runs the shell command `build` in the snapshot `dir` through the supervisor, at most the policy's time
+/// limit, its whole output (stdout and stderr) into `log`. In the sandbox it runs as the entrants' games
+/// do (as `nobody` where the arena runs as root, the system-call filter, the cgroup caps, no network,
+/// [`pahtum_supervise::sandbox::SANDBOX_ENVIRONMENT`] and `policy.env`), and writes only its snapshot and
+/// its private `/tmp`: the snapshot is lent to the sandbox's user for the build, and taken back.
+pub async fn build(dir: &Path, build: &str, policy: &BuildPolicy, log: &Path) -> Result<(), AdmitError> {
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
-    let words: Vec<String> = if sandbox {
-        let dir = dir.display().to_string();
-        [
-            "bwrap",
-            "--unshare-all",
-            "--die-with-parent",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            "/tmp",
-            "--bind",
-            &dir,
-            &dir,
-            "--chdir",
-            &dir,
-            "sh",
-            "-c",
-            command,
-        ]
-        .map(str::to_owned)
-        .to_vec()
-    } else {
-        ["sh", "-c", command].map(str::to_owned).to_vec()
+    let sandbox = policy.sandbox.clone().map(|sandbox| Sandbox {
+        rw_paths: vec![dir.clone()],
+        sees_working_dir: false,
+        named_folders: false,
+        tmp_mb: sandbox.tmp_mb.max(BUILD_TMP_MB),
+        ..sandbox
+    });
+    let command = Command {
+        env: policy.env.clone(),
+        ..Command::shell(build, dir.clone())
     };
-    let outcome = run_logged(&words, &dir, timeout, log, "the build").await?;
-    outcome.map_err(|outcome| AdmitError::Build {
-        command: command.to_owned(),
-        outcome,
-        log: log.to_owned(),
-    })
-}
-
-/// Runs `arena check` (the executable `arena`) on `command` in `dir`, in the sandbox when `sandbox`, its
-/// report into `log`.
-pub async fn check(arena: &Path, dir: &Path, command: &[String], sandbox: bool, log: &Path) -> Result<(), AdmitError> {
-    let line = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "));
-    let mut words = vec![arena.display().to_string(), "check".to_owned(), line];
-    if sandbox {
-        words.push("--sandbox".to_owned());
-    }
-    // The check's games have their own limits; this only stops a check that hangs.
-    let outcome = run_logged(&words, dir, Duration::from_secs(600), log, "arena check").await?;
-    outcome.map_err(|outcome| AdmitError::Check {
-        outcome,
-        log: log.to_owned(),
-    })
-}
-
-/// Runs `words` in `dir` in a process group of its own, stdout and stderr into `log`, killed (the whole
-/// group) after `timeout`: `Ok(Err(what happened))` when it did not exit with 0.
-async fn run_logged(
-    words: &[String],
-    dir: &Path,
-    timeout: Duration,
-    log: &Path,
-    what: &str,
-) -> Result<Result<(), String>, AdmitError> {
     let start = |source| AdmitError::Start {
-        what: what.to_owned(),
+        what: "the build".to_owned(),
         source,
     };
-    let file = std::fs::File::create(log).map_err(start)?;
-    let mut child = tokio::process::Command::new(&words[0])
-        .args(&words[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(file.try_clone().map_err(start)?)
-        .stderr(file)
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(start)?;
-    let status = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(status) => status.map_err(start)?,
-        Err(_) => {
-            // The whole group: a build's compilers and test runs are the shell's children.
-            if let Some(pid) = child.id().and_then(|pid| rustix::process::Pid::from_raw(pid as i32)) {
-                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-            }
-            let _ = child.wait().await;
-            return Ok(Err(format!("took longer than {} s and was stopped", timeout.as_secs())));
-        }
+    let lent = match &sandbox {
+        Some(_) => Some(pahtum_supervise::lend::lend(&dir).map_err(start)?),
+        None => None,
     };
-    Ok(if status.success() {
+    let supervised = Policy {
+        sandbox,
+        output: Output::Log(log.to_owned()),
+        time_limit: Some(policy.time_limit),
+        core: None,
+    };
+    let ended = run(&command, &supervised).await;
+    if let Some(lent) = lent {
+        lent.take_back().map_err(start)?;
+    }
+    let ended = ended.map_err(start)?;
+    if ended.success() {
+        return Ok(());
+    }
+    let hint = if supervised.sandbox.is_some() && log_says_network(log) {
+        " The build has no network in the sandbox: vendor its dependencies into the bot's folder (`cargo \
+         vendor`, `go mod vendor`, `pip download`) and build offline."
+    } else {
+        ""
+    };
+    Err(AdmitError::Build {
+        command: build.to_owned(),
+        outcome: ended,
+        log: log.to_owned(),
+        hint: hint.to_owned(),
+    })
+}
+
+/// Whether a build's log says it tried to reach the network: a name not resolved (there is no resolver),
+/// no route (only the sandbox's own loopback), a connection refused (nothing listens there).
+fn log_says_network(log: &Path) -> bool {
+    const SIGNS: [&str; 8] = [
+        "could not resolve",
+        "connection refused",
+        "temporary failure in name resolution",
+        "network is unreachable",
+        "failed to connect",
+        "no address associated",
+        "name or service not known",
+        "dial tcp",
+    ];
+    std::fs::read(log).is_ok_and(|bytes| {
+        let text = String::from_utf8_lossy(&bytes).to_lowercase();
+        SIGNS.iter().any(|sign| text.contains(sign))
+    })
+}
+
+/// Runs `arena check` (the executable `arena`) on `command` in `dir` through the supervisor, its report
+/// into `log`; in the sandbox (as an entrant: it sees its snapshot, never a folder its command names)
+/// when `sandbox`.
+pub async fn check(arena: &Path, dir: &Path, command: &[String], sandbox: bool, log: &Path) -> Result<(), AdmitError> {
+    let line = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "));
+    let mut args = vec!["check".to_owned(), line];
+    if sandbox {
+        args.extend(["--sandbox".to_owned(), "--entrant".to_owned()]);
+    }
+    // The arena is the organiser's own program: it runs with the organiser's rights, and sandboxes the bot.
+    let check = Command {
+        program: arena.display().to_string(),
+        args,
+        dir: Some(dir.to_owned()),
+        env: Vec::new(),
+    };
+    let policy = Policy {
+        sandbox: None,
+        output: Output::Log(log.to_owned()),
+        time_limit: Some(CHECK_TIME_LIMIT),
+        core: None,
+    };
+    let ended = run(&check, &policy).await.map_err(|source| AdmitError::Start {
+        what: "arena check".to_owned(),
+        source,
+    })?;
+    if ended.success() {
         Ok(())
     } else {
-        Err(match status.code() {
-            Some(code) => format!("exited with {code}"),
-            None => "was killed by a signal".to_owned(),
+        Err(AdmitError::Check {
+            outcome: ended,
+            log: log.to_owned(),
         })
-    })
+    }
+}
+
+/// `command` under `policy`, to its end.
+async fn run(command: &Command, policy: &Policy) -> std::io::Result<Ended> {
+    pahtum_supervise::start(command, policy).await?.finish().await
 }
 
 /// A league as a tournament file of its active entrants, for the runner's launcher: its folder is `dir`
@@ -180,7 +216,7 @@ pub fn tournament_file(state: &LeagueState, dir: &Path, concurrency: usize, buil
         tournament,
         settings: RunSettings {
             concurrency,
-            out: dir.join("logs"),
+            out: dir.to_owned(),
             restart: Restart::OnFailure,
             limits: LimitOverrides::default(),
             on_overload: OnOverload::Count,

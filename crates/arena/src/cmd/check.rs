@@ -45,6 +45,10 @@ pub struct Args {
     /// Check the bot inside the sandbox, as a tournament with `sandbox = true` runs it.
     #[command(flatten)]
     sandbox: crate::flags::SandboxFlag,
+    /// Check the bot as a league checks an entrant: in the sandbox it sees its working directory (the
+    /// entrant's snapshot) whole, and no folder that its command names.
+    #[arg(long, requires = "sandbox")]
+    entrant: bool,
 }
 
 /// One game of the check.
@@ -59,7 +63,12 @@ const OPPONENT: &str = "first-free";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
-    let bot = args.sandbox.apply(crate::builtin::spec("bot", &args.command)?);
+    let mut bot = args.sandbox.apply(crate::builtin::spec("bot", &args.command)?);
+    if let Some(sandbox) = bot.sandbox.as_mut().filter(|_| args.entrant) {
+        sandbox.sees_working_dir = true;
+        sandbox.named_folders = false;
+    }
+    crate::flags::note_what_the_sandbox_shows(std::slice::from_ref(&bot));
     let opponent = crate::builtin::spec(OPPONENT, OPPONENT)?;
     outln!("arena check: {}", escape(&args.command));
     if let Some(sandbox) = &bot.sandbox {

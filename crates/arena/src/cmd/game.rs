@@ -136,18 +136,14 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
     crate::flags::warn_of_signal_pausing(args.pause_idle);
-    // A sandboxed bot sees its working directory, not the logs inside it.
-    let sandboxed = |name: &str, command: &str| -> anyhow::Result<_> {
-        let spec = crate::builtin::spec(name, command)?;
-        Ok(match &args.logs {
-            Some(logs) => args.sandbox.apply_hiding(spec, logs),
-            None => args.sandbox.apply(spec),
-        })
-    };
-    let (white, black) = (
-        sandboxed(&white_name, &args.white)?,
-        sandboxed(&black_name, &args.black)?,
-    );
+    // A sandboxed bot sees neither the logs nor the other bot's folders.
+    let specs = vec![
+        crate::builtin::spec(&white_name, &args.white)?,
+        crate::builtin::spec(&black_name, &args.black)?,
+    ];
+    let specs = args.sandbox.apply_to_all(specs, args.logs.as_deref());
+    crate::flags::note_what_the_sandbox_shows(&specs);
+    let [white, black] = <[_; 2]>::try_from(specs).expect("two bots");
     let (white, black) = tokio::join!(
         Bot::start(&white, &limits, white_log.as_deref()),
         Bot::start(&black, &limits, black_log.as_deref())

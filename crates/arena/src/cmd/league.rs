@@ -22,7 +22,7 @@ use pahtum_report::league::render_table;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_runner::games::{Bots, PlayError, play};
 use pahtum_runner::launch::Launcher;
-use pahtum_runner::league::{Round as RoundWork, build, check, tournament_file};
+use pahtum_runner::league::{BuildPolicy, Round as RoundWork, build, check, tournament_file};
 use pahtum_tournament::config::is_plain_name;
 use pahtum_tournament::events::RunEnding;
 use pahtum_tournament::journal::Moves;
@@ -190,7 +190,13 @@ async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
     if opened.state.number_of(&label).is_some() {
         bail!("{label} is in the league already; give another --version");
     }
-    let staged = folder::stage(&args.dir, &label, args.from.as_deref(), &command)?;
+    let staged = folder::stage(
+        &args.dir,
+        &label,
+        args.from.as_deref(),
+        &command,
+        &opened.state.league().caps(),
+    )?;
     let outcome = admit(&args.dir, &mut opened, &staged, (&name, &version, build_command)).await;
     let _ = std::fs::remove_dir_all(args.dir.join(STAGING));
     outcome?;
@@ -221,8 +227,15 @@ async fn admit(
     let refused = |step| format!("{label} was not added: its {step} failed (the league is unchanged)");
     if let Some(command) = &build_command {
         let log = logs.join(format!("build-{label}.log"));
-        let timeout = Duration::from_secs(league.build_timeout_s);
-        build(&staged.dir, command, timeout, sandbox, &log)
+        let policy = BuildPolicy {
+            sandbox: league
+                .sandbox
+                .as_ref()
+                .map(|config| pahtum_runner::launch::configured_sandbox(config, dir)),
+            time_limit: Duration::from_secs(league.build_timeout_s),
+            env: league.build_env.clone().into_iter().collect(),
+        };
+        build(&staged.dir, command, &policy, &log)
             .await
             .with_context(|| refused("build"))?;
     }
@@ -440,7 +453,7 @@ async fn play_round(
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let file = tournament_file(&opened.state, dir, concurrency, crate::builtin::NAMES);
     crate::flags::require_sandbox(opened.state.league().sandbox.is_some())?;
-    let launcher = Launcher::new(&file, &arena);
+    let launcher = Launcher::for_entrants(&file, &arena);
     let bots = Bots::of_file(&file, &launcher);
     let work = RoundWork::new(&opened.state, pending);
     let names = work.players();
@@ -457,7 +470,7 @@ async fn play_round(
         &work,
         &mut opened.journal,
         &names,
-        &dir.join("logs"),
+        dir,
         (bots, &live),
         &mut Tee(&mut progress, &mut shown),
         stop,

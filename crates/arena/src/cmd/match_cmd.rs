@@ -161,11 +161,13 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
 
     let mut live = LiveReport::of(&opened);
     let ending = if opened.plan.pending().any(|index| progress.gate().allows(index)) {
-        // A sandboxed bot sees its working directory, not the output folder inside it.
+        // A sandboxed bot sees neither the output folder nor the other bot's folders.
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
-            .map(|(name, command)| Ok(args.sandbox.apply_hiding(crate::builtin::spec(name, command)?, &out)))
+            .map(|(name, command)| crate::builtin::spec(name, command))
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let specs = args.sandbox.apply_to_all(specs, Some(&out));
+        crate::flags::note_what_the_sandbox_shows(&specs);
         let bots = Bots {
             specs,
             limits: Limits::default(),

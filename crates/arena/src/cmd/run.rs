@@ -119,6 +119,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     check_programs(&file, &launcher, crate::builtin::NAMES)?;
     check_replayed(&file, &args.replay)?;
     crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
+    let specs: Vec<_> = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();
+    crate::flags::note_what_the_sandbox_shows(&specs);
     flow::refuse_league(&file.settings.out)?;
     if args.dry_run {
         return dry_run(&file, shard);

@@ -18,12 +18,53 @@
 //! passed its check does the staged folder move into `entrants/` and the
 //! entrant's line go into the journal ([`admit`]); a failure leaves the
 //! league as it was (the staged folder is removed, the logs kept).
+//!
+//! # An entrant's folder is hostile input
+//!
+//! `arena league add DIR --from FOLDER` copies a stranger's upload, so [`stage`] copies regular files
+//! and folders only. It refuses the whole folder, naming the file (escaped) and the rule or the limit,
+//! when the folder holds:
+//!
+//! - a symbolic link (to `/etc/shadow`, to `../..`, to anything): no link is copied or followed;
+//! - a hard link (a regular file of more than one name): its other name may be a file outside;
+//! - a FIFO, a socket, a block or character device: reading one blocks, or reads the machine;
+//! - a name that is not UTF-8 or holds a control character (a newline, an escape): it would forge
+//!   lines of a log or drive the organiser's terminal;
+//! - more than [`Caps::files`] files and folders, a folder deeper than [`Caps::depth`], or more than
+//!   [`Caps::mb`] MiB of files (`max_files`, `max_depth`, `max_mb` of `league.toml`), each file counted
+//!   at its apparent size (a sparse file whole), so that a huge file is refused before a byte of it is
+//!   copied. The walk stops at the first cap passed and keeps its own stack: a deep tree or a million
+//!   files cost little and recurse nowhere.
+//!
+//! The folder is walked through file descriptors: each name is looked up in its folder's descriptor
+//! (`fstatat`, `openat` with `O_NOFOLLOW`), so that no link is followed even if one is swapped in
+//! midway; only FOLDER itself, which the organiser names, may be reached through a link. A first walk
+//! lists and checks everything and writes nothing; only then is the staging folder made, and a second
+//! walk copies what was listed: each file is opened `O_NOFOLLOW | O_NONBLOCK` (a FIFO swapped in
+//! cannot block), held by `fstat` to the regular file listed (same device and inode), and copied up to
+//! its listed size: one that grew, or anything changed since the listing, is refused and the staging
+//! folder removed. So a refused folder leaves the league byte for byte as it was. The copies are
+//! plain files of mode 0644, or 0755 where the original was executable by anyone.
+//!
+//! The `bot.toml` is read the same way ([`bot_file`]: a regular file of one name, at most 64 KiB), and
+//! a command that names a path outside the entrant's snapshot is refused ([`path_outside`]), so that
+//! an entrant learns early that its sandbox shows it nothing but its snapshot and the system's
+//! folders. [`copy_league`] copies a league's own snapshots, checked when they joined but maybe built
+//! since, by the same walk without caps: a link a build made is copied as a link, never followed, and
+//! a hard-linked file (a build's outputs may be) as a plain file; FIFOs, sockets and devices are
+//! refused there too. [`content_hash`] walks the snapshot the same way.
 
-use std::fs;
-use std::io;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::ffi::{CStr, OsStr};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read};
+use std::os::fd::BorrowedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
 
+use pahtum_protocol::untrusted::{escape, escape_bytes};
+use rustix::fs::{AtFlags, CWD, Dir, FileType, Mode, OFlags, Stat, fstat, openat, readlinkat, statat};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -33,7 +74,7 @@ use crate::resume::JOURNAL;
 
 use super::lines::{Entrant, Event, LeagueHeader};
 use super::read::{LeagueError, read};
-use super::rules::{self, LEAGUE_FILE};
+use super::rules::{self, Caps, LEAGUE_FILE};
 use super::state::LeagueState;
 
 /// The folder of an entrant's staged files.
@@ -46,6 +87,9 @@ pub struct Opened {
     pub journal: Journal,
     /// The league.
     pub state: LeagueState,
+    /// Whether the journal's header is of older rules (it has no other line yet): it is rewritten with
+    /// the state's before the first line is recorded, so that opening a league writes nothing.
+    stale_header: bool,
 }
 
 /// Writes a new league in `dir` (created if missing): a `league.toml` of every default named `name`, and
@@ -75,7 +119,9 @@ fn io_error(action: &'static str, path: &Path, source: io::Error) -> LeagueError
 
 /// Opens the league in `dir`: locks its journal, reads and checks every line (a torn last line is
 /// repaired), and holds `league.toml` to the journal's rules. A journal with no line yet but its header
-/// takes the rules of `league.toml` as they are now (nothing was decided by the old ones).
+/// takes the rules of `league.toml` as they are now (nothing was decided by the old ones): its header is
+/// rewritten when the first line is recorded ([`Opened::record`]), so that a refused addition changes
+/// nothing.
 pub fn open(dir: &Path) -> Result<Opened, LeagueError> {
     let path = dir.join(JOURNAL);
     let league = rules::load(&dir.join(LEAGUE_FILE))?;
@@ -87,19 +133,22 @@ pub fn open(dir: &Path) -> Result<Opened, LeagueError> {
     })?;
     let state = state.expect("the journal was read");
     if *state.league() == league {
-        return Ok(Opened { journal, state });
+        return Ok(Opened {
+            journal,
+            state,
+            stale_header: false,
+        });
     }
     if !header_only(&path)? {
         return Err(LeagueError::Changed {
             path: dir.join(LEAGUE_FILE),
         });
     }
-    drop(journal);
-    let fresh = dir.join(format!("{JOURNAL}.new"));
-    let _ = fs::remove_file(&fresh);
-    drop(Journal::create_with(&fresh, &LeagueHeader::new(&league))?);
-    fs::rename(&fresh, &path).map_err(|source| io_error("replace", &path, source))?;
-    open(dir)
+    Ok(Opened {
+        journal,
+        state: LeagueState::new(&league),
+        stale_header: true,
+    })
 }
 
 /// Whether the journal at `path` holds its header line and nothing else.
@@ -111,6 +160,9 @@ fn header_only(path: &Path) -> Result<bool, LeagueError> {
 impl Opened {
     /// Appends `event` to the journal and syncs it.
     pub fn record(&mut self, event: Event) -> Result<(), LeagueError> {
+        if self.stale_header {
+            self.rewrite_header()?;
+        }
         let mut state = self.state.clone();
         state
             .apply_event(event.clone())
@@ -118,6 +170,24 @@ impl Opened {
         self.journal.append_line(&event)?;
         self.journal.sync()?;
         self.state = state;
+        Ok(())
+    }
+
+    /// Replaces the journal (its header alone) by one of the rules of `league.toml`, and opens it.
+    fn rewrite_header(&mut self) -> Result<(), LeagueError> {
+        let path = self.journal.path().to_owned();
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let fresh = dir.join(format!("{JOURNAL}.new"));
+        let _ = fs::remove_file(&fresh);
+        drop(Journal::create_with(&fresh, &LeagueHeader::new(self.state.league()))?);
+        fs::rename(&fresh, &path).map_err(|source| io_error("replace", &path, source))?;
+        let reopened = open(dir)?;
+        if reopened.stale_header {
+            return Err(LeagueError::Changed {
+                path: dir.join(LEAGUE_FILE),
+            });
+        }
+        *self = reopened;
         Ok(())
     }
 }
@@ -136,17 +206,77 @@ pub struct BotFile {
     pub build: Option<String>,
 }
 
-/// Reads the `bot.toml` of `folder`.
-pub fn bot_file(folder: &Path) -> Result<BotFile, ConfigError> {
+/// The largest `bot.toml` read.
+const MAX_BOT_FILE: u64 = 64 * 1024;
+
+/// Reads the `bot.toml` of `folder`: a regular file of one name (not a link, whatever it names), at most
+/// 64 KiB; the parser's message about it is escaped.
+pub fn bot_file(folder: &Path) -> Result<BotFile, LeagueError> {
     let path = folder.join("bot.toml");
-    let text = fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+    let read_error = |source: io::Error| ConfigError::Read {
         path: path.clone(),
         source,
-    })?;
-    toml::from_str(&text).map_err(|error| ConfigError::Syntax {
-        path,
-        message: error.to_string().trim_end().to_owned(),
+    };
+    let node = statat(CWD, &path, AtFlags::SYMLINK_NOFOLLOW).map_err(|errno| read_error(errno.into()))?;
+    let node = Node::of(&node);
+    if classify(&path, (CWD, &path), &node, Trust::Stranger)? != Kind::File {
+        return Err(refusal(&path, "is a folder", "make bot.toml a file"));
+    }
+    if node.size > MAX_BOT_FILE {
+        return Err(refusal(
+            &path,
+            format!("holds {} bytes, more than the {MAX_BOT_FILE} a bot.toml may", node.size),
+            "keep to its four keys: name, version, command, build",
+        ));
+    }
+    let mut text = String::new();
+    open_listed((CWD, &path), &path, &node)?
+        .take(MAX_BOT_FILE)
+        .read_to_string(&mut text)
+        .map_err(read_error)?;
+    toml::from_str(&text).map_err(|error| {
+        let message = error.to_string();
+        let lines: Vec<_> = message.trim_end().lines().map(escape).collect();
+        LeagueError::Config(ConfigError::Syntax {
+            path: path.clone(),
+            message: lines.join("\n"),
+        })
     })
+}
+
+/// The system's folders: a command may name a program or file in them by its absolute path.
+pub const SYSTEM_FOLDERS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/// The first path that a word of an entrant's `command` names outside its snapshot, if any: an absolute
+/// path outside the [`SYSTEM_FOLDERS`], or a relative one that climbs out of the snapshot (`..`, `../x`,
+/// `a/../../b`). Each word is read lexically: when it holds a `=`, what follows the first (`--key=PATH`),
+/// then the whole word.
+pub fn path_outside(command: &[String]) -> Option<&str> {
+    command
+        .iter()
+        .flat_map(|word| [word.split_once('=').map(|(_, path)| path), Some(word.as_str())])
+        .flatten()
+        .find(|path| leaves_snapshot(path))
+}
+
+/// Whether the word `path`, read lexically as a path, lies outside the snapshot and the system's folders.
+fn leaves_snapshot(path: &str) -> bool {
+    let path = Path::new(path);
+    let mut inside = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => inside.push(name),
+            // `/..` is `/`; `..` of the snapshot leaves it.
+            Component::ParentDir if inside.pop().is_none() && path.is_relative() => return true,
+            _ => {}
+        }
+    }
+    path.is_absolute()
+        && !inside.first().is_some_and(|first| {
+            SYSTEM_FOLDERS
+                .iter()
+                .any(|system| Path::new(system).file_name() == Some(first))
+        })
 }
 
 /// An entrant's files copied into the league's staging folder, and its command there.
@@ -158,23 +288,49 @@ pub struct Staged {
     pub command: Vec<String>,
 }
 
-/// Copies an entrant's files into `league`'s staging folder, as `label`: the whole of `from` when
-/// given; otherwise the files its `command` names (each argument, and a relative program, that is an
-/// existing file), each into the snapshot under its file name and named so in the command. A program
-/// named by an absolute path or found on `PATH` is the machine's, not copied.
-pub fn stage(league: &Path, label: &str, from: Option<&Path>, command: &[String]) -> Result<Staged, LeagueError> {
+/// Copies an entrant's files into `league`'s staging folder, as `label`.
+///
+/// With `from`, the whole folder `from`, hostile input checked and copied as the module documentation
+/// says, within `caps`; a `command` that names a path outside the snapshot is refused. A refusal writes
+/// nothing into the league. Without `from` (the organiser's own command line), the files `command` names
+/// (each argument, and a relative program, that is an existing file), each into the snapshot under its
+/// file name and named so in the command; a program named by an absolute path or found on `PATH` is the
+/// machine's, not copied.
+pub fn stage(
+    league: &Path,
+    label: &str,
+    from: Option<&Path>,
+    command: &[String],
+    caps: &Caps,
+) -> Result<Staged, LeagueError> {
     let dir = league.join(STAGING).join(label);
-    if dir.exists() {
-        fs::remove_dir_all(&dir).map_err(|source| io_error("clear", &dir, source))?;
-    }
-    fs::create_dir_all(&dir).map_err(|source| io_error("create", &dir, source))?;
     if let Some(from) = from {
-        copy_tree(from, &dir)?;
-        return Ok(Staged {
+        if let Some(path) = path_outside(command) {
+            return Err(refusal(
+                &from.join("bot.toml"),
+                format!(
+                    "has a command that names {}, a path outside the entrant's snapshot (its sandbox shows \
+                     only the snapshot and the system's folders {})",
+                    escape(path),
+                    SYSTEM_FOLDERS.join(", ")
+                ),
+                "name the bot's files by paths inside its folder (bot.py, bin/bot) and programs by name \
+                 or in the system's folders (python3, /usr/bin/python3)",
+            ));
+        }
+        let listed = list(from, *caps)?;
+        fresh_folder(&dir)?;
+        let copied = copy_tree(from, &dir, Trust::Stranger, Some(&listed), *caps);
+        if copied.is_err() {
+            let _ = fs::remove_dir_all(&dir);
+            let _ = fs::remove_dir(league.join(STAGING));
+        }
+        return copied.map(|()| Staged {
             dir,
             command: command.to_vec(),
         });
     }
+    fresh_folder(&dir)?;
     let mut words = Vec::with_capacity(command.len());
     for (index, word) in command.iter().enumerate() {
         let path = Path::new(word);
@@ -191,24 +347,313 @@ pub fn stage(league: &Path, label: &str, from: Option<&Path>, command: &[String]
     Ok(Staged { dir, command: words })
 }
 
-/// Copies the folder `from` into `to`, files, folders and links as they are.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), LeagueError> {
-    let entries = fs::read_dir(from).map_err(|source| io_error("read", from, source))?;
-    for entry in entries {
-        let entry = entry.map_err(|source| io_error("read", from, source))?;
-        let (source_path, target) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry
-            .file_type()
-            .map_err(|source| io_error("read", &source_path, source))?;
-        if kind.is_dir() {
-            fs::create_dir_all(&target).map_err(|source| io_error("create", &target, source))?;
-            copy_tree(&source_path, &target)?;
-        } else if kind.is_symlink() {
-            let link = fs::read_link(&source_path).map_err(|source| io_error("read", &source_path, source))?;
-            std::os::unix::fs::symlink(link, &target).map_err(|source| io_error("create", &target, source))?;
-        } else {
-            fs::copy(&source_path, &target).map_err(|source| io_error("copy", &source_path, source))?;
+/// Makes `dir` an empty folder (clearing what an earlier add left there).
+fn fresh_folder(dir: &Path) -> Result<(), LeagueError> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).map_err(|source| io_error("clear", dir, source))?;
+    }
+    fs::create_dir_all(dir).map_err(|source| io_error("create", dir, source))
+}
+
+/// The refusal of the entrant's file `path`: what is wrong with it and the rule or limit it breaks
+/// (`problem`), and what to do (`fix`).
+fn refusal(path: &Path, problem: impl Into<String>, fix: impl Into<String>) -> LeagueError {
+    LeagueError::Entrant {
+        file: escape_bytes(path.as_os_str().as_bytes()).into_owned(),
+        problem: problem.into(),
+        fix: fix.into(),
+    }
+}
+
+fn changed(path: &Path) -> LeagueError {
+    refusal(
+        path,
+        "changed while the folder was copied",
+        "add it again once nothing writes to the folder",
+    )
+}
+
+/// How far a walk trusts the folder it walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// An entrant's upload: regular files of one name and folders, named in printable UTF-8.
+    Stranger,
+    /// A league's own snapshot, maybe built: links are kept as links (never followed), hard-linked files
+    /// are files, and names are not checked. FIFOs, sockets and devices are refused all the same.
+    Snapshot,
+}
+
+/// What a walk keeps of an entry: a kind that is neither is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Folder,
+    File,
+    Link,
+}
+
+/// What `lstat` says of a file: who it is, how big, its mode and names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Node {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mode: u32,
+    links: u64,
+}
+
+impl Node {
+    // The types of `Stat`'s fields differ between targets, so a cast may be needless on this one.
+    #[allow(clippy::unnecessary_cast)]
+    fn of(stat: &Stat) -> Node {
+        Node {
+            dev: stat.st_dev as u64,
+            ino: stat.st_ino as u64,
+            size: stat.st_size.max(0) as u64,
+            mode: stat.st_mode as u32,
+            links: stat.st_nlink as u64,
         }
+    }
+
+    fn is(&self, other: &Node) -> bool {
+        (self.dev, self.ino) == (other.dev, other.ino)
+    }
+}
+
+/// The rule a refused kind of entry breaks.
+const KINDS_RULE: &str = "a league copies only regular files (of one name each) and folders, and follows no link";
+
+/// The kind of the entry `path` (`name` in the folder `dir`) described by `node`, or why it is refused.
+fn classify<P: rustix::path::Arg>(
+    path: &Path,
+    (dir, name): (BorrowedFd<'_>, P),
+    node: &Node,
+    trust: Trust,
+) -> Result<Kind, LeagueError> {
+    let stranger = trust == Trust::Stranger;
+    if stranger {
+        check_name(path)?;
+    }
+    let what = match FileType::from_raw_mode(node.mode) {
+        FileType::Directory => return Ok(Kind::Folder),
+        FileType::RegularFile if node.links == 1 || !stranger => return Ok(Kind::File),
+        FileType::Symlink if !stranger => return Ok(Kind::Link),
+        FileType::RegularFile => format!(
+            "is a hard link (its file has {} names, and another may lie outside the folder)",
+            node.links
+        ),
+        FileType::Symlink => match readlinkat(dir, name, Vec::new()) {
+            Ok(target) => format!("is a symbolic link (to {})", escape_bytes(target.as_bytes())),
+            Err(_) => "is a symbolic link".to_owned(),
+        },
+        FileType::Fifo => "is a FIFO (a named pipe)".to_owned(),
+        FileType::Socket => "is a socket".to_owned(),
+        FileType::CharacterDevice => "is a character device".to_owned(),
+        FileType::BlockDevice => "is a block device".to_owned(),
+        FileType::Unknown => "is of an unknown kind".to_owned(),
+    };
+    Err(refusal(
+        path,
+        format!("{what}, but {KINDS_RULE}"),
+        "replace it by a regular file (a copy of what a link names), or remove it",
+    ))
+}
+
+/// Refuses an entry whose name is not UTF-8 or holds a control character.
+fn check_name(path: &Path) -> Result<(), LeagueError> {
+    let problem = match path.file_name().map(|name| std::str::from_utf8(name.as_bytes())) {
+        Some(Err(_)) => "is named in invalid UTF-8",
+        Some(Ok(name)) if name.chars().any(char::is_control) => {
+            "has a control character (a newline, an escape, ...) in its name"
+        }
+        _ => return Ok(()),
+    };
+    Err(refusal(
+        path,
+        format!("{problem}, but a league copies only names of valid UTF-8 without control characters"),
+        "rename it",
+    ))
+}
+
+/// An entry found by [`walk`]: `name` in the open folder `dir`, at `relative` to the walked folder.
+struct Found<'a> {
+    dir: BorrowedFd<'a>,
+    name: &'a CStr,
+    relative: &'a Path,
+    node: Node,
+    kind: Kind,
+}
+
+/// Walks the folder `root` (reached through a link if `root` names one) depth first with a stack of
+/// open folders, following no link inside: classifies each entry as `trust` says, counts it against
+/// `caps` (stopping at the first cap passed), and hands it to `visit`, a folder before what it holds.
+fn walk(
+    root: &Path,
+    trust: Trust,
+    caps: Caps,
+    mut visit: impl FnMut(&Found<'_>) -> Result<(), LeagueError>,
+) -> Result<(), LeagueError> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let failed = |path: &Path, errno: rustix::io::Errno| io_error("read", path, errno.into());
+    let top = openat(CWD, root, flags, Mode::empty())
+        .and_then(Dir::new)
+        .map_err(|errno| failed(root, errno))?;
+    let mut stack = vec![(top, PathBuf::new())];
+    let (mut count, mut bytes) = (0u64, 0u64);
+    loop {
+        let depth = stack.len() as u64;
+        let Some((dir, here)) = stack.last_mut() else {
+            return Ok(());
+        };
+        let entry = match dir.next() {
+            None => {
+                stack.pop();
+                continue;
+            }
+            Some(entry) => entry.map_err(|errno| failed(&root.join(&*here), errno))?,
+        };
+        let name = entry.file_name();
+        if matches!(name.to_bytes(), b"." | b"..") {
+            continue;
+        }
+        let relative = here.join(OsStr::from_bytes(name.to_bytes()));
+        let path = root.join(&relative);
+        let at = dir.fd().map_err(|errno| failed(&path, errno))?;
+        let node = statat(at, name, AtFlags::SYMLINK_NOFOLLOW).map_err(|errno| failed(&path, errno))?;
+        let node = Node::of(&node);
+        let kind = classify(&path, (at, name), &node, trust)?;
+        count += 1;
+        if kind == Kind::File {
+            bytes = bytes.saturating_add(node.size);
+        }
+        let passed = if count > caps.files {
+            Some((
+                "max_files",
+                format!("is one past max_files = {} files and folders", caps.files),
+            ))
+        } else if kind == Kind::Folder && depth > caps.depth {
+            Some((
+                "max_depth",
+                format!("lies {depth} folders deep, past max_depth = {}", caps.depth),
+            ))
+        } else if bytes > caps.bytes() {
+            let problem = format!(
+                "({} bytes) brings the files to {bytes} bytes (a sparse file counts whole), past max_mb = {} MiB",
+                node.size, caps.mb
+            );
+            Some(("max_mb", problem))
+        } else {
+            None
+        };
+        if let Some((key, problem)) = passed {
+            return Err(refusal(
+                &path,
+                problem,
+                format!("make the folder smaller, or raise {key} in league.toml"),
+            ));
+        }
+        visit(&Found {
+            dir: at,
+            name,
+            relative: &relative,
+            node,
+            kind,
+        })?;
+        if kind == Kind::Folder {
+            let fd = openat(at, name, flags | OFlags::NOFOLLOW, Mode::empty()).map_err(|errno| failed(&path, errno))?;
+            let opened = fstat(&fd).map_err(|errno| failed(&path, errno))?;
+            if !Node::of(&opened).is(&node) {
+                return Err(changed(&path));
+            }
+            stack.push((Dir::new(fd).map_err(|errno| failed(&path, errno))?, relative));
+        }
+    }
+}
+
+/// Opens the regular file `name` of the folder `dir` (`path` names it in errors) without following a
+/// link or blocking on a FIFO, and holds it to the file `node` listed.
+fn open_listed<P: rustix::path::Arg>(
+    (dir, name): (BorrowedFd<'_>, P),
+    path: &Path,
+    node: &Node,
+) -> Result<File, LeagueError> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let failed = |errno: rustix::io::Errno| io_error("open", path, errno.into());
+    let fd = openat(dir, name, flags, Mode::empty()).map_err(failed)?;
+    let opened = Node::of(&fstat(&fd).map_err(failed)?);
+    if FileType::from_raw_mode(opened.mode) != FileType::RegularFile || !opened.is(node) {
+        return Err(changed(path));
+    }
+    Ok(File::from(fd))
+}
+
+/// Lists and checks the entrant's folder `from` within `caps`, writing nothing: every entry by its path
+/// relative to `from`.
+fn list(from: &Path, caps: Caps) -> Result<HashMap<PathBuf, Node>, LeagueError> {
+    let mut listed = HashMap::new();
+    walk(from, Trust::Stranger, caps, |found| {
+        listed.insert(found.relative.to_owned(), found.node);
+        Ok(())
+    })?;
+    Ok(listed)
+}
+
+/// Copies the folder `from` into `to` (which exists), walked as `trust` says within `caps`. With
+/// `listed`, only what was listed, unchanged, each file up to its listed size.
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    trust: Trust,
+    listed: Option<&HashMap<PathBuf, Node>>,
+    caps: Caps,
+) -> Result<(), LeagueError> {
+    walk(from, trust, caps, |found| {
+        let (path, target) = (from.join(found.relative), to.join(found.relative));
+        let node = match listed {
+            None => found.node,
+            Some(listed) => *listed
+                .get(found.relative)
+                .filter(|node| node.is(&found.node))
+                .ok_or_else(|| changed(&path))?,
+        };
+        match found.kind {
+            Kind::Folder => fs::create_dir_all(&target).map_err(|source| io_error("create", &target, source)),
+            Kind::Link => {
+                let link = readlinkat(found.dir, found.name, Vec::new())
+                    .map_err(|errno| io_error("read", &path, errno.into()))?;
+                std::os::unix::fs::symlink(OsStr::from_bytes(link.as_bytes()), &target)
+                    .map_err(|source| io_error("create", &target, source))
+            }
+            Kind::File => copy_file(
+                open_listed((found.dir, found.name), &path, &node)?,
+                &path,
+                &node,
+                &target,
+            ),
+        }
+    })
+}
+
+/// Copies the opened `file` (`path`, listed as `node`) to `target`, up to its listed size; refuses it if
+/// it grew past that.
+fn copy_file(mut file: File, path: &Path, node: &Node, target: &Path) -> Result<(), LeagueError> {
+    let mode = if node.mode & 0o111 != 0 { 0o755 } else { 0o644 };
+    let mut out = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(target)
+        .map_err(|source| io_error("create", target, source))?;
+    io::copy(&mut (&mut file).take(node.size), &mut out).map_err(|source| io_error("copy", path, source))?;
+    if file.read(&mut [0]).map_err(|source| io_error("copy", path, source))? > 0 {
+        return Err(refusal(
+            path,
+            format!(
+                "grew while it was copied, past the {} bytes it had when listed",
+                node.size
+            ),
+            "add the folder again once nothing writes to it",
+        ));
     }
     Ok(())
 }
@@ -216,8 +661,13 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), LeagueError> {
 /// The content hash of the snapshot `dir` with its `command` and `build` (see the module documentation).
 pub fn content_hash(dir: &Path, command: &[String], build: Option<&str>) -> Result<String, LeagueError> {
     let mut files = Vec::new();
-    list_files(dir, Path::new(""), &mut files)?;
-    files.sort();
+    walk(dir, Trust::Snapshot, Caps::NONE, |found| {
+        if found.kind != Kind::Folder {
+            files.push((found.relative.to_owned(), found.node, found.kind));
+        }
+        Ok(())
+    })?;
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut hasher = Sha256::new();
     hasher.update(b"pahtum-arena/entrant\0");
     for word in command {
@@ -226,44 +676,29 @@ pub fn content_hash(dir: &Path, command: &[String], build: Option<&str>) -> Resu
     }
     hasher.update(build.unwrap_or("").as_bytes());
     hasher.update(b"\0");
-    for relative in files {
+    for (relative, node, kind) in files {
         let path = dir.join(&relative);
-        let meta = fs::symlink_metadata(&path).map_err(|source| io_error("read", &path, source))?;
-        let bytes = if meta.is_symlink() {
+        let bytes = if kind == Kind::Link {
             fs::read_link(&path)
                 .map_err(|source| io_error("read", &path, source))?
                 .into_os_string()
                 .into_encoded_bytes()
         } else {
-            fs::read(&path).map_err(|source| io_error("read", &path, source))?
+            let mut bytes = Vec::new();
+            open_listed((CWD, &path), &path, &node)?
+                .read_to_end(&mut bytes)
+                .map_err(|source| io_error("read", &path, source))?;
+            bytes
         };
         let name = relative.into_os_string().into_encoded_bytes();
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(&name);
-        hasher.update([
-            u8::from(meta.permissions().mode() & 0o111 != 0),
-            u8::from(meta.is_symlink()),
-        ]);
+        hasher.update([u8::from(node.mode & 0o111 != 0), u8::from(kind == Kind::Link)]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
     let hex: String = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
     Ok(format!("sha256:{hex}"))
-}
-
-/// The files and links under `dir`/`relative`, by their paths relative to `dir`.
-fn list_files(dir: &Path, relative: &Path, files: &mut Vec<PathBuf>) -> Result<(), LeagueError> {
-    let here = dir.join(relative);
-    for entry in fs::read_dir(&here).map_err(|source| io_error("read", &here, source))? {
-        let entry = entry.map_err(|source| io_error("read", &here, source))?;
-        let path = relative.join(entry.file_name());
-        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-            list_files(dir, &path, files)?;
-        } else {
-            files.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Moves the staged snapshot of `entrant` into the league's `entrants/` and records it in the journal:
@@ -282,7 +717,8 @@ pub fn admit(league: &Path, opened: &mut Opened, staged: &Path, entrant: Entrant
 }
 
 /// Copies the rules and the entrants' snapshots of the league folder `from` into `to`, where `to` has
-/// no `league.toml` yet (the folder of a merged journal).
+/// no `league.toml` yet (the folder of a merged journal). The snapshots are walked as the module
+/// documentation says, without caps (they were checked when they joined).
 pub fn copy_league(from: &Path, to: &Path) -> Result<(), LeagueError> {
     if to.join(LEAGUE_FILE).exists() || !from.join(LEAGUE_FILE).exists() {
         return Ok(());
@@ -291,7 +727,284 @@ pub fn copy_league(from: &Path, to: &Path) -> Result<(), LeagueError> {
     let entrants = from.join("entrants");
     if entrants.is_dir() {
         fs::create_dir_all(to.join("entrants")).map_err(|source| io_error("create", to, source))?;
-        copy_tree(&entrants, &to.join("entrants"))?;
+        copy_tree(&entrants, &to.join("entrants"), Trust::Snapshot, None, Caps::NONE)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    use rustix::fs::{makedev, mknodat};
+
+    use super::*;
+
+    const CAPS: Caps = Caps {
+        files: 20,
+        depth: 4,
+        mb: 1,
+    };
+
+    /// A league folder and an entrant's folder of a bot.toml, `bot.py` and `data/a.txt`, in `root`.
+    fn folders(root: &Path) -> (PathBuf, PathBuf) {
+        let (league, from) = (root.join("league"), root.join("bot"));
+        fs::create_dir_all(&league).unwrap();
+        fs::create_dir_all(from.join("data")).unwrap();
+        fs::write(from.join("bot.toml"), "name = \"b\"\ncommand = \"first-free\"\n").unwrap();
+        fs::write(from.join("bot.py"), "print('hi')\n").unwrap();
+        fs::write(from.join("data/a.txt"), "a").unwrap();
+        (league, from)
+    }
+
+    fn stage_of(league: &Path, from: &Path, command: &[&str]) -> Result<Staged, LeagueError> {
+        let command: Vec<String> = command.iter().map(|word| (*word).to_owned()).collect();
+        stage(league, "b@1", Some(from), &command, &CAPS)
+    }
+
+    /// The message `stage` refuses the folder `from` (set up by `hostile`) with; it wrote nothing. Its
+    /// control, the folder without that entry, is staged.
+    fn refused(hostile: impl FnOnce(&Path)) -> String {
+        let root = tempfile::tempdir().unwrap();
+        let (league, from) = folders(root.path());
+        stage_of(&league, &from, &["first-free"]).expect("the control is staged");
+        fs::remove_dir_all(league.join(STAGING)).unwrap();
+        hostile(&from);
+        let error = stage_of(&league, &from, &["first-free"]).expect_err("refused");
+        assert!(matches!(error, LeagueError::Entrant { .. }), "{error}");
+        assert_eq!(fs::read_dir(&league).unwrap().count(), 0, "nothing written: {error}");
+        error.to_string()
+    }
+
+    fn assert_names(message: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(message.contains(part), "{part:?} not in: {message}");
+        }
+    }
+
+    #[test]
+    fn links_of_every_kind_are_refused_and_none_is_followed() {
+        let message = refused(|from| symlink("/etc/shadow", from.join("data/key")).unwrap());
+        assert_names(
+            &message,
+            &["bot/data/key is a symbolic link (to /etc/shadow)", KINDS_RULE],
+        );
+        let message = refused(|from| symlink("../..", from.join("up")).unwrap());
+        assert_names(&message, &["bot/up is a symbolic link (to ../..)", KINDS_RULE]);
+        let message = refused(|from| {
+            fs::write(from.join("../outside.txt"), "secret").unwrap();
+            fs::hard_link(from.join("../outside.txt"), from.join("data/same.txt")).unwrap();
+        });
+        assert_names(
+            &message,
+            &["bot/data/same.txt is a hard link (its file has 2 names", KINDS_RULE],
+        );
+    }
+
+    #[test]
+    fn fifos_sockets_and_devices_are_refused() {
+        let message = refused(|from| mknodat(CWD, from.join("pipe"), FileType::Fifo, Mode::RUSR, 0).unwrap());
+        assert_names(&message, &["bot/pipe is a FIFO", KINDS_RULE]);
+        let message = refused(|from| drop(std::os::unix::net::UnixListener::bind(from.join("sock")).unwrap()));
+        assert_names(&message, &["bot/sock is a socket", KINDS_RULE]);
+        let null = makedev(1, 3);
+        let probe = tempfile::tempdir().unwrap();
+        if mknodat(
+            CWD,
+            probe.path().join("null"),
+            FileType::CharacterDevice,
+            Mode::RUSR,
+            null,
+        )
+        .is_err()
+        {
+            println!("not root: the character device is not tried");
+            return;
+        }
+        let message =
+            refused(|from| mknodat(CWD, from.join("null"), FileType::CharacterDevice, Mode::RUSR, null).unwrap());
+        assert_names(&message, &["bot/null is a character device", KINDS_RULE]);
+    }
+
+    #[test]
+    fn names_with_controls_or_not_in_utf8_are_refused_escaped() {
+        let message = refused(|from| fs::write(from.join("a\nb"), "x").unwrap());
+        assert_names(&message, &["bot/a\\nb has a control character", "valid UTF-8"]);
+        let message = refused(|from| fs::write(from.join("data/\u{1b}[31mred"), "x").unwrap());
+        assert_names(&message, &["bot/data/\\x1b[31mred has a control character"]);
+        let message = refused(|from| fs::write(from.join(OsStr::from_bytes(b"bad\xffname")), "x").unwrap());
+        assert_names(&message, &["bot/bad\\xffname is named in invalid UTF-8"]);
+    }
+
+    #[test]
+    fn each_cap_is_named_and_the_walk_stops_at_it() {
+        let message = refused(|from| {
+            for index in 0..100 {
+                fs::write(from.join(format!("f{index}")), "").unwrap();
+            }
+        });
+        assert_names(&message, &["is one past max_files = 20 files and folders"]);
+        let message = refused(|from| fs::create_dir_all(from.join("1/2/3/4/5/6/7/8")).unwrap());
+        assert_names(&message, &["bot/1/2/3/4/5 lies 5 folders deep, past max_depth = 4"]);
+        let message = refused(|from| {
+            File::create(from.join("sparse")).unwrap().set_len(10 << 30).unwrap();
+        });
+        assert_names(
+            &message,
+            &["bot/sparse (10737418240 bytes) brings the files to", "max_mb = 1 MiB"],
+        );
+    }
+
+    #[test]
+    fn a_file_that_grew_or_changed_after_the_listing_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let (_, from) = folders(root.path());
+        let to = root.path().join("to");
+        let listed = list(&from, CAPS).unwrap();
+        fs::write(from.join("bot.py"), "print('hi, and more')\n").unwrap();
+        fs::create_dir(&to).unwrap();
+        let error = copy_tree(&from, &to, Trust::Stranger, Some(&listed), CAPS).unwrap_err();
+        assert_names(
+            &error.to_string(),
+            &["bot/bot.py grew while it was copied, past the 12 bytes"],
+        );
+        fs::write(from.join("bot.py"), "print('hi')\n").unwrap();
+        fs::write(from.join("data/new.txt"), "a").unwrap();
+        fs::rename(from.join("data/new.txt"), from.join("data/a.txt")).unwrap();
+        let error = copy_tree(&from, &to, Trust::Stranger, Some(&listed), CAPS).unwrap_err();
+        assert_names(&error.to_string(), &["changed while the folder was copied"]);
+    }
+
+    #[test]
+    fn a_clean_folder_is_copied_as_plain_files_and_hashes_as_before() {
+        let root = tempfile::tempdir().unwrap();
+        let (league, from) = folders(root.path());
+        fs::write(from.join("run.sh"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(from.join("run.sh"), fs::Permissions::from_mode(0o4775)).unwrap();
+        let staged = stage_of(&league, &from, &["sh", "run.sh"]).unwrap();
+        assert_eq!(fs::read(staged.dir.join("data/a.txt")).unwrap(), b"a");
+        let mode = |name: &str| fs::metadata(staged.dir.join(name)).unwrap().permissions().mode() & 0o7777;
+        assert_eq!((mode("run.sh"), mode("bot.py")), (0o755, 0o644));
+        // The hash of this tree, a link included, as the code before the walk computed it.
+        let dir = root.path().join("hashed");
+        fs::create_dir_all(dir.join("src/deep")).unwrap();
+        fs::write(dir.join("bot.py"), "print('hi')\n").unwrap();
+        fs::write(dir.join("src/deep/a.txt"), "a").unwrap();
+        fs::write(dir.join("src/b"), "").unwrap();
+        fs::write(dir.join("run.sh"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(dir.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        symlink("bot.py", dir.join("link")).unwrap();
+        let words = ["python3".to_owned(), "bot.py".to_owned()];
+        assert_eq!(
+            content_hash(&dir, &words, Some("make")).unwrap(),
+            "sha256:ab9217efda1493f96477be2db4d92c49ea6cbff019c0d226ad4a449e9c30e992"
+        );
+        assert_eq!(
+            content_hash(&dir, &words[..1], None).unwrap(),
+            "sha256:0e1c26a3b5e9cdc74f667fef183886dcd3a7815056351c2d6767a464a9537eaa"
+        );
+    }
+
+    #[test]
+    fn a_league_copy_keeps_a_build_s_links_as_links_and_refuses_a_fifo() {
+        let root = tempfile::tempdir().unwrap();
+        let (from, to) = (root.path().join("shard/league"), root.path().join("out"));
+        let snapshot = from.join("entrants/b@1");
+        fs::create_dir_all(&snapshot).unwrap();
+        fs::create_dir_all(&to).unwrap();
+        fs::write(from.join(LEAGUE_FILE), "name = \"l\"\n").unwrap();
+        fs::write(snapshot.join("bin"), "x").unwrap();
+        fs::hard_link(snapshot.join("bin"), snapshot.join("bin-again")).unwrap();
+        symlink("/etc/shadow", snapshot.join("key")).unwrap();
+        copy_league(&from, &to).unwrap();
+        let copied = to.join("entrants/b@1");
+        assert_eq!(fs::read_link(copied.join("key")).unwrap(), Path::new("/etc/shadow"));
+        assert_eq!(fs::read(copied.join("bin-again")).unwrap(), b"x");
+        mknodat(CWD, snapshot.join("pipe"), FileType::Fifo, Mode::RUSR, 0).unwrap();
+        let again = root.path().join("again");
+        fs::create_dir_all(&again).unwrap();
+        let error = copy_league(&from, &again).unwrap_err();
+        assert_names(&error.to_string(), &["entrants/b@1/pipe is a FIFO"]);
+    }
+
+    #[test]
+    fn a_bot_toml_that_is_a_link_is_not_read() {
+        let root = tempfile::tempdir().unwrap();
+        let (_, from) = folders(root.path());
+        assert_eq!(bot_file(&from).unwrap().command, "first-free");
+        fs::remove_file(from.join("bot.toml")).unwrap();
+        symlink("/etc/shadow", from.join("bot.toml")).unwrap();
+        let error = bot_file(&from).unwrap_err();
+        assert_names(
+            &error.to_string(),
+            &["bot/bot.toml is a symbolic link (to /etc/shadow)"],
+        );
+    }
+
+    /// A journal of its header alone takes the edited rules, but is rewritten only with its first line.
+    #[test]
+    fn opening_a_league_writes_nothing_until_its_first_line() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("l");
+        init(&dir, "l").unwrap();
+        let header = fs::read(dir.join(JOURNAL)).unwrap();
+        fs::write(dir.join(LEAGUE_FILE), "name = \"l\"\nmax_mb = 1\n").unwrap();
+        assert_eq!(open(&dir).unwrap().state.league().max_mb, 1);
+        assert_eq!(fs::read(dir.join(JOURNAL)).unwrap(), header);
+        let entrant = Entrant {
+            name: "b".to_owned(),
+            version: "1".to_owned(),
+            hash: format!("sha256:{}", "0".repeat(64)),
+            command: vec!["first-free".to_owned()],
+            build: None,
+            joined_unix_ms: 0,
+        };
+        open(&dir).unwrap().record(Event::Entrant(entrant)).unwrap();
+        let opened = open(&dir).unwrap();
+        assert_eq!((opened.state.league().max_mb, opened.state.entrants().len()), (1, 1));
+        let text = fs::read_to_string(dir.join(JOURNAL)).unwrap();
+        assert!(text.lines().next().unwrap().contains("\"max_mb\":1"), "{text}");
+    }
+
+    #[test]
+    fn a_command_naming_a_path_outside_the_snapshot_is_refused() {
+        let words = |command: &str| shlex::split(command).unwrap();
+        for (command, outside) in [
+            ("python3 /root/x/key.txt", "/root/x/key.txt"),
+            ("cat /etc/passwd", "/etc/passwd"),
+            ("python3 bot.py ../secret", "../secret"),
+            ("python3 a/../../b", "a/../../b"),
+            ("./bot --key=/root/.ssh/id_ed25519", "/root/.ssh/id_ed25519"),
+            ("./bot --data=../x", "../x"),
+            ("/usr/../etc/shadow", "/usr/../etc/shadow"),
+            ("/opt/python/bin/python3 bot.py", "/opt/python/bin/python3"),
+            ("./bot ..", ".."),
+            ("./bot /", "/"),
+            ("/usrx/bin/python3", "/usrx/bin/python3"),
+        ] {
+            assert_eq!(path_outside(&words(command)), Some(outside), "{command}");
+        }
+        for command in [
+            "first-free",
+            "python3 bot.py",
+            "/usr/bin/python3 bot.py",
+            "/bin/sh run.sh",
+            "/lib64/ld-linux-x86-64.so.2 ./bot",
+            "./bin/bot --data=data/x.bin a/../b",
+            "node dist/./bot.js",
+        ] {
+            assert_eq!(path_outside(&words(command)), None, "{command}");
+        }
+        let root = tempfile::tempdir().unwrap();
+        let (league, from) = folders(root.path());
+        let error = stage_of(&league, &from, &["python3", "bot.py", "/root/x/key.txt"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert_names(
+            &error,
+            &["bot/bot.toml has a command that names /root/x/key.txt, a path outside"],
+        );
+        assert_eq!(fs::read_dir(&league).unwrap().count(), 0);
+    }
 }

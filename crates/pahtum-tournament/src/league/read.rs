@@ -55,6 +55,16 @@ pub enum LeagueError {
         /// The `league.toml`.
         path: PathBuf,
     },
+    /// An entrant's folder or `bot.toml` holds what a league does not take (see [`super::folder`]).
+    #[error("{file} {problem}. The entrant was not added, and the league is unchanged: {fix}.")]
+    Entrant {
+        /// The file refused, escaped.
+        file: String,
+        /// What is wrong with it, and the rule or limit it breaks.
+        problem: String,
+        /// What to do.
+        fix: String,
+    },
     /// Something else is wrong, said in words (with what to do).
     #[error("{0}")]
     Refused(String),

@@ -8,6 +8,7 @@
 //! go into the journal's header with their hash, and a `league.toml` changed
 //! since is refused. `tournaments/league/league.toml` documents every key.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use pahtum_protocol::TimeControl;
@@ -34,6 +35,23 @@ pub const DEFAULT_PRECISION_ELO: u32 = 100;
 pub const DEFAULT_OPPONENTS: u32 = 4;
 /// The default longest build, in seconds.
 pub const DEFAULT_BUILD_TIMEOUT_S: u64 = 600;
+/// The default most files and folders of an entrant's folder.
+pub const DEFAULT_MAX_FILES: u64 = 10_000;
+/// The default most folders deep of an entrant's folder.
+pub const DEFAULT_MAX_DEPTH: u64 = 32;
+/// The default most MiB of an entrant's files.
+pub const DEFAULT_MAX_MB: u64 = 256;
+
+/// `N`, a key's default.
+fn default<const N: u64>() -> u64 {
+    N
+}
+
+/// Whether `value` is `N`, a key's default: a key at its default is left out of the journal's header,
+/// so that the header of a league written before the key existed keeps its hash.
+fn is_default<const N: u64>(value: &u64) -> bool {
+    *value == N
+}
 
 /// What decides a league's games, with every default filled in (hashed into the journal's header).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -54,10 +72,57 @@ pub struct League {
     pub sandbox: Option<SandboxConfig>,
     /// The longest an entrant's build may take, in seconds.
     pub build_timeout_s: u64,
+    /// Variables added to an entrant's build's environment (a toolchain's `PATH`, say): the organiser's,
+    /// in the sandbox on top of its own few.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub build_env: BTreeMap<String, String>,
+    /// The most files and folders an entrant's folder may hold.
+    #[serde(
+        default = "default::<DEFAULT_MAX_FILES>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_FILES>"
+    )]
+    pub max_files: u64,
+    /// The most folders deep a folder of an entrant's folder may lie.
+    #[serde(
+        default = "default::<DEFAULT_MAX_DEPTH>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_DEPTH>"
+    )]
+    pub max_depth: u64,
+    /// The most MiB of all an entrant's files, at their apparent sizes.
+    #[serde(
+        default = "default::<DEFAULT_MAX_MB>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_MB>"
+    )]
+    pub max_mb: u64,
     /// The rules of every game.
     pub rules: RulesConfig,
     /// The time control of every game.
     pub time: TimeControl,
+}
+
+/// The most an entrant's folder may hold: `max_files`, `max_depth` and `max_mb` of `league.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// The most files and folders, counted together (the entrant's folder itself not counted).
+    pub files: u64,
+    /// The most folders deep a folder may lie (a folder of the entrant's folder lies 1 deep).
+    pub depth: u64,
+    /// The most MiB of all files together, at their apparent sizes.
+    pub mb: u64,
+}
+
+impl Caps {
+    /// No cap at all.
+    pub const NONE: Caps = Caps {
+        files: u64::MAX,
+        depth: u64::MAX,
+        mb: u64::MAX,
+    };
+
+    /// The most bytes of all files together.
+    pub fn bytes(&self) -> u64 {
+        self.mb.saturating_mul(1 << 20)
+    }
 }
 
 /// The keys of `league.toml`, as written.
@@ -70,7 +135,12 @@ struct LeagueKeys {
     precision_elo: Option<i64>,
     opponents: Option<i64>,
     sandbox: Option<bool>,
+    ro_paths: Option<Vec<String>>,
     build_timeout_s: Option<u64>,
+    build_env: Option<BTreeMap<String, String>>,
+    max_files: Option<i64>,
+    max_depth: Option<i64>,
+    max_mb: Option<i64>,
     #[serde(default)]
     rules: RulesKeys,
     #[serde(default)]
@@ -92,6 +162,10 @@ pub fn default_file(name: &str) -> String {
          # Build and play every entrant in the sandbox.\n\
          sandbox = false\n\
          build_timeout_s = {DEFAULT_BUILD_TIMEOUT_S}\n\
+         # The most an entrant's folder may hold: files and folders, folders deep, MiB of files.\n\
+         max_files = {DEFAULT_MAX_FILES}\n\
+         max_depth = {DEFAULT_MAX_DEPTH}\n\
+         max_mb = {DEFAULT_MAX_MB}\n\
          \n\
          [rules]\n\
          pie = true\n\
@@ -145,35 +219,96 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
             ));
         }
     };
-    let positive = |key: &str, value: Option<i64>, default: u32, fix: &str| match value {
+    let positive = |key: &str, value: Option<i64>, default: u64, fix: &str| match value {
         None => Ok(default),
-        Some(n) if n >= 1 && n <= i64::from(u32::MAX) => Ok(n as u32),
+        Some(n) if n >= 1 => Ok(n as u64),
         Some(n) => Err(key_error(key, format!("{n}"), fix)),
+    };
+    let positive_u32 = |key: &str, value: Option<i64>, default: u32, fix: &str| match value {
+        Some(n) if n > i64::from(u32::MAX) => Err(key_error(key, format!("{n}"), fix)),
+        _ => positive(key, value, u64::from(default), fix).map(|n| n as u32),
     };
     Ok(League {
         name,
         seed: keys.seed.unwrap_or(0),
         games_per_pair,
-        precision_elo: positive(
+        precision_elo: positive_u32(
             "precision_elo",
             keys.precision_elo,
             DEFAULT_PRECISION_ELO,
             "give the half-width of the 95% interval to aim for, in Elo, e.g. 50",
         )?,
-        opponents: positive(
+        opponents: positive_u32(
             "opponents",
             keys.opponents,
             DEFAULT_OPPONENTS,
             "give the opponents an entrant meets per round, 1 or more",
         )?,
-        sandbox: keys.sandbox.unwrap_or(false).then(SandboxConfig::default),
+        sandbox: sandbox(keys.sandbox, keys.ro_paths)?,
         build_timeout_s: keys.build_timeout_s.unwrap_or(DEFAULT_BUILD_TIMEOUT_S),
+        build_env: build_env(keys.build_env.unwrap_or_default())?,
+        max_files: positive(
+            "max_files",
+            keys.max_files,
+            DEFAULT_MAX_FILES,
+            "give the most files and folders an entrant's folder may hold, 1 or more",
+        )?,
+        max_depth: positive(
+            "max_depth",
+            keys.max_depth,
+            DEFAULT_MAX_DEPTH,
+            "give the most folders deep an entrant's folder may nest, 1 or more",
+        )?,
+        max_mb: positive(
+            "max_mb",
+            keys.max_mb,
+            DEFAULT_MAX_MB,
+            "give the most MiB an entrant's files may take together, 1 or more",
+        )?,
         rules: resolve_rules(keys.rules)?,
         time: resolve_time("time", &keys.time)?,
     })
 }
 
+/// The entrants' sandbox: `sandbox = true`, with the organiser's `ro_paths` (which need the sandbox).
+fn sandbox(wanted: Option<bool>, ro_paths: Option<Vec<String>>) -> Result<Option<SandboxConfig>, KeyError> {
+    match (wanted.unwrap_or(false), ro_paths) {
+        (true, ro_paths) => Ok(Some(SandboxConfig {
+            ro_paths: ro_paths.unwrap_or_default(),
+            ..SandboxConfig::default()
+        })),
+        (false, Some(paths)) if !paths.is_empty() => Err(key_error(
+            "ro_paths",
+            "given without the sandbox",
+            "set `sandbox = true`: without it the entrants see everything the arena's user sees",
+        )),
+        (false, _) => Ok(None),
+    }
+}
+
+/// The build's variables, each a plain name.
+fn build_env(variables: BTreeMap<String, String>) -> Result<BTreeMap<String, String>, KeyError> {
+    let bad = |name: &str| name.is_empty() || name.contains(['=', '\0']);
+    match variables.iter().find(|(name, value)| bad(name) || value.contains('\0')) {
+        Some((name, _)) => Err(key_error(
+            "build_env",
+            format!("the variable {name:?}"),
+            "give each variable a name without `=` and a value, e.g. PATH = \"/opt/go/bin:/usr/bin:/bin\"",
+        )),
+        None => Ok(variables),
+    }
+}
+
 impl League {
+    /// The most an entrant's folder may hold.
+    pub fn caps(&self) -> Caps {
+        Caps {
+            files: self.max_files,
+            depth: self.max_depth,
+            mb: self.max_mb,
+        }
+    }
+
     /// The layout rounds one pair of entrants may play.
     pub fn rounds(&self) -> u32 {
         self.games_per_pair / 2
@@ -224,6 +359,24 @@ mod tests {
         assert_eq!(league, parse(Path::new("l"), "name = \"class\"").unwrap());
     }
 
+    /// A league at the default caps hashes as before they were keys, so that its journal still opens; a
+    /// league that sets one hashes otherwise.
+    #[test]
+    fn the_caps_at_their_defaults_leave_the_hash_as_it_was() {
+        let league = parse(Path::new("league.toml"), "name = \"x\"").unwrap();
+        let json = serde_json::to_string(&league).unwrap();
+        assert!(!json.contains("max_"), "{json}");
+        let old: League = serde_json::from_str(&json).unwrap();
+        assert_eq!(old, league);
+        assert_eq!(
+            (league.max_files, league.max_depth, league.max_mb),
+            (DEFAULT_MAX_FILES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MB)
+        );
+        let capped = parse(Path::new("league.toml"), "name = \"x\"\nmax_mb = 1").unwrap();
+        assert!(serde_json::to_string(&capped).unwrap().contains("\"max_mb\":1"));
+        assert_ne!(capped.hash(), league.hash());
+    }
+
     /// The reference file is valid and writes out the true defaults.
     #[test]
     fn the_reference_file_states_the_true_defaults() {
@@ -239,6 +392,11 @@ mod tests {
             ("name = \"x\"\ngames_per_pair = 3", "games_per_pair"),
             ("name = \"x\"\ngames_per_pair = 130", "games_per_pair"),
             ("name = \"x\"\nprecision_elo = 0", "precision_elo"),
+            ("name = \"x\"\nmax_files = 0", "max_files"),
+            ("name = \"x\"\nmax_depth = -1", "max_depth"),
+            ("name = \"x\"\nmax_mb = 0", "max_mb"),
+            ("name = \"x\"\nro_paths = [\"/opt\"]", "ro_paths"),
+            ("name = \"x\"\n[build_env]\n\"A=B\" = \"1\"", "build_env"),
             ("name = \"x\"\n[time]\nclock = \"sun\"", "time.clock"),
             ("name = \"../x\"", "name"),
         ] {

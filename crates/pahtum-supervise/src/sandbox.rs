@@ -47,24 +47,34 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use super::stage::Stage;
-use super::{contain, sandbox_setup, seccomp};
-use crate::spec::{BotSpec, Sandbox};
+use crate::policy::{self, Sandbox};
+use crate::stage::Stage;
+use crate::{contain, sandbox_setup, seccomp};
 
 /// The user that runs sandboxed bots when the arena runs as root: `nobody`.
-pub(crate) const SANDBOX_USER: u32 = 65534;
+pub const SANDBOX_USER: u32 = 65534;
 
 /// The `PATH` inside the sandbox: the system's folders only.
-pub(crate) const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+pub const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// The whole environment of a sandboxed process, before the variables of
+/// its [`Command`](crate::Command) (the organiser's) and the containment's
+/// marker: none of the supervisor's own variables (tokens, keys) reaches it.
+pub const SANDBOX_ENVIRONMENT: [(&str, &str); 4] = [
+    ("PATH", SYSTEM_PATH),
+    ("HOME", "/tmp"),
+    ("TMPDIR", "/tmp"),
+    ("LANG", "C.UTF-8"),
+];
 
 /// The system's folders, bound read-only (or recreated as the links they are).
-pub(crate) const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+pub const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /// What of `/etc` a program needs to start: the dynamic loader's cache, the
 /// names of users and groups, the time zone, the alternatives (`java`), the
 /// Java runtime's configuration, the certificates. Nothing else (no
 /// `shadow`, no host names: there is no network).
-const ETC_FILES: [&str; 10] = [
+pub const ETC_FILES: [&str; 10] = [
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d",
@@ -116,9 +126,11 @@ fn check_now() -> Result<(), SandboxError> {
     }
     contain::cgroups().limits_available().map_err(SandboxError::NoCgroups)?;
     // In `/`, which the sandbox has of its own: the probe binds no folder of the host.
-    let probe = BotSpec {
+    let probe = policy::Command {
+        program: "true".to_owned(),
+        args: Vec::new(),
         dir: Some(PathBuf::from("/")),
-        ..BotSpec::from_command("sandbox-check", "true").expect("a valid command")
+        env: Vec::new(),
     };
     let unusable = |said: String| SandboxError::Unusable(said);
     let (mut command, finish) = launch(&Sandbox::default(), &probe, ("PAHTUM_ARENA_CHECK", "1"))
@@ -170,7 +182,7 @@ pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
 /// rlimits set before `exec`; and its last step between `fork` and `exec`,
 /// for the caller to register after its own ([`Finish::register`]).
 /// `marker` is the containment's environment variable.
-pub(crate) fn launch(sandbox: &Sandbox, spec: &BotSpec, marker: (&str, &str)) -> io::Result<(Command, Finish)> {
+pub(crate) fn launch(sandbox: &Sandbox, spec: &policy::Command, marker: (&str, &str)) -> io::Result<(Command, Finish)> {
     let program = bubblewrap().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "`bwrap` is not on the PATH"))?;
     let seen = Seen::of(sandbox, spec);
     let binds: Vec<PathBuf> = seen.all().cloned().collect();
@@ -274,7 +286,7 @@ fn set_rlimits(open_files: u64, file_size_bytes: u64) -> io::Result<()> {
 /// to and including the bot's command.
 fn bwrap_args(
     sandbox: &Sandbox,
-    spec: &BotSpec,
+    spec: &policy::Command,
     marker: (&str, &str),
     seen: &Seen,
     sources: &Sources,
@@ -292,21 +304,9 @@ fn bwrap_args(
     for fd in &sources.filters {
         args.words(["--add-seccomp-fd", &fd.to_string()]);
     }
-    args.words([
-        "--clearenv",
-        "--setenv",
-        "PATH",
-        SYSTEM_PATH,
-        "--setenv",
-        "HOME",
-        "/tmp",
-    ]);
-    args.words(["--setenv", "TMPDIR", "/tmp", "--setenv", marker.0, marker.1]);
-    for key in ["LANG", "LC_ALL", "TZ"] {
-        if let Some(value) = std::env::var_os(key) {
-            args.words(["--setenv", key]);
-            args.0.push(value);
-        }
+    args.words(["--clearenv"]);
+    for (key, value) in SANDBOX_ENVIRONMENT.into_iter().chain([marker]) {
+        args.words(["--setenv", key, value]);
     }
     for (key, value) in &spec.env {
         args.words(["--setenv", key, value]);
@@ -349,7 +349,7 @@ fn bwrap_args(
         args.path("--tmpfs", &hidden);
         args.path("--remount-ro", &hidden);
     }
-    if !seen.read_only.contains(&seen.work) {
+    if !seen.all().any(|dir| *dir == seen.work) {
         args.path("--dir", &seen.work);
     }
     // Nothing but /tmp, /dev/shm and the `rw_paths` is writable: not the
@@ -361,45 +361,124 @@ fn bwrap_args(
     args.0
 }
 
-/// The folders of the host that a sandboxed bot sees, besides the system's,
-/// each at its own path.
+/// The folders of the host that a sandboxed process sees, besides the
+/// system's, each at its own path; and those its command names that it does
+/// not see, with the reason.
+///
+/// What it sees comes from the organiser: its working directory when that is
+/// its own folder ([`Sandbox::sees_working_dir`]: a tournament bot's `dir`,
+/// an entrant's snapshot, a build's snapshot), the `ro_paths` and
+/// `rw_paths`, and a private `/tmp`. Only where [`Sandbox::named_folders`]
+/// allows it (the organiser's own command lines) does it also see the folder
+/// of each file its command names, with two limits that no word can get
+/// around:
+///
+/// * a folder that lies in one of [`Sandbox::hidden`] (the output folder,
+///   another bot's folder) is not shown, even when named;
+/// * when the supervisor runs as root, its binds reach any folder, so a named
+///   folder that `nobody` could not reach by itself (from the working
+///   directory for a folder inside it, where the organiser started the
+///   process; from `/` for any other) is not shown. The organiser who wants
+///   it shown names it in `ro_paths`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Seen {
-    /// The bot's working directory (absolute), bound read-only unless the
+pub struct Seen {
+    /// The working directory (absolute), bound read-only unless the
     /// sandbox has its own ([`own_folder`]) or the sandbox's user may not
-    /// enter it (then the bot works in an empty folder of that name).
+    /// enter it (then the process works in an empty folder of that name).
     pub work: PathBuf,
     /// The folder that the sandbox's user may not enter, at or above the
     /// working directory, and its mode, when that is why the working
     /// directory is not bound.
     pub work_closed: Option<(PathBuf, u32)>,
-    /// The bot's own folders ([`own_dirs`]), one inside another or not.
+    /// Its own folders: the working directory if it is its own, and the
+    /// named folders that are shown; one inside another or not.
     pub own: Vec<PathBuf>,
     /// Read-only: its own folders and the sandbox's `ro_paths`, none
     /// inside another.
     pub read_only: Vec<PathBuf>,
     /// Read and write: the sandbox's `rw_paths`.
     pub writable: Vec<PathBuf>,
+    /// The folders its command names that are not shown, and why.
+    pub not_shown: Vec<NotShown>,
+}
+
+/// A folder named by a command and not shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotShown {
+    /// The folder (canonical).
+    pub folder: PathBuf,
+    /// Why it is not shown.
+    pub why: Withheld,
+}
+
+/// Why a named folder is not shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Withheld {
+    /// It lies in this hidden folder (the output folder, another bot's).
+    Hidden(PathBuf),
+    /// `nobody` could not pass this folder on its way there; its mode.
+    Closed(PathBuf, u32),
+}
+
+impl std::fmt::Display for NotShown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let folder = self.folder.display();
+        match &self.why {
+            Withheld::Hidden(hidden) => write!(
+                f,
+                "{folder}, which its command names, is not shown: it lies in {}, which the sandbox hides \
+                 (the output folder or another bot's folder)",
+                hidden.display()
+            ),
+            Withheld::Closed(closed, mode) => write!(
+                f,
+                "{folder}, which its command names, is not shown: `nobody` may not enter {} (mode {mode:04o}); \
+                 name it in the sandbox's ro_paths to show it",
+                closed.display()
+            ),
+        }
+    }
 }
 
 impl Seen {
-    pub fn of(sandbox: &Sandbox, spec: &BotSpec) -> Seen {
-        let work = working_dir(spec);
+    /// What a process of `command` sees in `sandbox`.
+    pub fn of(sandbox: &Sandbox, command: &policy::Command) -> Seen {
+        let work = working_dir(command);
         let closed = sandbox_user().and_then(|_| closed_to_others(&work));
-        let own = own_dirs(spec, &work, sandbox.sees_working_dir && closed.is_none());
-        let read_only = outermost(
-            own.iter()
-                .cloned()
-                .chain(sandbox.ro_paths.iter().map(|path| canonical(path))),
-        );
-        // Named by a path of the command or in `ro_paths`, it is bound all the same.
-        let work_closed = closed.filter(|_| !read_only.contains(&work));
+        let whole_work = sandbox.sees_working_dir && closed.is_none() && !own_folder(&work);
+        let hidden: Vec<PathBuf> = sandbox.hidden.iter().map(|path| canonical(path)).collect();
+        let mut own: Vec<PathBuf> = whole_work.then(|| work.clone()).into_iter().collect();
+        let mut not_shown = Vec::new();
+        let named = if sandbox.named_folders {
+            named_dirs(command, &work)
+        } else {
+            Vec::new()
+        };
+        for folder in named {
+            let why = match hidden.iter().find(|hidden| folder.starts_with(hidden)) {
+                Some(hidden) => Some(Withheld::Hidden(hidden.clone())),
+                None => sandbox_user()
+                    .and_then(|_| closed_on_the_way(&work, &folder))
+                    .map(|(closed, mode)| Withheld::Closed(closed, mode)),
+            };
+            match why {
+                Some(why) => not_shown.push(NotShown { folder, why }),
+                None => own.push(folder),
+            }
+        }
+        let organisers: Vec<PathBuf> = sandbox.ro_paths.iter().map(|path| canonical(path)).collect();
+        let read_only = outermost(own.iter().chain(&organisers).cloned());
+        // Shown by `ro_paths`, it is bound all the same.
+        let writable: Vec<PathBuf> = sandbox.rw_paths.iter().map(|path| canonical(path)).collect();
+        let work_closed = closed.filter(|_| !read_only.contains(&work) && !writable.contains(&work));
+        not_shown.retain(|withheld| !organisers.iter().any(|seen| withheld.folder.starts_with(seen)));
         Seen {
             work,
             work_closed,
             own,
             read_only,
-            writable: sandbox.rw_paths.iter().map(|path| canonical(path)).collect(),
+            writable,
+            not_shown,
         }
     }
 
@@ -410,9 +489,9 @@ impl Seen {
 
     /// The folders of `sandbox.hidden` to cover, by their canonical paths
     /// (`..` and links resolved, so that `dir = ".."` cannot uncover the
-    /// output folder): those that lie inside a folder the bot sees, do not
-    /// hold one of its own, and that the sandbox's user can reach (one it
-    /// cannot reach, the bot cannot see either).
+    /// output folder): those that lie inside a folder the process sees, do
+    /// not hold one of its own, and that the sandbox's user can reach (one
+    /// it cannot reach, the process cannot see either).
     fn hidden(&self, sandbox: &Sandbox) -> Vec<PathBuf> {
         sandbox
             .hidden
@@ -428,6 +507,36 @@ impl Seen {
     }
 }
 
+/// What the organiser is told before `command` starts in `sandbox`: each
+/// folder its command names that is not shown, and each of the `ro_paths`
+/// that `nobody` could not reach by itself and is shown because the
+/// organiser named it.
+pub fn start_notes(sandbox: &Sandbox, command: &policy::Command) -> Vec<String> {
+    let seen = Seen::of(sandbox, command);
+    let named_by_organiser = sandbox_user()
+        .map(|_| {
+            sandbox
+                .ro_paths
+                .iter()
+                .map(|path| canonical(path))
+                .filter_map(|path| {
+                    let (closed, mode) = closed_on_the_way(Path::new("/"), &path)?;
+                    Some(format!(
+                        "{} is shown because ro_paths names it, though `nobody` may not enter {} (mode {mode:04o})",
+                        path.display(),
+                        closed.display()
+                    ))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    seen.not_shown
+        .iter()
+        .map(ToString::to_string)
+        .chain(named_by_organiser)
+        .collect()
+}
+
 /// Whether others may go from `top` down into every folder above `path`
 /// (`path` lies inside `top`).
 fn reachable_below(top: &Path, path: &Path) -> bool {
@@ -437,17 +546,30 @@ fn reachable_below(top: &Path, path: &Path) -> bool {
         .all(|folder| std::fs::metadata(folder).is_ok_and(|meta| meta.mode() & 0o001 != 0))
 }
 
-/// The bot's working directory: its `dir`, or the referee's own.
-fn working_dir(spec: &BotSpec) -> PathBuf {
-    spec.dir.as_deref().map_or_else(
+/// The first folder, going down to `folder` (itself included), that others
+/// may not pass, and its mode: from `work` (not included) when `folder` lies
+/// inside it, from `/` otherwise.
+fn closed_on_the_way(work: &Path, folder: &Path) -> Option<(PathBuf, u32)> {
+    let top = if folder.starts_with(work) { work } else { Path::new("/") };
+    let mut way: Vec<&Path> = folder
+        .ancestors()
+        .take_while(|step| step.starts_with(top) && (*step != top || top == Path::new("/")))
+        .collect();
+    way.reverse();
+    way.into_iter().find_map(closed_to_others)
+}
+
+/// The process's working directory: its `dir`, or the supervisor's own.
+fn working_dir(command: &policy::Command) -> PathBuf {
+    command.dir.as_deref().map_or_else(
         || std::env::current_dir().map_or_else(|_| PathBuf::from("/"), |dir| canonical(&dir)),
         canonical,
     )
 }
 
 /// Whether `dir` is a folder the sandbox makes of its own (`/`, `/tmp`,
-/// `/proc`, `/dev`), which the host's must not cover: a bot started there
-/// works in the sandbox's.
+/// `/proc`, `/dev`), which the host's must not cover: a process started
+/// there works in the sandbox's.
 pub(crate) fn own_folder(dir: &Path) -> bool {
     ["/", "/tmp", "/proc", "/dev"].iter().any(|own| dir == Path::new(own))
 }
@@ -459,38 +581,81 @@ pub(crate) fn closed_to_others(dir: &Path) -> Option<(PathBuf, u32)> {
     (mode & 0o001 == 0).then(|| (dir.to_owned(), mode))
 }
 
-/// The bot's own folders, which it sees read-only: its working directory
-/// `work` if it is the bot's own (`whole_work`), and the folder of its
+/// The folders that `command`'s words name, in order: the folder of its
 /// program (when named by a path) and of every argument that names a file
-/// (`python3 bots/x/bot.py` sees `bots/x`; `python3 bot.py`, the working
+/// (`python3 bots/x/bot.py` names `bots/x`; `python3 bot.py`, the working
 /// directory), or that names a folder (`go run .`), that folder. Canonical
 /// paths, not the sandbox's own folders ([`own_folder`]).
-pub(crate) fn own_dirs(spec: &BotSpec, work: &Path, whole_work: bool) -> Vec<PathBuf> {
-    let program = Some(&spec.program).filter(|program| program.contains('/'));
-    let named = program.into_iter().chain(&spec.args).filter_map(|word| {
-        let path = work.join(word);
-        if path.is_file() {
-            Some(canonical(&path).parent()?.to_owned())
-        } else if path.is_dir() {
-            Some(canonical(&path))
-        } else {
-            None
-        }
-    });
-    whole_work
-        .then(|| work.to_owned())
+fn named_dirs(command: &policy::Command, work: &Path) -> Vec<PathBuf> {
+    let program = Some(&command.program).filter(|program| program.contains('/'));
+    program
         .into_iter()
-        .chain(named)
+        .chain(&command.args)
+        .filter_map(|word| {
+            let path = work.join(word);
+            if path.is_file() {
+                Some(canonical(&path).parent()?.to_owned())
+            } else if path.is_dir() {
+                Some(canonical(&path))
+            } else {
+                None
+            }
+        })
         .filter(|dir| !own_folder(dir))
         .collect()
 }
 
-/// The folders of the host that `spec`, if sandboxed, sees as its own
-/// (its `dir` if it is its own, and the folders its command names): what
-/// the other bots of a tournament must not see ([`Sandbox::hidden`]).
-pub fn own_folders(spec: &BotSpec) -> Vec<PathBuf> {
-    let whole_work = spec.sandbox.as_ref().is_some_and(|sandbox| sandbox.sees_working_dir);
-    own_dirs(spec, &working_dir(spec), whole_work)
+/// The folder of the host that `command`, run in `sandbox`, sees as its
+/// very own: its working directory when that is its own, else the first
+/// folder its command names. A tournament hides the others' from it, never
+/// this one nor a folder above it.
+pub fn main_folder(sandbox: &Sandbox, command: &policy::Command) -> Option<PathBuf> {
+    let work = working_dir(command);
+    if sandbox.sees_working_dir {
+        return Some(work);
+    }
+    if !sandbox.named_folders {
+        return None;
+    }
+    named_dirs(command, &work).into_iter().next()
+}
+
+/// What a process among others (the bots of one tournament or game) must
+/// not see: `output`, and each of `others` (the other bots' own folders),
+/// except those that hold its own main folder `main` ([`main_folder`]: two
+/// bots of one folder share it, and a bot in a folder of another's still
+/// sees its own).
+pub fn hidden_for(
+    main: Option<&Path>,
+    output: Option<&Path>,
+    others: impl IntoIterator<Item = PathBuf>,
+) -> Vec<PathBuf> {
+    output
+        .map(Path::to_owned)
+        .into_iter()
+        .chain(others)
+        .filter(|folder| !main.is_some_and(|main| main.starts_with(folder)))
+        .collect()
+}
+
+/// The folders of the host that `command`, run in `sandbox`, may see as its
+/// own (its working directory when that is its own, and the folders its
+/// command names): what the other bots of a tournament must not see
+/// ([`Sandbox::hidden`]).
+pub fn own_folders(sandbox: &Sandbox, command: &policy::Command) -> Vec<PathBuf> {
+    let work = working_dir(command);
+    let named = if sandbox.named_folders {
+        named_dirs(command, &work)
+    } else {
+        Vec::new()
+    };
+    sandbox
+        .sees_working_dir
+        .then_some(work)
+        .into_iter()
+        .chain(named)
+        .filter(|dir| !own_folder(dir))
+        .collect()
 }
 
 /// `paths` without those inside another, and without repeats.
@@ -553,14 +718,12 @@ impl Args {
 mod tests {
     use super::*;
 
-    fn spec(command: &str, dir: Option<&str>) -> BotSpec {
-        let mut spec = BotSpec::from_command("b", command).unwrap();
-        spec.dir = dir.map(PathBuf::from);
-        spec
+    fn spec(command: &str, dir: Option<&str>) -> policy::Command {
+        policy::Command::split(command, dir.map(PathBuf::from)).unwrap()
     }
 
     /// bubblewrap's arguments, by the folders' own paths (not staged).
-    fn text(sandbox: &Sandbox, spec: &BotSpec) -> String {
+    fn text(sandbox: &Sandbox, spec: &policy::Command) -> String {
         let seen = Seen::of(sandbox, spec);
         let sources = Sources {
             staged: false,
@@ -665,7 +828,6 @@ mod tests {
         let root = dir.path().display();
         // `bot/bot.py` names bot/: the folder above it is not seen.
         assert!(!args.contains(&format!("--ro-bind {root} {root}")), "{args}");
-        let spec = BotSpec { sandbox: None, ..spec };
         let sandbox = Sandbox {
             sees_working_dir: true,
             hidden: vec![dir.path().join("bot/../runs"), bot.clone(), PathBuf::from("/elsewhere")],
@@ -677,8 +839,76 @@ mod tests {
             args.contains(&format!("--tmpfs {0} --remount-ro {0}", out.display())),
             "{args}"
         );
-        assert!(!args.contains(&format!("--tmpfs {}", bot.display())), "{args}");
+        // Named by the command and hidden (another bot's folder): covered all the same.
+        assert!(args.contains(&format!("--tmpfs {}", bot.display())), "{args}");
+        assert_eq!(
+            Seen::of(&sandbox, &spec).not_shown,
+            [NotShown {
+                folder: bot.canonicalize().unwrap(),
+                why: Withheld::Hidden(bot.canonicalize().unwrap())
+            }]
+        );
         assert!(!args.contains("/elsewhere"), "{args}");
         assert!(args.contains("--bind /srv/scratch /srv/scratch"), "{args}");
+        let own = Sandbox {
+            hidden: vec![out.clone()],
+            ..sandbox
+        };
+        assert!(!text(&own, &spec).contains(&format!("--tmpfs {}", bot.display())));
+    }
+
+    /// A named folder is shown only where `nobody` could reach it by itself
+    /// (as root): from the working directory for one inside it, from `/`
+    /// for any other; a closed one named in `ro_paths` is shown.
+    #[test]
+    fn a_named_folder_closed_to_others_is_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (work, secret) = (root.join("work"), root.join("x"));
+        for folder in [&work, &secret, &work.join("closed")] {
+            std::fs::create_dir_all(folder).unwrap();
+            std::fs::write(folder.join("f"), "").unwrap();
+        }
+        let mode = |path: &Path, mode| {
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+        };
+        mode(&root, 0o700);
+        mode(&work.join("closed"), 0o700);
+        let command = policy::Command::split(
+            &format!("python3 f {}/f closed/f", secret.display()),
+            Some(work.clone()),
+        )
+        .unwrap();
+        let seen = Seen::of(&Sandbox::default(), &command);
+        if sandbox_user().is_none() {
+            assert!(seen.not_shown.is_empty(), "{seen:?}");
+            return;
+        }
+        assert_eq!(seen.own, std::slice::from_ref(&work));
+        assert_eq!(
+            seen.not_shown,
+            [
+                NotShown {
+                    folder: secret.clone(),
+                    why: Withheld::Closed(root.clone(), 0o700)
+                },
+                NotShown {
+                    folder: work.join("closed"),
+                    why: Withheld::Closed(work.join("closed"), 0o700)
+                },
+            ]
+        );
+        let named = Sandbox {
+            ro_paths: vec![secret.clone()],
+            ..Sandbox::default()
+        };
+        let seen = Seen::of(&named, &command);
+        assert!(seen.read_only.contains(&secret), "{seen:?}");
+        assert_eq!(seen.not_shown.len(), 1, "{seen:?}");
+        let notes = start_notes(&named, &command);
+        assert!(
+            notes.iter().any(|note| note.contains("because ro_paths names it")),
+            "{notes:?}"
+        );
     }
 }

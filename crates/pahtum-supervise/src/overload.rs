@@ -19,11 +19,11 @@
 
 use std::time::Duration;
 
-use super::cputime;
+use crate::cputime;
 
 /// What the referee saw at a wall-clock timeout.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Evidence {
+pub struct Evidence {
     /// The bot's CPU time over the answer, where measured.
     pub cpu: Option<Duration>,
     /// The wall time the answer took, or waited.
@@ -35,7 +35,7 @@ pub(crate) struct Evidence {
 
 /// Why the timeout happened under overload, in words; `None` when the bot
 /// was slow by itself (or the evidence is missing).
-pub(crate) fn judge(evidence: Evidence) -> Option<String> {
+pub fn judge(evidence: Evidence) -> Option<String> {
     let cpu = evidence.cpu?;
     let waited_for_cpu = evidence.silent_pid.is_none_or(cputime::tree_is_runnable);
     (cpu * 2 < evidence.wall && waited_for_cpu).then(|| {

@@ -31,8 +31,8 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::cgroup;
-use super::getdents::for_each_entry;
+use crate::cgroup;
+use crate::getdents::for_each_entry;
 
 /// Where the referee freezes its bots, found when its containment is set up.
 #[derive(Debug)]

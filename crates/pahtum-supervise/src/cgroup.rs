@@ -48,8 +48,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::getdents::for_each_entry;
-use crate::spec::Sandbox;
+use crate::getdents::for_each_entry;
+use crate::policy::Sandbox;
 
 const MIB: u64 = 1 << 20;
 
@@ -291,9 +291,10 @@ fn v1_arena_path(controller: &str, id: &str) -> Option<PathBuf> {
     )
 }
 
-/// How much memory a bot that hit its limit used.
+/// How much memory a process that hit its sandbox's limit used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MemoryUse {
+pub struct MemoryUse {
+    /// The limit, in MiB.
     pub limit_mb: u64,
     /// The most the bot's cgroup held, in bytes, where the kernel tells it.
     pub peak: Option<u64>,
@@ -528,7 +529,7 @@ mod tests {
     /// machine without them the error says what is missing.
     #[test]
     fn the_layout_is_found_or_named() {
-        let cgroups = crate::supervise::contain::cgroups();
+        let cgroups = crate::contain::cgroups();
         match cgroups.layout() {
             Ok(Layout::V1 { memory, pids }) => {
                 assert!(memory.is_dir() && pids.is_dir(), "{memory:?} {pids:?}");

@@ -54,10 +54,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cgroup::{self, Cgroups, LimitCgroups};
-use super::freezer::{self, Freezer, Freezers};
-use super::getdents::for_each_entry;
-use crate::spec::Sandbox;
+use crate::cgroup::{self, Cgroups, LimitCgroups};
+use crate::freezer::{self, Freezer, Freezers};
+use crate::getdents::for_each_entry;
+use crate::policy::Sandbox;
 
 /// The environment variable that marks a bot's processes.
 pub const MARKER: &str = "PAHTUM_ARENA_BOT";

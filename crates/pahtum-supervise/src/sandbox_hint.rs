@@ -14,8 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sandbox::{SYSTEM_DIRS, SYSTEM_PATH, Seen, closed_to_others, find_on_path, own_folder, sandbox_user};
-use crate::spec::{BotSpec, Sandbox};
+use crate::policy::{Command, Sandbox};
+use crate::sandbox::{SYSTEM_DIRS, SYSTEM_PATH, Seen, closed_to_others, find_on_path, own_folder, sandbox_user};
 
 /// What a line says when a file or a program is missing, in lower case:
 /// the C library's "No such file or directory", Python's "can't open file",
@@ -33,7 +33,7 @@ const MISSING: [&str; 6] = [
 /// The hint for `spec`, sandboxed in `sandbox`, which failed its greeting
 /// after writing `stderr_tail`: the likely cause as far as the sandbox is
 /// concerned, then what the bot sees there.
-pub(crate) fn failed_start(spec: &BotSpec, sandbox: &Sandbox, stderr_tail: &[String]) -> String {
+pub fn failed_start(spec: &Command, sandbox: &Sandbox, stderr_tail: &[String]) -> String {
     let seen = Seen::of(sandbox, spec);
     let says = |signs: &[&str]| {
         stderr_tail.iter().any(|line| {
@@ -41,7 +41,7 @@ pub(crate) fn failed_start(spec: &BotSpec, sandbox: &Sandbox, stderr_tail: &[Str
             signs.iter().any(|sign| line.contains(sign))
         })
     };
-    let bubblewrap = stderr_tail.iter().find_map(|line| line.strip_prefix("bwrap: "));
+    let bubblewrap = stderr_tail.iter().find_map(|line| line.strip_prefix(BUBBLEWRAP_SAYS));
     let cause = match (&seen.work_closed, bubblewrap) {
         (Some((closed, mode)), _) => format!(
             "Its working directory {} is not shown in the sandbox, where it is an empty folder: {}",
@@ -70,9 +70,23 @@ pub(crate) fn failed_start(spec: &BotSpec, sandbox: &Sandbox, stderr_tail: &[Str
     format!("{cause} {} See SECURITY.md, \"The sandbox\".", sees(&seen))
 }
 
+/// bubblewrap's words (escaped) on a sandboxed process's stderr when it
+/// could not build the sandbox, other than about the process's own program
+/// or folders (a program it could not run, a folder it could not show or
+/// enter: the process's setup, told by [`failed_start`]).
+pub fn sandbox_not_built(stderr_tail: &[String]) -> Option<String> {
+    const THE_PROCESS_OWN: [&str; 3] = ["execvp", "Can't find source path", "Can't chdir"];
+    let said = stderr_tail.iter().find_map(|line| line.strip_prefix(BUBBLEWRAP_SAYS))?;
+    (!THE_PROCESS_OWN.iter().any(|own| said.starts_with(own)))
+        .then(|| pahtum_protocol::untrusted::escape(said).into_owned())
+}
+
+/// How bubblewrap begins a line of its own on stderr.
+const BUBBLEWRAP_SAYS: &str = "bwrap: ";
+
 /// The cause when bubblewrap itself said `line` (without its `bwrap: `):
 /// the program is not in the sandbox, or a folder could not be shown.
-fn not_built(spec: &BotSpec, seen: &Seen, line: &str) -> String {
+fn not_built(spec: &Command, seen: &Seen, line: &str) -> String {
     let program = &spec.program;
     if line.starts_with("execvp") && line.to_lowercase().contains("no such file") {
         if program.contains('/') && !seen.work.join(program).exists() {
@@ -139,7 +153,7 @@ fn shown(path: &Path, seen: &Seen) -> bool {
 /// The cause when the bot's stderr says a file is missing: a path of its
 /// command that does not exist even outside, else a file outside the
 /// folders it sees.
-fn missing_file(spec: &BotSpec, seen: &Seen) -> String {
+fn missing_file(spec: &Command, seen: &Seen) -> String {
     let absent: Vec<&String> = std::iter::once(&spec.program)
         .filter(|program| program.contains('/'))
         .chain(&spec.args)
@@ -215,11 +229,8 @@ fn sees(seen: &Seen) -> String {
 mod tests {
     use super::*;
 
-    fn spec(command: &str, dir: &Path) -> BotSpec {
-        BotSpec {
-            dir: Some(dir.to_owned()),
-            ..BotSpec::from_command("b", command).unwrap()
-        }
+    fn spec(command: &str, dir: &Path) -> Command {
+        Command::split(command, Some(dir.to_owned())).unwrap()
     }
 
     fn tail(lines: &[&str]) -> Vec<String> {
