@@ -258,6 +258,17 @@ fn only_the_supervisor_names_bubblewrap() {
     );
 }
 
+/// The league refuses an entrant's command that names a path outside its
+/// snapshot and the system's folders, which the sandbox shows: the same
+/// folders (the league's data crate links no sandbox, so it keeps a copy).
+#[test]
+fn the_league_and_the_sandbox_agree_on_the_system_folders() {
+    assert_eq!(
+        pahtum_tournament::league::folder::SYSTEM_FOLDERS,
+        pahtum_referee::sandbox::SYSTEM_DIRS
+    );
+}
+
 /// `println!` and `eprintln!` panic when their reader has gone (`arena run F 2>&1 | head`): what
 /// `arena` and the crates it prints through write goes through its quiet path (`out!`, `errln!`,
 /// `pahtum_report::progress::line`) instead.

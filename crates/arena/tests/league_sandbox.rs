@@ -321,3 +321,48 @@ fn a_leagues_bots_write_their_stderr_into_its_logs_folder() {
         "{logs:?}"
     );
 }
+
+/// A sandboxed build is held to the league's CPU cap, all its processes
+/// together: two busy processes for 1.5 s get at most half a core with
+/// `build_cpu_percent = 50`; without the sandbox (the control) they get
+/// more.
+#[test]
+fn a_sandboxed_build_is_held_to_its_cpu_cap() {
+    if !sandbox_runs() {
+        return;
+    }
+    let root = private_folder();
+    let folder = bot_folder(
+        root.path(),
+        "burn",
+        "name = \"burn\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"python3 burn.py > cpu.txt\"\n",
+    );
+    std::fs::write(
+        folder.join("burn.py"),
+        "import os, resource, time\n\
+         start = time.monotonic()\n\
+         for _ in range(2):\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       while time.monotonic() < start + 1.5:\n            pass\n\
+         \x20       os._exit(0)\n\
+         for _ in range(2):\n    os.wait()\n\
+         used = resource.getrusage(resource.RUSAGE_CHILDREN)\n\
+         print(used.ru_utime + used.ru_stime, time.monotonic() - start)\n",
+    )
+    .unwrap();
+    let used = |rules: &str| {
+        let dir = league(root.path(), &format!("l{}", rules.len()), rules);
+        let output = add_from(&dir, &folder);
+        assert!(output.status.success(), "{}", text(&output));
+        let said = std::fs::read_to_string(dir.join("entrants/burn@1/cpu.txt")).unwrap();
+        let numbers: Vec<f64> = said.split_whitespace().map(|word| word.parse().unwrap()).collect();
+        (numbers[0], numbers[1])
+    };
+    let (cpu, wall) = used("sandbox = false\n");
+    assert!(cpu > 0.5 * wall + 0.25, "uncapped: {cpu} s of CPU in {wall} s");
+    let (cpu, wall) = used("sandbox = true\nbuild_cpu_percent = 50\n");
+    assert!(
+        cpu <= 0.5 * wall + 0.25,
+        "capped at half a core: {cpu} s of CPU in {wall} s"
+    );
+}

@@ -674,6 +674,18 @@ fn sandbox_available() -> bool {
     available
 }
 
+/// Names the fixture bot's folder in every bot's `ro_paths`: the sandbox
+/// shows a folder that a command names only where `nobody` could reach it by
+/// itself, and the workspace may lie in a private folder (CI's `mktemp -d`).
+fn show_the_fixtures_folder(fixture: &Fixture) {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let text = std::fs::read_to_string(&fixture.file).unwrap().replace(
+        "\nenv = {",
+        &format!("\nro_paths = [{:?}]\nenv = {{", folder.display().to_string()),
+    );
+    std::fs::write(&fixture.file, text).unwrap();
+}
+
 #[test]
 fn a_sandboxed_tournament_plays_in_fair_mode_and_leaves_nothing() {
     if !sandbox_available() {
@@ -684,6 +696,7 @@ fn a_sandboxed_tournament_plays_in_fair_mode_and_leaves_nothing() {
         "sandbox = true\nmemory_mb = 512\npause_idle = true\n[rules]\nblocks = [41]",
         &bots,
     );
+    show_the_fixtures_folder(&fixture);
     assert_success(&fixture.run("out", &[]));
     let records = fixture.records("out");
     assert_eq!(records.len(), 2);
@@ -717,6 +730,7 @@ fn the_files_sandbox_limits_of_file_size_and_tmp_are_felt() {
         .replace("name = \"big\"\n", "name = \"big\"\nfile_size_mb = 1\n")
         .replace("name = \"full\"\n", "name = \"full\"\ntmp_mb = 1\n");
     std::fs::write(&fixture.file, text).unwrap();
+    show_the_fixtures_folder(&fixture);
     assert_success(&fixture.run("out", &[]));
     let sandboxes = &fixture.header("out")["tournament"]["bots"];
     assert_eq!(sandboxes[0]["sandbox"]["file_size_mb"], 1);

@@ -77,6 +77,8 @@ pub struct BuildPolicy {
     pub time_limit: Duration,
     /// Variables added to the build's environment (the organiser's: a toolchain's `PATH`).
     pub env: Vec<(String, String)>,
+    /// The CPU the build may use in the sandbox, in percent of one core.
+    pub cpu_percent: u64,
 }
 
 /// Runs the shell command `build` in the snapshot `dir` through the supervisor, at most the policy's time
@@ -91,6 +93,7 @@ pub async fn build(dir: &Path, build: &str, policy: &BuildPolicy, log: &Path) ->
         sees_working_dir: false,
         named_folders: false,
         tmp_mb: sandbox.tmp_mb.max(BUILD_TMP_MB),
+        cpu_percent: Some(policy.cpu_percent),
         ..sandbox
     });
     let command = Command {

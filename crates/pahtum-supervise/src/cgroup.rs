@@ -209,8 +209,13 @@ fn make_arena_cgroup(parent: &Path, id: &str) -> Option<PathBuf> {
 enum Layout {
     /// In each bot's cgroup v2 ([`Cgroups::make_bot`]'s), under the referee's arena cgroup.
     V2,
-    /// In `pahtum-arena-ID` of the referee's own v1 memory and pids cgroups.
-    V1 { memory: PathBuf, pids: PathBuf },
+    /// In `pahtum-arena-ID` of the referee's own v1 memory and pids cgroups,
+    /// and its v1 cpu cgroup where there is one (for a CPU cap).
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpu: Option<PathBuf>,
+    },
 }
 
 /// Where the limits go: in the bots' v2 cgroups under `arena` (the referee's
@@ -224,7 +229,11 @@ fn find_layout(arena: Option<&Path>, id: &str) -> Result<Layout, String> {
     let memory = v1_arena_dir("memory", id);
     let pids = v1_arena_dir("pids", id);
     match (memory, pids) {
-        (Ok(memory), Ok(pids)) => Ok(Layout::V1 { memory, pids }),
+        (Ok(memory), Ok(pids)) => Ok(Layout::V1 {
+            memory,
+            pids,
+            cpu: v1_arena_dir("cpu", id).ok(),
+        }),
         (memory, pids) => {
             for dir in [memory.ok(), pids.ok()].into_iter().flatten() {
                 let _ = std::fs::remove_dir(dir);
@@ -241,11 +250,17 @@ fn find_layout(arena: Option<&Path>, id: &str) -> Result<Layout, String> {
     }
 }
 
-/// Enables `memory` and `pids` for the children of the arena's v2 cgroup.
+/// Enables `memory` and `pids` for the children of the arena's v2 cgroup,
+/// and `cpu` where it is offered (for a CPU cap).
 fn enable_v2_controllers(arena: &Path) -> bool {
     let offered = std::fs::read_to_string(arena.join("cgroup.controllers")).unwrap_or_default();
     let has = |name| offered.split_whitespace().any(|controller| controller == name);
-    has("memory") && has("pids") && std::fs::write(arena.join("cgroup.subtree_control"), "+memory +pids").is_ok()
+    let enabled =
+        has("memory") && has("pids") && std::fs::write(arena.join("cgroup.subtree_control"), "+memory +pids").is_ok();
+    if enabled && has("cpu") {
+        let _ = std::fs::write(arena.join("cgroup.subtree_control"), "+cpu");
+    }
+    enabled
 }
 
 /// `pahtum-arena-ID` in the referee's own v1 cgroup of `controller`, made
@@ -262,7 +277,7 @@ pub(crate) fn v1_arena_dir(controller: &str, id: &str) -> Result<PathBuf, ()> {
 /// Where the referee `id`'s v1 memory, pids and freezer folders are (if it
 /// makes them), for the guard to remove when the referee ends.
 fn v1_arena_dirs(id: &str) -> Vec<PathBuf> {
-    ["memory", "pids", "freezer"]
+    ["memory", "pids", "cpu", "freezer"]
         .into_iter()
         .filter_map(|controller| v1_arena_path(controller, id))
         .collect()
@@ -291,6 +306,21 @@ fn v1_arena_path(controller: &str, id: &str) -> Option<PathBuf> {
     )
 }
 
+/// The period of a CPU cap, in microseconds: the cap is a share of each
+/// tenth of a second.
+const CPU_PERIOD_US: u64 = 100_000;
+
+/// The error of a CPU cap that `cgroup` refused.
+fn no_cpu_cap(cgroup: &Path, error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!(
+            "the sandbox's CPU cap could not be set in {} ({error}): the arena needs the cgroup cpu controller",
+            cgroup.display()
+        ),
+    )
+}
+
 /// How much memory a process that hit its sandbox's limit used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemoryUse {
@@ -308,6 +338,8 @@ pub(crate) struct LimitCgroups {
     /// (the same directory under v2).
     memory: PathBuf,
     pids: PathBuf,
+    /// The cgroup with the CPU cap, where the sandbox has one.
+    cpu: Option<PathBuf>,
     /// v1 cgroups are made (and removed) here; a v2 cgroup is the bot's own
     /// ([`Cgroups::make_bot`]).
     own_dirs: bool,
@@ -320,6 +352,8 @@ impl LimitCgroups {
     fn new(layout: &Layout, sandbox: &Sandbox, bot_v2: Option<&Path>, serial: u64) -> io::Result<LimitCgroups> {
         let memory_bytes = (sandbox.memory_mb * MIB).to_string();
         let pids_max = sandbox.max_processes.to_string();
+        // The CPU time allowed per period: a hundredth of a period per percent of a core.
+        let quota = sandbox.cpu_percent.map(|percent| percent * CPU_PERIOD_US / 100);
         let cgroups = match layout {
             Layout::V2 => {
                 let bot = bot_v2
@@ -329,19 +363,34 @@ impl LimitCgroups {
                 // Absent where swap is not accounted: then there is no swap to limit.
                 let _ = std::fs::write(bot.join("memory.swap.max"), "0");
                 std::fs::write(bot.join("pids.max"), &pids_max)?;
+                if let Some(quota) = quota {
+                    std::fs::write(bot.join("cpu.max"), format!("{quota} {CPU_PERIOD_US}"))
+                        .map_err(|error| no_cpu_cap(&bot, error))?;
+                }
                 LimitCgroups {
                     limit_mb: sandbox.memory_mb,
                     memory: bot.clone(),
-                    pids: bot,
+                    pids: bot.clone(),
+                    cpu: quota.map(|_| bot),
                     own_dirs: false,
                 }
             }
-            Layout::V1 { memory, pids } => {
+            Layout::V1 { memory, pids, cpu } => {
                 let name = format!("bot-{serial}");
+                let cpu = match (quota, cpu) {
+                    (Some(_), Some(cpu)) => Some(cpu.join(&name)),
+                    (Some(_), None) => {
+                        return Err(io::Error::other(
+                            "the sandbox's CPU cap needs a cgroup cpu controller, and this machine offers the arena none",
+                        ));
+                    }
+                    (None, _) => None,
+                };
                 let cgroups = LimitCgroups {
                     limit_mb: sandbox.memory_mb,
                     memory: memory.join(&name),
                     pids: pids.join(&name),
+                    cpu,
                     own_dirs: true,
                 };
                 std::fs::create_dir(&cgroups.memory)?;
@@ -350,10 +399,25 @@ impl LimitCgroups {
                 // Memory plus swap, where swap is accounted: no swap beyond the limit.
                 let _ = std::fs::write(cgroups.memory.join("memory.memsw.limit_in_bytes"), &memory_bytes);
                 std::fs::write(cgroups.pids.join("pids.max"), &pids_max)?;
+                if let (Some(cpu), Some(quota)) = (&cgroups.cpu, quota) {
+                    std::fs::create_dir(cpu)?;
+                    std::fs::write(cpu.join("cpu.cfs_period_us"), CPU_PERIOD_US.to_string())
+                        .and_then(|()| std::fs::write(cpu.join("cpu.cfs_quota_us"), quota.to_string()))
+                        .map_err(|error| no_cpu_cap(cpu, error))?;
+                }
                 cgroups
             }
         };
         Ok(cgroups)
+    }
+
+    /// Its v1 cgroups, which it made.
+    fn own_v1_dirs(&self) -> Vec<&Path> {
+        [Some(&self.memory), Some(&self.pids), self.cpu.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect()
     }
 
     /// The v1 cgroups' `cgroup.procs`, opened close-on-exec, for the child to
@@ -363,7 +427,7 @@ impl LimitCgroups {
         if !self.own_dirs {
             return Ok(Vec::new());
         }
-        [&self.memory, &self.pids]
+        self.own_v1_dirs()
             .into_iter()
             .map(|dir| {
                 let file = std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"))?;
@@ -408,7 +472,7 @@ impl LimitCgroups {
     /// bounded time for the kernel to finish the kills).
     pub(crate) fn remove(&self) {
         if self.own_dirs {
-            kill_and_remove_v1(&[&self.memory, &self.pids]);
+            kill_and_remove_v1(&self.own_v1_dirs());
         }
     }
 }
@@ -531,8 +595,9 @@ mod tests {
     fn the_layout_is_found_or_named() {
         let cgroups = crate::contain::cgroups();
         match cgroups.layout() {
-            Ok(Layout::V1 { memory, pids }) => {
+            Ok(Layout::V1 { memory, pids, cpu }) => {
                 assert!(memory.is_dir() && pids.is_dir(), "{memory:?} {pids:?}");
+                assert!(cpu.as_ref().is_none_or(|cpu| cpu.is_dir()), "{cpu:?}");
             }
             Ok(Layout::V2) => assert!(cgroups.v2().is_some()),
             Err(missing) => assert!(missing.contains("memory and pids"), "{missing}"),

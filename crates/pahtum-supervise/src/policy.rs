@@ -106,6 +106,10 @@ pub struct Sandbox {
     pub file_size_mb: u64,
     /// The size of its private `/tmp`, in MiB (64).
     pub tmp_mb: u64,
+    /// The CPU it may use, in percent of one core, all its processes
+    /// together (a cgroup's CPU quota); `None`: no cap (a bot, whose clock
+    /// and fair mode keep it in bounds).
+    pub cpu_percent: Option<u64>,
     /// More paths it may read (absolute), given by the organiser: shown
     /// even where the sandbox's user could not reach them by itself.
     pub ro_paths: Vec<PathBuf>,
@@ -133,6 +137,7 @@ impl Default for Sandbox {
             open_files: 1024,
             file_size_mb: 1024,
             tmp_mb: 64,
+            cpu_percent: None,
             ro_paths: Vec::new(),
             rw_paths: Vec::new(),
             hidden: Vec::new(),

@@ -519,6 +519,8 @@ pub fn start_notes(sandbox: &Sandbox, command: &policy::Command) -> Vec<String> 
                 .ro_paths
                 .iter()
                 .map(|path| canonical(path))
+                // The program itself, shown by the arena ([`Sandbox::running_own_program`]).
+                .filter(|path| *path != canonical(Path::new(&command.program)))
                 .filter_map(|path| {
                     let (closed, mode) = closed_on_the_way(Path::new("/"), &path)?;
                     Some(format!(

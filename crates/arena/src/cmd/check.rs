@@ -72,11 +72,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let opponent = crate::builtin::spec(OPPONENT, OPPONENT)?;
     outln!("arena check: {}", escape(&args.command));
     if let Some(sandbox) = &bot.sandbox {
+        let reads = if args.entrant {
+            "its working directory (the entrant's snapshot)"
+        } else {
+            "the folders of the files its command names (`bot.py`: the folder it is started in)"
+        };
         outln!(
-            "In the sandbox: no network; it reads only the system and the folders of the files its command names \
-             (`bot.py`: the folder it is started in); /tmp and /dev/shm of {} MiB each; {} MiB of memory; {} \
-             processes and threads; {} open files; files of at most {} MiB; no Unix sockets, no namespaces, no \
-             risky system calls (SECURITY.md).",
+            "In the sandbox: no network; it reads only the system and {reads}; /tmp and /dev/shm of {} MiB each; \
+             {} MiB of memory; {} processes and threads; {} open files; files of at most {} MiB; no Unix sockets, \
+             no namespaces, no risky system calls (SECURITY.md).",
             sandbox.tmp_mb,
             sandbox.memory_mb,
             sandbox.max_processes,

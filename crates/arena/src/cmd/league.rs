@@ -234,6 +234,7 @@ async fn admit(
                 .map(|config| pahtum_runner::launch::configured_sandbox(config, dir)),
             time_limit: Duration::from_secs(league.build_timeout_s),
             env: league.build_env.clone().into_iter().collect(),
+            cpu_percent: league.build_cpu_percent,
         };
         build(&staged.dir, command, &policy, &log)
             .await

@@ -20,6 +20,11 @@
 //! `arena report` and `arena serve` show a league as a run; `arena verify`
 //! lists every faulty line of it ([`read::verify`]).
 //!
+//! An entrant's folder is a stranger's upload: [`folder`] stages it, and a
+//! private module, `snapshot`, walks it through file descriptors (regular
+//! files and folders only, within the league's caps), copies it and hashes
+//! it.
+//!
 //! Building and checking an entrant before it joins, and playing the games,
 //! are `pahtum-runner`'s work; this module has no processes.
 
@@ -30,6 +35,7 @@ pub mod merge;
 pub mod pairing;
 pub mod read;
 pub mod rules;
+mod snapshot;
 pub mod state;
 pub mod table;
 #[cfg(test)]

@@ -35,6 +35,8 @@ pub const DEFAULT_PRECISION_ELO: u32 = 100;
 pub const DEFAULT_OPPONENTS: u32 = 4;
 /// The default longest build, in seconds.
 pub const DEFAULT_BUILD_TIMEOUT_S: u64 = 600;
+/// The default CPU of a sandboxed build, in percent of one core.
+pub const DEFAULT_BUILD_CPU_PERCENT: u64 = 100;
 /// The default most files and folders of an entrant's folder.
 pub const DEFAULT_MAX_FILES: u64 = 10_000;
 /// The default most folders deep of an entrant's folder.
@@ -76,6 +78,12 @@ pub struct League {
     /// in the sandbox on top of its own few.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub build_env: BTreeMap<String, String>,
+    /// The CPU a sandboxed build may use, all its processes together, in percent of one core.
+    #[serde(
+        default = "default::<DEFAULT_BUILD_CPU_PERCENT>",
+        skip_serializing_if = "is_default::<DEFAULT_BUILD_CPU_PERCENT>"
+    )]
+    pub build_cpu_percent: u64,
     /// The most files and folders an entrant's folder may hold.
     #[serde(
         default = "default::<DEFAULT_MAX_FILES>",
@@ -138,6 +146,7 @@ struct LeagueKeys {
     ro_paths: Option<Vec<String>>,
     build_timeout_s: Option<u64>,
     build_env: Option<BTreeMap<String, String>>,
+    build_cpu_percent: Option<i64>,
     max_files: Option<i64>,
     max_depth: Option<i64>,
     max_mb: Option<i64>,
@@ -162,6 +171,8 @@ pub fn default_file(name: &str) -> String {
          # Build and play every entrant in the sandbox.\n\
          sandbox = false\n\
          build_timeout_s = {DEFAULT_BUILD_TIMEOUT_S}\n\
+         # The CPU a sandboxed build may use, in percent of one core.\n\
+         build_cpu_percent = {DEFAULT_BUILD_CPU_PERCENT}\n\
          # The most an entrant's folder may hold: files and folders, folders deep, MiB of files.\n\
          max_files = {DEFAULT_MAX_FILES}\n\
          max_depth = {DEFAULT_MAX_DEPTH}\n\
@@ -247,6 +258,12 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         sandbox: sandbox(keys.sandbox, keys.ro_paths)?,
         build_timeout_s: keys.build_timeout_s.unwrap_or(DEFAULT_BUILD_TIMEOUT_S),
         build_env: build_env(keys.build_env.unwrap_or_default())?,
+        build_cpu_percent: positive(
+            "build_cpu_percent",
+            keys.build_cpu_percent,
+            DEFAULT_BUILD_CPU_PERCENT,
+            "give the CPU a build may use in percent of one core, e.g. 100 for one core, 200 for two",
+        )?,
         max_files: positive(
             "max_files",
             keys.max_files,
