@@ -85,7 +85,9 @@ impl Scene {
                 ("FIXTURE_TARGET".to_owned(), target.to_owned()),
                 ("SANDBOX_TEST_TAG".to_owned(), self.tag.clone()),
             ],
-            sandbox,
+            // The fixture is the test's own program, in a folder that may be closed to `nobody` (CI's
+            // `mktemp -d`): shown as the arena shows its own executable to a built-in bot.
+            sandbox: sandbox.map(|sandbox| sandbox.running_own_program(env!("CARGO_BIN_EXE_fixture-bot").into())),
         }
     }
 

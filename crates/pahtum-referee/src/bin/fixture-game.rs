@@ -77,7 +77,10 @@ fn fixture(mode: &str) -> BotSpec {
         name: mode.to_owned(),
         program: program.to_string_lossy().into_owned(),
         args: vec![mode.to_owned()],
-        sandbox: sandbox_dir.is_some().then(Sandbox::default),
+        // Shown as the arena shows its own executable to a built-in bot, wherever it lies.
+        sandbox: sandbox_dir
+            .is_some()
+            .then(|| Sandbox::default().running_own_program(program.clone())),
         dir: sandbox_dir,
         env: std::env::var("FIXTURE_TAG")
             .map(|tag| ("FIXTURE_TAG".to_owned(), tag))
