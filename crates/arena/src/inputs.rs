@@ -12,8 +12,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use pahtum_analysis::file::beside;
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::beside;
 use pahtum_report::show::{Select, bots_of};
 use pahtum_tournament::journal::{self, Moves};
 use pahtum_tournament::league;
@@ -134,7 +134,7 @@ pub fn source(paths: &[PathBuf]) -> anyhow::Result<Source> {
 }
 
 /// Where the analysis of the games of `named` (which is `source`) lies: beside its journal or record
-/// ([`pahtum_analysis::file::beside`]), or in the folder of shards whose journals were merged.
+/// ([`pahtum_record::annotations::beside`]), or in the folder of shards whose journals were merged.
 pub fn analysis_path(named: &Path, source: &Source) -> PathBuf {
     match source {
         Source::Journal { path, merged: None } => beside(path),

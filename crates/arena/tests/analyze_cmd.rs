@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::prelude::OutputAssertExt;
-use pahtum_analysis::format::{GameAnalysis, Grade, Kind, record_hash};
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::{GameAnalysis, Grade, Kind, record_hash};
 
 /// A small effort, for a debug build.
 const EFFORT: [&str; 4] = ["--playouts", "200", "--exact-cells", "10"];

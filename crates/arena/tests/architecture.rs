@@ -215,6 +215,28 @@ fn the_data_crates_link_no_processes() {
     );
 }
 
+/// The presentation (the report and the server) reads analyses through
+/// `pahtum_record::annotations` and links no search: not the analysis, not
+/// the engine, and not the engine's command line (clap, anyhow).
+#[test]
+fn presentation_links_no_search_engine_clap_or_anyhow() {
+    let (graph, _) = normal_dependencies();
+    for package in ["pahtum-report", "pahtum-serve"] {
+        let linked = links(&graph, package);
+        for search in ["pahtum-analysis", "pahtum-engine", "clap", "anyhow"] {
+            assert!(!linked.contains(search), "{package} links {search}");
+        }
+    }
+    // The check sees what it looks for: the analysis links the engine, and the engine clap and anyhow.
+    let analysis = links(&graph, "pahtum-analysis");
+    assert!(
+        ["pahtum-engine", "clap", "anyhow"]
+            .iter()
+            .all(|name| analysis.contains(*name)),
+        "{analysis:?}"
+    );
+}
+
 /// The `.rs` files under `dir`, recursively.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

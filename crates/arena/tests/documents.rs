@@ -93,8 +93,8 @@ const MATCH: Document = Document {
 
 const ANALYSIS: Document = Document {
     markdown: "RECORD.md",
-    schema: "crates/pahtum-analysis/analysis.schema.json",
-    generated: || schemars::schema_for!(pahtum_analysis::format::GameAnalysis),
+    schema: "crates/pahtum-record/analysis.schema.json",
+    generated: || schemars::schema_for!(pahtum_record::annotations::GameAnalysis),
     sections: &[("", "The analysis (`analysis.jsonl`)"), ("moves[]", "A ply's analysis")],
 };
 

@@ -32,8 +32,8 @@ use browser::{DEADLINE, Driver, browser, connect, start_driver};
 use fantoccini::{Client, Locator};
 use pahtum::score::scoring_runs;
 use pahtum::{Action, Cell, Color, Game, Seat, Square};
-use pahtum_analysis::format::Grade;
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::Grade;
 use pahtum_tournament::config::MAX_NAME_LEN;
 use serde_json::{Value, json};
 
@@ -751,7 +751,7 @@ async fn after_arena_analyze_the_report_shows_the_evaluation_marks_best_moves_an
     play(dir.path(), &std::fs::read_to_string(dir.path().join("t.toml")).unwrap());
     assert_eq!(std::fs::read_to_string(out.join("report.html")).unwrap(), page);
     let records: Vec<GameRecord> = records_of(&out);
-    let analyses = pahtum_analysis::file::latest(&out.join("analysis.jsonl"), &records).unwrap();
+    let analyses = pahtum_record::annotations::latest(&out.join("analysis.jsonl"), &records).unwrap();
     assert_eq!(analyses.len(), records.len(), "every game analysed");
 
     let driver = start_driver(&driver_program);

@@ -12,9 +12,9 @@
 use std::time::{Duration, Instant};
 
 use pahtum::{Action, Game, Seat};
+use pahtum_record::annotations::{Effort, GameAnalysis, Kind, Losing, MoveAnalysis, Value, record_hash};
 use pahtum_record::{GameRecord, GameSpec, ReplayError};
 
-use crate::format::{Effort, GameAnalysis, Kind, Losing, MoveAnalysis, Value, record_hash};
 use crate::grade::{grade, loses, loss};
 use crate::values::{Values, after};
 

@@ -16,7 +16,7 @@
 
 use std::cmp::Ordering;
 
-use crate::format::{Grade, Value};
+use pahtum_record::annotations::{Grade, Value};
 
 /// Points of margin lost for an inaccuracy where exact: a run of three.
 pub const EXACT_INACCURACY: i32 = 3;

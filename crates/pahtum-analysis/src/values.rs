@@ -15,10 +15,9 @@ use pahtum::{Action, Cell, Color, Game, Phase, Seat};
 use pahtum_engine::board::{Board, WHITE};
 use pahtum_engine::endgame::Solver;
 use pahtum_engine::mcts::{Limits, Settings, Tree};
+use pahtum_record::annotations::Value;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
-
-use crate::format::Value;
 
 /// The engine's searches and how hard they try.
 #[derive(Debug)]

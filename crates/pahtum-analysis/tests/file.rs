@@ -5,7 +5,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use pahtum_analysis::analyze::{Analyzer, Settings};
-use pahtum_analysis::file::{beside, latest, lines};
+use pahtum_record::annotations::{beside, latest, lines};
 use pahtum_record::{GameRecord, GameSpec, Players};
 
 /// A game of first free cells on a layout of 37 blocks (12 free cells), its id `id`.

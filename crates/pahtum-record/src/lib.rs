@@ -6,9 +6,15 @@
 //! can replay its `moves` from its `blocks` (or its block placements) and
 //! check its `score` and `result`, without this crate. Readers must ignore
 //! unknown keys; new keys may be added.
+//!
+//! Beside the record: the spec of one game ([`GameSpec`]), the replay that
+//! checks a record, and the [`annotations`] of `analysis.jsonl` that the
+//! analysis writes about a record (its types and its file), so that whoever
+//! reads them needs no search.
 
 #![warn(missing_docs)]
 
+pub mod annotations;
 mod spec;
 
 pub use spec::{GameSpec, OpeningError};

@@ -22,9 +22,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use pahtum_analysis::file::beside;
-use pahtum_analysis::format::{GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::{GameAnalysis, beside, record_hash};
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::events::{Event, Observer};
 use pahtum_tournament::journal::{Growth, JournalError, Moves, Span, read_line_at};

@@ -27,9 +27,9 @@ use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
 use pahtum::{Action, Cell, Color, Seat};
-use pahtum_analysis::format::{GameAnalysis, Grade, MoveAnalysis, Value};
 use pahtum_protocol::untrusted::escape;
 use pahtum_protocol::{Info, Placement};
+use pahtum_record::annotations::{GameAnalysis, Grade, MoveAnalysis, Value};
 use pahtum_record::{GameRecord, MoveKind, ReplayError, Timing};
 
 use crate::board::{board, runs};
@@ -840,7 +840,7 @@ mod tests {
         // What this game has to show: estimates and proven margins, every grade, both losing moves.
         assert_eq!(
             analysis.losing,
-            pahtum_analysis::format::Losing {
+            pahtum_record::annotations::Losing {
                 white: Some(4),
                 black: Some(3)
             }

@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use pahtum_analysis::analyze::{Analyzer, Settings};
-use pahtum_analysis::format::{Effort, GameAnalysis, record_hash};
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::{Effort, GameAnalysis, record_hash};
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
 
 use super::flow::live_status;

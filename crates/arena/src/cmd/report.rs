@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use pahtum_analysis::file::{beside, latest};
 use pahtum_protocol::untrusted::escape;
+use pahtum_record::annotations::{beside, latest};
 use pahtum_report::files::REPORT_HTML;
 use pahtum_report::html::{DEFAULT_MAX_REPLAYS, Options};
 use pahtum_report::run_report::{write_game_page, write_report};

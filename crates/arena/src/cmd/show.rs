@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use pahtum_analysis::file::latest;
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::latest;
 use pahtum_report::show::{Analysis, Select, View, game_list, game_text};
 
 use crate::inputs::{Source, analysis_path, source};

@@ -16,8 +16,8 @@ use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use pahtum::Seat;
-use pahtum_analysis::format::{GameAnalysis, Grade, Kind, Losing, MoveAnalysis, Value};
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::{GameAnalysis, Grade, Kind, Losing, MoveAnalysis, Value};
 use serde::{Deserialize, Serialize};
 
 /// A ply is in the opening while more than this many cells are free (about the first third of the stones).
@@ -68,7 +68,7 @@ impl AnalysisIndex {
                 len: line.len(),
             };
             offset += line.len() as u64 + 1;
-            // A line that does not parse (a torn last line) is skipped, as `pahtum_analysis::file` skips it.
+            // A line that does not parse (a torn last line) is skipped, as `pahtum_record::annotations` skips it.
             let Ok(key) = serde_json::from_slice::<Key>(&line) else {
                 continue;
             };
@@ -378,7 +378,7 @@ pub struct BotLosing {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use pahtum_analysis::format::Effort;
+    use pahtum_record::annotations::Effort;
 
     use super::*;
     use crate::fixtures::played_with;
@@ -427,7 +427,7 @@ pub(crate) mod tests {
         }
         GameAnalysis {
             game: record.id.clone(),
-            record: pahtum_analysis::format::record_hash(record),
+            record: pahtum_record::annotations::record_hash(record),
             moves,
             losing,
             effort: Effort {

@@ -15,8 +15,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pahtum::{Color, Outcome, Score, Seat};
-use pahtum_analysis::format::GameAnalysis;
 use pahtum_protocol::{Info, Reason};
+use pahtum_record::annotations::GameAnalysis;
 use pahtum_record::{GameRecord, MoveKind, Players, Termination};
 use pahtum_tournament::standings::{Standings, greeting_notes};
 use serde::{Deserialize, Serialize};
@@ -640,8 +640,8 @@ mod tests {
         let game = crate::fixtures::played("000-00-a", "a", "b");
         let analysis = crate::html::analysis::tests::analysis_of(
             &game,
-            &[(3, pahtum_analysis::format::Grade::Mistake)],
-            pahtum_analysis::format::Losing::default(),
+            &[(3, pahtum_record::annotations::Grade::Mistake)],
+            pahtum_record::annotations::Losing::default(),
         );
         let with = serde_json::to_vec(&Replay::of(&game, &mut Comments::default(), Some(&analysis))).unwrap();
         let size = ReplaySize::of(&game);

@@ -59,8 +59,8 @@ use std::io::{self, Write};
 use std::collections::HashMap;
 
 use minijinja::{Environment, Value, context};
-use pahtum_analysis::format::GameAnalysis;
 use pahtum_record::GameRecord;
+use pahtum_record::annotations::GameAnalysis;
 use pahtum_tournament::standings::Standings;
 use serde::Serialize;
 
@@ -201,7 +201,7 @@ impl<L: Copy> ReportBuilder<L> {
     }
 
     /// As [`add`](Self::add), with `hash`, the hash of the record with its moves
-    /// ([`record_hash`](pahtum_analysis::format::record_hash)), by which its analysis is found. An analysis
+    /// ([`record_hash`](pahtum_record::annotations::record_hash)), by which its analysis is found. An analysis
     /// that cannot be read back is left out: it is a help to read the games, never a reason to refuse them.
     pub fn add_hashed(&mut self, record: &GameRecord, mut replay: ReplaySize, at: L, hash: Option<&str>) {
         let rank = Rank::of(&record.id);

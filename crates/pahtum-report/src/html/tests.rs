@@ -428,7 +428,7 @@ fn a_record_read_back_that_is_not_the_sampled_game_fails() {
 
 #[test]
 fn the_analyses_beside_a_journal_reach_the_replays_and_the_tables_escaped_and_only_of_their_record() {
-    use pahtum_analysis::format::{Grade, Losing, record_hash};
+    use pahtum_record::annotations::{Grade, Losing, record_hash};
 
     use crate::html::analysis::AnalysisIndex;
     use crate::html::analysis::tests::analysis_of;
