@@ -1,5 +1,5 @@
 //! The flags that several commands share: the pie rule, core pinning, the
-//! sandbox, the games at once and block counts.
+//! sandbox, the games at once, block counts and the standings table's width.
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +41,33 @@ impl AffinityFlags {
             (true, _) => Some(true),
             (_, true) => Some(false),
             _ => None,
+        }
+    }
+}
+
+/// `--wide` of the commands that print the standings table at their end (`arena run`, `match`, `merge`,
+/// `standings`, `league run` and `league table`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct WideFlag {
+    /// Print every column of the standings table [default: fit the table to the terminal's width].
+    ///
+    /// Without --wide the table fits the width COLUMNS gives when it is a number, else the terminal's, else
+    /// 80 (not a terminal). The forfeits by kind and the average points for and against show only when
+    /// some bot's are not zero; where the table is still too wide, columns go in this order, a note under
+    /// the table naming them: for and against; LOS next; games; score; W, D and L; the forfeits by kind;
+    /// the 95% interval; Elo; points. The rank and the bot's name always stay, whole. Markdown, CSV and
+    /// JSON always hold every column.
+    #[arg(long)]
+    pub wide: bool,
+}
+
+impl WideFlag {
+    /// How the standings table fits, by the flag and the width the terminal has now.
+    pub fn fit(self) -> pahtum_report::fit::Fit {
+        if self.wide {
+            pahtum_report::fit::Fit::WIDE
+        } else {
+            pahtum_report::fit::Fit::width(crate::width::width())
         }
     }
 }

@@ -17,6 +17,7 @@ mod opening;
 mod output;
 mod runtime;
 mod signals;
+mod width;
 
 use std::process::ExitCode;
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use pahtum_tournament::standings::Standings;
 
+use crate::fit::Fit;
 use crate::render::{Format, render};
 use crate::strength_render::pairs_csv;
 
@@ -31,7 +32,7 @@ pub fn write_standings(out: &Path, standings: &Standings) -> std::io::Result<Vec
             } else {
                 format.name()
             };
-            (format!("standings.{extension}"), render(standings, format))
+            (format!("standings.{extension}"), render(standings, format, Fit::WIDE))
         })
         .chain([("pairs.csv".to_owned(), pairs_csv(&standings.strength))]);
     files

@@ -11,6 +11,7 @@ use std::fmt::Write;
 
 use pahtum_tournament::league::table::{Change, Row, Table};
 
+use crate::fit::Fit;
 use crate::render::{Format, render};
 use crate::strength_render::elo;
 use crate::table::{TableStyle, build, percent};
@@ -18,8 +19,9 @@ use crate::table::{TableStyle, build, percent};
 /// The characters of a content hash shown (after `sha256:`).
 const HASH_SHOWN: usize = 12;
 
-/// The ladder of `table` in `format` (CSV: the entrants' rows only).
-pub fn render_table(table: &Table, format: Format) -> String {
+/// The ladder of `table` in `format` (CSV: the entrants' rows only), the standings of every game under it
+/// fitted as `fit` says ([`crate::fit`]).
+pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
     let style = match format {
         Format::Json => {
             let mut json = serde_json::to_string_pretty(table).expect("a table serializes");
@@ -40,7 +42,7 @@ pub fn render_table(table: &Table, format: Format) -> String {
     if !table.versions.is_empty() {
         write!(text, "\nVersions\n{}\n", build(version_rows(&table.versions), style)).unwrap();
     }
-    write!(text, "\nEvery game\n{}", render(&table.standings, format)).unwrap();
+    write!(text, "\nEvery game\n{}", render(&table.standings, format, fit)).unwrap();
     text
 }
 

@@ -5,7 +5,8 @@
 //! crate (never the reverse; the runner reports through its events, which
 //! [`progress`], [`run_report`] and [`match_report`] observe). The text
 //! formats of the standings are in [`render`] (with the ratings' parts in
-//! [`strength_render`], both built on the private `table` module); [`files`]
+//! [`strength_render`], both built on the private `table` module, and the
+//! terminal's standings table fitted to its width by [`fit`]); [`files`]
 //! writes them beside a run's journal; [`html`] is the self-contained HTML
 //! report with its replay viewer; [`run_report`] folds a run (live, or from
 //! its journal) into its standings files and report page, and writes one
@@ -18,6 +19,7 @@
 
 pub mod board;
 pub mod files;
+pub mod fit;
 pub mod html;
 pub mod league;
 pub mod match_report;

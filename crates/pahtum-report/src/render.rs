@@ -7,8 +7,9 @@
 //! the crosstable (row against column, points of the row's bot out of the
 //! games, columns numbered by rank); the likelihood-of-superiority matrix (for
 //! three or more rated bots); the pair table (layout pairs, with Elo from the
-//! pentanomial); and a line on the first move's balance. The strength parts are
-//! in [`crate::strength_render`]. CSV holds the standings only, one row per bot
+//! pentanomial); and a line on the first move's balance. On a terminal the
+//! standings table fits the terminal's width ([`crate::fit`]); Markdown holds
+//! every column. The strength parts are in [`crate::strength_render`]. CSV holds the standings only, one row per bot
 //! (the pair table has its own CSV file,
 //! [`crate::strength_render::pairs_csv`]); JSON holds everything, in the schema
 //! documented in [`pahtum_tournament::standings`].
@@ -21,6 +22,7 @@ use pahtum_tournament::standings::{BotStanding, Standings, Tally, greeting_notes
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use crate::fit::{Fit, standings_table};
 use crate::strength_render::{LOS_NOTE, elo, los_table, pairs_note, pairs_table, rating_note};
 use crate::table::{TableStyle, build, csv_field, percent, points};
 
@@ -64,10 +66,11 @@ impl FromStr for Format {
     }
 }
 
-/// `standings` in `format`, ending with a newline.
-pub fn render(standings: &Standings, format: Format) -> String {
+/// `standings` in `format`, ending with a newline. `fit` shapes the terminal's standings table
+/// ([`Format::Table`]; [`crate::fit`] says how): the other formats hold every column, whatever it says.
+pub fn render(standings: &Standings, format: Format, fit: Fit) -> String {
     match format {
-        Format::Table => terminal(standings),
+        Format::Table => terminal(standings, fit),
         Format::Markdown => markdown(standings),
         Format::Csv => csv(standings),
         Format::Json => {
@@ -183,16 +186,18 @@ struct Section {
     body: Vec<String>,
 }
 
-/// The sections of the terminal or Markdown document (tables in `style`), in order.
-fn sections(standings: &Standings, style: TableStyle) -> Vec<Section> {
+/// The sections of the terminal or Markdown document (tables in `style`, the standings fitted as `fit`
+/// says), in order.
+fn sections(standings: &Standings, style: TableStyle, fit: Fit) -> Vec<Section> {
     let strength = &standings.strength;
     let mut sections = vec![
         Section {
             title: "Standings",
             terminal_title: Some(format!("Standings after {} games", standings.games)),
             lead: Some(format!("After {} games.", standings.games)),
-            body: [build(standings_rows(standings), style), rating_note(strength)]
+            body: standings_table(standings_rows(standings).collect(), style, fit)
                 .into_iter()
+                .chain([rating_note(strength)])
                 .chain(overload_note(standings))
                 .chain(greeting_notes(standings))
                 .collect(),
@@ -231,8 +236,8 @@ fn sections(standings: &Standings, style: TableStyle) -> Vec<Section> {
 
 /// The document for the terminal: each section's title and body on lines of their own, a blank line between
 /// sections.
-fn terminal(standings: &Standings) -> String {
-    let sections: Vec<String> = sections(standings, TableStyle::Terminal)
+fn terminal(standings: &Standings, fit: Fit) -> String {
+    let sections: Vec<String> = sections(standings, TableStyle::Terminal, fit)
         .into_iter()
         .map(|section| {
             let lines: Vec<String> = section.terminal_title.into_iter().chain(section.body).collect();
@@ -244,7 +249,7 @@ fn terminal(standings: &Standings) -> String {
 
 /// The Markdown document: a heading per section, and paragraphs apart.
 fn markdown(standings: &Standings) -> String {
-    let sections: Vec<String> = sections(standings, TableStyle::Markdown)
+    let sections: Vec<String> = sections(standings, TableStyle::Markdown, Fit::WIDE)
         .into_iter()
         .map(|section| {
             let paragraphs: Vec<String> = section.lead.into_iter().chain(section.body).collect();
@@ -395,12 +400,12 @@ mod tests {
 
     #[test]
     fn terminal_table() {
-        insta::assert_snapshot!(render(&sample(), Format::Table));
+        insta::assert_snapshot!(render(&sample(), Format::Table, Fit::width(80)));
     }
 
     #[test]
     fn markdown_document() {
-        insta::assert_snapshot!(render(&sample(), Format::Markdown));
+        insta::assert_snapshot!(render(&sample(), Format::Markdown, Fit::WIDE));
     }
 
     #[test]
@@ -412,25 +417,30 @@ mod tests {
         let anchor: AnchorSpec = "beta=1500".parse().unwrap();
         insta::assert_snapshot!(render(
             &standings(&records, &bots(), Some(&anchor)).unwrap(),
-            Format::Table
+            Format::Table,
+            Fit::width(80)
         ));
     }
 
     #[test]
     fn a_pool_that_never_met_is_named_instead_of_rated() {
         let records = [record("000-00-a", "alpha", "beta"), record("001-00-a", "gamma", "idle")];
-        insta::assert_snapshot!(render(&standings(&records, &bots(), None).unwrap(), Format::Markdown));
+        insta::assert_snapshot!(render(
+            &standings(&records, &bots(), None).unwrap(),
+            Format::Markdown,
+            Fit::WIDE
+        ));
     }
 
     #[test]
     fn csv_rows() {
-        insta::assert_snapshot!(render(&sample(), Format::Csv));
+        insta::assert_snapshot!(render(&sample(), Format::Csv, Fit::WIDE));
     }
 
     #[test]
     fn json_round_trips() {
         let standings = sample();
-        let json = render(&standings, Format::Json);
+        let json = render(&standings, Format::Json, Fit::WIDE);
         assert_eq!(serde_json::from_str::<Standings>(&json).unwrap(), standings);
         insta::assert_snapshot!(json);
     }

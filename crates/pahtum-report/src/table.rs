@@ -4,12 +4,18 @@
 //! [`crate::render`] (the standings) and [`crate::strength_render`] (the ratings' parts) both build on this
 //! module, so neither needs the other's helpers.
 
+use tabled::Table;
 use tabled::builder::Builder;
 use tabled::settings::object::{Columns, Rows};
 use tabled::settings::{Alignment, Style};
 
 /// A table of `rows` (the first is the header), text columns first, numbers right-aligned.
 pub(crate) fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> String {
+    table(rows, style).to_string()
+}
+
+/// [`build`]'s table before it is written out, so that its width can be measured first.
+pub(crate) fn table(rows: impl IntoIterator<Item = Vec<String>>, style: TableStyle) -> Table {
     let mut builder = Builder::default();
     for row in rows {
         builder.push_record(row);
@@ -21,7 +27,7 @@ pub(crate) fn build(rows: impl IntoIterator<Item = Vec<String>>, style: TableSty
     };
     table.modify(Columns::new(2..), Alignment::right());
     table.modify(Rows::first(), Alignment::center());
-    table.to_string()
+    table
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

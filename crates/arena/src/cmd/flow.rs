@@ -21,6 +21,7 @@ use std::sync::Arc;
 use anyhow::bail;
 use pahtum_protocol::bot::Identity;
 use pahtum_protocol::untrusted::escape;
+use pahtum_report::fit::Fit;
 use pahtum_report::render::{Format, render};
 use pahtum_runner::games::{Bots, PlayError, play_games};
 use pahtum_runner::live::Live;
@@ -211,17 +212,19 @@ pub fn open_live_socket(out: &Path, live: &Arc<Live>) -> Option<LiveSocket> {
         .ok()
 }
 
-/// Prints `lead` and the standings on stdout and where the journal and the `written` files are on
-/// stderr; the exit code of `ending`, saying `resume` (how to resume) when interrupted.
+/// Prints `lead` and the standings (their table fitted as `fit` says) on stdout and where the journal and
+/// the `written` files are on stderr; the exit code of `ending`, saying `resume` (how to resume) when
+/// interrupted.
 pub fn report(
     lead: &str,
     standings: &Standings,
+    fit: Fit,
     journal: &Path,
     written: &[PathBuf],
     ending: RunEnding,
     resume: &str,
 ) -> ExitCode {
-    out!("{lead}{}", render(standings, Format::Table));
+    out!("{lead}{}", render(standings, Format::Table, fit));
     let written: Vec<String> = written.iter().map(|path| path.display().to_string()).collect();
     errln!("arena: journal {}; tables {}", journal.display(), written.join(", "));
     match ending {

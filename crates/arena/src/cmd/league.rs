@@ -20,6 +20,7 @@ use anyhow::{Context, bail};
 use pahtum_record::unix_ms;
 use pahtum_report::league::render_table;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
+use pahtum_report::render::Format;
 use pahtum_runner::games::{Bots, PlayError, play};
 use pahtum_runner::launch::Launcher;
 use pahtum_runner::league::{BuildPolicy, Round as RoundWork, build, check, tournament_file};
@@ -33,6 +34,7 @@ use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use super::standings::FormatArg;
+use crate::flags::WideFlag;
 use crate::output::{errln, out, outln};
 use crate::signals::StopSignals;
 use pahtum_runner::live::Live;
@@ -81,6 +83,8 @@ enum Command {
         /// The format.
         #[arg(long, default_value = "table")]
         format: FormatArg,
+        #[command(flatten)]
+        wide: WideFlag,
     },
 }
 
@@ -120,6 +124,8 @@ struct RunArgs {
     /// shards' league folders with `arena merge OUT DIR...`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    #[command(flatten)]
+    wide: WideFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -128,9 +134,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Add(add_args) => crate::runtime::runtime()?.block_on(add(add_args)),
         Command::Run(run_args) => crate::runtime::runtime()?.block_on(play_league(run_args)),
         Command::Retire { dir, entrant } => retire(&dir, &entrant),
-        Command::Table { dir, format } => {
+        Command::Table { dir, format, wide } => {
             let (state, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
-            out!("{}", render_table(&table(&state, tallies, None)?, format.0));
+            out!("{}", render_table(&table(&state, tallies, None)?, format.0, wide.fit()));
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -354,14 +360,14 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (state, tallies) = fold(&args.dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
     out!(
         "{}",
-        render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table)
+        render_table(&table(&state, tallies, None)?, Format::Table, args.wide.fit())
     );
     Ok(ExitCode::SUCCESS)
 }
 
 /// `arena merge OUT DIR...` of league folders (the shards of a round): the merged journal in OUT, with the
 /// rules and the entrants' snapshots of the first input's folder when OUT has none; prints the table.
-pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
+pub fn merge(out: &Path, inputs: &[PathBuf], wide: WideFlag) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create the output folder {}", out.display()))?;
     let journal = out.join(JOURNAL);
     let merged = pahtum_tournament::league::merge::merge(inputs, &journal)?;
@@ -377,7 +383,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let (state, tallies) = fold(&journal, Moves::Drop, |_| (), |_, (), _| {})?;
     out!(
         "{}",
-        render_table(&table(&state, tallies, None)?, pahtum_report::render::Format::Table)
+        render_table(&table(&state, tallies, None)?, Format::Table, wide.fit())
     );
     errln!(
         "arena: {} games from {} journals into {}",

@@ -115,6 +115,8 @@ pub struct Args {
     sandbox: crate::flags::SandboxFlag,
     #[command(flatten)]
     pub serve: crate::flags::ServeFlag,
+    #[command(flatten)]
+    wide: crate::flags::WideFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -200,6 +202,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     Ok(flow::report(
         &format!("{summary}\n"),
         &standings,
+        args.wide.fit(),
         journal,
         &written,
         ending,

@@ -38,12 +38,14 @@ pub struct Args {
     /// Journals, run folders (holding journal.jsonl), or folders holding shard-K-of-N run folders.
     #[arg(required = true)]
     pub journals: Vec<PathBuf>,
+    #[command(flatten)]
+    pub wide: crate::flags::WideFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let inputs = journals(&args.journals)?;
     if inputs.first().is_some_and(|journal| is_league_journal(journal)) {
-        return super::league::merge(&args.out, &inputs);
+        return super::league::merge(&args.out, &inputs, args.wide);
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create the output folder {}", args.out.display()))?;
@@ -74,7 +76,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         merged.scheduled,
         inputs.len()
     );
-    let code = flow::report(&lead, &standings, &journal, &written, RunEnding::Finished, "");
+    let code = flow::report(
+        &lead,
+        &standings,
+        args.wide.fit(),
+        &journal,
+        &written,
+        RunEnding::Finished,
+        "",
+    );
     if merged.missing.is_empty() {
         return Ok(code);
     }

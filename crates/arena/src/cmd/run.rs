@@ -82,6 +82,8 @@ pub struct Args {
     pub affinity: crate::flags::AffinityFlags,
     #[command(flatten)]
     pub serve: crate::flags::ServeFlag,
+    #[command(flatten)]
+    pub wide: crate::flags::WideFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -183,7 +185,15 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let (standings, written) = pahtum_report::run_report::write_run_reports(&out, journal, None, Some(live))?;
     let resume = format!("to resume, run: {resume}");
     // A tournament's progress observer never declines a game.
-    Ok(flow::report("", &standings, journal, &written, ending, &resume))
+    Ok(flow::report(
+        "",
+        &standings,
+        args.wide.fit(),
+        journal,
+        &written,
+        ending,
+        &resume,
+    ))
 }
 
 /// Refuses a `--replay` of a bot that the tournament does not have, naming those it has.

@@ -37,12 +37,14 @@ pub struct Args {
     /// Fix one bot's Elo, e.g. heuristic=1500 [default: Elo relative to the pool's average].
     #[arg(long, value_name = "NAME=ELO")]
     pub anchor: Option<AnchorSpec>,
+    #[command(flatten)]
+    pub wide: crate::flags::WideFlag,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (journal, _merged) = crate::inputs::one_journal(&args.journals)?;
     let standings = report::standings_of_journal(&journal, args.anchor.as_ref())?;
-    out!("{}", render(&standings, args.format.0));
+    out!("{}", render(&standings, args.format.0, args.wide.fit()));
     Ok(ExitCode::SUCCESS)
 }
 
