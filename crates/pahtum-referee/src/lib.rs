@@ -39,9 +39,9 @@
 //! on a current-thread runtime (one game), not in a multi-thread runtime's
 //! `block_on`: there the game runs on the calling thread while a worker
 //! thread waits for the bots' answers, so every answer needs one more thread
-//! wake-up before the referee reads it (the benchmark measures 2 µs more per
-//! move on one core, and on a busy machine each wake-up may wait for a CPU,
-//! on the bot's clock).
+//! wake-up before the referee reads it (a cost per move that the referee
+//! benchmark shows, `cargo bench -p pahtum-referee --bench referee`; on a busy
+//! machine each wake-up may wait for a CPU, on the bot's clock).
 //!
 //! The crate's modules, in two groups, over the supervisor:
 //!

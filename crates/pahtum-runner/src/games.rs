@@ -174,10 +174,10 @@ pub async fn play(
 }
 
 /// Every core this process may use when there are exactly `concurrency` of them: the default placement.
-/// Measured with two instant bots on 2 cores, a game's request and answer that never cross cores cost
-/// about half as much (19 µs a move of throughput against 32-61 µs unpinned); with fewer games than
-/// cores pinning would only take cores from bots that think on several threads, and with more it is
-/// impossible.
+/// A game's request and answer that never cross cores cost much less than those that do
+/// (`scripts/bench-match.sh ... 2` against `--no-affinity`; the figures are in docs/performance.md,
+/// "Per move, on a quiet machine"); with fewer games than cores pinning would only take cores from
+/// bots that think on several threads, and with more it is impossible.
 fn all_cores_for(concurrency: usize) -> Option<Vec<usize>> {
     let usable = pahtum_referee::affinity::usable_cores().ok()?;
     (usable.len() == concurrency).then_some(usable)

@@ -10,7 +10,7 @@
 //!   ran in the cgroup, exited ones included, to the microsecond. `cpu.stat`
 //!   exists on every v2 cgroup (kernel 5.x and later), with or without the
 //!   `cpu` controller enabled. The file is opened once and re-read with one
-//!   `pread` at offset 0 (about 1 µs).
+//!   `pread` at offset 0 (no open or path lookup per read).
 //! * **the process tree**, where there is no cgroup: the leader's process CPU
 //!   clock (`clock_getcpuclockid`: all its threads, to the nanosecond) plus, from
 //!   `/proc/PID/stat`, the time of the children it has reaped (`cutime` and

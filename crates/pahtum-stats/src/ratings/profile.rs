@@ -31,10 +31,10 @@
 //! refreshed from the local Hessian after a few steps. Where the games are
 //! many, the start is already the constrained maximum to within rounding,
 //! so an evaluation is one pass over the pairs, and an interval end two or
-//! three evaluations ([`Profiler::end`]). With 100 bots and 100,000 games
-//! the whole fit, all 200 interval ends included, takes about 70 ms, and
-//! with 200 bots and 200,000 games about 0.55 s (`cargo bench -p
-//! pahtum-stats`, docs/performance.md).
+//! three evaluations ([`Profiler::end`]). What the whole fit costs, interval
+//! ends included, for 100 bots and 100,000 games and for 200 bots and
+//! 200,000 games, is measured by `cargo bench -p pahtum-stats --bench fit`
+//! and kept in docs/performance.md.
 
 use std::borrow::Cow;
 
