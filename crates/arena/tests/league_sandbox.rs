@@ -366,3 +366,45 @@ fn a_sandboxed_build_is_held_to_its_cpu_cap() {
         "capped at half a core: {cpu} s of CPU in {wall} s"
     );
 }
+
+/// Nothing a build starts outlives it: a process it leaves in the
+/// background (here a `sleep` with a mark of its own) is killed with it, in
+/// the sandbox and out of it; and a build past its time limit is stopped,
+/// with everything it started.
+#[test]
+fn nothing_a_build_starts_outlives_it() {
+    let root = private_folder();
+    let mark = format!("{}", 900_000 + std::process::id());
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+            .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(&mark))
+            .count()
+    };
+    let left = bot_folder(
+        root.path(),
+        "left",
+        &format!("name = \"left\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"sleep {mark} & true\"\n"),
+    );
+    let slow = bot_folder(
+        root.path(),
+        "slow",
+        &format!("name = \"slow\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"sleep {mark}\"\n"),
+    );
+    let mut leagues = vec![("plain", "sandbox = false\nbuild_timeout_s = 1\n")];
+    if sandbox_runs() {
+        leagues.push(("boxed", "sandbox = true\nbuild_timeout_s = 1\n"));
+    }
+    for (name, rules) in leagues {
+        let dir = league(root.path(), name, rules);
+        let output = add_from(&dir, &left);
+        assert!(output.status.success(), "{}", text(&output));
+        assert_eq!(running(), 0, "{name}: the build's background process outlived it");
+        let output = add_from(&dir, &slow);
+        let said = text(&output);
+        assert!(!output.status.success(), "{said}");
+        assert!(said.contains("took longer than 1 s and was stopped"), "{said}");
+        assert_eq!(running(), 0, "{name}: the stopped build's process outlived it");
+    }
+}
