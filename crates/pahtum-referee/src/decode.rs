@@ -106,6 +106,10 @@ fn off_board_cell(text: &str) -> Option<String> {
 }
 
 #[cfg(test)]
+#[path = "decode_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -338,6 +338,10 @@ enum Answered {
 }
 
 #[cfg(test)]
+#[path = "fast_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::{Info, Placement, Rules, encode};
@@ -443,7 +447,7 @@ mod tests {
     /// game (a `seed`, blocks placed by the players or not), then made wrong
     /// by `damage`: 1 repeats its last move, 2 drops a white stone from the
     /// board, 3 adds a block; 0 leaves it as it is.
-    fn request_line(seed: u64, players_place: bool, moves: usize, damage: u8) -> Option<String> {
+    pub(super) fn request_line(seed: u64, players_place: bool, moves: usize, damage: u8) -> Option<String> {
         let rules = Rules {
             pie: seed % 2 == 0,
             blocks: 5 + 2 * (seed % 5) as usize,

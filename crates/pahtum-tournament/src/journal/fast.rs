@@ -347,6 +347,10 @@ fn digits(text: &[u8], mut at: usize) -> usize {
 }
 
 #[cfg(test)]
+#[path = "fast_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use pahtum_record::GameRecord;
     use serde::Deserialize;
@@ -358,11 +362,11 @@ mod tests {
     use crate::testing::{played, synthetic_journal, synthetic_league};
 
     /// A line's record, its moves and its `entrants` (if read).
-    type Read = (GameRecord, Vec<BareMove>, Option<[String; 2]>);
+    pub(super) type Read = (GameRecord, Vec<BareMove>, Option<[String; 2]>);
 
     /// What serde reads of `line`, whole: the record, and the `entrants` of the line's object if it has them
     /// as two strings (as a league reads them).
-    fn by_serde(line: &[u8]) -> Option<Read> {
+    pub(super) fn by_serde(line: &[u8]) -> Option<Read> {
         #[derive(Deserialize)]
         struct Entrants {
             entrants: [String; 2],
@@ -373,13 +377,13 @@ mod tests {
     }
 
     /// What the hand reader and serde read of `line` together, if the hand reader takes it.
-    fn by_hand(line: &[u8]) -> Option<Read> {
+    pub(super) fn by_hand(line: &[u8]) -> Option<Read> {
         split_record(split(line)?)
     }
 
     /// Whether the hand reader leaves `line` to serde or reads it as serde does: the same record and moves,
     /// and the same `entrants` where it reads them, which are those a league finds without it.
-    fn agrees(line: &[u8]) -> bool {
+    pub(super) fn agrees(line: &[u8]) -> bool {
         match (by_hand(line), by_serde(line)) {
             (None, _) => true,
             (Some(_), None) => false,
