@@ -8,15 +8,17 @@
 //! unknown keys; new keys may be added.
 //!
 //! Beside the record: the spec of one game ([`GameSpec`]), the replay that
-//! checks a record, and the [`annotations`] of `analysis.jsonl` that the
-//! analysis writes about a record (its types and its file), so that whoever
-//! reads them needs no search.
+//! checks a record (a [`ReplayError`] says which check failed), and the
+//! [`annotations`] of `analysis.jsonl` that the analysis writes about a record
+//! (its types and its file), so that whoever reads them needs no search.
 
 #![warn(missing_docs)]
 
 pub mod annotations;
+mod replay_error;
 mod spec;
 
+pub use replay_error::{NameMismatch, ReplayError};
 pub use spec::{GameSpec, OpeningError};
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
@@ -452,34 +454,35 @@ impl GameRecord {
     /// Replays and checks the record as [`GameRecord::replay`] does, with
     /// `moves` for its own: for a reader that kept only the bare moves.
     pub fn replay_moves(&self, moves: impl IntoIterator<Item = BareMove>) -> Result<Game, ReplayError> {
-        let fail = |message: String| Err(ReplayError(message));
         let given: Bitboard = self.blocks.iter().copied().collect();
         if self.rules.placement != Placement::Players
             && (self.rules.blocks != self.blocks.len() || given.len() as usize != self.blocks.len())
         {
-            return fail(format!(
-                "the rules have {} blocks but the record lists {} distinct of {}",
-                self.rules.blocks,
-                given.len(),
-                self.blocks.len()
-            ));
+            return Err(ReplayError::BlockCount {
+                rules: self.rules.blocks,
+                distinct: given.len() as usize,
+                listed: self.blocks.len(),
+            });
         }
-        let mut game = self
-            .rules
-            .start(&self.blocks)
-            .map_err(|e| ReplayError(format!("invalid setup: {e}")))?;
+        let mut game = self.rules.start(&self.blocks).map_err(ReplayError::Setup)?;
         let mut decided = false;
         let mut after_the_first_stone = false;
         for (index, record) in moves.into_iter().enumerate() {
             decided |= self.decide_pie(&mut game)?;
             if game.color_to_act() != Some(record.color) {
-                return fail(format!("move {index} ({}) is by the wrong colour", record.cell));
+                return Err(ReplayError::WrongColour {
+                    index,
+                    cell: record.cell,
+                });
             }
             if record
                 .seat
                 .is_some_and(|seat| seat != self.seat_holding(record.color, after_the_first_stone))
             {
-                return fail(format!("move {index} ({}) names the wrong seat", record.cell));
+                return Err(ReplayError::WrongSeat {
+                    index,
+                    cell: record.cell,
+                });
             }
             after_the_first_stone |= record.kind == MoveKind::Stone;
             let action = match record.kind {
@@ -487,16 +490,16 @@ impl GameRecord {
                 MoveKind::Stone => Action::Stone(record.cell),
             };
             game.play(action)
-                .map_err(|e| ReplayError(format!("move {index}: {e}")))?;
+                .map_err(|error| ReplayError::IllegalMove { index, error })?;
         }
         if self.swap.is_some() {
             decided |= self.decide_pie(&mut game)?;
         }
         if self.swap.is_some() && !decided {
-            return fail("a pie decision that the game never reached".into());
+            return Err(ReplayError::PieNeverReached);
         }
         if game.position().blocks() != given {
-            return fail("the blocks differ from the board's".into());
+            return Err(ReplayError::BlocksDiffer);
         }
         self.check_opening(&game)?;
         self.check_names()?;
@@ -509,10 +512,10 @@ impl GameRecord {
         if game.phase() != pahtum::Phase::PieDecision {
             return Ok(false);
         }
-        let swap = self
-            .swap
-            .ok_or_else(|| ReplayError("the pie decision is missing".into()))?;
-        game.play(Action::Pie(swap)).map_err(|e| ReplayError(e.to_string()))?;
+        let swap = self.swap.ok_or(ReplayError::PieMissing)?;
+        let ply = game.history().len() + 1;
+        game.play(Action::Pie(swap))
+            .map_err(|error| ReplayError::IllegalPly { ply, error })?;
         Ok(true)
     }
 
@@ -524,17 +527,16 @@ impl GameRecord {
         };
         let plies = game.history();
         if opening.plies > plies.len() {
-            return Err(ReplayError(format!(
-                "the opening gives {} plies but the game has {}",
-                opening.plies,
-                plies.len()
-            )));
+            return Err(ReplayError::OpeningTooLong {
+                given: opening.plies,
+                plies: plies.len(),
+            });
         }
         let pie_given = plies[..opening.plies]
             .iter()
             .any(|action| matches!(action, Action::Pie(_)));
         if pie_given && self.swap_move.is_some() {
-            return Err(ReplayError("a given pie decision with a bot's timing".into()));
+            return Err(ReplayError::GivenPieTimed);
         }
         Ok(())
     }
@@ -547,10 +549,12 @@ impl GameRecord {
             Seat::First
         };
         if self.white != self.players.of(white_seat) || self.black != self.players.of(white_seat.other()) {
-            return Err(ReplayError(format!(
-                "white {:?} and black {:?} are not the players {:?} and {:?} after the swap {:?}",
-                self.white, self.black, self.players.first, self.players.second, self.swap
-            )));
+            return Err(ReplayError::Names(Box::new(NameMismatch {
+                white: self.white.clone(),
+                black: self.black.clone(),
+                players: self.players.clone(),
+                swap: self.swap,
+            })));
         }
         Ok(())
     }
@@ -559,37 +563,43 @@ impl GameRecord {
     /// forfeit, a forfeit names a bot by its seat and colour, and the result
     /// is the one the end gives.
     fn check_end(&self, game: &Game) -> Result<(), ReplayError> {
-        let fail = |message: String| Err(ReplayError(message));
         if game.score() != self.score {
-            return fail("the recorded score differs from the board".into());
+            return Err(ReplayError::Score {
+                recorded: self.score,
+                board: game.score(),
+            });
         }
         let termination = &self.termination;
         match (termination.reason, &termination.forfeit) {
             (Reason::Normal, None) if termination.also.is_none() => {
                 if !game.is_finished() {
-                    return fail("a normal end with free cells left".into());
+                    return Err(ReplayError::NotFinished);
                 }
             }
-            (Reason::Normal, _) => return fail("a normal end with a forfeit".into()),
-            (reason, None) => return fail(format!("an end by {reason} without the bot that forfeited")),
+            (Reason::Normal, _) => return Err(ReplayError::NormalWithForfeit),
+            (reason, None) => return Err(ReplayError::ForfeitMissing { reason }),
             (_, Some(_)) => {}
         }
         for (_, forfeit) in termination.forfeits() {
             if forfeit.bot != self.players.of(forfeit.seat) || forfeit.color != self.color_of(forfeit.seat) {
-                return fail(format!(
-                    "the forfeit of {:?} does not match its seat {} and colour {}",
-                    forfeit.bot, forfeit.seat, forfeit.color
-                ));
+                return Err(ReplayError::ForfeitMismatch {
+                    bot: forfeit.bot.clone(),
+                    seat: forfeit.seat,
+                    color: forfeit.color,
+                });
             }
         }
         if let (Some(first), Some(also)) = (&termination.forfeit, &termination.also)
             && first.seat == also.forfeit.seat
         {
-            return fail("a double forfeit by one seat".into());
+            return Err(ReplayError::DoubleForfeitOneSeat);
         }
         let result = termination.result(game.score());
         if self.result != result {
-            return fail(format!("the result is {:?} but the end gives {result:?}", self.result));
+            return Err(ReplayError::Result {
+                recorded: self.result,
+                end: result,
+            });
         }
         Ok(())
     }
@@ -607,8 +617,3 @@ pub fn since_the_epoch() -> std::time::Duration {
 pub fn unix_ms() -> u64 {
     since_the_epoch().as_millis() as u64
 }
-
-/// A record that does not replay.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the game record does not replay: {0}")]
-pub struct ReplayError(pub String);

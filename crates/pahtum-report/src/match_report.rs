@@ -1,26 +1,28 @@
 //! What a match shows: its score, Elo and SPRT on stderr as the games finish
-//! ([`MatchProgress`], an observer of the run), the result in words
+//! ([`MatchProgress`], a view of the match's gate), the result in words
 //! ([`summary`]) and `match.json` ([`match_json`]). Its lines on stderr are
 //! best effort, as the progress of a run ([`progress::line`]): a closed
 //! stderr neither panics nor stops the match.
+//!
+//! Each of them reads the [`SprtGate`] and none owns it: whether the next game
+//! starts is the caller's rule, not the display's
+//! ([`Gated`](pahtum_tournament::sprt_gate::Gated) joins the two).
 
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{BlockSource, RulesConfig};
-use pahtum_tournament::events::{Event, Observer, RunEnding};
-use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::sprt_gate::SprtGate;
+use pahtum_tournament::events::{Event, RunEnding};
+use pahtum_tournament::sprt_gate::{GateView, SprtGate};
 use pahtum_tournament::strength::PairStrength;
 use serde::Serialize;
 
 use crate::progress::{self, PLAIN_EVERY};
 
-/// The match's score, Elo and SPRT as games finish, shown on stderr around the [`SprtGate`].
+/// The match's score, Elo and SPRT as games finish, read from its [`SprtGate`] and shown on stderr.
 #[derive(Debug)]
 pub struct MatchProgress {
-    gate: SprtGate,
     total: usize,
     line: StatusLine,
 }
@@ -34,9 +36,9 @@ enum StatusLine {
 }
 
 impl MatchProgress {
-    /// The progress of a match of `total` games decided by `gate`: one line redrawn in place when `live`
-    /// (a terminal that can), else plain lines.
-    pub fn new(gate: SprtGate, total: usize, live: bool) -> MatchProgress {
+    /// The progress of a match of `total` games: one line redrawn in place when `live` (a terminal that
+    /// can), else plain lines.
+    pub fn new(total: usize, live: bool) -> MatchProgress {
         let line = if live {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             bar.set_style(ProgressStyle::with_template("arena: {msg}").expect("the template is valid"));
@@ -44,16 +46,11 @@ impl MatchProgress {
         } else {
             StatusLine::Plain { last: None }
         };
-        MatchProgress { gate, total, line }
+        MatchProgress { total, line }
     }
 
-    /// The SPRT gate, with the games counted so far.
-    pub fn gate(&self) -> &SprtGate {
-        &self.gate
-    }
-
-    fn status(&self) -> String {
-        let pair = self.gate.tally().summary();
+    fn status(&self, gate: &SprtGate) -> String {
+        let pair = gate.tally().summary();
         let mut line = format!(
             "{}/{} games: {} {}-{} {}",
             pair.games,
@@ -67,18 +64,18 @@ impl MatchProgress {
             Some(elo) => line.push_str(&format!(", Elo {:+.1} ± {:.1}", elo.elo, elo.error95)),
             None => line.push_str(", Elo -"),
         }
-        if let Some(outcome) = self.gate.outcome() {
+        if let Some(outcome) = gate.outcome() {
             line.push_str(&format!(", {}", llr_text(&outcome)));
         }
         line
     }
 
-    /// Redraws the line on a terminal; otherwise prints a line if `force` or enough time has passed.
-    /// The line is made only when it is shown: not after every game of a fast match.
-    pub fn show(&mut self, force: bool) {
+    /// Redraws the line with `gate`'s score on a terminal; otherwise prints a line if `force` or enough
+    /// time has passed. The line is made only when it is shown: not after every game of a fast match.
+    pub fn show(&mut self, gate: &SprtGate, force: bool) {
         let due = match &self.line {
             StatusLine::Live(bar) => {
-                bar.set_message(self.status());
+                bar.set_message(self.status(gate));
                 return;
             }
             StatusLine::Plain { last } => force || last.as_ref().is_none_or(|(at, _)| at.elapsed() >= PLAIN_EVERY),
@@ -86,7 +83,7 @@ impl MatchProgress {
         if !due {
             return;
         }
-        let status = self.status();
+        let status = self.status(gate);
         if let StatusLine::Plain { last } = &mut self.line
             && last.as_ref().is_none_or(|(_, line)| *line != status)
         {
@@ -104,36 +101,35 @@ impl MatchProgress {
     }
 
     /// The last status, kept on the terminal as a line of its own.
-    pub fn finish(&mut self) {
+    pub fn finish(&mut self, gate: &SprtGate) {
         match &self.line {
             StatusLine::Live(bar) => {
                 bar.finish_and_clear();
-                progress::line(&mut std::io::stderr(), &format!("arena: {}", self.status()));
+                progress::line(&mut std::io::stderr(), &format!("arena: {}", self.status(gate)));
             }
-            StatusLine::Plain { .. } => self.show(true),
+            StatusLine::Plain { .. } => self.show(gate, true),
         }
     }
 }
 
-impl Observer for MatchProgress {
-    fn on(&mut self, event: Event<'_>) {
+impl GateView for MatchProgress {
+    /// A finished game's forfeits as notes, then the status (at once when the game decided the test).
+    fn on(&mut self, event: Event<'_>, gate: &SprtGate, decided: bool) {
         match event {
-            Event::Resumed { .. } => self.gate.on(event),
             Event::GameFinished { record, .. } => {
-                let decided = self.gate.count(record);
                 for note in progress::forfeit_notes(record) {
                     self.note(&note);
                 }
-                self.show(decided);
+                self.show(gate, decided);
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Replayed { record } => self.note(&progress::replay_note(record)),
-            Event::Started { .. } | Event::GameStarted { .. } | Event::Interrupted { .. } | Event::Finished { .. } => {}
+            Event::Resumed { .. }
+            | Event::Started { .. }
+            | Event::GameStarted { .. }
+            | Event::Interrupted { .. }
+            | Event::Finished { .. } => {}
         }
-    }
-
-    fn may_start(&mut self, game: &ScheduledGame) -> bool {
-        self.gate.may_start(game)
     }
 }
 

@@ -79,13 +79,12 @@ pub fn game_text(record: &GameRecord, view: View, analysis: Analysis<'_>) -> Res
     out.push_str(&analysis_lines(analysis));
     out.push('\n');
     if view == View::Boards {
-        let mut game = record
-            .rules
-            .start(&record.blocks)
-            .map_err(|error| ReplayError(error.to_string()))?;
+        // The record replayed above, so neither its setup nor its plies are refused here.
+        let mut game = record.rules.start(&record.blocks).map_err(ReplayError::Setup)?;
         out.push_str(&board(game.position(), None));
         for ply in &plies {
-            game.play(ply.action).map_err(|error| ReplayError(error.to_string()))?;
+            game.play(ply.action)
+                .map_err(|error| ReplayError::IllegalPly { ply: ply.number, error })?;
             writeln!(out, "\n{}", list.line(ply)).unwrap();
             out.push_str(&board(game.position(), cell_of(ply.action)));
             let score = game.score();

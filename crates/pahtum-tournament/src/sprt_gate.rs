@@ -12,10 +12,15 @@
 //!
 //! This is tournament logic, not display: [`SprtGate`] is an [`Observer`] that
 //! counts the games as the runner reports them and answers
-//! [`Observer::may_start`]; the command line wraps it with its status line.
-//! It keeps the score's aggregates and the layout pairs begun and not yet
-//! complete (a handful: the two games of a pair are adjacent in the schedule),
-//! by number, never the records.
+//! [`Observer::may_start`]. It keeps the score's aggregates and the layout
+//! pairs begun and not yet complete (a handful: the two games of a pair are
+//! adjacent in the schedule), by number, never the records.
+//!
+//! A display of the match (its status line) needs the gate's score and test
+//! after every game, but must not decide which games start. So the caller owns
+//! the gate, and [`Gated`] runs the two side by side: the gate counts each
+//! event first and alone answers `may_start`; the display, a [`GateView`], is
+//! then shown the event with a read-only view of the gate.
 
 use std::collections::HashSet;
 
@@ -74,6 +79,25 @@ impl SprtGate {
         self.decision.is_some()
     }
 
+    /// Whether any of the games at these schedule indices may start: whether a match with these games
+    /// pending plays on.
+    pub fn allows_any(&self, indices: impl IntoIterator<Item = usize>) -> bool {
+        indices.into_iter().any(|index| self.allows(index))
+    }
+
+    /// Counts what `event` reports (as [`Observer::on`]); true when it is the game that made the test
+    /// decide.
+    pub fn observe(&mut self, event: Event<'_>) -> bool {
+        match event {
+            Event::Resumed { index, record } => {
+                self.toggle_half_played(index);
+                self.count(record)
+            }
+            Event::GameFinished { record, .. } => self.count(record),
+            _ => false,
+        }
+    }
+
     /// Notes that one more game of the layout pair of the game at schedule index `index` started.
     fn toggle_half_played(&mut self, index: usize) {
         if !self.half_played.remove(&(index / 2)) {
@@ -112,16 +136,7 @@ impl SprtGate {
 impl Observer for SprtGate {
     /// Counts every record; a record of an earlier run also marks its layout pair begun.
     fn on(&mut self, event: Event<'_>) {
-        match event {
-            Event::Resumed { index, record } => {
-                self.count(record);
-                self.toggle_half_played(index);
-            }
-            Event::GameFinished { record, .. } => {
-                self.count(record);
-            }
-            _ => {}
-        }
+        self.observe(event);
     }
 
     /// Once the test has decided, no new layout pair starts; the second game of one begun still does.
@@ -131,6 +146,33 @@ impl Observer for SprtGate {
             self.toggle_half_played(game.index);
         }
         allowed
+    }
+}
+
+/// What watches a gated match: each event after the gate has counted it, and the gate as it then is.
+pub trait GateView {
+    /// `event` has just been counted by `gate`; `decided` when it is the game that made the test decide.
+    fn on(&mut self, event: Event<'_>, gate: &SprtGate, decided: bool);
+}
+
+/// A match's gate and a view of it, observing the run together: the gate counts every event and alone
+/// decides which games start; the view is told after it, and sees the gate only to read it.
+#[derive(Debug)]
+pub struct Gated<V> {
+    /// The stopping rule.
+    pub gate: SprtGate,
+    /// What shows the match.
+    pub view: V,
+}
+
+impl<V: GateView> Observer for Gated<V> {
+    fn on(&mut self, event: Event<'_>) {
+        let decided = self.gate.observe(event);
+        self.view.on(event, &self.gate, decided);
+    }
+
+    fn may_start(&mut self, game: &ScheduledGame) -> bool {
+        self.gate.may_start(game)
     }
 }
 
@@ -234,5 +276,36 @@ mod tests {
         assert_eq!(resumed.tally().summary().games as usize, n + 1);
         assert!(resumed.allows(n + 1), "the second game of the half-played pair");
         assert!(!resumed.allows(n + 2));
+    }
+
+    /// A view sees each game after the gate has counted it, and is told once, with the game that did it,
+    /// that the test decided; the gate alone answers which games start.
+    #[test]
+    fn a_view_sees_the_gate_after_it_counts() {
+        #[derive(Default)]
+        struct Seen(Vec<(u32, bool)>);
+        impl GateView for Seen {
+            fn on(&mut self, event: Event<'_>, gate: &SprtGate, decided: bool) {
+                if let Event::GameFinished { .. } = event {
+                    self.0.push((gate.tally().summary().games, decided));
+                }
+            }
+        }
+        let games = games();
+        let n = games_to_decide(&games);
+        let mut watched = Gated {
+            gate: SprtGate::new("a", "b", test()),
+            view: Seen::default(),
+        };
+        for game in &games[..n] {
+            assert!(watched.may_start(game));
+            watched.on(Event::GameFinished {
+                record: &a_wins(game),
+                at: Default::default(),
+            });
+        }
+        let expected: Vec<(u32, bool)> = (1..=n).map(|games| (games as u32, games == n)).collect();
+        assert_eq!(watched.view.0, expected);
+        assert!(!watched.may_start(&games[n]) && !watched.gate.allows_any(n..games.len()));
     }
 }

@@ -63,27 +63,55 @@ pub struct AnchorSpec {
     pub elo: f64,
 }
 
+/// Why a text is not an anchor (`NAME=ELO`); each says what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnchorSpecError {
+    /// The text has no `=`.
+    #[error("{text:?} is not NAME=ELO: write e.g. heuristic=1500")]
+    NotNameEqualsElo {
+        /// The text given.
+        text: String,
+    },
+    /// What follows the `=` is not a finite number.
+    #[error("{text:?}: {elo:?} is not a rating: write e.g. heuristic=1500")]
+    NotARating {
+        /// The text given.
+        text: String,
+        /// What follows its `=`.
+        elo: String,
+    },
+    /// Nothing but spaces comes before the `=`.
+    #[error("{text:?} names no bot: write e.g. heuristic=1500")]
+    NoBot {
+        /// The text given.
+        text: String,
+    },
+}
+
 impl FromStr for AnchorSpec {
-    type Err = String;
+    type Err = AnchorSpecError;
 
     /// Reads `NAME=ELO`, e.g. `heuristic=1500`.
-    fn from_str(text: &str) -> Result<AnchorSpec, String> {
+    fn from_str(text: &str) -> Result<AnchorSpec, AnchorSpecError> {
         let (bot, elo) = text
             .split_once('=')
-            .ok_or_else(|| format!("{text:?} is not NAME=ELO: write e.g. heuristic=1500"))?;
-        let elo = elo
+            .ok_or_else(|| AnchorSpecError::NotNameEqualsElo { text: text.to_owned() })?;
+        let rating = elo
             .trim()
             .parse::<f64>()
             .ok()
             .filter(|elo| elo.is_finite())
-            .ok_or_else(|| format!("{text:?}: {elo:?} is not a rating: write e.g. heuristic=1500"))?;
+            .ok_or_else(|| AnchorSpecError::NotARating {
+                text: text.to_owned(),
+                elo: elo.to_owned(),
+            })?;
         let bot = bot.trim();
         if bot.is_empty() {
-            return Err(format!("{text:?} names no bot: write e.g. heuristic=1500"));
+            return Err(AnchorSpecError::NoBot { text: text.to_owned() });
         }
         Ok(AnchorSpec {
             bot: bot.to_owned(),
-            elo,
+            elo: rating,
         })
     }
 }
@@ -824,6 +852,24 @@ mod tests {
         for bad in ["heuristic", "heuristic=", "=1500", "a=inf", "a=x"] {
             assert!(bad.parse::<AnchorSpec>().is_err(), "{bad} accepted");
         }
+    }
+
+    /// A bad anchor says which part is wrong, and what to write (the flag's error shows the text).
+    #[test]
+    fn a_bad_anchor_says_what_is_wrong() {
+        let error = |text: &str| text.parse::<AnchorSpec>().unwrap_err();
+        assert!(matches!(error("heuristic"), AnchorSpecError::NotNameEqualsElo { .. }));
+        assert_eq!(
+            error("a= x"),
+            AnchorSpecError::NotARating {
+                text: "a= x".into(),
+                elo: " x".into()
+            }
+        );
+        assert_eq!(
+            error(" =1500").to_string(),
+            "\" =1500\" names no bot: write e.g. heuristic=1500"
+        );
     }
 
     #[test]

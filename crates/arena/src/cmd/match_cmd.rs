@@ -11,9 +11,10 @@
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
 //! crosses a bound, no new layout pair starts; the games already running finish
 //! and count, and so does the second game of a layout pair already begun. That
-//! rule is pahtum-tournament's [`SprtGate`]; this module holds the flags and the
-//! call; the progress, the summary and `match.json` are pahtum-report's
-//! `match_report`, and the rest of the flow is [`flow`]'s, shared with `arena run`.
+//! rule is pahtum-tournament's [`SprtGate`], which this command owns and asks
+//! whether to play on; the progress (a view of the gate, run beside it by
+//! [`Gated`]), the summary and `match.json` are pahtum-report's `match_report`,
+//! and the rest of the flow is [`flow`]'s, shared with `arena run`.
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
@@ -38,7 +39,7 @@ use pahtum_tournament::durability::Durability;
 use pahtum_tournament::events::{RunEnding, Tee};
 use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::schedule;
-use pahtum_tournament::sprt_gate::SprtGate;
+use pahtum_tournament::sprt_gate::{Gated, SprtGate};
 use pahtum_tournament::strength::AnchorSpec;
 
 use super::flow;
@@ -144,10 +145,12 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let gate = SprtGate::new(&names[0], &names[1], args.sprt);
     flow::refuse_league(&out)?;
-    let mut progress = MatchProgress::new(gate, schedule::len(&tournament), flow::live_status());
-    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut progress) {
+    let mut watched = Gated {
+        gate: SprtGate::new(&names[0], &names[1], args.sprt),
+        view: MatchProgress::new(schedule::len(&tournament), flow::live_status()),
+    };
+    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut watched) {
         Err(ResumeError::Changed { path, changes }) => bail!(
             "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
              resume it, or pass --fresh to start afresh (the old journal is kept)",
@@ -162,7 +165,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let mut live = LiveReport::of(&opened);
-    let ending = if opened.plan.pending().any(|index| progress.gate().allows(index)) {
+    let ending = if watched.gate.allows_any(opened.plan.pending()) {
         // A sandboxed bot sees neither the output folder nor the other bot's folders.
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
@@ -178,10 +181,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
             on_overload: OnOverload::default(),
             affinity: args.affinity.choice(),
         };
-        progress.show(true);
-        let mut observer = Tee(&mut progress, &mut live);
+        watched.view.show(&watched.gate, true);
+        let mut observer = Tee(&mut watched, &mut live);
         let ending = flow::play(&mut opened, &out, (bots, args.serve), &mut observer, |_| String::new()).await;
-        progress.finish();
+        watched.view.finish(&watched.gate);
         ending?
     } else if opened.plan.pending().next().is_none() {
         RunEnding::Finished
@@ -194,10 +197,10 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         pahtum_report::run_report::write_run_reports(&out, journal, args.anchor.as_ref(), Some(live))?;
     let planned = opened.plan.schedule.len();
     let report_path = out.join("match.json");
-    std::fs::write(&report_path, match_json(progress.gate(), standings.games, planned))
+    std::fs::write(&report_path, match_json(&watched.gate, standings.games, planned))
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     written.push(report_path);
-    let summary = summary(progress.gate(), &tournament.rules, standings.games, planned, ending);
+    let summary = summary(&watched.gate, &tournament.rules, standings.games, planned, ending);
     let resume = "run the same command again to resume";
     Ok(flow::report(
         &format!("{summary}\n"),
