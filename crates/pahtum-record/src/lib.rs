@@ -552,7 +552,8 @@ impl GameRecord {
             return Err(ReplayError::Names(Box::new(NameMismatch {
                 white: self.white.clone(),
                 black: self.black.clone(),
-                players: self.players.clone(),
+                first: self.players.first.clone(),
+                second: self.players.second.clone(),
                 swap: self.swap,
             })));
         }

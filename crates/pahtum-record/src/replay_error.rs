@@ -14,8 +14,6 @@
 use pahtum::{Cell, Color, IllegalAction, Outcome, Score, Seat, SetupError};
 use pahtum_protocol::Reason;
 
-use crate::Players;
-
 /// A record that does not replay: which check failed, and with what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
@@ -93,8 +91,8 @@ pub enum ReplayError {
          swap {:?}",
         .0.white,
         .0.black,
-        .0.players.first,
-        .0.players.second,
+        .0.first,
+        .0.second,
         .0.swap
     )]
     Names(Box<NameMismatch>),
@@ -152,8 +150,10 @@ pub struct NameMismatch {
     pub white: String,
     /// The record's Black.
     pub black: String,
-    /// The players by seat.
-    pub players: Players,
+    /// The player in the first seat.
+    pub first: String,
+    /// The player in the second seat.
+    pub second: String,
     /// The record's pie decision.
     pub swap: Option<bool>,
 }
@@ -210,10 +210,8 @@ mod tests {
                 ReplayError::Names(Box::new(NameMismatch {
                     white: "a".into(),
                     black: "b".into(),
-                    players: Players {
-                        first: "b".into(),
-                        second: "a".into(),
-                    },
+                    first: "b".into(),
+                    second: "a".into(),
                     swap: Some(false),
                 })),
                 "white \"a\" and black \"b\" are not the players \"b\" and \"a\" after the swap Some(false)",
