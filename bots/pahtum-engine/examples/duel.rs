@@ -20,10 +20,10 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use pahtum::{Action, Game, Outcome, Phase, Seat};
 use pahtum_engine::Engine;
-use pahtum_engine::board::{Board, WHITE, cells_of, gain};
-use pahtum_engine::playout::below;
 use pahtum_protocol::Clock;
 use pahtum_protocol::bot::Player;
+use pahtum_search::board::{Board, WHITE, cells_of, gain};
+use pahtum_search::playout::below;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 

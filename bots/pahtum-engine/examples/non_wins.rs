@@ -34,10 +34,10 @@ use anyhow::Context;
 use clap::Parser;
 use pahtum::{Action, Cell, Color, Game, Layout};
 use pahtum_engine::Engine;
-use pahtum_engine::board::{BLACK, Board};
-use pahtum_engine::endgame::Solver;
 use pahtum_protocol::Clock;
 use pahtum_protocol::bot::Player;
+use pahtum_search::board::{BLACK, Board};
+use pahtum_search::endgame::Solver;
 use serde_json::Value;
 
 #[derive(Debug, Parser)]

@@ -15,7 +15,7 @@
 //!
 //! The plan is what a search may use, not what it must: with a game clock the
 //! tree search stops as soon as the remaining time cannot change its choice
-//! (see [`crate::mcts`]), so decided positions cost little and the time goes
+//! (see [`pahtum_search::mcts`]), so decided positions cost little and the time goes
 //! to unclear ones; under a per-move limit, where time saved is lost, it
 //! uses its plan. The exact endgame stops when solved.
 

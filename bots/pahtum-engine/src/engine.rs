@@ -26,15 +26,15 @@ use std::time::Instant;
 use pahtum::{Action, Cell, Game, Phase};
 use pahtum_protocol::bot::{Identity, Player};
 use pahtum_protocol::{Clock, Info};
+use pahtum_search::board::{BLACK, Board, cells_of, gain};
+use pahtum_search::endgame::{Solution, Solver};
+use pahtum_search::knowledge::{best_stake, outlook};
+use pahtum_search::mcts::{Limits, Report, Settings, Tree};
+use pahtum_search::playout::below;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
-use crate::board::{BLACK, Board, cells_of, gain};
-use crate::endgame::{Solution, Solver};
-use crate::knowledge::{best_stake, outlook};
-use crate::mcts::{Limits, Report, Settings, Tree};
 use crate::options::{Options, StopDecided};
-use crate::playout::below;
 
 /// Entries of the exact endgame's table, as a power of two (24 bytes each).
 const TABLE_BITS: u32 = 20;
@@ -58,7 +58,7 @@ impl Engine {
     pub fn new(options: Options) -> Engine {
         let seed = options.seed.unwrap_or_else(rand::random);
         // Builds the knowledge table now rather than on the first request.
-        crate::knowledge::expected(0, 0);
+        pahtum_search::knowledge::expected(0, 0);
         Engine {
             options,
             seed,

@@ -2,9 +2,9 @@
 //! engine`, which flattens [`Options`] into its own arguments.
 
 use clap::Parser;
+use pahtum_search::mcts::Settings;
 
 use crate::budget::Plan;
-use crate::mcts::Settings;
 
 /// How the engine plays.
 #[derive(Debug, Clone, PartialEq, clap::Args)]

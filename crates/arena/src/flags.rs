@@ -141,7 +141,7 @@ impl SandboxFlag {
     /// (the arena executable) sees that one file wherever it lies.
     pub fn apply(self, spec: BotSpec) -> BotSpec {
         let sandbox = self.sandbox.then(Sandbox::default).or(spec.sandbox.clone());
-        let sandbox = match crate::builtin::executable_of(&spec) {
+        let sandbox = match pahtum_builtin::executable_of(&spec) {
             Some(arena) => sandbox.map(|sandbox| sandbox.running_own_program(arena)),
             None => sandbox,
         };

@@ -12,13 +12,14 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use pahtum_journal::merge::merge;
+use pahtum_journal::sink::Records;
+use pahtum_journal::{self as journal, Moves};
+use pahtum_league as league;
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::beside;
 use pahtum_report::show::{Select, bots_of};
-use pahtum_tournament::journal::{self, Moves};
-use pahtum_tournament::league;
-use pahtum_tournament::merge::merge;
-use pahtum_tournament::resume::JOURNAL;
+use pahtum_run::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use crate::output::errln;
@@ -162,8 +163,9 @@ impl Source {
                 records: vec![*record],
             }),
             Source::Journal { path, .. } if league::is_league_journal(&path) => {
-                let mut records = Vec::new();
-                let read = league::read(&path, Moves::Keep, |_| (), |_, record, (), _| records.push(record))?;
+                let mut records = Records::default();
+                let read = league::read(&path, Moves::Keep, &mut records)?;
+                let records = records.0;
                 let mut bots = bots_of(&records);
                 bots.extend(read.state.entrants().iter().map(league::Entrant::label));
                 Ok(Games { records, bots })

@@ -5,7 +5,6 @@
 //! list below is the only place that names them, so adding one is one line
 //! here and one `pub mod` in `cmd/mod.rs`.
 
-mod builtin;
 mod cmd;
 mod duration;
 mod exit;

@@ -28,8 +28,8 @@
 //! Each call is flushed, so that the failure surfaces at the call that caused
 //! it, not at exit. The commands print on stdout at their end, after their
 //! bots are shut down, so nothing is left running by the early exit (`arena
-//! check` prints as it goes: its bot then reads the end of its input, and on
-//! Linux it is killed with the referee anyway).
+//! check` prints its header before its games, when no bot runs yet, and its
+//! report after them).
 
 use std::io::Write;
 

@@ -3,7 +3,7 @@
 //! the referee) under the crates that only read and present data, and no
 //! `println!` that a closed pipe turns into a panic.
 //!
-//! The circles are found by `scripts/file-cycles.py` (see its doc: a `pub use`
+//! The circles are found by `pahtum_testkit::circles` (see its doc: a `pub use`
 //! re-export is followed to the file that defines the item, a parent module
 //! naming its child counts as using it, and test modules are left out). The
 //! dependencies come from `cargo metadata`, the resolved graph of normal
@@ -20,12 +20,9 @@ fn workspace() -> PathBuf {
         .unwrap()
 }
 
-fn file_cycles(roots: &[PathBuf]) -> std::process::Output {
-    Command::new("python3")
-        .arg(workspace().join("scripts/file-cycles.py"))
-        .args(roots)
-        .output()
-        .expect("python3 runs scripts/file-cycles.py")
+/// `Ok` with "no circles between files in N crates", or `Err` with the circles.
+fn file_cycles(roots: &[PathBuf]) -> Result<String, String> {
+    pahtum_testkit::circles::check(roots)
 }
 
 #[test]
@@ -40,13 +37,7 @@ fn no_two_source_files_import_each_other() {
         }
     }
     assert!(roots.len() >= 10, "the crates were not found: {roots:?}");
-    let output = file_cycles(&roots);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "circles between files:\n{text}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let text = file_cycles(&roots).unwrap_or_else(|circles| panic!("circles between files:\n{circles}"));
     assert!(
         text.contains(&format!("no circles between files in {} crates", roots.len())),
         "{text}"
@@ -64,8 +55,8 @@ fn the_circle_checker_finds_circles() {
     std::fs::write(src.join("m/mod.rs"), "mod thing;\npub use thing::Thing;\n").unwrap();
     std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\nfn g() { crate::a::f() }\n").unwrap();
     let output = file_cycles(&[dir.path().to_owned()]);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(!output.status.success(), "{text}");
+    assert!(output.is_err(), "{output:?}");
+    let text = output.unwrap_err();
     assert!(
         text.contains("src/a.rs <-> ") && text.contains("src/m/thing.rs"),
         "{text}"
@@ -73,7 +64,7 @@ fn the_circle_checker_finds_circles() {
 
     std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\n").unwrap();
     let output = file_cycles(&[dir.path().to_owned()]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(output.is_ok(), "{output:?}");
 
     // A file that re-exports an item and uses it too uses the item's file, under an alias as well.
     std::fs::write(src.join("m/thing.rs"), "pub struct Thing;\nfn g(_: crate::a::A) {}\n").unwrap();
@@ -83,7 +74,7 @@ fn the_circle_checker_finds_circles() {
     )
     .unwrap();
     let output = file_cycles(&[dir.path().to_owned()]);
-    assert!(!output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(output.is_err(), "{output:?}");
 }
 
 /// Every package's normal dependencies by name, from `cargo metadata`, and the workspace's own packages.
@@ -199,6 +190,10 @@ fn the_data_crates_link_no_processes() {
         "pahtum-record",
         "pahtum-stats",
         "pahtum-tournament",
+        "pahtum-journal",
+        "pahtum-standings",
+        "pahtum-run",
+        "pahtum-league",
         "pahtum-report",
         "pahtum-analysis",
     ] {
@@ -217,24 +212,41 @@ fn the_data_crates_link_no_processes() {
 
 /// The presentation (the report and the server) reads analyses through
 /// `pahtum_record::annotations` and links no search: not the analysis, not
-/// the engine, and not the engine's command line (clap, anyhow).
+/// the search, not the engine, and not the engine's command line (clap,
+/// anyhow).
 #[test]
 fn presentation_links_no_search_engine_clap_or_anyhow() {
     let (graph, _) = normal_dependencies();
     for package in ["pahtum-report", "pahtum-serve"] {
         let linked = links(&graph, package);
-        for search in ["pahtum-analysis", "pahtum-engine", "clap", "anyhow"] {
+        for search in ["pahtum-analysis", "pahtum-search", "pahtum-engine", "clap", "anyhow"] {
             assert!(!linked.contains(search), "{package} links {search}");
         }
     }
-    // The check sees what it looks for: the analysis links the engine, and the engine clap and anyhow.
+    // The check sees what it looks for: the analysis links the search, and the engine the search, clap and anyhow.
     let analysis = links(&graph, "pahtum-analysis");
+    assert!(analysis.contains("pahtum-search"), "{analysis:?}");
+    let engine = links(&graph, "pahtum-engine");
     assert!(
-        ["pahtum-engine", "clap", "anyhow"]
+        ["pahtum-search", "clap", "anyhow"]
             .iter()
-            .all(|name| analysis.contains(*name)),
-        "{analysis:?}"
+            .all(|name| engine.contains(*name)),
+        "{engine:?}"
     );
+}
+
+/// The search is pure and synchronous: it links neither the protocol nor
+/// the bot's command line (clap, anyhow) nor the async runtime; the engine
+/// translates the protocol's requests and clocks into plain data for it.
+#[test]
+fn the_search_links_no_protocol_clap_anyhow_or_runtime() {
+    let (graph, _) = normal_dependencies();
+    let linked = links(&graph, "pahtum-search");
+    for name in ["pahtum-protocol", "pahtum-engine", "clap", "anyhow", "tokio"] {
+        assert!(!linked.contains(name), "pahtum-search links {name}");
+    }
+    // The check sees what it looks for: the search links the rules.
+    assert!(linked.contains("pahtum"), "{linked:?}");
 }
 
 /// The `.rs` files under `dir`, recursively.
@@ -286,7 +298,7 @@ fn only_the_supervisor_names_bubblewrap() {
 #[test]
 fn the_league_and_the_sandbox_agree_on_the_system_folders() {
     assert_eq!(
-        pahtum_tournament::league::folder::SYSTEM_FOLDERS,
+        pahtum_league::folder::SYSTEM_FOLDERS,
         pahtum_referee::sandbox::SYSTEM_DIRS
     );
 }

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use pahtum_referee::Pausing;
 use pahtum_referee::contain::{NO_CGROUP, NO_FREEZER};
+use pahtum_testkit::{wait_for, wait_until};
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::Value;
 
@@ -77,8 +78,10 @@ impl Tournament {
     /// the helpers of at least two bot processes run.
     fn start_and_wait(&self, cgroups: bool) -> Child {
         let child = self.arena(cgroups).spawn().unwrap();
-        wait_until("two games are recorded", || records(&self.journal()).len() >= 2);
-        wait_until("helpers run", || {
+        wait_until("two games are recorded", DEADLINE, || {
+            records(&self.journal()).len() >= 2
+        });
+        wait_until("helpers run", DEADLINE, || {
             self.helpers().iter().filter(|&&pid| is_running(pid)).count() >= 4
         });
         child
@@ -136,23 +139,8 @@ fn is_running(pid: u32) -> bool {
     !matches!(state, Some("Z" | "X") | None)
 }
 
-fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !condition() {
-        assert!(start.elapsed() < DEADLINE, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn wait_exit(child: &mut Child) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(start.elapsed() < DEADLINE, "arena does not exit");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for("arena exits", DEADLINE, || child.try_wait().unwrap())
 }
 
 fn signal(child: &Child, signal: Signal) {
@@ -187,7 +175,7 @@ fn killed_arena_leaves_nothing(cgroups: bool) {
     wait_exit(&mut arena);
     tournament.assert_no_helper_left();
     if let Some(cgroup) = cgroup {
-        wait_until("the guard removes the arena's cgroups", || !cgroup.exists());
+        wait_until("the guard removes the arena's cgroups", DEADLINE, || !cgroup.exists());
     }
     tournament.assert_journal_intact_and_resumable(cgroups);
 }

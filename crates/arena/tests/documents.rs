@@ -58,22 +58,22 @@ const RECORD: Document = Document {
 
 const HEADER: Document = Document {
     markdown: "RECORD.md",
-    schema: "crates/pahtum-tournament/journal-header.schema.json",
-    generated: || schemars::schema_for!(pahtum_tournament::journal::Header),
+    schema: "crates/pahtum-journal/journal-header.schema.json",
+    generated: || schemars::schema_for!(pahtum_journal::Header),
     sections: &[("", "The header"), ("tournament", "The header")],
 };
 
 const JOINED: Document = Document {
     markdown: "RECORD.md",
-    schema: "crates/pahtum-tournament/journal-joined.schema.json",
-    generated: || schemars::schema_for!(pahtum_tournament::journal::Joined),
+    schema: "crates/pahtum-journal/journal-joined.schema.json",
+    generated: || schemars::schema_for!(pahtum_journal::Joined),
     sections: &[("", "A `joined` line")],
 };
 
 const STANDINGS: Document = Document {
     markdown: "OUTPUTS.md",
-    schema: "crates/pahtum-tournament/standings.schema.json",
-    generated: written::<pahtum_tournament::standings::Standings>,
+    schema: "crates/pahtum-standings/standings.schema.json",
+    generated: written::<pahtum_standings::standings::Standings>,
     sections: &[
         ("", "The top level"),
         ("bots[]", "A bot's line (`bots[]`)"),
@@ -427,7 +427,7 @@ fn documented_but_absent(document: &Document) -> Vec<String> {
 /// `pairs.csv`'s columns, as the code writes them, are the first column of OUTPUTS.md's section.
 #[test]
 fn pairs_csv_columns_are_documented() {
-    let standings = pahtum_tournament::standings::standings(&[], &["a".to_owned()], None).unwrap();
+    let standings = pahtum_standings::standings::standings(&[], &["a".to_owned()], None).unwrap();
     let csv = pahtum_report::strength_render::pairs_csv(&standings.strength);
     let written: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let markdown = STANDINGS.markdown();

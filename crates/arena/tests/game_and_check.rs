@@ -2,10 +2,11 @@
 //! guarantee that bots die with the referee.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 use pahtum_record::GameRecord;
+use pahtum_testkit::wait_for;
 
 fn arena() -> Command {
     Command::cargo_bin("arena").expect("the arena binary is built")
@@ -115,28 +116,19 @@ fn bots_die_when_the_referee_is_killed() {
         .spawn()
         .unwrap();
     // The two bots and the guard.
-    let processes = wait_for(|| {
+    let processes = wait_for("the referee has started its two bots and its guard", WITHIN, || {
         let children = children_of(referee.id());
         (children.len() == 3).then_some(children)
     });
     referee.kill().unwrap();
     referee.wait().unwrap();
-    wait_for(|| processes.iter().all(|&pid| !is_running(pid)).then_some(()));
+    wait_for("the bots and the guard have died with the referee", WITHIN, || {
+        processes.iter().all(|&pid| !is_running(pid)).then_some(())
+    });
 }
 
-/// Asks `probe` about the state of processes until it gives a value, every
-/// few milliseconds (sleeping in between, so that the processes it waits for
-/// get the processor), for at most 10 seconds.
-fn wait_for<T>(mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for the processes");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
+/// How long a test waits for processes to start or die.
+const WITHIN: Duration = Duration::from_secs(10);
 
 /// The parent and the state letter (`R`, `S`, `Z`, ...) of process `pid`.
 fn stat(pid: u32) -> Option<(u32, char)> {

@@ -5,20 +5,13 @@
 //! `arena run`, `arena match` or `arena show` may hold one of those characters
 //! raw; nor may `arena show` of a record whose names and `info` hold them.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-/// The fixture bot of pahtum-referee, built beside `arena` (`cargo test --workspace` builds it).
+/// The command of the fixture bot (pahtum-testkit's) in `mode`.
 fn fixture_bot(mode: &str) -> String {
-    let path = PathBuf::from(ARENA).with_file_name("fixture-bot");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p pahtum-referee --bin fixture-bot`",
-        path.display()
-    );
-    format!("{} {mode}", path.display())
+    format!("{} {mode}", pahtum_testkit::fixture_bot().display())
 }
 
 fn arena(args: &[&str]) -> Output {
@@ -57,7 +50,7 @@ fn a_game_shows_the_offending_line_and_the_stderr_escaped() {
     assert_escaped("arena game", &output, 2);
 }
 
-/// The fixture bot's attack (`HOSTILE` in pahtum-referee's fixture-bot).
+/// The fixture bot's attack (`HOSTILE` in pahtum-testkit's fixture-bot).
 const HOSTILE: &str =
     "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\rgone\u{202e}desrever\u{9b}31m";
 

@@ -6,8 +6,9 @@ mod serving;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use pahtum_testkit::wait_until;
 use rustix::process::{Pid, Signal, kill_process};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
@@ -80,15 +81,6 @@ fn run(dir: &Path, extra: &[&str]) -> Output {
     let mut words = vec!["league", "run", s(dir)];
     words.extend(extra);
     arena(&words)
-}
-
-/// Polls `condition` until it holds or the deadline passes.
-fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !condition() {
-        assert!(start.elapsed() < DEADLINE, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 /// The games of each pair of entrants (by their labels, sorted).
@@ -228,7 +220,7 @@ fn a_league_killed_mid_run_resumes_with_nothing_lost_or_doubled() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("the journal has 3 games", || games(&killed).len() >= 3);
+    wait_until("the journal has 3 games", DEADLINE, || games(&killed).len() >= 3);
     kill_process(Pid::from_child(&child), Signal::KILL).unwrap();
     child.wait().unwrap();
     let before = games(&killed);
@@ -426,7 +418,7 @@ fn a_league_is_served_live_with_its_games_in_progress_and_its_ladder() {
         .unwrap();
     let socket = dir.join("live.sock");
     let mut stream = None;
-    wait_until("the league's games can be followed", || {
+    wait_until("the league's games can be followed", DEADLINE, || {
         stream = std::os::unix::net::UnixStream::connect(&socket).ok();
         stream.is_some()
     });

@@ -7,7 +7,6 @@
 //! league's bots write their stderr into `DIR/logs/`. Skipped (with a printed
 //! line) where the sandbox cannot run, except with `CI=true`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -39,20 +38,7 @@ fn s(path: &Path) -> &str {
 /// failure in CI.
 fn sandbox_runs() -> bool {
     let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    if output.status.code() == Some(1) {
-        assert!(
-            !std::env::var("CI").is_ok_and(|ci| ci == "true"),
-            "the sandbox tests need the sandbox in CI: {}",
-            text(&output)
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: the sandbox cannot run here: {}",
-            text(&output)
-        );
-        return false;
-    }
-    true
+    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
 }
 
 /// A private temporary folder, as `mktemp -d` makes it.

@@ -2,8 +2,8 @@
 //! what a person would see checked there.
 //!
 //! The tournament has a bot that forfeits with hostile text (`tests/fixtures/bot.py hostile`: the arena's
-//! own fixture bot, since an integration test can only count on its own package's binaries, and the
-//! referee's `fixture-bot` is not one): its info comment, its stderr and its offending line hold
+//! own fixture bot, whose hostile text is written for a page, where pahtum-testkit's `fixture-bot` writes
+//! for a terminal): its info comment, its stderr and its offending line hold
 //! `</script>`, an `<img onerror>` and invalid UTF-8, which must appear on the page as literal text while
 //! `window.pwned` stays undefined.
 //!
@@ -20,20 +20,18 @@
 //! that lost them, with the pie decision and the winner, and replays that outline the scoring runs at every
 //! ply and number the plies as the protocol's moves list, each checked against the records replayed in Rust.
 
-mod browser;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use browser::{DEADLINE, Driver, browser, connect, start_driver};
 use fantoccini::{Client, Locator};
 use pahtum::score::scoring_runs;
 use pahtum::{Action, Cell, Color, Game, Seat, Square};
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::Grade;
+use pahtum_testkit::browser::{self, DEADLINE, Driver, browser, connect, start_driver};
 use pahtum_tournament::config::MAX_NAME_LEN;
 use serde_json::{Value, json};
 

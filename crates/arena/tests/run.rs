@@ -6,13 +6,13 @@
 //! environment variable unique to the test, so that the test can look for
 //! leftover processes in `/proc` without confusing them with another test's.
 
-use std::io::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use pahtum_testkit::wait_until;
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::Value;
 
@@ -145,15 +145,6 @@ fn assert_success(output: &Output) {
     );
 }
 
-/// Polls `condition` until it holds or the deadline passes.
-fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !condition() {
-        assert!(start.elapsed() < DEADLINE, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn signal(child: &Child, signal: Signal) {
     kill_process(Pid::from_child(child), signal).unwrap();
 }
@@ -161,7 +152,7 @@ fn signal(child: &Child, signal: Signal) {
 /// Waits for the child to exit, with the deadline.
 fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
     let mut status = None;
-    wait_until("arena exits", || {
+    wait_until("arena exits", DEADLINE, || {
         status = child.try_wait().unwrap();
         status.is_some()
     });
@@ -563,13 +554,17 @@ fn resuming_after_sigkill_gives_the_standings_of_an_uninterrupted_run() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        wait_until("the journal has 3 games", || journal_records(&journal).len() >= 3);
+        wait_until("the journal has 3 games", DEADLINE, || {
+            journal_records(&journal).len() >= 3
+        });
         assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
         signal(&child, Signal::KILL);
         child.wait().unwrap();
         let done = journal_records(&journal).len();
         assert!(done < 12, "killed before the end ({done} games, {durability})");
-        wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+        wait_until("the bots die with the referee", DEADLINE, || {
+            fixture.leftovers().is_empty()
+        });
 
         let output = fixture.run(&out, &["--durability", durability]);
         assert_success(&output);
@@ -599,7 +594,9 @@ fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
         .spawn()
         .unwrap();
     let stderr = stderr_lines(&mut child);
-    wait_until("the journal has a game", || !journal_records(&journal).is_empty());
+    wait_until("the journal has a game", DEADLINE, || {
+        !journal_records(&journal).is_empty()
+    });
     assert!(!fixture.leftovers().is_empty(), "the bots are found while they run");
     signal(&child, Signal::INT);
     let status = wait_exit(&mut child);
@@ -622,7 +619,7 @@ fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
     let done = fixture.records("out").len();
     assert!(done < 18, "stopped before the end");
     assert_eq!(fixture.standings("out")["games"], done);
-    wait_until("no bot is left", || fixture.leftovers().is_empty());
+    wait_until("no bot is left", DEADLINE, || fixture.leftovers().is_empty());
 }
 
 #[test]
@@ -638,9 +635,11 @@ fn a_second_ctrl_c_quits_at_once_and_kills_the_bots() {
         .spawn()
         .unwrap();
     let stderr = stderr_lines(&mut child);
-    wait_until("the journal has a game", || !journal_records(&journal).is_empty());
+    wait_until("the journal has a game", DEADLINE, || {
+        !journal_records(&journal).is_empty()
+    });
     signal(&child, Signal::INT);
-    wait_until("arena says it is stopping", || {
+    wait_until("arena says it is stopping", DEADLINE, || {
         stderr.try_iter().any(|line| line.contains("arena: stopping"))
     });
     let second = Instant::now();
@@ -651,7 +650,7 @@ fn a_second_ctrl_c_quits_at_once_and_kills_the_bots() {
         "the second Ctrl-C quits at once"
     );
     assert_eq!(status.code(), Some(130));
-    wait_until("no bot is left", || fixture.leftovers().is_empty());
+    wait_until("no bot is left", DEADLINE, || fixture.leftovers().is_empty());
 }
 
 /// Whether the sandbox can run here; prints why not, and fails in CI.
@@ -660,18 +659,9 @@ fn sandbox_available() -> bool {
         .args(["check", "--sandbox", "first-free", "--move-time", "1s"])
         .output()
         .unwrap();
-    let available = output.status.success();
-    if !available {
-        // `arena check` prints its checks, and why one failed, on stdout.
-        let why = format!("{}{}", text(&output.stdout), text(&output.stderr));
-        assert!(
-            !std::env::var("CI").is_ok_and(|ci| ci == "true"),
-            "the sandbox tests need the sandbox in CI: {why}"
-        );
-        // Past the test harness's capture, so that the skip shows in every run.
-        let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {why}");
-    }
-    available
+    // `arena check` prints its checks, and why one failed, on stdout.
+    let why = format!("{}{}", text(&output.stdout), text(&output.stderr));
+    pahtum_testkit::require("the sandbox", output.status.success(), &why)
 }
 
 /// Names the fixture bot's folder in every bot's `ro_paths`: the sandbox
@@ -869,14 +859,16 @@ fn a_shard_killed_with_sigkill_resumes_and_loses_nothing() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("the shard's journal has 2 games", || {
+    wait_until("the shard's journal has 2 games", DEADLINE, || {
         journal_records(&journal).len() >= 2
     });
     signal(&child, Signal::KILL);
     child.wait().unwrap();
     let done = journal_records(&journal).len();
     assert!(done < 6, "killed before the end ({done} games)");
-    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+    wait_until("the bots die with the referee", DEADLINE, || {
+        fixture.leftovers().is_empty()
+    });
 
     assert_success(&fixture.run("sharded", &["--shard", "1/2"]));
     assert_eq!(journal_records(&journal).len(), 6);
@@ -1293,14 +1285,16 @@ fn a_run_killed_after_a_join_resumes_and_loses_nothing() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("2 games of slow are in the journal", || {
+    wait_until("2 games of slow are in the journal", DEADLINE, || {
         !joined_lines(&journal).is_empty() && game_ids(&journal_records(&journal)).len() >= 14
     });
     signal(&child, Signal::KILL);
     child.wait().unwrap();
     let done = game_ids(&journal_records(&journal)).len();
     assert!(done < 24, "killed before the end ({done} games)");
-    wait_until("the bots die with the referee", || fixture.leftovers().is_empty());
+    wait_until("the bots die with the referee", DEADLINE, || {
+        fixture.leftovers().is_empty()
+    });
 
     let output = fixture.run("killed", &[]);
     assert_success(&output);

@@ -34,14 +34,8 @@ fn assert_success(output: &Output) {
 fn sandboxed_check_of_heuristic() -> Option<String> {
     let output = arena(&["check", "--sandbox", "heuristic", "--move-time", "2s"]);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    if output.status.code() == Some(1) {
-        let why = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !std::env::var("CI").is_ok_and(|ci| ci == "true"),
-            "the sandbox tests need the sandbox in CI: {why}"
-        );
-        // Past the test harness's capture, so that the skip shows in every run.
-        let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {why}");
+    let why = String::from_utf8_lossy(&output.stderr);
+    if !pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &why) {
         return None;
     }
     assert_eq!(output.status.code(), Some(0), "{stdout}");

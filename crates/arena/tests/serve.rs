@@ -6,7 +6,6 @@
 //! run without reloading. Screenshots of the runs page and a live run go to
 //! `target/serve-screenshots/`.
 
-mod browser;
 mod serving;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use fantoccini::Locator;
+use pahtum_testkit::{browser, wait_until};
 use serving::{Server, ask, screenshots};
 
 fn arena(args: &[&str]) {
@@ -494,15 +494,6 @@ fn hostile_run(dir: &Path, games: u32, delay_ms: u32) -> Child {
         .unwrap()
 }
 
-/// Waits until `done` holds, for at most a minute.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !done() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// A run started in a terminal, opened mid-run: a game-in-progress board advances without a reload, the
 /// hostile bot's `info` shows as literal text, and the game followed becomes its replay when it ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -705,7 +696,7 @@ fn readers_that_fall_behind_do_not_hold_up_the_run() {
     let socket = out.join("live.sock");
     let connect = || {
         let mut stream = None;
-        wait_until("the run opens its socket", || {
+        wait_until("the run opens its socket", Duration::from_secs(60), || {
             stream = std::os::unix::net::UnixStream::connect(&socket).ok();
             stream.is_some()
         });
@@ -718,7 +709,7 @@ fn readers_that_fall_behind_do_not_hold_up_the_run() {
     let mut line = String::new();
     behind.read_line(&mut line).unwrap();
     assert!(line.starts_with(r#"{"type":"snapshot""#), "{line}");
-    wait_until("a few hundred games are in", || {
+    wait_until("a few hundred games are in", Duration::from_secs(60), || {
         std::fs::read_to_string(out.join("journal.jsonl")).is_ok_and(|journal| journal.lines().count() > 300)
     });
     let mut snapshots = 0;
@@ -731,7 +722,7 @@ fn readers_that_fall_behind_do_not_hold_up_the_run() {
     assert!(snapshots >= 1, "no fresh snapshot after falling behind ({lines} lines)");
     // Ends while the other reader still has not read a byte.
     let mut ended = None;
-    wait_until("the run ends", || {
+    wait_until("the run ends", Duration::from_secs(60), || {
         ended = run.try_wait().unwrap();
         ended.is_some()
     });

@@ -6,7 +6,6 @@
 //! HTTP refusals: a bot not in the roster, a change from another origin, an
 //! oversized body, more games than `--max-games`, and a game abandoned.
 
-mod browser;
 mod serving;
 
 use std::path::{Path, PathBuf};
@@ -14,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 use pahtum_record::GameRecord;
+use pahtum_testkit::browser;
 use serde_json::{Value, json};
 use serving::{Server, screenshots};
 

@@ -1,9 +1,9 @@
-//! The value of one position for one seat, from the reference engine: the
-//! exact solver's final margin where the position is small enough to solve,
-//! the tree search's expected result (a fixed number of playouts, a seed
-//! mixed from the settings' seed and the position) elsewhere.
+//! The value of one position for one seat, from the reference engine's search
+//! (`pahtum_search`): the exact solver's final margin where the position is
+//! small enough to solve, the tree search's expected result (a fixed number of
+//! playouts, a seed mixed from the settings' seed and the position) elsewhere.
 //!
-//! The rules' [`Game`] is the position here, not the engine's `Board`, since
+//! The rules' [`Game`] is the position here, not the search's `Board`, since
 //! the pie decision and the first stone under the pie rule are positions too:
 //! the decision's value is the better of the two colours for the player who
 //! decides (the same board, seen from either side), and the first stone's is
@@ -12,10 +12,10 @@
 use std::time::Instant;
 
 use pahtum::{Action, Cell, Color, Game, Phase, Seat};
-use pahtum_engine::board::{Board, WHITE};
-use pahtum_engine::endgame::Solver;
-use pahtum_engine::mcts::{Limits, Settings, Tree};
 use pahtum_record::annotations::Value;
+use pahtum_search::board::{Board, WHITE};
+use pahtum_search::endgame::Solver;
+use pahtum_search::mcts::{Limits, Settings, Tree};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 

@@ -10,10 +10,10 @@ use std::time::Duration;
 use pahtum::{Action, Color, Game, Phase, Seat};
 use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_analysis::grade::loses;
-use pahtum_engine::board::Board;
-use pahtum_engine::endgame::Solver;
 use pahtum_record::annotations::{GameAnalysis, Kind, Value};
 use pahtum_record::{GameRecord, GameSpec, Players};
+use pahtum_search::board::Board;
+use pahtum_search::endgame::Solver;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 

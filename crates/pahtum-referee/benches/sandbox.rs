@@ -20,7 +20,10 @@ use pahtum_protocol::{Reason, move_time};
 use pahtum_record::GameSpec;
 use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, Sandbox, play_game};
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-bot");
+/// The fixture bot (`pahtum-testkit`'s, built for this profile on first use).
+fn fixture_bot() -> String {
+    pahtum_testkit::fixture_bot().to_string_lossy().into_owned()
+}
 
 fn main() {
     if let Err(error) = pahtum_referee::sandbox::check() {
@@ -60,7 +63,7 @@ fn size(name: &str, default: usize) -> usize {
 }
 
 fn spec(sandboxed: bool) -> BotSpec {
-    let mut spec = BotSpec::from_command("first-free", FIXTURE).expect("a command");
+    let mut spec = BotSpec::from_command("first-free", &fixture_bot()).expect("a command");
     spec.args.push("first-free".to_owned());
     spec.sandbox = sandboxed.then(Sandbox::default);
     spec

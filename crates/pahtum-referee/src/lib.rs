@@ -61,7 +61,7 @@
 //! [`pahtum_supervise::start`]; its modules [`affinity`], [`contain`],
 //! [`sandbox`] and [`seccomp`] are re-exported here for the arena's commands.
 //! No two files use each other, directly or in a circle
-//! (`scripts/file-cycles.py`).
+//! (`pahtum_testkit::circles`).
 
 #![warn(missing_docs)]
 

@@ -38,7 +38,8 @@ impl Hogs {
     fn start(count: usize, cpus: Option<&str>) -> Hogs {
         let hogs = (0..count)
             .map(|_| {
-                let spin = [env!("CARGO_BIN_EXE_fixture-bot"), "spin=600000"];
+                let bot = pahtum_testkit::fixture_bot();
+                let spin = [bot.as_os_str(), "spin=600000".as_ref()];
                 let mut command = match cpus {
                     Some(cpus) => {
                         let mut command = Command::new("taskset");

@@ -15,7 +15,6 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -30,17 +29,9 @@ use pahtum_referee::{Bot, BotSpec, Limits, Sandbox, play_game};
 
 /// Whether the sandbox can run here; prints why not, and fails in CI.
 fn sandbox_available() -> bool {
-    match pahtum_referee::sandbox::check() {
-        Ok(()) => true,
-        Err(error) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
-            panic!("the sandbox tests need the sandbox in CI: {error}")
-        }
-        Err(error) => {
-            // Past the test harness's capture, so that the skip shows in every run.
-            let _ = writeln!(std::io::stderr(), "skipped: the sandbox cannot run here: {error}");
-            false
-        }
-    }
+    let check = pahtum_referee::sandbox::check();
+    let why = check.as_ref().err().map(ToString::to_string);
+    pahtum_testkit::require("the sandbox", check.is_ok(), &why.unwrap_or_default())
 }
 
 /// A tournament's worth of folders for one test: the bots' own folders, an
@@ -78,7 +69,7 @@ impl Scene {
     fn spec(&self, mode: &str, target: &str, sandbox: Option<Sandbox>) -> BotSpec {
         BotSpec {
             name: mode.to_owned(),
-            program: env!("CARGO_BIN_EXE_fixture-bot").to_owned(),
+            program: pahtum_testkit::fixture_bot().to_string_lossy().into_owned(),
             args: vec![mode.to_owned()],
             dir: Some(self.path("bot-a")),
             env: vec![
@@ -87,7 +78,7 @@ impl Scene {
             ],
             // The fixture is the test's own program, in a folder that may be closed to `nobody` (CI's
             // `mktemp -d`): shown as the arena shows its own executable to a built-in bot.
-            sandbox: sandbox.map(|sandbox| sandbox.running_own_program(env!("CARGO_BIN_EXE_fixture-bot").into())),
+            sandbox: sandbox.map(|sandbox| sandbox.running_own_program(pahtum_testkit::fixture_bot())),
         }
     }
 

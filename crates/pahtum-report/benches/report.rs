@@ -1,7 +1,7 @@
 //! Benchmark: the HTML report of a 10,000-game journal (targets: at most 8 MB, written in under 2 s).
 //!
 //! Writes a synthetic journal (full games of random legal moves with timings, see
-//! `pahtum_tournament::testing::synthetic_journal`), then times what `arena report` does: read and check the
+//! `pahtum_journal::testing::synthetic_journal`), then times what `arena report` does: read and check the
 //! journal with its moves, compute the standings, and write the page atomically, its games read back from the
 //! journal. Prints the page's size and the median and range of five runs.
 //!
@@ -10,12 +10,11 @@
 use std::fs::File;
 use std::time::{Duration, Instant};
 
+use pahtum_journal::testing;
+use pahtum_journal::{Moves, read_line_at};
 use pahtum_report::files::write_atomically_with;
-use pahtum_report::html::data::ReplaySize;
+use pahtum_report::fold::fold_journal;
 use pahtum_report::html::{Options, ReportBuilder};
-use pahtum_tournament::journal::{Moves, read_line_at};
-use pahtum_tournament::report::fold_journal;
-use pahtum_tournament::testing;
 
 const RUNS: usize = 5;
 
@@ -33,10 +32,8 @@ fn main() {
         .map(|_| {
             let started = Instant::now();
             let mut report = ReportBuilder::new(Options::default());
-            let folded = fold_journal(&journal, Moves::Keep, None, ReplaySize::of, |record, size, span| {
-                report.add(record, size, span)
-            })
-            .expect("the synthetic journal is valid");
+            let folded =
+                fold_journal(&journal, Moves::Keep, None, &mut report).expect("the synthetic journal is valid");
             let file = File::open(&journal).expect("the journal opens");
             let read = |span| read_line_at(&file, &journal, span);
             write_atomically_with(&page, |out| {

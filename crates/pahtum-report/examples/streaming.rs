@@ -29,7 +29,7 @@ use pahtum_protocol::{Info, Reason};
 use pahtum_record::GameRecord;
 use pahtum_report::html::data::{ByteCount, ReplaySize};
 use pahtum_report::html::{Options, ReportBuilder};
-use pahtum_tournament::standings::Tallies;
+use pahtum_standings::standings::Tallies;
 use pahtum_tournament::testing;
 
 const BOTS: usize = 12;

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use pahtum_tournament::standings::Standings;
+use pahtum_standings::standings::Standings;
 
 use crate::fit::Fit;
 use crate::render::{Format, render};
@@ -75,8 +75,8 @@ pub fn write_atomically_with<E: From<std::io::Error>>(
 
 #[cfg(test)]
 mod tests {
-    use pahtum_tournament::journal::Journal;
-    use pahtum_tournament::report::standings_of_journal;
+    use crate::fold::standings_of_journal;
+    use pahtum_journal::Journal;
     use pahtum_tournament::testing::{played, tournament};
 
     use super::*;

@@ -115,7 +115,7 @@ fn picked(rows: &[Vec<String>], shown: &[bool]) -> Vec<Vec<String>> {
 mod tests {
     use pahtum::Seat;
     use pahtum_protocol::Reason;
-    use pahtum_tournament::standings::{Standings, standings};
+    use pahtum_standings::standings::{Standings, standings};
     use pahtum_tournament::testing::{forfeited, record, scored, swapped};
 
     use super::*;

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use pahtum_tournament::league::table::{Change, Row, Table};
+use pahtum_league::table::{Change, Row, Table};
 
 use crate::fit::Fit;
 use crate::render::{Format, render};

@@ -1,9 +1,10 @@
 //! The reports of pahtum-arena: everything a person reads about games and tournaments.
 //!
-//! The tournament crate computes standings from the journal and the runner
-//! plays the games; this crate presents them, and depends on the tournament
-//! crate (never the reverse; the runner reports through its events, which
-//! [`progress`], [`run_report`] and [`match_report`] observe). The text
+//! [`fold`] derives a run's standings from its journal alone (a tournament's
+//! or a league's), and the runner plays the games; this crate presents them,
+//! and depends on the data crates (never the reverse; the runner reports
+//! through its events, which [`progress`], [`run_report`] and
+//! [`match_report`] observe). The text
 //! formats of the standings are in [`render`] (with the ratings' parts in
 //! [`strength_render`], both built on the private `table` module, and the
 //! terminal's standings table fitted to its width by [`fit`]); [`files`]
@@ -20,6 +21,7 @@
 pub mod board;
 pub mod files;
 pub mod fit;
+pub mod fold;
 pub mod html;
 pub mod league;
 pub mod match_report;

@@ -6,16 +6,16 @@
 //!
 //! Each of them reads the [`SprtGate`] and none owns it: whether the next game
 //! starts is the caller's rule, not the display's
-//! ([`Gated`](pahtum_tournament::sprt_gate::Gated) joins the two).
+//! ([`Gated`](pahtum_run::sprt_gate::Gated) joins the two).
 
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pahtum_run::events::{Event, RunEnding};
+use pahtum_run::sprt_gate::{GateView, SprtGate};
+use pahtum_standings::strength::PairStrength;
 use pahtum_stats::{Sprt, SprtOutcome, SprtStatus};
 use pahtum_tournament::config::{BlockSource, RulesConfig};
-use pahtum_tournament::events::{Event, RunEnding};
-use pahtum_tournament::sprt_gate::{GateView, SprtGate};
-use pahtum_tournament::strength::PairStrength;
 use serde::Serialize;
 
 use crate::progress::{self, PLAIN_EVERY};

@@ -15,8 +15,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pahtum::Seat;
 use pahtum_record::GameRecord;
 
-use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::standings::OVERLOAD_REMEDY;
+use pahtum_run::events::{Event, Observer};
+use pahtum_standings::standings::OVERLOAD_REMEDY;
 
 /// How often plain progress lines are printed at most.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -301,7 +301,7 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
-    use pahtum_tournament::journal::Span;
+    use pahtum_journal::Span;
     use pahtum_tournament::testing::{forfeited, record};
 
     /// A writer whose bytes the test can read afterwards.

@@ -12,13 +12,13 @@
 //! every column. The strength parts are in [`crate::strength_render`]. CSV holds the standings only, one row per bot
 //! (the pair table has its own CSV file,
 //! [`crate::strength_render::pairs_csv`]); JSON holds everything, in the schema
-//! documented in [`pahtum_tournament::standings`].
+//! documented in [`pahtum_standings::standings`].
 
 use std::str::FromStr;
 
 use pahtum_protocol::Placement;
+use pahtum_standings::standings::{BotStanding, Standings, Tally, greeting_notes, overload_note};
 use pahtum_tournament::schedule::ScheduledGame;
-use pahtum_tournament::standings::{BotStanding, Standings, Tally, greeting_notes, overload_note};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -36,7 +36,7 @@ pub enum Format {
     /// Comma-separated values: a header row, then one row per bot.
     Csv,
     /// The standings as JSON (`standings.json`; the schema is in
-    /// `pahtum_tournament::standings`).
+    /// `pahtum_standings::standings`).
     Json,
 }
 
@@ -373,8 +373,8 @@ mod tests {
     use pahtum_protocol::Reason;
 
     use super::*;
-    use pahtum_tournament::standings::standings;
-    use pahtum_tournament::strength::AnchorSpec;
+    use pahtum_standings::standings::standings;
+    use pahtum_standings::strength::AnchorSpec;
     use pahtum_tournament::testing::{forfeited, record, scored, swapped};
 
     fn sample() -> Standings {

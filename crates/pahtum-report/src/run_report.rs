@@ -22,18 +22,19 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::fold::{Folded, FollowedFold, ReportError, fold_journal};
+use pahtum_journal::sink::{Keep, Sink};
+use pahtum_journal::{Growth, JournalError, Moves, Span, read_line_at};
+use pahtum_league::history;
+use pahtum_league::is_league_journal;
+use pahtum_league::table::table;
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::{GameAnalysis, beside, record_hash};
+use pahtum_run::events::{Event, Observer};
+use pahtum_run::resume::Opened;
+use pahtum_standings::standings::{Standings, Tallies};
+use pahtum_standings::strength::{AnchorSpec, StrengthError};
 use pahtum_tournament::config::Tournament;
-use pahtum_tournament::events::{Event, Observer};
-use pahtum_tournament::journal::{Growth, JournalError, Moves, Span, read_line_at};
-use pahtum_tournament::league::history;
-use pahtum_tournament::league::is_league_journal;
-use pahtum_tournament::league::table::table;
-use pahtum_tournament::report::{Folded, FollowedFold, ReportError, fold_journal};
-use pahtum_tournament::resume::Opened;
-use pahtum_tournament::standings::{Standings, Tallies};
-use pahtum_tournament::strength::{AnchorSpec, StrengthError};
 
 use crate::files::{REPORT_HTML, write_atomically_with, write_standings};
 use crate::html::analysis::AnalysisIndex;
@@ -195,13 +196,12 @@ fn fold_report(
     options: Options,
 ) -> Result<(ReportBuilder<Span>, Folded, Option<LeaguePage>), RunReportError> {
     let mut report = new_report(journal, options)?;
-    let keep = keep_for(&report);
     if !is_league_journal(journal) {
-        let folded = fold_journal(journal, Moves::Keep, anchor, keep, add_to(&mut report))?;
+        let folded = fold_journal(journal, Moves::Keep, anchor, &mut report)?;
         return Ok((report, folded, None));
     }
-    let (state, tallies, checkpoints) = history::fold(journal, Moves::Keep, keep, add_to(&mut report))
-        .map_err(|error| ReportError::from(Box::new(error)))?;
+    let (state, tallies, checkpoints) =
+        history::fold(journal, Moves::Keep, &mut report).map_err(|error| ReportError::from(Box::new(error)))?;
     let table = table(&state, tallies, anchor)?;
     let history = checkpoints.fit(&state, &table.standings.strength, anchor)?;
     let league = LeaguePage::of(&table, state.entrants(), &history);
@@ -220,18 +220,34 @@ fn new_report(journal: &Path, options: Options) -> Result<ReportBuilder<Span>, R
     Ok(ReportBuilder::new(options).with_analyses(analyses))
 }
 
-/// What `report` needs of a record's moves: its replay's size, and its hash if `report` shows analyses.
-type Kept = (ReplaySize, Option<String>);
-
-/// What `report` keeps of each record's moves, on the threads that read the journal.
-fn keep_for(report: &ReportBuilder<Span>) -> impl Fn(&GameRecord) -> Kept + Sync + use<> {
-    let hashed = report.has_analyses();
-    move |record: &GameRecord| (ReplaySize::of(record), hashed.then(|| record_hash(record)))
+/// What a report needs of a record's moves, kept on the threads that read the journal: its replay's size,
+/// and its hash if the report shows analyses.
+#[derive(Debug)]
+pub struct KeepForReport {
+    hashed: bool,
 }
 
-/// Adds each record, with what [`keep_for`] kept of it and where it lies, to `report`.
-fn add_to(report: &mut ReportBuilder<Span>) -> impl FnMut(&GameRecord, Kept, Span) + '_ {
-    |record, (size, hash), span| report.add_hashed(record, size, span, hash.as_deref())
+impl Keep for KeepForReport {
+    type Kept = (ReplaySize, Option<String>);
+
+    fn keep(&self, record: &GameRecord) -> Self::Kept {
+        (ReplaySize::of(record), self.hashed.then(|| record_hash(record)))
+    }
+}
+
+/// A report takes each record, with what [`KeepForReport`] kept of it and where it lies.
+impl Sink for ReportBuilder<Span> {
+    type Keep = KeepForReport;
+
+    fn keeper(&self) -> KeepForReport {
+        KeepForReport {
+            hashed: self.has_analyses(),
+        }
+    }
+
+    fn record(&mut self, record: GameRecord, (size, hash): (ReplaySize, Option<String>), span: Span) {
+        self.add_hashed(&record, size, span, hash.as_deref());
+    }
 }
 
 /// The page of a journal that grows while it is shown (`arena serve`), as [`write_report`] writes it: each
@@ -293,10 +309,7 @@ impl FollowedReport {
 
     fn fold_new(&mut self) -> Result<Growth, RunReportError> {
         match &mut self.followed {
-            Followed::Tournament { fold, report } => {
-                let keep = keep_for(report);
-                Ok(fold.update(Moves::Keep, keep, add_to(report))?)
-            }
+            Followed::Tournament { fold, report } => Ok(fold.update(Moves::Keep, report)?),
             Followed::League(whole) => {
                 // Taken before the fold: a line written meanwhile makes the next update fold again.
                 let length = std::fs::metadata(&self.journal).map_or(0, |meta| meta.len());
@@ -419,7 +432,7 @@ pub fn write_game_page(
 
 #[cfg(test)]
 mod tests {
-    use pahtum_tournament::journal::Journal;
+    use pahtum_journal::Journal;
     use pahtum_tournament::testing::{played, tournament};
 
     use super::*;
@@ -436,10 +449,10 @@ mod tests {
         let journal = dir.path().join("journal.jsonl");
         let written = dir.path().join(REPORT_HTML);
         let entrants = [("ann", "1"), ("bob", "1"), ("ann", "2")];
-        pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, 12);
+        pahtum_league::testing::synthetic_league_of(&journal, &entrants, 12);
         let mut followed = FollowedReport::open(&journal, Options::default()).unwrap();
         for games in [12, 24] {
-            pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, games);
+            pahtum_league::testing::synthetic_league_of(&journal, &entrants, games);
             followed.update().unwrap();
             write_report(&journal, &written, None, Options::default()).unwrap();
             let page = String::from_utf8(followed.page().unwrap()).unwrap();
@@ -455,7 +468,7 @@ mod tests {
         let journal = dir.path().join("journal.jsonl");
         // Two versions of ann and one of bob: eight layout rounds of their three pairs.
         let entrants = [("ann", "1"), ("bob", "1"), ("ann", "2")];
-        pahtum_tournament::testing::synthetic_league_of(&journal, &entrants, 48);
+        pahtum_league::testing::synthetic_league_of(&journal, &entrants, 48);
         let written = dir.path().join(REPORT_HTML);
         assert_eq!(write_report(&journal, &written, None, Options::default()).unwrap(), 48);
         let page = std::fs::read_to_string(&written).unwrap();
@@ -463,8 +476,8 @@ mod tests {
 
         // The ladder is the table's, cell for cell.
         let (state, tallies) =
-            pahtum_tournament::league::table::fold(&journal, Moves::Drop, |_| (), |_, (), _| {}).unwrap();
-        let table = pahtum_tournament::league::table::table(&state, tallies, None).unwrap();
+            pahtum_league::table::fold(&journal, Moves::Drop, &mut pahtum_journal::sink::Counts).unwrap();
+        let table = pahtum_league::table::table(&state, tallies, None).unwrap();
         let ladder = between(&page, "<section id=\"ladder\">", "<section id=\"history\">")
             .replace("<td class=\"name\">", "<td>");
         assert!(ladder.contains("League bench: 48 games in 8 rounds"), "{ladder}");

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use pahtum_tournament::strength::{LosMatrix, PairStrength, Ratings, Strength};
+use pahtum_standings::strength::{LosMatrix, PairStrength, Ratings, Strength};
 
 use crate::table::{TableStyle, build, csv_field, percent, points};
 
@@ -198,7 +198,7 @@ pub fn pairs_csv(strength: &Strength) -> String {
 mod tests {
     use super::*;
     use pahtum_record::GameRecord;
-    use pahtum_tournament::standings::standings;
+    use pahtum_standings::standings::standings;
     use pahtum_tournament::testing::{record, scored, swapped};
 
     fn bots() -> Vec<String> {

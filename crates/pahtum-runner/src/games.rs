@@ -16,11 +16,11 @@ use std::pin::pin;
 use std::sync::Arc;
 
 use pahtum_referee::{BotSpec, Limits, StartError};
+use pahtum_run::events::{Observer, RunEnding};
 use pahtum_tournament::config::{OVERLOAD_REPLAYS, OnOverload, Restart, TournamentFile};
-use pahtum_tournament::events::{Observer, RunEnding};
 
-use pahtum_tournament::journal::Journal;
-use pahtum_tournament::resume::Opened;
+use pahtum_journal::Journal;
+use pahtum_run::resume::Opened;
 
 use crate::launch::Launcher;
 use crate::limits::referee_limits;

@@ -1,5 +1,5 @@
 //! Each bot started once, for what it says in its `hello`, and ended: so that a run can tell whether
-//! a bot's program changed since its games in the journal ([`pahtum_tournament::hellos`]) before it
+//! a bot's program changed since its games in the journal ([`pahtum_run::hellos`]) before it
 //! plays on, or when it has nothing left to play.
 //!
 //! The bots start as they would for a game (the file's command, sandbox and limits: the greeting

@@ -6,23 +6,29 @@
 //! kept in a log; when the league asks for the sandbox, in the same sandbox
 //! as the games (no network, the system read-only, only the snapshot and a
 //! private `/tmp` writable, as `nobody`, the filter and the caps). [`check`]
-//! runs `arena check` on the built entrant through the supervisor too (the
-//! conformance test every bot author runs, the same code, not a second one),
-//! its report kept in a log. [`Round`] is a league round's pending games as
+//! runs the conformance suite of `arena check` on the built entrant
+//! ([`crate::conformance`]: the test every bot author runs, the same code,
+//! not a second one), reads its report as data (which checks failed) and
+//! keeps its text in a log. [`Round`] is a league round's pending games as
 //! the runner's [`Work`]: each record goes into the league's journal with its
 //! entrants' content hashes.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use pahtum_journal::entrants::GameLine;
+use pahtum_journal::{Journal, JournalError, Span};
+use pahtum_league::{LayoutPair, LeagueState, PendingGame};
 use pahtum_record::{GameRecord, GameSpec};
 use pahtum_tournament::config::{Launch, LimitOverrides, OnOverload, Restart, RunSettings, TournamentFile};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::journal::{Journal, JournalError, Span};
-use pahtum_tournament::league::{GameLine, LayoutPair, LeagueState, PendingGame};
 use pahtum_tournament::schedule::ScheduledGame;
 
+use crate::conformance::{self, ConformanceError, Report};
+use crate::evidence::{chain, start_error};
 use crate::runner::Work;
+use pahtum_protocol::untrusted::escape;
+use pahtum_referee::BotSpec;
 use pahtum_supervise::{Command, Ended, Output, Policy, Sandbox};
 
 /// Why an entrant may not join.
@@ -50,12 +56,40 @@ pub enum AdmitError {
         hint: String,
     },
     /// `arena check` found the entrant does not speak the protocol.
-    #[error("`arena check` {outcome}; its report is in {}", log.display())]
+    #[error("`arena check` failed {}; its report is in {}", failed.join("; "), log.display())]
     Check {
-        /// What happened, in words.
-        outcome: Ended,
+        /// The checks that failed, by title ([`Report::failed`]).
+        failed: Vec<String>,
         /// The check's report.
         log: PathBuf,
+    },
+    /// `arena check` could not check the entrant: its program could not be started at all, or the
+    /// opponent failed.
+    #[error("`arena check` could not run; its report is in {}", log.display())]
+    CheckError {
+        /// The check's report.
+        log: PathBuf,
+        /// Why.
+        #[source]
+        source: ConformanceError,
+    },
+    /// `arena check` took longer than it may (the check's games have their own limits: this is a check
+    /// that hangs).
+    #[error("`arena check` took longer than {} s; its report is in {}", limit.as_secs(), log.display())]
+    CheckTimedOut {
+        /// The longest it may take.
+        limit: Duration,
+        /// The check's report.
+        log: PathBuf,
+    },
+    /// The check's report could not be written.
+    #[error("cannot write the check's report {}", log.display())]
+    CheckLog {
+        /// The check's report.
+        log: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
 }
 
@@ -155,37 +189,64 @@ fn log_says_network(log: &Path) -> bool {
     })
 }
 
-/// Runs `arena check` (the executable `arena`) on `command` in `dir` through the supervisor, its report
-/// into `log`; in the sandbox (as an entrant: it sees its snapshot, never a folder its command names)
-/// when `sandbox`.
-pub async fn check(arena: &Path, dir: &Path, command: &[String], sandbox: bool, log: &Path) -> Result<(), AdmitError> {
-    let line = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "));
-    let mut args = vec!["check".to_owned(), line];
-    if sandbox {
-        args.extend(["--sandbox".to_owned(), "--entrant".to_owned()]);
+/// The entrant's command as one line, as `arena check` and its report show it.
+pub fn command_line(command: &[String]) -> String {
+    shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "))
+}
+
+/// Runs the conformance suite of `arena check` ([`crate::conformance`]) on the entrant `bot` in its
+/// snapshot `dir`, against `opponent` (the built-in `first-free`), its report into `log` headed by
+/// `command` ([`command_line`]); in the sandbox (as an entrant: it sees its snapshot, never a folder its
+/// command names) when `bot` has one. The report, when the entrant conforms.
+pub async fn check(
+    mut bot: BotSpec,
+    opponent: &BotSpec,
+    dir: &Path,
+    command: &str,
+    log: &Path,
+) -> Result<Report, AdmitError> {
+    bot.dir = Some(std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned()));
+    conformance::as_entrant(&mut bot);
+    // The report's text, as `arena check --sandbox --entrant` prints it (what the sandbox hides first).
+    let mut text = String::new();
+    if let Some(sandbox) = &bot.sandbox {
+        for note in pahtum_referee::sandbox::start_notes(sandbox, &bot.command()) {
+            text += &format!("arena: bot {}: {}\n", escape(&bot.name), escape(&note));
+        }
     }
-    // The arena is the organiser's own program: it runs with the organiser's rights, and sandboxes the bot.
-    let check = Command {
-        program: arena.display().to_string(),
-        args,
-        dir: Some(dir.to_owned()),
-        env: Vec::new(),
+    text += &conformance::header(command, bot.sandbox.as_ref(), true);
+    let limit = CHECK_TIME_LIMIT;
+    let ran = tokio::time::timeout(limit, conformance::run(&bot, opponent, conformance::MOVE_TIME)).await;
+    text += &match &ran {
+        Ok(Ok(report)) => report.to_string(),
+        Ok(Err(ConformanceError::Start(error))) => format!("arena: error: {}\n", start_error(error, "  ")),
+        Ok(Err(error)) => format!("arena: error: {}\n", escape(&chain(error))),
+        Err(_) => format!("arena: error: the check took longer than {} s\n", limit.as_secs()),
     };
-    let policy = Policy {
-        sandbox: None,
-        output: Output::Log(log.to_owned()),
-        time_limit: Some(CHECK_TIME_LIMIT),
-        core: None,
-    };
-    let ended = run(&check, &policy).await.map_err(|source| AdmitError::Start {
-        what: "arena check".to_owned(),
+    std::fs::write(log, text).map_err(|source| AdmitError::CheckLog {
+        log: log.to_owned(),
         source,
     })?;
-    if ended.success() {
-        Ok(())
+    let report = match ran {
+        Ok(Ok(report)) => report,
+        Ok(Err(source)) => {
+            return Err(AdmitError::CheckError {
+                log: log.to_owned(),
+                source,
+            });
+        }
+        Err(_) => {
+            return Err(AdmitError::CheckTimedOut {
+                limit,
+                log: log.to_owned(),
+            });
+        }
+    };
+    if report.conforms() {
+        Ok(report)
     } else {
         Err(AdmitError::Check {
-            outcome: ended,
+            failed: report.failed().into_iter().map(str::to_owned).collect(),
             log: log.to_owned(),
         })
     }
@@ -214,7 +275,7 @@ pub fn tournament_file(state: &LeagueState, dir: &Path, concurrency: usize, buil
         .collect();
     tournament.bots.retain(|bot| active.contains(&bot.name));
     TournamentFile {
-        path: dir.join(pahtum_tournament::league::LEAGUE_FILE),
+        path: dir.join(pahtum_league::LEAGUE_FILE),
         base_dir: dir.to_owned(),
         tournament,
         settings: RunSettings {

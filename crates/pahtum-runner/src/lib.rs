@@ -1,18 +1,21 @@
 //! The runner of pahtum-arena: plays the scheduled games of a tournament with
 //! real bot processes.
 //!
-//! `pahtum-tournament` says which games a run still needs ([`resume`](pahtum_tournament::resume))
+//! `pahtum-tournament` says which games a run still needs ([`resume`](pahtum_run::resume))
 //! and keeps their journal; this crate plays them. [`launch`] turns the file's
 //! bots into the referee's launch specs and checks that their programs exist,
 //! [`pool`] keeps greeted bot processes between games, and [`runner`] plays the
 //! missing games concurrently, appends each record to the journal and reports
-//! every step to an [`Observer`](pahtum_tournament::events::Observer).
+//! every step to an [`Observer`](pahtum_run::events::Observer).
 //! [`limits`] maps the file's limits onto the referee's, and [`games`] is the one
 //! call a command makes: a run's opened journal and bots in, how it ended out.
 //! [`greet`] asks each bot its `hello` once, to compare with the journal's.
 //! [`live`] shows the games in progress move by move, in the process and,
 //! through a socket in the run's folder ([`live_socket`]), to others.
 //! [`league`] builds and checks a league's entrants and plays a league's rounds.
+//! [`conformance`] is the suite of `arena check`, which a league's admission
+//! runs too, its report as data; [`evidence`] shows a bot's failure as
+//! escaped text.
 //!
 //! This is the only crate above the referee that owns processes and the async
 //! runtime: the data (schedule, journal, standings) stays synchronous in
@@ -20,6 +23,8 @@
 
 #![warn(missing_docs)]
 
+pub mod conformance;
+pub mod evidence;
 pub mod games;
 pub mod greet;
 pub mod launch;

@@ -29,7 +29,7 @@ use pahtum::{Action, Cell, Color, Outcome, Seat};
 use pahtum_protocol::{Info, Reason, Rules, TimeControl};
 use pahtum_record::GameSpec;
 use pahtum_referee::GameEvent;
-use pahtum_tournament::events::{Event, Observer};
+use pahtum_run::events::{Event, Observer};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 

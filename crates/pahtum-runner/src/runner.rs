@@ -47,9 +47,9 @@ use pahtum_referee::{StartError, play_game};
 use tokio::task::JoinSet;
 
 use crate::pool::{Pool, Slot};
-use pahtum_tournament::events::{Event, Observer, RunEnding};
-use pahtum_tournament::journal::{Journal, JournalError, Span};
-use pahtum_tournament::resume::Plan;
+use pahtum_journal::{Journal, JournalError, Span};
+use pahtum_run::events::{Event, Observer, RunEnding};
+use pahtum_run::resume::Plan;
 use pahtum_tournament::schedule::ScheduledGame;
 
 /// How many times a game is tried when the arena fails to start a bot.
@@ -407,12 +407,12 @@ mod tests {
     use tokio::sync::Notify;
 
     use super::*;
+    use pahtum_journal as journal;
+    use pahtum_run::events::{Event, Quiet};
+    use pahtum_run::resume::plan;
+    use pahtum_run::sprt_gate::SprtGate;
     use pahtum_tournament::config::{self, Tournament};
-    use pahtum_tournament::events::{Event, Quiet};
-    use pahtum_tournament::journal;
-    use pahtum_tournament::resume::plan;
     use pahtum_tournament::schedule::schedule;
-    use pahtum_tournament::sprt_gate::SprtGate;
     use pahtum_tournament::testing::{head_to_head, tournament, won_by};
 
     /// An executor without processes: every game is won by `winner` at once, except the games of

@@ -13,7 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pahtum_tournament::report::Folded;
+use pahtum_report::fold::Folded;
 
 /// The journal's name in a run's folder.
 pub const JOURNAL: &str = "journal.jsonl";

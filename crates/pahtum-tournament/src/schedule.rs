@@ -34,7 +34,7 @@
 //! # Bots that join later
 //!
 //! A tournament whose journal was started can gain bots (the journal's `joined` lines, see
-//! [`crate::journal`]): the schedule then grows by *stages*, so that every game it had keeps its index,
+//! [`pahtum_journal`]): the schedule then grows by *stages*, so that every game it had keeps its index,
 //! id and layout, and only the new pairs are added after them. Stage 0 is the schedule above, of the
 //! bots of the journal's header; each join adds a stage of the pairs that involve its bots, in the order
 //! of the bots (the header's, then each join's): for a round-robin `(i, j)` for each new bot `j` and each

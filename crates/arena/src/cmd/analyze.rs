@@ -1,31 +1,20 @@
 //! `arena analyze SOURCE [GAME_ID...]`: where each game was lost.
 //!
 //! The analysis itself is `pahtum_analysis` (records in, values out, no
-//! processes); this wires it to the games a user names and to a file:
-//! `analysis.jsonl` beside a run's `journal.jsonl` (`NAME.analysis.jsonl`
-//! beside any other journal or record `NAME.EXT`), one line per game,
-//! appended as each game is done. It resumes like a tournament: a line whose
-//! game, record hash and effort (`--exact-cells`, `--playouts`, `--seed`)
-//! match a chosen game is kept and the game skipped; a line whose hash no
-//! longer matches its record, or made with another effort, is ignored and the
-//! game analysed again (a reader takes a game's last line). A torn last line (an interrupted write) is cut off first.
-//! The journal is only read. Games are analysed `--concurrency` at once on
-//! threads, each with its own solver table, and only the finished lines are
-//! passed on, so memory grows with the table, not with the games.
+//! processes), and so is the analysis of many games into a file
+//! ([`driver`]: the threads, the resume, the torn last line). This command
+//! chooses the games a user names and the file: `analysis.jsonl` beside a
+//! run's `journal.jsonl` (`NAME.analysis.jsonl` beside any other journal or
+//! record `NAME.EXT`), one line per game, appended as each game is done; it
+//! shows the progress on stderr and prints how many games were analysed.
+//! The journal is only read.
 
-use std::collections::HashSet;
-use std::fs::OpenOptions;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
-use pahtum_analysis::analyze::{Analyzer, Settings};
-use pahtum_record::GameRecord;
-use pahtum_record::annotations::{Effort, GameAnalysis, record_hash};
+use pahtum_analysis::analyze::{AnalysisError, Settings};
+use pahtum_analysis::driver::{self, Observer, Outcome};
 use pahtum_report::progress::{PLAIN_EVERY, Tally};
 
 use super::flow::live_status;
@@ -97,120 +86,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         budget: args.budget,
     };
-    let done = analysed(&out, settings.effort())?;
-    let mut kept = 0;
-    let mut work = Vec::new();
-    for record in chosen {
-        if done.contains(&(record.id.clone(), record_hash(record))) {
-            kept += 1;
-        } else {
-            work.push(record);
-        }
-    }
-    let analysed = analyse_into(&out, &work, settings, args.concurrency)?;
+    let mut progress = Progress {
+        tally: None,
+        out: &out,
+        concurrency: args.concurrency,
+    };
+    let outcome = driver::run(&out, chosen, settings, args.concurrency, &mut progress);
+    drop(progress);
+    let Outcome { analysed, kept } = outcome?;
     outln!("{}: {analysed} game(s) analysed, {kept} already there", out.display());
     Ok(ExitCode::SUCCESS)
 }
 
-/// The games and record hashes that `out` already holds with `effort`, after cutting off a torn last line.
-fn analysed(out: &Path, effort: Effort) -> anyhow::Result<HashSet<(String, String)>> {
-    let mut done = HashSet::new();
-    let Ok(file) = std::fs::File::open(out) else {
-        return Ok(done);
-    };
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    let mut whole = 0u64;
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .with_context(|| format!("cannot read {}", out.display()))?;
-        if read == 0 || line.last() != Some(&b'\n') {
-            break;
-        }
-        whole += read as u64;
-        if let Ok(analysis) = serde_json::from_slice::<GameAnalysis>(&line)
-            && analysis.effort == effort
-        {
-            done.insert((analysis.game, analysis.record));
-        }
-    }
-    if !line.is_empty() {
-        OpenOptions::new()
-            .write(true)
-            .open(out)
-            .and_then(|file| file.set_len(whole))
-            .with_context(|| format!("cannot cut the torn last line of {}", out.display()))?;
-    }
-    Ok(done)
+/// The progress on stderr: a bar on a terminal, else a line every few seconds, and the games that could not
+/// be analysed.
+struct Progress<'a> {
+    tally: Option<Tally>,
+    out: &'a std::path::Path,
+    concurrency: usize,
 }
 
-/// Analyses `work` on `concurrency` threads and appends each game's line to `out` as it is done; the
-/// number of games analysed.
-fn analyse_into(out: &Path, work: &[&GameRecord], settings: Settings, concurrency: usize) -> anyhow::Result<usize> {
-    if work.is_empty() {
-        return Ok(0);
+impl Observer for Progress<'_> {
+    fn started(&mut self, games: usize) {
+        let tally = self.tally.insert(if live_status() {
+            Tally::bar(games)
+        } else {
+            Tally::lines(Box::new(std::io::stderr()), PLAIN_EVERY, games)
+        });
+        tally.note(&format!(
+            "arena: analysing {games} game(s) into {}, {} at once",
+            self.out.display(),
+            self.concurrency
+        ));
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out)
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    let mut progress = if live_status() {
-        Tally::bar(work.len())
-    } else {
-        Tally::lines(Box::new(std::io::stderr()), PLAIN_EVERY, work.len())
-    };
-    progress.note(&format!(
-        "arena: analysing {} game(s) into {}, {concurrency} at once",
-        work.len(),
-        out.display()
-    ));
-    let next = AtomicUsize::new(0);
-    let (sender, results) = mpsc::channel();
-    std::thread::scope(|scope| -> anyhow::Result<usize> {
-        for _ in 0..concurrency.min(work.len()) {
-            let sender = sender.clone();
-            let next = &next;
-            scope.spawn(move || {
-                let mut analyzer = Analyzer::new(settings);
-                while let Some(record) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if sender.send(analyzer.analyze(record)).is_err() {
-                        break;
-                    }
-                }
-            });
+
+    fn failed(&mut self, error: &AnalysisError) {
+        if let Some(tally) = &mut self.tally {
+            tally.note(&format!(
+                "arena: {}",
+                pahtum_protocol::untrusted::escape(&format!("{error:#}"))
+            ));
         }
-        drop(sender);
-        let mut failed = Vec::new();
-        let mut written = 0;
-        for result in results {
-            match result {
-                Ok(analysis) => {
-                    let mut line = serde_json::to_string(&analysis).expect("an analysis serializes to JSON");
-                    line.push('\n');
-                    file.write_all(line.as_bytes())
-                        .with_context(|| format!("cannot write {}", out.display()))?;
-                    written += 1;
-                }
-                Err(error) => {
-                    progress.note(&format!(
-                        "arena: {}",
-                        pahtum_protocol::untrusted::escape(&format!("{error:#}"))
-                    ));
-                    failed.push(error.game);
-                }
-            }
-            progress.advance();
+    }
+
+    fn advanced(&mut self) {
+        if let Some(tally) = &mut self.tally {
+            tally.advance();
         }
-        if !failed.is_empty() {
-            bail!(
-                "{} game(s) could not be analysed: {}; check the journal with `arena verify`",
-                failed.len(),
-                failed.join(", ")
-            );
-        }
-        Ok(written)
-    })
+    }
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
   arena bot engine -- --help")]
 pub struct Args {
     /// The built-in bot: heuristic, engine or first-free.
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::builtin::NAMES))]
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(pahtum_builtin::NAMES))]
     name: String,
     /// The bot's own options (for the engine: `arena bot engine -- --help`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -19,6 +19,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    crate::builtin::run(&args.name, &args.options)?;
+    pahtum_builtin::run(&args.name, &args.options)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -19,21 +19,21 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::bail;
+use pahtum_journal::{JournalReader, drop_games};
 use pahtum_protocol::bot::Identity;
 use pahtum_protocol::untrusted::escape;
 use pahtum_report::fit::Fit;
 use pahtum_report::render::{Format, render};
+use pahtum_run::events::{Observer, RunEnding, Tee};
+use pahtum_run::hellos::HelloCheck;
+use pahtum_run::resume::{Existing, JOURNAL, Opened, ResumeError, check_unchanged, open};
 use pahtum_runner::games::{Bots, PlayError, play_games};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
+use pahtum_standings::standings::Standings;
 use pahtum_tournament::config::Tournament;
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{Observer, RunEnding, Tee};
-use pahtum_tournament::hellos::HelloCheck;
-use pahtum_tournament::journal::{JournalReader, drop_games};
-use pahtum_tournament::resume::{Existing, JOURNAL, Opened, ResumeError, check_unchanged, open};
 use pahtum_tournament::shard::Shard;
-use pahtum_tournament::standings::Standings;
 
 use crate::forfeit::start_error;
 use crate::output::{errln, out};
@@ -48,7 +48,7 @@ pub fn live_status() -> bool {
 /// Refuses an output folder `out` that holds a league's journal: a tournament is not played into a league's
 /// folder (not even `--fresh`, which would move the league's journal aside).
 pub fn refuse_league(out: &Path) -> anyhow::Result<()> {
-    if pahtum_tournament::league::is_league_journal(&out.join(JOURNAL)) {
+    if pahtum_league::is_league_journal(&out.join(JOURNAL)) {
         bail!(
             "{} is a league's folder: play its games with `arena league run {}`, or give another output folder",
             out.display(),

@@ -138,8 +138,8 @@ async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
     crate::flags::warn_of_signal_pausing(args.pause_idle);
     // A sandboxed bot sees neither the logs nor the other bot's folders.
     let specs = vec![
-        crate::builtin::spec(&white_name, &args.white)?,
-        crate::builtin::spec(&black_name, &args.black)?,
+        pahtum_builtin::spec(&white_name, &args.white)?,
+        pahtum_builtin::spec(&black_name, &args.black)?,
     ];
     let specs = args.sandbox.apply_to_all(specs, args.logs.as_deref());
     crate::flags::note_what_the_sandbox_shows(&specs);

@@ -17,28 +17,30 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use pahtum_builtin::FIRST_FREE;
+use pahtum_journal::Moves;
+use pahtum_journal::sink::Counts;
+use pahtum_league::folder::{self, Opened, STAGING};
+use pahtum_league::table::{fold, table};
+use pahtum_league::{Entrant, Event, LayoutPair, LeagueState, Retirement, Round, pairing};
 use pahtum_record::unix_ms;
 use pahtum_report::league::render_table;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::Format;
+use pahtum_run::events::RunEnding;
+use pahtum_run::resume::JOURNAL;
 use pahtum_runner::games::{Bots, PlayError, play};
 use pahtum_runner::launch::Launcher;
-use pahtum_runner::league::{BuildPolicy, Round as RoundWork, build, check, tournament_file};
+use pahtum_runner::league::{BuildPolicy, Round as RoundWork, build, check, command_line, tournament_file};
 use pahtum_tournament::config::is_plain_name;
-use pahtum_tournament::events::RunEnding;
-use pahtum_tournament::journal::Moves;
-use pahtum_tournament::league::folder::{self, Opened, STAGING};
-use pahtum_tournament::league::table::{fold, table};
-use pahtum_tournament::league::{Entrant, Event, LayoutPair, LeagueState, Retirement, Round, pairing};
-use pahtum_tournament::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use super::standings::FormatArg;
 use crate::flags::WideFlag;
 use crate::output::{errln, out, outln};
 use crate::signals::StopSignals;
+use pahtum_run::events::Tee;
 use pahtum_runner::live::Live;
-use pahtum_tournament::events::Tee;
 use std::sync::Arc;
 
 /// Run a league: bots and versions join over time, and play only the games their ratings need.
@@ -135,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Run(run_args) => crate::runtime::runtime()?.block_on(play_league(run_args)),
         Command::Retire { dir, entrant } => retire(&dir, &entrant),
         Command::Table { dir, format, wide } => {
-            let (state, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
+            let (state, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, &mut Counts)?;
             out!("{}", render_table(&table(&state, tallies, None)?, format.0, wide.fit()));
             Ok(ExitCode::SUCCESS)
         }
@@ -192,7 +194,7 @@ async fn add(args: AddArgs) -> anyhow::Result<ExitCode> {
     if command.is_empty() {
         bail!("the bot's command is empty; give it after --, e.g. -- python3 bot.py");
     }
-    let label = pahtum_tournament::league::lines::label(&name, &version);
+    let label = pahtum_league::lines::label(&name, &version);
     if opened.state.number_of(&label).is_some() {
         bail!("{label} is in the league already; give another --version");
     }
@@ -217,7 +219,7 @@ async fn admit(
     staged: &folder::Staged,
     (name, version, build_command): (&str, &str, Option<String>),
 ) -> anyhow::Result<()> {
-    let label = pahtum_tournament::league::lines::label(name, version);
+    let label = pahtum_league::lines::label(name, version);
     let hash = folder::content_hash(&staged.dir, &staged.command, build_command.as_deref())?;
     if let Some(same) = opened.state.entrants().iter().find(|entrant| entrant.hash == hash) {
         bail!(
@@ -246,9 +248,12 @@ async fn admit(
             .await
             .with_context(|| refused("build"))?;
     }
-    let arena = std::env::current_exe().context("cannot find the arena executable to run `arena check`")?;
     let log = logs.join(format!("check-{label}.log"));
-    check(&arena, &staged.dir, &staged.command, sandbox, &log)
+    let line = command_line(&staged.command);
+    let opponent = pahtum_builtin::spec(FIRST_FREE, FIRST_FREE)?;
+    let bot = pahtum_builtin::spec("bot", &line).with_context(|| refused("check"))?;
+    let bot = crate::flags::SandboxFlag { sandbox }.apply(bot);
+    check(bot, &opponent, &staged.dir, &line, &log)
         .await
         .with_context(|| refused("check"))?;
     let entrant = Entrant {
@@ -268,11 +273,7 @@ fn next_version(state: &LeagueState, name: &str) -> String {
     let versions = state.entrants().iter().filter(|entrant| entrant.name == name).count();
     (versions + 1..)
         .map(|number| number.to_string())
-        .find(|version| {
-            state
-                .number_of(&pahtum_tournament::league::lines::label(name, version))
-                .is_none()
-        })
+        .find(|version| state.number_of(&pahtum_league::lines::label(name, version)).is_none())
         .expect("a free version")
 }
 
@@ -357,7 +358,7 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    let (state, tallies) = fold(&args.dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
+    let (state, tallies) = fold(&args.dir.join(JOURNAL), Moves::Drop, &mut Counts)?;
     out!(
         "{}",
         render_table(&table(&state, tallies, None)?, Format::Table, args.wide.fit())
@@ -370,7 +371,7 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
 pub fn merge(out: &Path, inputs: &[PathBuf], wide: WideFlag) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create the output folder {}", out.display()))?;
     let journal = out.join(JOURNAL);
-    let merged = pahtum_tournament::league::merge::merge(inputs, &journal)?;
+    let merged = pahtum_league::merge::merge(inputs, &journal)?;
     if let Some(first) = inputs[0].parent() {
         folder::copy_league(first, out)?;
     }
@@ -380,7 +381,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf], wide: WideFlag) -> anyhow::Result<E
             merged.agreeing_duplicates
         );
     }
-    let (state, tallies) = fold(&journal, Moves::Drop, |_| (), |_, (), _| {})?;
+    let (state, tallies) = fold(&journal, Moves::Drop, &mut Counts)?;
     out!(
         "{}",
         render_table(&table(&state, tallies, None)?, Format::Table, wide.fit())
@@ -396,7 +397,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf], wide: WideFlag) -> anyhow::Result<E
 
 /// The layout pairs of the league's next round, by the pairing rule, from one fit of every game so far.
 fn next_round(dir: &Path, state: &LeagueState, target: f64) -> anyhow::Result<Vec<LayoutPair>> {
-    let (_, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, |_| (), |_, (), _| {})?;
+    let (_, tallies) = fold(&dir.join(JOURNAL), Moves::Drop, &mut Counts)?;
     let table = table(state, tallies, None)?;
     let entrants: Vec<pairing::Entrant> = state
         .entrants()
@@ -453,12 +454,12 @@ fn settled_note(state: &LeagueState, target: f64) -> String {
 async fn play_round(
     dir: &Path,
     opened: &mut Opened,
-    pending: Vec<pahtum_tournament::league::PendingGame>,
+    pending: Vec<pahtum_league::PendingGame>,
     concurrency: usize,
     stop: std::pin::Pin<&mut StopSignals>,
 ) -> anyhow::Result<RunEnding> {
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
-    let file = tournament_file(&opened.state, dir, concurrency, crate::builtin::NAMES);
+    let file = tournament_file(&opened.state, dir, concurrency, pahtum_builtin::NAMES);
     crate::flags::require_sandbox(opened.state.league().sandbox.is_some())?;
     let launcher = Launcher::for_entrants(&file, &arena);
     let bots = Bots::of_file(&file, &launcher);

@@ -23,24 +23,23 @@
 //! (as after `arena run`) and `match.json` (the games planned and played and the
 //! SPRT's verdict); stdout shows the verdict and the standings.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use pahtum_protocol::TimeControl;
 use pahtum_referee::Limits;
 use pahtum_report::match_report::{MatchProgress, match_json, summary};
 use pahtum_report::run_report::LiveReport;
+use pahtum_run::events::{RunEnding, Tee};
+use pahtum_run::resume::ResumeError;
+use pahtum_run::sprt_gate::{Gated, SprtGate};
 use pahtum_runner::games::Bots;
+use pahtum_standings::strength::AnchorSpec;
 use pahtum_stats::Sprt;
-use pahtum_tournament::config::{self, BlockSource, BotConfig, Launch, OnOverload, Restart, RulesConfig, Tournament};
+use pahtum_tournament::config::head_to_head::Match;
+use pahtum_tournament::config::{OnOverload, Restart, Tournament};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::{RunEnding, Tee};
-use pahtum_tournament::resume::ResumeError;
 use pahtum_tournament::schedule;
-use pahtum_tournament::sprt_gate::{Gated, SprtGate};
-use pahtum_tournament::strength::AnchorSpec;
 
 use super::flow;
 use crate::duration::TimeFlags;
@@ -169,8 +168,8 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         // A sandboxed bot sees neither the output folder nor the other bot's folders.
         let specs = [(&names[0], &args.a), (&names[1], &args.b)]
             .into_iter()
-            .map(|(name, command)| crate::builtin::spec(name, command))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+            .map(|(name, command)| pahtum_builtin::spec(name, command))
+            .collect::<Result<Vec<_>, _>>()?;
         let specs = args.sandbox.apply_to_all(specs, Some(&out));
         crate::flags::note_what_the_sandbox_shows(&specs);
         let bots = Bots {
@@ -221,62 +220,22 @@ fn parse_games(text: &str) -> Result<u32, String> {
     }
 }
 
-/// The two-bot tournament the flags describe.
+/// The two-bot tournament the flags describe (pahtum-tournament's rules of which flags enter the journal's
+/// header, so that a match resumes).
 fn tournament(args: &Args) -> anyhow::Result<Tournament> {
     let names = args.names.names([&args.a, &args.b], ["1", "2"])?;
     let times = args.time.time_controls()?;
-    // Each bot's own time control only when they differ, so that a match with one keeps its journal's hash.
-    let own_times = times.map(|time| (times[0] != times[1]).then_some(time));
-    let counts = args.placed_blocks.as_ref().unwrap_or(&args.blocks);
-    // With one count, cycling and drawing are the same schedule: left off, a match keeps the journal
-    // hash it had before the counts cycled, and resumes.
-    let cycle_counts = counts.len() > 1;
-    let blocks = match &args.placed_blocks {
-        Some(counts) => BlockSource::Players { counts: counts.clone() },
-        None => BlockSource::Random { counts: counts.clone() },
-    };
-    let bots = [(&names[0], &args.a, own_times[0]), (&names[1], &args.b, own_times[1])]
-        .into_iter()
-        .map(|(name, command, time)| bot_config(name, command, time))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Tournament {
-        name: format!("{}-vs-{}", names[0], names[1]),
+    let head_to_head = Match {
+        names,
+        commands: [&args.a, &args.b],
+        times,
+        counts: args.placed_blocks.clone().unwrap_or_else(|| args.blocks.clone()),
+        placed: args.placed_blocks.is_some(),
+        games: args.games,
         seed: args.seed,
-        format: config::Format::RoundRobin,
-        games_per_pair: args.games,
-        rules: RulesConfig {
-            pie: args.pie.pie(),
-            blocks,
-            cycle_counts,
-        },
-        time: times[0],
+        pie: args.pie.pie(),
         pause_idle: args.pause_idle,
-        bots,
-    })
-}
-
-/// The journal header's description of a bot (how it starts decides whether a match resumes). A
-/// command runs in the working directory, which is part of it: the same relative command run from
-/// another folder may be another program, so it must not resume the match.
-fn bot_config(name: &str, command: &str, time: Option<TimeControl>) -> anyhow::Result<BotConfig> {
-    let command = command.trim();
-    let (launch, dir) = if crate::builtin::NAMES.contains(&command) {
-        (Launch::Builtin(command.to_owned()), None)
-    } else {
-        let words = match shlex::split(command) {
-            Some(words) if !words.is_empty() => words,
-            _ => bail!("bad bot command {command:?}: give a program and its arguments, quoted as in a shell"),
-        };
-        let here = std::env::current_dir().context("cannot find the working directory")?;
-        (Launch::Command(words), Some(here.display().to_string()))
+        builtins: pahtum_builtin::NAMES,
     };
-    Ok(BotConfig {
-        name: name.to_owned(),
-        launch,
-        dir,
-        env: BTreeMap::new(),
-        time,
-        // The sandbox does not change a game's result: a match resumes with or without it.
-        sandbox: None,
-    })
+    Ok(head_to_head.tournament()?)
 }

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use pahtum_journal::merge::{Merged, merge};
+use pahtum_league::is_league_journal;
 use pahtum_report::run_report::write_run_reports;
-use pahtum_tournament::events::RunEnding;
-use pahtum_tournament::league::is_league_journal;
-use pahtum_tournament::merge::{Merged, merge};
-use pahtum_tournament::resume::JOURNAL;
+use pahtum_run::events::RunEnding;
+use pahtum_run::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use super::flow;

@@ -16,7 +16,7 @@ use pahtum_record::annotations::{beside, latest};
 use pahtum_report::files::REPORT_HTML;
 use pahtum_report::html::{DEFAULT_MAX_REPLAYS, Options};
 use pahtum_report::run_report::{write_game_page, write_report};
-use pahtum_tournament::strength::AnchorSpec;
+use pahtum_standings::strength::AnchorSpec;
 
 use crate::inputs::{Source, journal_path, source};
 use crate::output::errln;

@@ -22,14 +22,15 @@ use anyhow::Context;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
 use pahtum_report::run_report::LiveReport;
+use pahtum_run::events::Tee;
+use pahtum_run::hellos::HelloCheck;
+use pahtum_run::resume;
 use pahtum_runner::games::Bots;
 use pahtum_runner::launch::{Launcher, check_programs};
 use pahtum_tournament::config::{self, Restart, TournamentFile};
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::events::Tee;
-use pahtum_tournament::hellos::HelloCheck;
+use pahtum_tournament::schedule;
 use pahtum_tournament::shard::{Shard, ShardError};
-use pahtum_tournament::{resume, schedule};
 
 use super::flow;
 use crate::output::outln;
@@ -118,7 +119,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     }
     let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
     let launcher = Launcher::new(&file, &arena);
-    check_programs(&file, &launcher, crate::builtin::NAMES)?;
+    check_programs(&file, &launcher, pahtum_builtin::NAMES)?;
     check_replayed(&file, &args.replay)?;
     crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
     let specs: Vec<_> = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();

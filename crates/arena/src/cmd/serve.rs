@@ -57,7 +57,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let token = args.token.or_else(|| (!args.listen.ip().is_loopback()).then(new_token));
     let arena = std::env::current_exe().context("cannot find the arena executable to run the built-in bots")?;
-    let roster = Roster::load(&args.dir, args.bots.as_deref(), crate::builtin::NAMES, &arena)?;
+    let roster = Roster::load(&args.dir, args.bots.as_deref(), pahtum_builtin::NAMES, &arena)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let play = PlaySettings {
         roster,

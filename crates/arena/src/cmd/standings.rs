@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 use clap::builder::PossibleValue;
 
 use crate::output::out;
+use pahtum_report::fold;
 use pahtum_report::render::{Format, render};
-use pahtum_tournament::report;
-use pahtum_tournament::strength::AnchorSpec;
+use pahtum_standings::strength::AnchorSpec;
 
 /// Print the standings of a tournament journal.
 #[derive(Debug, clap::Args)]
@@ -43,7 +43,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (journal, _merged) = crate::inputs::one_journal(&args.journals)?;
-    let standings = report::standings_of_journal(&journal, args.anchor.as_ref())?;
+    let standings = fold::standings_of_journal(&journal, args.anchor.as_ref())?;
     out!("{}", render(&standings, args.format.0, args.wide.fit()));
     Ok(ExitCode::SUCCESS)
 }

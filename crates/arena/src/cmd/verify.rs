@@ -5,17 +5,18 @@
 //! faulty line. This command checks them all and lists every faulty line with
 //! its number and what is wrong, so that a damaged or edited journal can be
 //! judged (and repaired) in one go. What is checked is in the
-//! `pahtum_tournament::audit` docs. A league's journal is checked the same
+//! `pahtum_journal::audit` docs. A league's journal is checked the same
 //! way, line by line, with its own lines (entrants, retirements, rounds, and
 //! each game against its round and its entrants' content hashes: the
-//! `pahtum_tournament::league::state` docs). The faults are shown escaped,
+//! `pahtum_league::state` docs). The faults are shown escaped,
 //! like anything else read from a file a bot had a hand in.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use pahtum_journal as journal;
+use pahtum_league as league;
 use pahtum_protocol::untrusted::escape;
-use pahtum_tournament::{journal, league};
 
 use crate::inputs::journal_path;
 use crate::output::outln;

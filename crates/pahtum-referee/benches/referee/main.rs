@@ -50,7 +50,10 @@ use pahtum_referee::{Bot, BotSpec, GameEvent, Limits, play_game};
 
 mod timing;
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-bot");
+/// The fixture bot (`pahtum-testkit`'s, built for this profile on first use).
+fn fixture_bot() -> String {
+    pahtum_testkit::fixture_bot().to_string_lossy().into_owned()
+}
 
 /// Counts this process's heap allocations.
 struct CountingAllocator;
@@ -233,7 +236,7 @@ impl Setup {
 fn fixture(mode: &str) -> BotSpec {
     BotSpec {
         name: mode.to_owned(),
-        program: FIXTURE.to_owned(),
+        program: fixture_bot(),
         args: vec![mode.to_owned()],
         dir: None,
         env: Vec::new(),
@@ -251,7 +254,7 @@ struct PingPong {
 /// Sends `count` lines of `out` bytes to an echo child that answers each with
 /// `back` bytes; returns each round trip in microseconds.
 fn ping_pong(count: usize, out: usize, back: usize) -> PingPong {
-    let mut child = Command::new(FIXTURE)
+    let mut child = Command::new(fixture_bot())
         .arg(format!("echo={back}"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -37,7 +37,7 @@ impl Fixtures {
     pub fn spec(&self, mode: &str) -> BotSpec {
         BotSpec {
             name: mode.to_owned(),
-            program: env!("CARGO_BIN_EXE_fixture-bot").to_owned(),
+            program: pahtum_testkit::fixture_bot().to_string_lossy().into_owned(),
             args: vec![mode.to_owned()],
             dir: None,
             env: vec![(
@@ -67,7 +67,7 @@ impl Fixtures {
     /// variables for the referee process.
     #[expect(clippy::zombie_processes, reason = "reaped by `wait4`, which std does not offer")]
     pub fn game_in_a_process_with_env(&self, first: &str, second: &str, env: &[(&str, &str)]) -> (GameRecord, u64) {
-        let mut referee = Command::new(env!("CARGO_BIN_EXE_fixture-game"))
+        let mut referee = Command::new(pahtum_testkit::fixture_game())
             .args([first, second])
             .env("FIXTURE_PID_FILE", self.path("pids"))
             .envs(env.iter().copied())

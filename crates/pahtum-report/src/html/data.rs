@@ -18,7 +18,7 @@ use pahtum::{Color, Outcome, Score, Seat};
 use pahtum_protocol::{Info, Reason};
 use pahtum_record::annotations::GameAnalysis;
 use pahtum_record::{GameRecord, MoveKind, Players, Termination};
-use pahtum_tournament::standings::{Standings, greeting_notes};
+use pahtum_standings::standings::{Standings, greeting_notes};
 use serde::{Deserialize, Serialize};
 
 use crate::html::analysis::ReplayAnalysis;
@@ -276,7 +276,7 @@ fn heat_map(standings: &Standings) -> Vec<HeatRow> {
 }
 
 fn forfeits_by_kind(standings: &Standings) -> Vec<(&'static str, u32)> {
-    let sum = |count: fn(&pahtum_tournament::standings::Forfeits) -> u32| {
+    let sum = |count: fn(&pahtum_standings::standings::Forfeits) -> u32| {
         standings.bots.iter().map(|row| count(&row.forfeits)).sum::<u32>()
     };
     [
@@ -664,7 +664,7 @@ mod tests {
             record("002-00-a", "c", "a"),
         ];
         let bots = pahtum_tournament::testing::tournament().bot_names();
-        let standings = pahtum_tournament::standings::standings(&games, &bots, None).unwrap();
+        let standings = pahtum_standings::standings::standings(&games, &bots, None).unwrap();
         let table = StandingsTable::of(&standings);
         let header = &table.rows[0];
         assert_eq!(

@@ -9,11 +9,11 @@
 //! here; every text (bot names, versions) reaches the page with its control characters shown as escapes
 //! ([`escape`]), then through the template's escaping of markup.
 
+use pahtum_league::Entrant;
+use pahtum_league::history::History;
+use pahtum_league::table::{Row, Table};
 use pahtum_protocol::untrusted::escape;
-use pahtum_tournament::league::Entrant;
-use pahtum_tournament::league::history::History;
-use pahtum_tournament::league::table::{Row, Table};
-use pahtum_tournament::strength::BotRating;
+use pahtum_standings::strength::BotRating;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
@@ -161,7 +161,7 @@ impl LeaguePage {
              weaker entrants join.",
             plural(history.stride, "round"),
             table.rounds,
-            pahtum_tournament::league::history::MAX_CHECKPOINTS,
+            pahtum_league::history::MAX_CHECKPOINTS,
         );
         LeaguePage {
             name: shown(&table.league),

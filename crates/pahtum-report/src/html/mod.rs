@@ -61,7 +61,7 @@ use std::collections::HashMap;
 use minijinja::{Environment, Value, context};
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::GameAnalysis;
-use pahtum_tournament::standings::Standings;
+use pahtum_standings::standings::Standings;
 use serde::Serialize;
 
 use self::analysis::{AnalysisIndex, AnalysisTables, Mistakes, Span};
@@ -151,7 +151,7 @@ struct Kept<L> {
 
 /// The report of a tournament or match journal, made from its records as they come: [`add`](Self::add)
 /// every record (with its moves) and where it lies (`L`, a locator by which the caller reads its JSON back:
-/// a journal's [`Span`](pahtum_tournament::journal::Span), an index), then [`finish`](Self::finish) with the
+/// a journal's [`Span`](pahtum_journal::Span), an index), then [`finish`](Self::finish) with the
 /// standings.
 #[derive(Debug)]
 pub struct ReportBuilder<L> {

@@ -2,7 +2,7 @@ use std::convert::Infallible;
 
 use pahtum::Seat;
 use pahtum_protocol::Reason;
-use pahtum_tournament::standings::{Standings, standings};
+use pahtum_standings::standings::{Standings, standings};
 use pahtum_tournament::testing::{forfeited, tournament};
 
 use super::*;
@@ -512,10 +512,10 @@ fn a_bare_page_has_the_same_tables_without_the_style_and_the_viewer() {
 
 #[test]
 fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
-    use pahtum_tournament::league::Entrant;
-    use pahtum_tournament::league::history::{Checkpoint, History};
-    use pahtum_tournament::league::table::{Change, Row, Table};
-    use pahtum_tournament::strength::BotRating;
+    use pahtum_league::Entrant;
+    use pahtum_league::history::{Checkpoint, History};
+    use pahtum_league::table::{Change, Row, Table};
+    use pahtum_standings::strength::BotRating;
 
     let name = format!("<img src=x onerror=alert(1)>\u{7}{HOSTILE}");
     let label = |version: &str| format!("{name}@{version}");

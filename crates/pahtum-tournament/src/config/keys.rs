@@ -43,21 +43,21 @@ pub(super) struct FileKeys {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RulesKeys {
-    pub(crate) placement: Option<String>,
-    pub(crate) blocks: Option<Vec<i64>>,
-    pub(crate) layouts: Option<Vec<Vec<String>>>,
-    pub(crate) pie: Option<bool>,
+pub struct RulesKeys {
+    pub placement: Option<String>,
+    pub blocks: Option<Vec<i64>>,
+    pub layouts: Option<Vec<Vec<String>>>,
+    pub pie: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct TimeKeys {
-    pub(crate) move_ms: Option<u64>,
-    pub(crate) base_ms: Option<u64>,
-    pub(crate) increment_ms: Option<u64>,
-    pub(crate) margin_ms: Option<u64>,
-    pub(crate) clock: Option<String>,
+pub struct TimeKeys {
+    pub move_ms: Option<u64>,
+    pub base_ms: Option<u64>,
+    pub increment_ms: Option<u64>,
+    pub margin_ms: Option<u64>,
+    pub clock: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,13 +93,14 @@ pub(super) struct BotKeys {
 }
 
 /// One problem with one key, before the file's path is attached.
-pub(crate) struct KeyError {
-    pub(crate) key: String,
-    pub(crate) problem: String,
-    pub(crate) fix: String,
+#[derive(Debug)]
+pub struct KeyError {
+    pub key: String,
+    pub problem: String,
+    pub fix: String,
 }
 
-pub(crate) fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
+pub fn key_error(key: impl Into<String>, problem: impl fmt::Display, fix: impl Into<String>) -> KeyError {
     KeyError {
         key: key.into(),
         problem: problem.to_string(),

@@ -19,14 +19,20 @@
 //!
 //! `tournaments/reference.toml` documents every key and its default.
 
-pub(crate) mod keys;
+pub mod head_to_head;
+// The keys of a file as written, before they are checked: shared with `league.toml`'s reader
+// (`pahtum-league`). Each field is the key of its name in tournaments/reference.toml.
+#[allow(missing_docs)]
+pub mod keys;
 mod model;
-pub(crate) mod names;
-pub(crate) mod resolve;
+pub mod names;
+pub mod resolve;
 #[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
 
 pub use model::*;
 pub use names::{MAX_NAME_LEN, PLAIN_NAME_RULE, is_plain_char, is_plain_name};
@@ -65,4 +71,13 @@ pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, ConfigError> {
         tournament,
         settings,
     })
+}
+
+/// The hash of a resolved tournament, as the journal's header holds it: `"sha256:"` and the lowercase hex SHA-256 of
+/// the compact JSON of the tournament (serde_json, keys in the order of the structs).
+pub fn tournament_hash(tournament: &Tournament) -> String {
+    let json = serde_json::to_vec(tournament).expect("a tournament serializes to JSON");
+    let digest = Sha256::digest(&json);
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
 }

@@ -21,7 +21,8 @@ pub fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= MAX_NAME_LEN && name.chars().all(is_plain_char) && !name.starts_with('.')
 }
 
-pub(crate) fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
+/// Checks that the name at `key` is a plain name ([`is_plain_name`]), or says which and why.
+pub fn check_name(key: &str, name: &str) -> Result<(), KeyError> {
     if !is_plain_name(name) {
         return Err(key_error(
             key,

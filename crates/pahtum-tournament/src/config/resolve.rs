@@ -371,7 +371,8 @@ pub(super) fn resolve_format(
     }
 }
 
-pub(crate) fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
+/// The rules of play that `keys` give, each default filled in, or the first key that is wrong.
+pub fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
     let pie = keys.pie.unwrap_or(true);
     let placement = keys.placement.as_deref().unwrap_or("random");
     let counts = || -> Result<Vec<usize>, KeyError> {
@@ -470,7 +471,7 @@ pub(super) fn resolve_layouts(layouts: Option<&[Vec<String>]>) -> Result<Vec<Vec
 
 /// The time control of the `[time]` table, or of a bot's `[bots.time]` (named
 /// `key` in errors): one second per move when it sets no limit.
-pub(crate) fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
+pub fn resolve_time(key: &str, keys: &TimeKeys) -> Result<TimeControl, KeyError> {
     let TimeKeys {
         move_ms,
         base_ms,

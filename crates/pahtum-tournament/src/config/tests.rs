@@ -135,8 +135,8 @@ fn durability_is_a_run_setting_outside_the_hash() {
     let durable = parse_text(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"game\"")).unwrap();
     assert_eq!(durable.settings.durability, Durability::Game);
     assert_eq!(
-        crate::journal::tournament_hash(&durable.tournament),
-        crate::journal::tournament_hash(&plain.tournament)
+        crate::config::tournament_hash(&durable.tournament),
+        crate::config::tournament_hash(&plain.tournament)
     );
     let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\ndurability = \"fast\""));
     assert!(

@@ -265,7 +265,7 @@ fn last_cell(game: &Game) -> Option<Cell> {
 /// Plays the game: the person is a seat of the referee ([`Human`]), answered
 /// from the terminal, against the bot as in any game.
 async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<GameRecord> {
-    let bot_spec = crate::builtin::spec(&crate::names::default_name(&args.bot), &args.bot)?;
+    let bot_spec = pahtum_builtin::spec(&crate::names::default_name(&args.bot), &args.bot)?;
     let mut bot = Bot::start(&bot_spec, &Limits::default(), None)
         .await
         .map_err(crate::forfeit::explain)?;

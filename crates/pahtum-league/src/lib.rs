@@ -1,0 +1,53 @@
+//! A league: a field of bots that grows for weeks, played as it needs.
+//!
+//! The crate holds the league's rules (`league.toml`), its journal's lines and their reading, its state
+//! (entrants, retirements, rounds), the pairing rule, the table and the rating history, the staging of
+//! an entrant's folder, and the merge of a sharded round's journals.
+//!
+//! Where a tournament is a fixed field played once, a league's entrants
+//! arrive one by one (new bots, new versions of old ones), may retire, and
+//! play only the games the league needs now: the entrants whose rating
+//! interval is still wider than the target meet the opponents that tell the
+//! most ([`pairing`]), a round at a time. Nothing is played twice: a pair of
+//! entrants plays at most the layout rounds the rules allow, and an entrant
+//! that joins later plays only its own games.
+//!
+//! The data is a tournament's, reused: the rules ([`rules`], `league.toml`)
+//! are read by the tournament file's code and lay out the games by the
+//! tournament's schedule; the journal ([`lines`]) is written by the
+//! tournament's [`Journal`](pahtum_journal::Journal), read by its line reader
+//! on every core and checked line by line ([`state`], [`read`]: the
+//! tournament's record check, plus the league's own: entrants, retirements,
+//! rounds, content hashes); the table ([`table`]) is the tournament's tallies
+//! and joint rating fit. A league's journal is read by
+//! `pahtum_report::fold::fold_journal` like a tournament's, so `arena standings`,
+//! `arena report` and `arena serve` show a league as a run; `arena verify`
+//! lists every faulty line of it ([`read::verify`]).
+//!
+//! An entrant's folder is a stranger's upload: [`folder`] stages it, and a
+//! private module, `snapshot`, walks it through file descriptors (regular
+//! files and folders only, within the league's caps), copies it and hashes
+//! it.
+//!
+//! Building and checking an entrant before it joins, and playing the games,
+//! are `pahtum-runner`'s work; this crate has no processes.
+
+pub mod folder;
+pub mod history;
+pub mod lines;
+pub mod merge;
+pub mod pairing;
+pub mod read;
+pub mod rules;
+mod snapshot;
+pub mod state;
+pub mod table;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+#[cfg(test)]
+mod tests;
+
+pub use lines::{Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round};
+pub use read::{LeagueError, LineFault, Read, Verified, is_league_journal, read, verify};
+pub use rules::{LEAGUE_FILE, League};
+pub use state::{LeagueFault, LeagueState, PendingGame};

@@ -1,0 +1,429 @@
+//! `league.toml`: the rules every game of a league is played by, and how it is run.
+//!
+//! A league's rules are a tournament file's rules without the bots (they come
+//! and go through the journal): the `[rules]` and `[time]` tables are read by
+//! the tournament file's own code, so that a league and a tournament spell a
+//! rule the same way, and a league's games are laid out by the tournament's
+//! schedule (see [`League::template`]). Like a tournament, the resolved rules
+//! go into the journal's header with their hash, and a `league.toml` changed
+//! since is refused. `tournaments/league/league.toml` documents every key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pahtum_protocol::TimeControl;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use pahtum_tournament::config::keys::{KeyError, RulesKeys, TimeKeys, key_error};
+use pahtum_tournament::config::names::check_name;
+use pahtum_tournament::config::resolve::{resolve_rules, resolve_time};
+use pahtum_tournament::config::{ConfigError, Format, RulesConfig, SandboxConfig, Tournament};
+
+/// The file's name in a league's folder.
+pub const LEAGUE_FILE: &str = "league.toml";
+
+/// The most games one pair of entrants may play: 64 layout pairs, so that a pair's layout rounds fit a
+/// 64-bit set.
+pub const MAX_GAMES_PER_PAIR: u32 = 128;
+
+/// The default most games per pair of entrants.
+pub const DEFAULT_GAMES_PER_PAIR: u32 = 8;
+/// The default precision aimed at: the half-width of an entrant's 95% rating interval, in Elo.
+pub const DEFAULT_PRECISION_ELO: u32 = 100;
+/// The default opponents an entrant in need meets per round of the league.
+pub const DEFAULT_OPPONENTS: u32 = 4;
+/// The default longest build, in seconds.
+pub const DEFAULT_BUILD_TIMEOUT_S: u64 = 600;
+/// The default CPU of a sandboxed build, in percent of one core.
+pub const DEFAULT_BUILD_CPU_PERCENT: u64 = 100;
+/// The default most files and folders of an entrant's folder.
+pub const DEFAULT_MAX_FILES: u64 = 10_000;
+/// The default most folders deep of an entrant's folder.
+pub const DEFAULT_MAX_DEPTH: u64 = 32;
+/// The default most MiB of an entrant's files.
+pub const DEFAULT_MAX_MB: u64 = 256;
+
+/// `N`, a key's default.
+fn default<const N: u64>() -> u64 {
+    N
+}
+
+/// Whether `value` is `N`, a key's default: a key at its default is left out of the journal's header,
+/// so that the header of a league written before the key existed keeps its hash.
+fn is_default<const N: u64>(value: &u64) -> bool {
+    *value == N
+}
+
+/// What decides a league's games, with every default filled in (hashed into the journal's header).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct League {
+    /// The league's name.
+    pub name: String,
+    /// The seed every layout is derived from, as a tournament's.
+    pub seed: u64,
+    /// The most games one pair of entrants plays (even: layout pairs).
+    pub games_per_pair: u32,
+    /// The half-width of the 95% rating interval to aim for, in Elo: an entrant whose interval is wider
+    /// plays more.
+    pub precision_elo: u32,
+    /// The opponents an entrant in need meets per round (a layout pair each).
+    pub opponents: u32,
+    /// The entrants' sandbox (their builds and their games), if the league asks for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxConfig>,
+    /// The longest an entrant's build may take, in seconds.
+    pub build_timeout_s: u64,
+    /// Variables added to an entrant's build's environment (a toolchain's `PATH`, say): the organiser's,
+    /// in the sandbox on top of its own few.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub build_env: BTreeMap<String, String>,
+    /// The CPU a sandboxed build may use, all its processes together, in percent of one core.
+    #[serde(
+        default = "default::<DEFAULT_BUILD_CPU_PERCENT>",
+        skip_serializing_if = "is_default::<DEFAULT_BUILD_CPU_PERCENT>"
+    )]
+    pub build_cpu_percent: u64,
+    /// The most files and folders an entrant's folder may hold.
+    #[serde(
+        default = "default::<DEFAULT_MAX_FILES>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_FILES>"
+    )]
+    pub max_files: u64,
+    /// The most folders deep a folder of an entrant's folder may lie.
+    #[serde(
+        default = "default::<DEFAULT_MAX_DEPTH>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_DEPTH>"
+    )]
+    pub max_depth: u64,
+    /// The most MiB of all an entrant's files, at their apparent sizes.
+    #[serde(
+        default = "default::<DEFAULT_MAX_MB>",
+        skip_serializing_if = "is_default::<DEFAULT_MAX_MB>"
+    )]
+    pub max_mb: u64,
+    /// The rules of every game.
+    pub rules: RulesConfig,
+    /// The time control of every game.
+    pub time: TimeControl,
+}
+
+/// The most an entrant's folder may hold: `max_files`, `max_depth` and `max_mb` of `league.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// The most files and folders, counted together (the entrant's folder itself not counted).
+    pub files: u64,
+    /// The most folders deep a folder may lie (a folder of the entrant's folder lies 1 deep).
+    pub depth: u64,
+    /// The most MiB of all files together, at their apparent sizes.
+    pub mb: u64,
+}
+
+impl Caps {
+    /// No cap at all.
+    pub const NONE: Caps = Caps {
+        files: u64::MAX,
+        depth: u64::MAX,
+        mb: u64::MAX,
+    };
+
+    /// The most bytes of all files together.
+    pub fn bytes(&self) -> u64 {
+        self.mb.saturating_mul(1 << 20)
+    }
+}
+
+/// The keys of `league.toml`, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LeagueKeys {
+    name: Option<String>,
+    seed: Option<u64>,
+    games_per_pair: Option<i64>,
+    precision_elo: Option<i64>,
+    opponents: Option<i64>,
+    sandbox: Option<bool>,
+    ro_paths: Option<Vec<String>>,
+    build_timeout_s: Option<u64>,
+    build_env: Option<BTreeMap<String, String>>,
+    build_cpu_percent: Option<i64>,
+    max_files: Option<i64>,
+    max_depth: Option<i64>,
+    max_mb: Option<i64>,
+    #[serde(default)]
+    rules: RulesKeys,
+    #[serde(default)]
+    time: TimeKeys,
+}
+
+/// The `league.toml` that `arena league init` writes: every key at its default, each explained.
+pub fn default_file(name: &str) -> String {
+    format!(
+        "# A league's rules (see tournaments/league/league.toml for every key).\n\
+         name = \"{name}\"\n\
+         seed = 0\n\
+         # The most games one pair of entrants plays (even: each layout twice, seats swapped).\n\
+         games_per_pair = {DEFAULT_GAMES_PER_PAIR}\n\
+         # Play until every active entrant's 95% interval is at most this wide on each side (Elo).\n\
+         precision_elo = {DEFAULT_PRECISION_ELO}\n\
+         # Opponents an entrant in need meets per round (a layout pair each).\n\
+         opponents = {DEFAULT_OPPONENTS}\n\
+         # Build and play every entrant in the sandbox.\n\
+         sandbox = false\n\
+         build_timeout_s = {DEFAULT_BUILD_TIMEOUT_S}\n\
+         # The CPU a sandboxed build may use, in percent of one core.\n\
+         build_cpu_percent = {DEFAULT_BUILD_CPU_PERCENT}\n\
+         # The most an entrant's folder may hold: files and folders, folders deep, MiB of files.\n\
+         max_files = {DEFAULT_MAX_FILES}\n\
+         max_depth = {DEFAULT_MAX_DEPTH}\n\
+         max_mb = {DEFAULT_MAX_MB}\n\
+         \n\
+         [rules]\n\
+         pie = true\n\
+         placement = \"random\"\n\
+         blocks = [5, 7, 9, 11, 13]\n\
+         \n\
+         [time]\n\
+         move_ms = 1000\n\
+         clock = \"wall\"\n"
+    )
+}
+
+/// Reads and checks the `league.toml` at `path`.
+pub fn load(path: &Path) -> Result<League, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(path, &text)
+}
+
+/// Checks the text of a `league.toml`; `path` names it in errors.
+pub fn parse(path: &Path, text: &str) -> Result<League, ConfigError> {
+    let keys: LeagueKeys = toml::from_str(text).map_err(|error| ConfigError::Syntax {
+        path: path.to_owned(),
+        message: error.to_string().trim_end().to_owned(),
+    })?;
+    resolve(keys).map_err(|error| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: error.key,
+        problem: error.problem,
+        fix: error.fix,
+    })
+}
+
+fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
+    let name = keys
+        .name
+        .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
+    check_name("name", &name)?;
+    let games_per_pair = match keys.games_per_pair {
+        None => DEFAULT_GAMES_PER_PAIR,
+        Some(n) if n >= 2 && n % 2 == 0 && n <= i64::from(MAX_GAMES_PER_PAIR) => n as u32,
+        Some(n) => {
+            return Err(key_error(
+                "games_per_pair",
+                format!("{n} games per pair"),
+                format!(
+                    "use an even number from 2 to {MAX_GAMES_PER_PAIR}: each layout is played twice, seats swapped"
+                ),
+            ));
+        }
+    };
+    let positive = |key: &str, value: Option<i64>, default: u64, fix: &str| match value {
+        None => Ok(default),
+        Some(n) if n >= 1 => Ok(n as u64),
+        Some(n) => Err(key_error(key, format!("{n}"), fix)),
+    };
+    let positive_u32 = |key: &str, value: Option<i64>, default: u32, fix: &str| match value {
+        Some(n) if n > i64::from(u32::MAX) => Err(key_error(key, format!("{n}"), fix)),
+        _ => positive(key, value, u64::from(default), fix).map(|n| n as u32),
+    };
+    Ok(League {
+        name,
+        seed: keys.seed.unwrap_or(0),
+        games_per_pair,
+        precision_elo: positive_u32(
+            "precision_elo",
+            keys.precision_elo,
+            DEFAULT_PRECISION_ELO,
+            "give the half-width of the 95% interval to aim for, in Elo, e.g. 50",
+        )?,
+        opponents: positive_u32(
+            "opponents",
+            keys.opponents,
+            DEFAULT_OPPONENTS,
+            "give the opponents an entrant meets per round, 1 or more",
+        )?,
+        sandbox: sandbox(keys.sandbox, keys.ro_paths)?,
+        build_timeout_s: keys.build_timeout_s.unwrap_or(DEFAULT_BUILD_TIMEOUT_S),
+        build_env: build_env(keys.build_env.unwrap_or_default())?,
+        build_cpu_percent: positive(
+            "build_cpu_percent",
+            keys.build_cpu_percent,
+            DEFAULT_BUILD_CPU_PERCENT,
+            "give the CPU a build may use in percent of one core, e.g. 100 for one core, 200 for two",
+        )?,
+        max_files: positive(
+            "max_files",
+            keys.max_files,
+            DEFAULT_MAX_FILES,
+            "give the most files and folders an entrant's folder may hold, 1 or more",
+        )?,
+        max_depth: positive(
+            "max_depth",
+            keys.max_depth,
+            DEFAULT_MAX_DEPTH,
+            "give the most folders deep an entrant's folder may nest, 1 or more",
+        )?,
+        max_mb: positive(
+            "max_mb",
+            keys.max_mb,
+            DEFAULT_MAX_MB,
+            "give the most MiB an entrant's files may take together, 1 or more",
+        )?,
+        rules: resolve_rules(keys.rules)?,
+        time: resolve_time("time", &keys.time)?,
+    })
+}
+
+/// The entrants' sandbox: `sandbox = true`, with the organiser's `ro_paths` (which need the sandbox).
+fn sandbox(wanted: Option<bool>, ro_paths: Option<Vec<String>>) -> Result<Option<SandboxConfig>, KeyError> {
+    match (wanted.unwrap_or(false), ro_paths) {
+        (true, ro_paths) => Ok(Some(SandboxConfig {
+            ro_paths: ro_paths.unwrap_or_default(),
+            ..SandboxConfig::default()
+        })),
+        (false, Some(paths)) if !paths.is_empty() => Err(key_error(
+            "ro_paths",
+            "given without the sandbox",
+            "set `sandbox = true`: without it the entrants see everything the arena's user sees",
+        )),
+        (false, _) => Ok(None),
+    }
+}
+
+/// The build's variables, each a plain name.
+fn build_env(variables: BTreeMap<String, String>) -> Result<BTreeMap<String, String>, KeyError> {
+    let bad = |name: &str| name.is_empty() || name.contains(['=', '\0']);
+    match variables.iter().find(|(name, value)| bad(name) || value.contains('\0')) {
+        Some((name, _)) => Err(key_error(
+            "build_env",
+            format!("the variable {name:?}"),
+            "give each variable a name without `=` and a value, e.g. PATH = \"/opt/go/bin:/usr/bin:/bin\"",
+        )),
+        None => Ok(variables),
+    }
+}
+
+impl League {
+    /// The most an entrant's folder may hold.
+    pub fn caps(&self) -> Caps {
+        Caps {
+            files: self.max_files,
+            depth: self.max_depth,
+            mb: self.max_mb,
+        }
+    }
+
+    /// The layout rounds one pair of entrants may play.
+    pub fn rounds(&self) -> u32 {
+        self.games_per_pair / 2
+    }
+
+    /// The tournament of two placeholder bots with the league's rules: its schedule lays out the
+    /// league's games, layout round `k` of every pair being the game `2k` (and `2k + 1`, seats
+    /// swapped) of this tournament, so that a league's layouts are derived exactly as a tournament's.
+    pub fn template(&self) -> Tournament {
+        self.tournament(Vec::new())
+    }
+
+    /// The league as a tournament of `bots` (the entrants): how the commands that read any journal
+    /// (`arena standings`, `arena report`, `arena serve`) see it.
+    pub fn tournament(&self, bots: Vec<pahtum_tournament::config::BotConfig>) -> Tournament {
+        Tournament {
+            name: self.name.clone(),
+            seed: self.seed,
+            format: Format::RoundRobin,
+            games_per_pair: self.games_per_pair,
+            rules: self.rules.clone(),
+            time: self.time,
+            pause_idle: false,
+            bots,
+        }
+    }
+
+    /// The hash of the league, as a tournament's (`"sha256:"` and the hex SHA-256 of its compact JSON).
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_vec(self).expect("a league serializes to JSON");
+        let hex: String = Sha256::digest(&json).iter().map(|byte| format!("{byte:02x}")).collect();
+        format!("sha256:{hex}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_file_is_a_league_with_every_default() {
+        let league = parse(Path::new("league.toml"), &default_file("class")).unwrap();
+        assert_eq!(league.name, "class");
+        assert_eq!(league.games_per_pair, DEFAULT_GAMES_PER_PAIR);
+        assert_eq!(league.precision_elo, DEFAULT_PRECISION_ELO);
+        assert_eq!(league.sandbox, None);
+        assert_eq!(league.time.move_ms, Some(1000));
+        assert_eq!(league, parse(Path::new("l"), "name = \"class\"").unwrap());
+    }
+
+    /// A league at the default caps hashes as before they were keys, so that its journal still opens; a
+    /// league that sets one hashes otherwise.
+    #[test]
+    fn the_caps_at_their_defaults_leave_the_hash_as_it_was() {
+        let league = parse(Path::new("league.toml"), "name = \"x\"").unwrap();
+        let json = serde_json::to_string(&league).unwrap();
+        assert!(!json.contains("max_"), "{json}");
+        let old: League = serde_json::from_str(&json).unwrap();
+        assert_eq!(old, league);
+        assert_eq!(
+            (league.max_files, league.max_depth, league.max_mb),
+            (DEFAULT_MAX_FILES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MB)
+        );
+        let capped = parse(Path::new("league.toml"), "name = \"x\"\nmax_mb = 1").unwrap();
+        assert!(serde_json::to_string(&capped).unwrap().contains("\"max_mb\":1"));
+        assert_ne!(capped.hash(), league.hash());
+    }
+
+    /// The reference file is valid and writes out the true defaults.
+    #[test]
+    fn the_reference_file_states_the_true_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/league/league.toml");
+        let reference = load(&path).unwrap();
+        assert_eq!(reference, parse(&path, "name = \"league\"").unwrap());
+        assert_eq!(reference, parse(&path, &default_file("league")).unwrap());
+    }
+
+    #[test]
+    fn a_bad_key_is_named_with_its_fix() {
+        for (text, key) in [
+            ("name = \"x\"\ngames_per_pair = 3", "games_per_pair"),
+            ("name = \"x\"\ngames_per_pair = 130", "games_per_pair"),
+            ("name = \"x\"\nprecision_elo = 0", "precision_elo"),
+            ("name = \"x\"\nmax_files = 0", "max_files"),
+            ("name = \"x\"\nmax_depth = -1", "max_depth"),
+            ("name = \"x\"\nmax_mb = 0", "max_mb"),
+            ("name = \"x\"\nro_paths = [\"/opt\"]", "ro_paths"),
+            ("name = \"x\"\n[build_env]\n\"A=B\" = \"1\"", "build_env"),
+            ("name = \"x\"\n[time]\nclock = \"sun\"", "time.clock"),
+            ("name = \"../x\"", "name"),
+        ] {
+            let error = parse(Path::new("league.toml"), text).unwrap_err();
+            assert!(
+                matches!(&error, ConfigError::Invalid { key: found, .. } if found == key),
+                "{error}"
+            );
+        }
+        let error = parse(Path::new("league.toml"), "name = \"x\"\nbots = 3").unwrap_err();
+        assert!(matches!(error, ConfigError::Syntax { .. }), "{error}");
+    }
+}
