@@ -1,11 +1,12 @@
 //! The flags that several commands share: the pie rule, core pinning, the
 //! sandbox, the games at once, block counts and the standings table's width.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Context;
+use pahtum_builtin::sandboxed;
 use pahtum_protocol::untrusted::escape;
-use pahtum_referee::{BotSpec, Sandbox, sandbox};
+use pahtum_referee::{BotSpec, sandbox};
+pub use pahtum_serve::one_run::Serving;
 
 /// The pie rule of `arena game` and `arena match`: on by default, as in tournaments.
 #[derive(Debug, clap::Args)]
@@ -85,45 +86,20 @@ pub struct ServeFlag {
 }
 
 impl ServeFlag {
-    /// Starts serving the run in `out` if asked, with its games in progress from `live`, and says where; the
-    /// server stops when the answer is dropped.
+    /// Starts serving the run in `out` if asked ([`pahtum_serve::one_run`]), with its games in progress from
+    /// `live`, and says where; the server stops when the answer is dropped.
     pub async fn start(
         self,
-        out: &std::path::Path,
+        out: &Path,
         live: &std::sync::Arc<pahtum_runner::live::Live>,
     ) -> anyhow::Result<Option<Serving>> {
         let Some(listen) = self.serve else {
             return Ok(None);
         };
-        let out = std::path::absolute(out)?;
-        let (Some(dir), Some(name)) = (out.parent(), out.file_name().and_then(|name| name.to_str())) else {
-            anyhow::bail!("cannot serve the run in {}: it has no folder name", out.display());
-        };
-        let serve = pahtum_serve::Serve {
-            dir: dir.to_owned(),
-            listen,
-            token: (!listen.ip().is_loopback()).then(pahtum_serve::access::new_token),
-            only: Some(name.to_owned()),
-            live: Some(std::sync::Arc::clone(live)),
-            play: None,
-        };
-        let bound = serve.bind().await?;
-        crate::output::errln!("arena: serving this run at {}", bound.url());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(bound.run(async {
-            let _ = stopped.await;
-        }));
-        Ok(Some(Serving {
-            _stop: stop,
-            _task: task,
-        }))
+        let serving = pahtum_serve::one_run::serve_run(out, listen, live).await?;
+        crate::output::errln!("arena: serving this run at {}", serving.url());
+        Ok(Some(serving))
     }
-}
-
-/// A run's pages being served; dropped, the server stops.
-pub struct Serving {
-    _stop: tokio::sync::oneshot::Sender<()>,
-    _task: tokio::task::JoinHandle<Result<(), pahtum_serve::ServeError>>,
 }
 
 /// `--sandbox` of `arena game`, `match`, `run` and `check`.
@@ -137,50 +113,15 @@ pub struct SandboxFlag {
 }
 
 impl SandboxFlag {
-    /// `spec`, in the default sandbox if the flag is given. A built-in bot
-    /// (the arena executable) sees that one file wherever it lies.
+    /// `spec`, in the default sandbox if the flag is given ([`sandboxed::in_sandbox`]).
     pub fn apply(self, spec: BotSpec) -> BotSpec {
-        let sandbox = self.sandbox.then(Sandbox::default).or(spec.sandbox.clone());
-        let sandbox = match pahtum_builtin::executable_of(&spec) {
-            Some(arena) => sandbox.map(|sandbox| sandbox.running_own_program(arena)),
-            None => sandbox,
-        };
-        BotSpec { sandbox, ..spec }
+        sandboxed::in_sandbox(spec, self.sandbox)
     }
 
-    /// `specs` as [`SandboxFlag::apply`] makes them, each sandboxed one
-    /// hiding `output` (where the command writes: a match's folder, a
-    /// game's logs) and the other bots' own folders, even where its command
-    /// names them.
+    /// `specs` as [`SandboxFlag::apply`] makes them, each sandboxed one hiding `output` (where the command
+    /// writes: a match's folder, a game's logs) and the other bots' own folders ([`sandboxed::all_in_sandbox`]).
     pub fn apply_to_all(self, specs: Vec<BotSpec>, output: Option<&Path>) -> Vec<BotSpec> {
-        let specs: Vec<BotSpec> = specs.into_iter().map(|spec| self.apply(spec)).collect();
-        let own: Vec<Vec<PathBuf>> = specs
-            .iter()
-            .map(|spec| {
-                let sandbox = spec.sandbox.clone().unwrap_or_default();
-                sandbox::own_folders(&sandbox, &spec.command())
-            })
-            .collect();
-        let output = output.map(|output| std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf()));
-        specs
-            .into_iter()
-            .enumerate()
-            .map(|(index, mut spec)| {
-                let command = spec.command();
-                if let Some(sandbox) = &mut spec.sandbox {
-                    let main = sandbox::main_folder(sandbox, &command);
-                    let others = own
-                        .iter()
-                        .enumerate()
-                        .filter(|&(other, _)| other != index)
-                        .flat_map(|(_, folders)| folders.iter().cloned());
-                    sandbox
-                        .hidden
-                        .extend(sandbox::hidden_for(main.as_deref(), output.as_deref(), others));
-                }
-                spec
-            })
-            .collect()
+        sandboxed::all_in_sandbox(specs, self.sandbox, output)
     }
 }
 
@@ -191,21 +132,21 @@ pub fn note_what_the_sandbox_shows(specs: &[BotSpec]) {
     for spec in specs {
         if let Some(sandbox) = &spec.sandbox {
             for note in sandbox::start_notes(sandbox, &spec.command()) {
-                crate::output::errln!("arena: bot {}: {}", escape(&spec.name), escape(&note));
+                say_sandbox_note(&spec.name, &note);
             }
         }
     }
 }
 
+/// Tells the organiser one `note` of [`note_what_the_sandbox_shows`] of the bot `bot`.
+pub fn say_sandbox_note(bot: &str, note: &str) {
+    crate::output::errln!("arena: bot {}: {}", escape(bot), escape(note));
+}
+
 /// Refuses to go on, before any bot starts, when a sandbox is `wanted` and
 /// cannot run here: never a sandboxed bot run without its sandbox.
 pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
-    if wanted {
-        pahtum_referee::sandbox::check().context(
-            "a bot is to run in the sandbox (--sandbox or `sandbox = true`), which cannot run here; no bot was started",
-        )?;
-    }
-    Ok(())
+    Ok(pahtum_runner::session::require_sandbox(wanted)?)
 }
 
 /// Warns, once before the games, where fair mode is `wanted` but this
@@ -213,13 +154,18 @@ pub fn require_sandbox(wanted: bool) -> anyhow::Result<()> {
 /// stopped with SIGSTOP, which its own processes can undo.
 pub fn warn_of_signal_pausing(wanted: bool) {
     if wanted && pahtum_referee::contain::pausing() == pahtum_referee::Pausing::Signals {
-        crate::output::errln!(
-            "arena: warning: fair mode (pause_idle) stops the bot not to move with SIGSTOP here, which its own \
-             processes can undo by sending each other SIGCONT: there is no cgroup freezer that the arena may use \
-             (or PAHTUM_ARENA_NO_FREEZER is set); run it as root, or in a delegated cgroup v2 subtree \
-             (systemd-run --user --scope -p Delegate=yes arena ...)"
-        );
+        say_signal_pausing();
     }
+}
+
+/// Warns that fair mode stops the idle bot with SIGSTOP here (see [`warn_of_signal_pausing`]).
+pub fn say_signal_pausing() {
+    crate::output::errln!(
+        "arena: warning: fair mode (pause_idle) stops the bot not to move with SIGSTOP here, which its own \
+         processes can undo by sending each other SIGCONT: there is no cgroup freezer that the arena may use \
+         (or PAHTUM_ARENA_NO_FREEZER is set); run it as root, or in a delegated cgroup v2 subtree \
+         (systemd-run --user --scope -p Delegate=yes arena ...)"
+    );
 }
 
 /// `--concurrency`: games at once, 1 or more.

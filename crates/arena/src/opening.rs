@@ -1,17 +1,15 @@
 //! Where `arena game` and `arena play` start: `--moves` (the plies so far,
-//! typed) or `--from FILE --game ID --ply N` (a recorded game up to ply N),
-//! so that a bot's author can play the moment their bot went wrong again and
-//! again. The plies go to the referee in the game's spec
-//! ([`GameSpec::opening`]): the rules check them here, the referee plays them
-//! before its first request, and the record says where the game started.
+//! typed) or `--from FILE --game ID --ply N` (a recorded game up to ply N).
+//! The rules of both are pahtum-record's ([`GameSpec::after_typed_plies`],
+//! [`GameSpec::replaying`]); the recorded game is read as `arena show` reads
+//! it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, bail};
-use pahtum::Action;
-use pahtum_record::{GameRecord, GameSpec, Origin};
+use anyhow::Context;
+use pahtum_record::GameSpec;
 
-use crate::inputs::{Source, source};
+use crate::inputs::source;
 
 /// `--moves`, and `--from` with `--game` and `--ply`.
 #[derive(Debug, clap::Args)]
@@ -47,94 +45,13 @@ impl OpeningFlags {
     /// `fresh`'s id and fair mode. Otherwise `fresh` itself.
     pub fn spec(&self, fresh: GameSpec, own_time: bool) -> anyhow::Result<GameSpec> {
         if let Some(moves) = &self.moves {
-            let plies = plies(moves).context("--moves")?;
-            return fresh.with_opening(plies, None).context("--moves");
+            return fresh.after_typed_plies(moves).context("--moves");
         }
         let (Some(path), Some(ply)) = (&self.from, self.ply) else {
             return Ok(fresh);
         };
-        let record = recorded_game(path, self.game_id.as_deref())?;
-        let game = record
-            .replay()
-            .with_context(|| format!("game {:?} of {}", record.id, path.display()))?;
-        let recorded = game.history();
-        // The bots may play any recorded ply again, or the one after the last
-        // when the game ended early (by a forfeit at that ply).
-        let last = recorded.len() + usize::from(!game.is_finished());
-        if !(1..=last).contains(&ply) {
-            bail!(
-                "--ply {ply}: game {:?} of {} has plies 1 to {last} for the bots to play",
-                record.id,
-                path.display()
-            );
-        }
-        let origin = Origin {
-            file: path.display().to_string(),
-            game: record.id.clone(),
-        };
-        let mut spec = GameSpec::of_record(fresh.id.clone(), &record);
-        spec.pause_idle = fresh.pause_idle;
-        if own_time {
-            spec.time = fresh.time;
-            spec.time_by_seat = fresh.time_by_seat;
-        }
-        spec.with_opening(recorded[..ply - 1].to_vec(), Some(origin))
-            .with_context(|| format!("--from {} --ply {ply}", path.display()))
-    }
-}
-
-/// The plies of `--moves`: comma-separated actions, blanks around them ignored.
-fn plies(text: &str) -> anyhow::Result<Vec<Action>> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    text.split(',')
-        .enumerate()
-        .map(|(index, word)| {
-            word.trim()
-                .parse::<Action>()
-                .with_context(|| format!("ply {}", index + 1))
-        })
-        .collect()
-}
-
-/// The recorded game `id` of `path`: a single record (which needs no id), a
-/// journal, or a run's folder, read as `arena show` reads them.
-fn recorded_game(path: &Path, id: Option<&str>) -> anyhow::Result<GameRecord> {
-    let source = source(&[path.to_path_buf()])?;
-    if let Source::Record { path, record } = &source {
-        if let Some(id) = id.filter(|&id| id != record.id) {
-            bail!(
-                "{} is the record of game {:?}, not {id:?}: leave --game out",
-                path.display(),
-                record.id
-            );
-        }
-    }
-    let games = source.games()?;
-    match (id, games.records.as_slice()) {
-        (_, [only]) if id.is_none_or(|id| id == only.id) => Ok(only.clone()),
-        (Some(id), _) => games.game(id, path).cloned(),
-        (None, records) => bail!(
-            "{} is a journal of {} games: say which with --game ID (`arena show {}` lists them)",
-            path.display(),
-            records.len(),
-            path.display()
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plies_are_read_in_the_protocol_notation_and_a_bad_one_is_named() {
-        let read = plies(" #c6, d4 ,keep,e5").unwrap();
-        let text: Vec<String> = read.iter().map(ToString::to_string).collect();
-        assert_eq!(text, ["#c6", "d4", "keep", "e5"]);
-        assert_eq!(plies("  ").unwrap(), []);
-        let error = format!("{:#}", plies("d4,z9").unwrap_err());
-        assert!(error.starts_with("ply 2: \"z9\" is not an action"), "{error}");
+        // Read as `arena show` reads it: a single record needs no id.
+        let record = source(std::slice::from_ref(path))?.recorded_game(self.game_id.as_deref(), path)?;
+        Ok(fresh.replaying(&record, &path.display().to_string(), ply, own_time)?)
     }
 }

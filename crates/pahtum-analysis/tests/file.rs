@@ -2,22 +2,12 @@
 //! record's hash, torn and foreign lines skipped.
 
 use std::io::Write;
-use std::time::Duration;
 
 use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_record::annotations::{beside, latest, lines};
-use pahtum_record::{GameRecord, GameSpec, Players};
 
-/// A game of first free cells on a layout of 37 blocks (12 free cells), its id `id`.
-fn game(id: &str, seed: u64) -> GameRecord {
-    let time = pahtum_protocol::move_time(Duration::from_secs(1));
-    let spec = GameSpec::random(id, 37, seed, false, time).unwrap();
-    let players = Players {
-        first: "a".into(),
-        second: "b".into(),
-    };
-    spec.play_out(players, |game| game.legal_moves()[0])
-}
+mod common;
+use common::game;
 
 fn analyzer(seed: u64) -> Analyzer {
     Analyzer::new(Settings {

@@ -1,7 +1,7 @@
 //! The bots built into the `arena` binary: which there are ([`NAMES`]), how
 //! each plays on stdin and stdout ([`run`], what `arena bot NAME` calls), and
 //! how a command that names one without a path becomes the launch spec of
-//! `ARENA bot NAME` ([`spec`]).
+//! `ARENA bot NAME` ([`spec`]), in the sandbox when asked ([`sandboxed`]).
 //!
 //! It is a crate of its own so that the registry is one list that the command
 //! line, its tests and the commands that start bots share, and so that the
@@ -10,6 +10,8 @@
 //! by the binary that links this crate.
 
 #![warn(missing_docs)]
+
+pub mod sandboxed;
 
 use std::path::{Path, PathBuf};
 

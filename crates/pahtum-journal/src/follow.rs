@@ -17,10 +17,7 @@
 //! verify --repair`'s rewrite) is not the file that was followed:
 //! [`Growth::Replaced`] says to start again.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pahtum_record::GameRecord;
 
@@ -31,31 +28,15 @@ use super::check::Moves;
 use super::error::JournalError;
 use super::header::Header;
 use super::read::{JournalReader, Place, Span, record_or_fault};
+use super::tail::{Growth, Tail};
 use pahtum_tournament::config::tournament_hash;
-
-/// How far back from the end of the file a look searches at a time for the last newline.
-const TAIL_STEP: u64 = 64 * 1024;
 
 /// A journal followed as it grows.
 #[derive(Debug)]
 pub struct Follower {
-    path: PathBuf,
+    tail: Tail,
     header: Header,
     place: Place,
-    /// The file's device and inode when it was opened: another file at the same path is another journal.
-    identity: (u64, u64),
-}
-
-/// What a look at a followed journal found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Growth {
-    /// No complete line since the last look.
-    Same,
-    /// This many new records (and maybe blank lines).
-    Grew(usize),
-    /// The file at the path is no longer the one followed, or is shorter than what was read: follow it
-    /// afresh.
-    Replaced,
 }
 
 impl Follower {
@@ -71,12 +52,10 @@ impl Follower {
             });
         }
         let place = Place::after_header(&header, reader.header_len());
-        let identity = identity(&metadata(path)?);
         Ok(Follower {
-            path: path.to_owned(),
+            tail: Tail::open(path)?,
             header,
             place,
-            identity,
         })
     }
 
@@ -104,61 +83,19 @@ impl Follower {
         keep: impl Fn(GameRecord) -> T + Sync,
         mut on_record: impl FnMut(T, Span),
     ) -> Result<Growth, JournalError> {
-        let io_error = |source| JournalError::Io {
-            action: "read",
-            path: self.path.clone(),
-            source,
+        let lines = match self.tail.new_lines(self.bytes_read())? {
+            Ok(lines) => lines,
+            Err(nothing_new) => return Ok(nothing_new),
         };
-        let mut file = File::open(&self.path).map_err(io_error)?;
-        let meta = file.metadata().map_err(io_error)?;
-        let read = self.bytes_read();
-        if identity(&meta) != self.identity || meta.len() < read {
-            return Ok(Growth::Replaced);
-        }
-        let complete = last_line_end(&mut file, read, meta.len()).map_err(io_error)?;
-        if complete == read {
-            return Ok(Growth::Same);
-        }
-        file.seek(SeekFrom::Start(read)).map_err(io_error)?;
         let records = self.place.ending.records;
-        let path = self.path.clone();
+        let path = self.tail.path().to_owned();
         self.place.scan(
             &path,
-            file.take(complete - read),
+            lines,
             moves,
             |record, _| keep(record),
             |item| record_or_fault(&path, item, &mut |kept, _, span| on_record(kept, span)),
         )?;
         Ok(Growth::Grew(self.place.ending.records - records))
     }
-}
-
-fn metadata(path: &Path) -> Result<std::fs::Metadata, JournalError> {
-    std::fs::metadata(path).map_err(|source| JournalError::Io {
-        action: "read",
-        path: path.to_owned(),
-        source,
-    })
-}
-
-fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    (meta.dev(), meta.ino())
-}
-
-/// The offset just past the last newline of `file` between `from` and `len` (its length), or `from` if
-/// there is none: what may be read of it now.
-fn last_line_end(file: &mut File, from: u64, len: u64) -> std::io::Result<u64> {
-    let mut end = len;
-    let mut chunk = Vec::new();
-    while end > from {
-        let start = end.saturating_sub(TAIL_STEP).max(from);
-        chunk.resize((end - start) as usize, 0);
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut chunk)?;
-        if let Some(at) = chunk.iter().rposition(|&byte| byte == b'\n') {
-            return Ok(start + at as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(from)
 }

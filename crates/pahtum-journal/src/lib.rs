@@ -63,6 +63,7 @@ pub mod merge;
 mod read;
 mod rewrite;
 pub mod sink;
+pub mod tail;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 #[cfg(test)]
@@ -72,7 +73,7 @@ mod write;
 pub use check::Moves;
 pub use check::read_record;
 pub use error::JournalError;
-pub use follow::{Follower, Growth};
+pub use follow::Follower;
 pub use header::{FORMAT, Header, Joined};
 pub(crate) use read::Item;
 pub use read::open_first_line;
@@ -81,4 +82,5 @@ pub use read::{
     verify,
 };
 pub use rewrite::{Dropped, drop_games, keep_aside};
+pub use tail::Growth;
 pub use write::{Journal, lock};

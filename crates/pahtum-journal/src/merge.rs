@@ -27,6 +27,8 @@
 //! building the schedule): 8 bytes a game, 8 MB for a million games. A second
 //! record of a game is compared byte for byte with the one copied, read back
 //! from the merged journal; they agree only when their lines are the same.
+//! That output ([`Output`]) is a league's merge's too (`pahtum-league`), with
+//! a game's slot computed from its layout pair instead of its schedule index.
 //!
 //! Bots that joined the tournament (`joined` lines) are merged too: each
 //! journal's joins must be the same bots in the same order as the other

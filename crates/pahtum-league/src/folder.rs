@@ -209,7 +209,7 @@ pub fn bot_file(folder: &Path) -> Result<BotFile, LeagueError> {
     };
     let node = statat(CWD, &path, AtFlags::SYMLINK_NOFOLLOW).map_err(|errno| read_error(errno.into()))?;
     let node = Node::of(&node);
-    if classify(&path, (CWD, &path), &node, Trust::Stranger)? != Kind::File {
+    if classify(&path, CWD, &path, &node, Trust::Stranger)? != Kind::File {
         return Err(refusal(&path, "is a folder", "make bot.toml a file"));
     }
     if node.size > MAX_BOT_FILE {
@@ -220,7 +220,7 @@ pub fn bot_file(folder: &Path) -> Result<BotFile, LeagueError> {
         ));
     }
     let mut text = String::new();
-    open_listed((CWD, &path), &path, &node)?
+    open_listed(CWD, &path, &path, &node)?
         .take(MAX_BOT_FILE)
         .read_to_string(&mut text)
         .map_err(read_error)?;

@@ -1,8 +1,9 @@
 //! A league: a field of bots that grows for weeks, played as it needs.
 //!
 //! The crate holds the league's rules (`league.toml`), its journal's lines and their reading, its state
-//! (entrants, retirements, rounds), the pairing rule, the table and the rating history, the staging of
-//! an entrant's folder, and the merge of a sharded round's journals.
+//! (entrants, retirements, rounds), the pairing rule, the table and the rating history, the follower of
+//! its journal as it grows ([`follow`]), the staging of an entrant's folder, and the merge of a sharded
+//! round's journals.
 //!
 //! Where a tournament is a fixed field played once, a league's entrants
 //! arrive one by one (new bots, new versions of old ones), may retire, and
@@ -29,16 +30,23 @@
 //! files and folders only, within the league's caps), copies it and hashes
 //! it.
 //!
-//! Building and checking an entrant before it joins, and playing the games,
-//! are `pahtum-runner`'s work; this crate has no processes.
+//! What the league decides from its state alone (an entrant's next version,
+//! whom a retirement names, the next round by the pairing rule) is
+//! [`decide`]; the commands that change or show a league's folder without
+//! playing (`init`, `retire`, the table, the merge of shards' folders) are
+//! [`service`]. Building and checking an entrant before it joins, and playing
+//! the games, are `pahtum-runner`'s work; this crate has no processes.
 
+pub mod decide;
 pub mod folder;
+pub mod follow;
 pub mod history;
 pub mod lines;
 pub mod merge;
 pub mod pairing;
 pub mod read;
 pub mod rules;
+pub mod service;
 mod snapshot;
 pub mod state;
 pub mod table;

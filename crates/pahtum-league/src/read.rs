@@ -177,75 +177,121 @@ fn scan<T: Send>(
     moves: Moves,
     keep: impl Fn(&GameRecord) -> T + Sync,
     mut fault: impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
-    mut each: impl FnMut(&LeagueState, GameRecord, T, Span),
+    each: impl FnMut(&LeagueState, GameRecord, T, Span),
 ) -> Result<Read, LeagueError> {
-    let io_error = |source| JournalError::Io {
-        action: "read",
-        path: path.to_owned(),
-        source,
-    };
-    let (line, rest) = open_first_line(path)?;
-    // A tournament's journal, or any other first line, is no league's.
-    let header = serde_json::from_slice::<LeagueHeader>(&line)
-        .ok()
-        .filter(|header| header.journal == FORMAT)
-        .ok_or_else(|| {
-            LeagueError::Refused(format!(
-                "{} is not a league's journal (its first line is not a {FORMAT} header); `arena standings` and \
-                 `arena report` read any journal",
-                path.display()
-            ))
-        })?;
-    if header.hash != header.league.hash() {
-        fault(1, LeagueFault::HeaderEdited)?;
+    let (mut place, rest) = Place::open(path, &mut fault)?;
+    place.scan(path, rest, moves, keep, fault, each)?;
+    Ok(Read {
+        state: place.state,
+        ending: place.ending,
+    })
+}
+
+/// Where a pass over a league's journal stands: the league as the lines read so far say, how they ended,
+/// and the number of the last line read; a pass goes on from it (the whole journal, or a follower's new
+/// lines, [`super::follow`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// The league as the lines read so far say.
+    pub state: LeagueState,
+    /// How the lines read so far ended.
+    pub ending: LinesEnd,
+    /// The number of the last line read, from 1 (the header).
+    number: usize,
+}
+
+impl Place {
+    /// Reads the header of the league journal at `path` (a header whose hash is not its league's goes to
+    /// `fault` as line 1's): the place after it, and a reader of the lines after it.
+    pub fn open(
+        path: &Path,
+        fault: &mut impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
+    ) -> Result<(Place, std::io::BufReader<std::fs::File>), LeagueError> {
+        let (line, rest) = open_first_line(path)?;
+        // A tournament's journal, or any other first line, is no league's.
+        let header = serde_json::from_slice::<LeagueHeader>(&line)
+            .ok()
+            .filter(|header| header.journal == FORMAT)
+            .ok_or_else(|| {
+                LeagueError::Refused(format!(
+                    "{} is not a league's journal (its first line is not a {FORMAT} header); `arena standings` and \
+                     `arena report` read any journal",
+                    path.display()
+                ))
+            })?;
+        if header.hash != header.league.hash() {
+            fault(1, LeagueFault::HeaderEdited)?;
+        }
+        let place = Place {
+            state: LeagueState::new(&header.league),
+            ending: LinesEnd {
+                records: 0,
+                valid_len: line.len() as u64 + 1,
+                torn: false,
+                unterminated: false,
+            },
+            number: 1,
+        };
+        Ok((place, rest))
     }
-    let mut state = LeagueState::new(&header.league);
-    let mut ending = LinesEnd {
-        records: 0,
-        valid_len: line.len() as u64 + 1,
-        torn: false,
-        unterminated: false,
-    };
-    let mut number = 1;
-    let read_line = |text: &[u8]| {
-        parse(text, moves).map(|parsed| {
-            let kept = match &parsed {
-                Parsed::Game { record, .. } => Some(keep(record)),
-                Parsed::Event(_) => None,
-            };
-            (parsed, kept)
-        })
-    };
-    for_each_line(
-        rest,
-        read_line,
-        |line| {
-            number += 1;
-            let checked = match line.read {
-                None => Ok(()),
-                Some(Err(Fault::NotARecord(_))) if !line.terminated => {
-                    ending.torn = true;
-                    return Ok(());
+
+    /// Reads the lines of `source` (the journal at `path` from this place on), checking each against the
+    /// league as the lines before it say: each game's record (its moves as `moves` says, made into what
+    /// `keep` keeps on the reading threads) goes to `each`, each faulty line to `fault`.
+    pub fn scan<T: Send>(
+        &mut self,
+        path: &Path,
+        source: impl std::io::Read + Send,
+        moves: Moves,
+        keep: impl Fn(&GameRecord) -> T + Sync,
+        mut fault: impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
+        mut each: impl FnMut(&LeagueState, GameRecord, T, Span),
+    ) -> Result<(), LeagueError> {
+        let io_error = |source| JournalError::Io {
+            action: "read",
+            path: path.to_owned(),
+            source,
+        };
+        let Place { state, ending, number } = self;
+        let read_line = |text: &[u8]| {
+            parse(text, moves).map(|parsed| {
+                let kept = match &parsed {
+                    Parsed::Game { record, .. } => Some(keep(record)),
+                    Parsed::Event(_) => None,
+                };
+                (parsed, kept)
+            })
+        };
+        for_each_line(
+            source,
+            read_line,
+            |line| {
+                *number += 1;
+                let checked = match line.read {
+                    None => Ok(()),
+                    Some(Err(Fault::NotARecord(_))) if !line.terminated => {
+                        ending.torn = true;
+                        return Ok(());
+                    }
+                    Some(Err(error)) => Err(error.into()),
+                    Some(Ok((Parsed::Event(event), _))) => state.apply_event(event),
+                    Some(Ok((Parsed::Game { record, hashes }, kept))) => state.apply_game(&record, &hashes).map(|()| {
+                        ending.records += 1;
+                        let span = Span {
+                            offset: ending.valid_len,
+                            len: line.text.len(),
+                        };
+                        each(state, *record, kept.expect("a game keeps"), span);
+                    }),
+                };
+                if let Err(error) = checked {
+                    fault(*number, error)?;
                 }
-                Some(Err(error)) => Err(error.into()),
-                Some(Ok((Parsed::Event(event), _))) => state.apply_event(event),
-                Some(Ok((Parsed::Game { record, hashes }, kept))) => state.apply_game(&record, &hashes).map(|()| {
-                    ending.records += 1;
-                    let span = Span {
-                        offset: ending.valid_len,
-                        len: line.text.len(),
-                    };
-                    each(&state, *record, kept.expect("a game keeps"), span);
-                }),
-            };
-            if let Err(error) = checked {
-                fault(number, error)?;
-            }
-            ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
-            ending.unterminated = !line.terminated;
-            Ok(())
-        },
-        |source| LeagueError::from(io_error(source)),
-    )?;
-    Ok(Read { state, ending })
+                ending.valid_len += line.text.len() as u64 + u64::from(line.terminated);
+                ending.unterminated = !line.terminated;
+                Ok(())
+            },
+            |source| LeagueError::from(io_error(source)),
+        )
+    }
 }

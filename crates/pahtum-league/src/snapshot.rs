@@ -99,7 +99,8 @@ pub(super) const KINDS_RULE: &str =
 /// The kind of the entry `path` (`name` in the folder `dir`) described by `node`, or why it is refused.
 pub(super) fn classify<P: rustix::path::Arg>(
     path: &Path,
-    (dir, name): (BorrowedFd<'_>, P),
+    dir: BorrowedFd<'_>,
+    name: P,
     node: &Node,
     trust: Trust,
 ) -> Result<Kind, LeagueError> {
@@ -194,7 +195,7 @@ pub(super) fn walk(
         let at = dir.fd().map_err(|errno| failed(&path, errno))?;
         let node = statat(at, name, AtFlags::SYMLINK_NOFOLLOW).map_err(|errno| failed(&path, errno))?;
         let node = Node::of(&node);
-        let kind = classify(&path, (at, name), &node, trust)?;
+        let kind = classify(&path, at, name, &node, trust)?;
         count += 1;
         if kind == Kind::File {
             bytes = bytes.saturating_add(node.size);
@@ -246,7 +247,8 @@ pub(super) fn walk(
 /// Opens the regular file `name` of the folder `dir` (`path` names it in errors) without following a
 /// link or blocking on a FIFO, and holds it to the file `node` listed.
 pub(super) fn open_listed<P: rustix::path::Arg>(
-    (dir, name): (BorrowedFd<'_>, P),
+    dir: BorrowedFd<'_>,
+    name: P,
     path: &Path,
     node: &Node,
 ) -> Result<File, LeagueError> {
@@ -297,12 +299,7 @@ pub(super) fn copy_tree(
                 std::os::unix::fs::symlink(OsStr::from_bytes(link.as_bytes()), &target)
                     .map_err(|source| io_error("create", &target, source))
             }
-            Kind::File => copy_file(
-                open_listed((found.dir, found.name), &path, &node)?,
-                &path,
-                &node,
-                &target,
-            ),
+            Kind::File => copy_file(open_listed(found.dir, found.name, &path, &node)?, &path, &node, &target),
         }
     })
 }
@@ -359,7 +356,7 @@ pub fn content_hash(dir: &Path, command: &[String], build: Option<&str>) -> Resu
                 .into_encoded_bytes()
         } else {
             let mut bytes = Vec::new();
-            open_listed((CWD, &path), &path, &node)?
+            open_listed(CWD, &path, &path, &node)?
                 .read_to_end(&mut bytes)
                 .map_err(|source| io_error("read", &path, source))?;
             bytes

@@ -53,15 +53,26 @@ pub fn fold_observed(
     let keep = |record: &GameRecord| keeper.keep(record);
     let read = read_with(path, moves, keep, |state, mut record, kept, span| {
         before(state, &tallies);
-        tallies.add(&record);
-        record.moves = Vec::new();
-        record.swap_move = None;
+        count(&mut tallies, &mut record);
         sink.record(record, kept, span);
     })?;
-    let labels: Vec<String> = read.state.entrants().iter().map(super::lines::Entrant::label).collect();
+    let all = listed(&read.state, tallies);
+    Ok((read.state, all))
+}
+
+/// Counts a game's record in `tallies`, and drops its moves, which no sink is handed.
+pub(crate) fn count(tallies: &mut Tallies, record: &mut GameRecord) {
+    tallies.add(record);
+    record.moves = Vec::new();
+    record.swap_move = None;
+}
+
+/// `tallies` listing every entrant of `state`, in the order they joined.
+pub(crate) fn listed(state: &LeagueState, tallies: Tallies) -> Tallies {
+    let labels: Vec<String> = state.entrants().iter().map(super::lines::Entrant::label).collect();
     let mut all = Tallies::new(&labels);
     all.merge(tallies);
-    Ok((read.state, all))
+    all
 }
 
 /// A league's table.

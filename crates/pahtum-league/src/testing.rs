@@ -80,6 +80,18 @@ pub fn synthetic_league_of(path: &Path, names: &[(&str, &str)], games: usize) ->
     lines.len() as u64
 }
 
+/// An entrant of the tests' leagues: a `first-free` joined at the epoch, its content hash made of `number`.
+pub fn entrant(number: usize, name: &str, version: &str) -> crate::Entrant {
+    crate::Entrant {
+        name: name.to_owned(),
+        version: version.to_owned(),
+        hash: format!("sha256:{number:064x}"),
+        command: vec!["first-free".to_owned()],
+        build: None,
+        joined_unix_ms: 0,
+    }
+}
+
 /// Appends `value` to `lines` as one JSON line.
 fn line(lines: &mut Vec<u8>, value: &impl serde::Serialize) {
     serde_json::to_writer(&mut *lines, value).expect("a line serializes");

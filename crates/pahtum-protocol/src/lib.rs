@@ -11,6 +11,8 @@
 //! * [`state`]: the game a request describes, rebuilt with the rules crate,
 //!   and the request for whoever acts next in a game;
 //! * [`time`]: time controls, their default margin and constructors;
+//! * [`durations`]: durations and Fischer clocks as a person types them
+//!   (`100ms`, `10s+100ms`), and `wall` or `cpu`;
 //! * [`bot`]: a synchronous stdin/stdout loop for writing a bot in a few lines;
 //! * [`untrusted`]: what a bot wrote, escaped for the terminal.
 
@@ -18,6 +20,7 @@
 
 pub mod bot;
 pub mod codec;
+pub mod durations;
 pub mod messages;
 pub mod state;
 pub mod time;

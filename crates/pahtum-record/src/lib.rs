@@ -7,7 +7,9 @@
 //! check its `score` and `result`, without this crate. Readers must ignore
 //! unknown keys; new keys may be added.
 //!
-//! Beside the record: the spec of one game ([`GameSpec`]), the replay that
+//! Beside the record: the spec of one game ([`GameSpec`]) and where it
+//! starts (after typed plies, or from a recorded game up to a ply:
+//! [`GameSpec::after_typed_plies`], [`GameSpec::replaying`]), the replay that
 //! checks a record (a [`ReplayError`] says which check failed), and the
 //! [`annotations`] of `analysis.jsonl` that the analysis writes about a record
 //! (its types and its file), so that whoever reads them needs no search.
@@ -17,9 +19,11 @@
 pub mod annotations;
 mod replay_error;
 mod spec;
+mod start;
 
 pub use replay_error::{NameMismatch, ReplayError};
 pub use spec::{GameSpec, OpeningError};
+pub use start::{PlyError, ReplayingError, TypedOpeningError, parse_plies};
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
 use pahtum_protocol::bot::Identity;

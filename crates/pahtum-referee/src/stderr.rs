@@ -16,10 +16,10 @@
 //! only the last chunk is read, and only its end is looked at, for the tail.
 //! Between two such drains the task pauses [`FLOOD_PAUSE`], so that the
 //! referee wakes up 200 times a second for a flooding bot, not once per write
-//! of the bot; the bot blocks only if it writes more than 200 MB/s. Measured
-//! with `fixture-game stderr-flood delay=50` (a debug build, a busy two-core
-//! machine): 52 to 73 ms of the referee's CPU over a game of 1.1 s, against
-//! 300 to 620 ms when every byte was read, and 18 ms without a flood.
+//! of the bot; the bot blocks only if it writes more than 200 MB/s. What a
+//! flood costs the referee, measured with the test kit's `fixture-game
+//! stderr-flood delay=50`, is in docs/performance.md ("A bot that floods its
+//! stderr").
 //! The tail keeps its lines as raw bytes in reused buffers (text is made only
 //! when asked for), so that draining allocates nothing.
 

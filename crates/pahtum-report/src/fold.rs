@@ -17,6 +17,7 @@ use pahtum_record::GameRecord;
 use pahtum_journal::sink::{Counts, Keep, Sink};
 use pahtum_journal::{self as journal, JournalReader, Moves};
 use pahtum_league as league;
+use pahtum_league::follow::LeagueFollower;
 use pahtum_run::resume::ResumeError;
 use pahtum_standings::standings::{Standings, Tallies, standings};
 use pahtum_standings::strength::{AnchorSpec, StrengthError};
@@ -126,30 +127,47 @@ fn without_moves<K: Keep>(keeper: &K) -> impl Fn(GameRecord) -> (GameRecord, K::
     }
 }
 
-/// [`fold_journal`] of a journal that grows while it is read (a run being played): each
-/// [`update`](FollowedFold::update) folds only the records written since the last ([`journal::Follower`]), so
-/// that following a run costs in proportion to its new games, not to all of them.
+/// [`fold_journal`] of a journal that grows while it is read (a run or a league being played): each
+/// [`update`](FollowedFold::update) folds only the records written since the last ([`journal::Follower`] for
+/// a tournament's journal, [`LeagueFollower`] for a league's; both find the new lines with the journal's
+/// [`Tail`](pahtum_journal::tail::Tail)), so that following a run costs in proportion to its new games, not
+/// to all of them.
 #[derive(Debug)]
 pub struct FollowedFold {
-    follower: journal::Follower,
-    tallies: Tallies,
+    following: Following,
+}
+
+#[derive(Debug)]
+enum Following {
+    Tournament(Box<(journal::Follower, Tallies)>),
+    League(Box<LeagueFollower>),
 }
 
 impl FollowedFold {
     /// Starts following the journal at `path` (its header read, no record yet).
     pub fn open(path: &Path) -> Result<FollowedFold, ReportError> {
-        let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
-        let tallies = Tallies::new(&follower.header().tournament.bot_names());
-        Ok(FollowedFold { follower, tallies })
+        let following = if league::is_league_journal(path) {
+            Following::League(Box::new(LeagueFollower::open(path).map_err(Box::new)?))
+        } else {
+            let follower = journal::Follower::open(path).map_err(ResumeError::from)?;
+            let tallies = Tallies::new(&follower.header().tournament.bot_names());
+            Following::Tournament(Box::new((follower, tallies)))
+        };
+        Ok(FollowedFold { following })
     }
 
     /// Folds the records written since the last update, as [`fold_journal`] folds every record; a journal
     /// that was replaced is [`journal::Growth::Replaced`], and nothing is folded: open it again.
     pub fn update(&mut self, moves: Moves, sink: &mut impl Sink) -> Result<journal::Growth, ReportError> {
-        let tallies = &mut self.tallies;
+        let (follower, tallies) = match &mut self.following {
+            Following::Tournament(followed) => {
+                let (follower, tallies) = &mut **followed;
+                (follower, tallies)
+            }
+            Following::League(follower) => return Ok(follower.read_new(moves, sink).map_err(Box::new)?),
+        };
         let keeper = sink.keeper();
-        let growth = self
-            .follower
+        let growth = follower
             .read_new(moves, without_moves(&keeper), |(record, kept), span| {
                 tallies.add(&record);
                 sink.record(record, kept, span);
@@ -160,12 +178,30 @@ impl FollowedFold {
 
     /// The bytes of the journal folded so far.
     pub fn bytes_read(&self) -> u64 {
-        self.follower.bytes_read()
+        match &self.following {
+            Following::Tournament(followed) => followed.0.bytes_read(),
+            Following::League(follower) => follower.bytes_read(),
+        }
     }
 
     /// The standings of the records folded so far, as [`fold_journal`] makes them.
     pub fn folded(&self, anchor: Option<&AnchorSpec>) -> Result<Folded, ReportError> {
-        folded(self.follower.schedule(), self.tallies.clone(), anchor)
+        match &self.following {
+            Following::Tournament(followed) => folded(followed.0.schedule(), followed.1.clone(), anchor),
+            Following::League(follower) => Ok(Folded {
+                tournament: follower.state().tournament(),
+                scheduled: follower.state().decided_games(),
+                standings: follower.tallies().finish(anchor)?,
+            }),
+        }
+    }
+
+    /// The league followed, if the journal is a league's.
+    pub fn league(&self) -> Option<&LeagueFollower> {
+        match &self.following {
+            Following::Tournament(_) => None,
+            Following::League(follower) => Some(follower),
+        }
     }
 }
 

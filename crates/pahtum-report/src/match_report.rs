@@ -113,7 +113,8 @@ impl MatchProgress {
 }
 
 impl GateView for MatchProgress {
-    /// A finished game's forfeits as notes, then the status (at once when the game decided the test).
+    /// A finished game's forfeits as notes, then the status (at once when the game decided the test); the
+    /// status at once when the games are about to be played, and kept when they are over.
     fn on(&mut self, event: Event<'_>, gate: &SprtGate, decided: bool) {
         match event {
             Event::GameFinished { record, .. } => {
@@ -124,11 +125,15 @@ impl GateView for MatchProgress {
             }
             Event::BotRestarted { bot } => self.note(&format!("arena: restarted bot {bot} after a failure")),
             Event::Replayed { record } => self.note(&progress::replay_note(record)),
+            Event::Playing => self.show(gate, true),
+            Event::Played => self.finish(gate),
             Event::Resumed { .. }
             | Event::Started { .. }
             | Event::GameStarted { .. }
             | Event::Interrupted { .. }
-            | Event::Finished { .. } => {}
+            | Event::Finished { .. }
+            | Event::Opened { .. }
+            | Event::Notice(_) => {}
         }
     }
 }

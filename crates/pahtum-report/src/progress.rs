@@ -190,7 +190,7 @@ impl Observer for Progress {
                 ));
                 self.show(true);
             }
-            Event::GameStarted { .. } => {}
+            Event::GameStarted { .. } | Event::Opened { .. } | Event::Playing | Event::Played | Event::Notice(_) => {}
             Event::GameFinished { record, .. } => {
                 self.count(record);
                 self.played += 1;

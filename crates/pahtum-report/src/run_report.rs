@@ -25,13 +25,12 @@ use std::path::{Path, PathBuf};
 use crate::fold::{Folded, FollowedFold, ReportError, fold_journal};
 use pahtum_journal::sink::{Keep, Sink};
 use pahtum_journal::{Growth, JournalError, Moves, Span, read_line_at};
-use pahtum_league::history;
-use pahtum_league::is_league_journal;
+use pahtum_league::history::{self, Checkpoints};
 use pahtum_league::table::table;
+use pahtum_league::{LeagueState, is_league_journal};
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::{GameAnalysis, beside, record_hash};
 use pahtum_run::events::{Event, Observer};
-use pahtum_run::resume::Opened;
 use pahtum_standings::standings::{Standings, Tallies};
 use pahtum_standings::strength::{AnchorSpec, StrengthError};
 use pahtum_tournament::config::Tournament;
@@ -99,9 +98,9 @@ pub enum RunReportError {
 }
 
 /// The standings and the report's samples of a run, folded from its events as its games end: an
-/// [`Observer`] of the run. It folds nothing when the run's journal held games already (see the module's
-/// doc).
-#[derive(Debug)]
+/// [`Observer`] of the run, made before the run opens its journal. It folds from [`Event::Opened`] on, and
+/// nothing when the run's journal held games already (see the module's doc).
+#[derive(Debug, Default)]
 pub struct LiveReport(Option<Fold>);
 
 #[derive(Debug)]
@@ -113,17 +112,6 @@ struct Fold {
 }
 
 impl LiveReport {
-    /// The fold of the run about to play into the journal of `opened`.
-    pub fn of(opened: &Opened) -> LiveReport {
-        let tournament = opened.plan.tournament();
-        LiveReport(opened.plan.done.is_empty().then(|| Fold {
-            tallies: Tallies::new(&tournament.bot_names()),
-            report: ReportBuilder::new(Options::default()),
-            tournament: tournament.clone(),
-            scheduled: opened.plan.schedule.len(),
-        }))
-    }
-
     /// The report's builder and the standings, if the run folded every record of its journal.
     fn finish(self, anchor: Option<&AnchorSpec>) -> Result<Option<(ReportBuilder<Span>, Folded)>, RunReportError> {
         let Some(fold) = self.0 else { return Ok(None) };
@@ -138,9 +126,26 @@ impl LiveReport {
 
 impl Observer for LiveReport {
     fn on(&mut self, event: Event<'_>) {
-        if let (Some(fold), Event::GameFinished { record, at }) = (&mut self.0, event) {
-            fold.tallies.add(record);
-            fold.report.add(record, ReplaySize::of(record), at);
+        match event {
+            Event::Opened {
+                tournament,
+                scheduled,
+                done,
+            } => {
+                self.0 = (done == 0).then(|| Fold {
+                    tallies: Tallies::new(&tournament.bot_names()),
+                    report: ReportBuilder::new(Options::default()),
+                    tournament: tournament.clone(),
+                    scheduled,
+                });
+            }
+            Event::GameFinished { record, at } => {
+                if let Some(fold) = &mut self.0 {
+                    fold.tallies.add(record);
+                    fold.report.add(record, ReplaySize::of(record), at);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -168,7 +173,7 @@ pub fn write_run_reports(
         source,
     })?;
     let page = out.join(REPORT_HTML);
-    write_page(report, (&folded, league.as_ref()), journal, &page)?;
+    write_page(report, &folded, league.as_ref(), journal, &page)?;
     written.push(page);
     Ok((folded.standings, written))
 }
@@ -182,7 +187,7 @@ pub fn write_report(
     options: Options,
 ) -> Result<usize, RunReportError> {
     let (report, folded, league) = fold_report(journal, anchor, options)?;
-    write_page(report, (&folded, league.as_ref()), journal, page)?;
+    write_page(report, &folded, league.as_ref(), journal, page)?;
     Ok(folded.standings.games)
 }
 
@@ -202,15 +207,27 @@ fn fold_report(
     }
     let (state, tallies, checkpoints) =
         history::fold(journal, Moves::Keep, &mut report).map_err(|error| ReportError::from(Box::new(error)))?;
-    let table = table(&state, tallies, anchor)?;
-    let history = checkpoints.fit(&state, &table.standings.strength, anchor)?;
+    let (folded, league) = league_sections(&state, tallies, checkpoints, anchor)?;
+    Ok((report, folded, Some(league)))
+}
+
+/// A league's standings and its page's sections (the ladder, the rating history), from its state, the
+/// tallies of its games and their checkpoints.
+fn league_sections(
+    state: &LeagueState,
+    tallies: Tallies,
+    checkpoints: Checkpoints,
+    anchor: Option<&AnchorSpec>,
+) -> Result<(Folded, LeaguePage), RunReportError> {
+    let table = table(state, tallies, anchor)?;
+    let history = checkpoints.fit(state, &table.standings.strength, anchor)?;
     let league = LeaguePage::of(&table, state.entrants(), &history);
     let folded = Folded {
         tournament: state.tournament(),
         scheduled: state.decided_games(),
         standings: table.standings,
     };
-    Ok((report, folded, Some(league)))
+    Ok((folded, league))
 }
 
 /// The report of no game yet of the journal at `journal`, with the analysis beside it if there is one.
@@ -251,142 +268,85 @@ impl Sink for ReportBuilder<Span> {
 }
 
 /// The page of a journal that grows while it is shown (`arena serve`), as [`write_report`] writes it: each
-/// [`update`](FollowedReport::update) folds only the records written since the last ([`FollowedFold`]), so
-/// that a run's page made again and again as it plays costs in proportion to its new games. A league's page,
-/// with its ladder and rating history, is folded whole again when its journal changed (its lines are not
-/// followed one by one yet).
+/// [`update`](FollowedReport::update) folds only the records written since the last ([`FollowedFold`], a
+/// tournament's journal or a league's), so that a page made again and again as its run plays costs in
+/// proportion to its new games. A league's ladder and rating history are fitted from its followed state,
+/// tallies and checkpoints when the page is made.
 #[derive(Debug)]
 pub struct FollowedReport {
     journal: PathBuf,
     options: Options,
-    followed: Followed,
-}
-
-#[derive(Debug)]
-enum Followed {
-    Tournament {
-        fold: Box<FollowedFold>,
-        report: ReportBuilder<Span>,
-    },
-    League(Option<Box<WholeLeague>>),
-}
-
-/// A league's page folded whole, and the journal's length it was folded from.
-#[derive(Debug)]
-struct WholeLeague {
+    fold: FollowedFold,
     report: ReportBuilder<Span>,
-    folded: Folded,
-    league: LeaguePage,
-    length: u64,
 }
 
 impl FollowedReport {
     /// Starts following the journal at `journal` for a page made with `options`; nothing is folded yet.
     pub fn open(journal: &Path, options: Options) -> Result<FollowedReport, RunReportError> {
-        let followed = if is_league_journal(journal) {
-            Followed::League(None)
-        } else {
-            Followed::Tournament {
-                fold: Box::new(FollowedFold::open(journal)?),
-                report: new_report(journal, options)?,
-            }
-        };
         Ok(FollowedReport {
             journal: journal.to_owned(),
             options,
-            followed,
+            fold: FollowedFold::open(journal)?,
+            report: new_report(journal, options)?,
         })
     }
 
     /// Folds what the journal gained since the last update; a journal that was replaced is followed afresh.
     pub fn update(&mut self) -> Result<(), RunReportError> {
-        if self.fold_new()? == Growth::Replaced {
+        if self.fold.update(Moves::Keep, &mut self.report)? == Growth::Replaced {
             *self = FollowedReport::open(&self.journal, self.options)?;
-            self.fold_new()?;
+            self.fold.update(Moves::Keep, &mut self.report)?;
         }
         Ok(())
     }
 
-    fn fold_new(&mut self) -> Result<Growth, RunReportError> {
-        match &mut self.followed {
-            Followed::Tournament { fold, report } => Ok(fold.update(Moves::Keep, report)?),
-            Followed::League(whole) => {
-                // Taken before the fold: a line written meanwhile makes the next update fold again.
-                let length = std::fs::metadata(&self.journal).map_or(0, |meta| meta.len());
-                if whole.as_ref().is_some_and(|whole| whole.length == length) {
-                    return Ok(Growth::Same);
-                }
-                let (report, folded, league) = fold_report(&self.journal, None, self.options)?;
-                let games = folded.standings.games;
-                let league = league.expect("a league's journal folds into a league's sections");
-                *whole = Some(Box::new(WholeLeague {
-                    report,
-                    folded,
-                    league,
-                    length,
-                }));
-                Ok(Growth::Grew(games))
-            }
-        }
-    }
-
     /// The bytes of the journal folded so far.
     pub fn bytes_read(&self) -> u64 {
-        match &self.followed {
-            Followed::Tournament { fold, .. } => fold.bytes_read(),
-            Followed::League(whole) => whole.as_ref().map_or(0, |whole| whole.length),
-        }
+        self.fold.bytes_read()
     }
 
     /// The standings of the games folded so far.
     pub fn folded(&self) -> Result<Folded, RunReportError> {
-        match &self.followed {
-            Followed::Tournament { fold, .. } => Ok(fold.folded(None)?),
-            Followed::League(Some(whole)) => Ok(whole.folded.clone()),
-            Followed::League(None) => Ok(fold_report(&self.journal, None, self.options)?.1),
+        Ok(self.sections()?.0)
+    }
+
+    /// The standings folded so far, and a league's sections if the journal is a league's.
+    fn sections(&self) -> Result<(Folded, Option<LeaguePage>), RunReportError> {
+        match self.fold.league() {
+            None => Ok((self.fold.folded(None)?, None)),
+            Some(league) => {
+                let (folded, page) =
+                    league_sections(league.state(), league.tallies(), league.checkpoints().clone(), None)?;
+                Ok((folded, Some(page)))
+            }
         }
     }
 
     /// The page of the games folded so far.
     pub fn page(&self) -> Result<Vec<u8>, RunReportError> {
         let file = open_journal(&self.journal)?;
+        let (folded, league) = self.sections()?;
         let mut page = Vec::new();
-        let written = match &self.followed {
-            Followed::Tournament { report, fold } => {
-                let folded = fold.folded(None)?;
-                finish_page(report, (&folded, None), (&file, &self.journal), &mut page)
+        finish_page(&self.report, &folded, league.as_ref(), &file, &self.journal, &mut page).map_err(|source| {
+            RunReportError::Page {
+                path: self.journal.clone(),
+                source: Box::new(source),
             }
-            Followed::League(Some(whole)) => finish_page(
-                &whole.report,
-                (&whole.folded, Some(&whole.league)),
-                (&file, &self.journal),
-                &mut page,
-            ),
-            Followed::League(None) => {
-                let (report, folded, league) = fold_report(&self.journal, None, self.options)?;
-                finish_page(&report, (&folded, league.as_ref()), (&file, &self.journal), &mut page)
-            }
-        };
-        written.map_err(|source| RunReportError::Page {
-            path: self.journal.clone(),
-            source: Box::new(source),
         })?;
         Ok(page)
     }
 }
 
-/// The standings of a page, and a league's sections if it is a league's.
-type Sections<'a> = (&'a Folded, Option<&'a LeaguePage>);
-
 /// Writes the page of `report` to `page`, reading the sampled records back from `journal`.
 fn write_page(
     report: ReportBuilder<Span>,
-    folded: Sections<'_>,
+    folded: &Folded,
+    league: Option<&LeaguePage>,
     journal: &Path,
     page: &Path,
 ) -> Result<(), RunReportError> {
     let file = open_journal(journal)?;
-    write_atomically_with(page, |out| finish_page(&report, folded, (&file, journal), out)).map_err(|source| {
+    write_atomically_with(page, |out| finish_page(&report, folded, league, &file, journal, out)).map_err(|source| {
         RunReportError::Page {
             path: page.to_owned(),
             source: Box::new(source),
@@ -404,8 +364,10 @@ fn open_journal(journal: &Path) -> Result<File, RunReportError> {
 /// Writes the page of `report` to `out`, reading the sampled records back from the journal, open as `file`.
 fn finish_page(
     report: &ReportBuilder<Span>,
-    (folded, league): Sections<'_>,
-    (file, journal): (&File, &Path),
+    folded: &Folded,
+    league: Option<&LeaguePage>,
+    file: &File,
+    journal: &Path,
     out: &mut impl std::io::Write,
 ) -> Result<(), PageError<JournalError>> {
     let read = |span| read_line_at(file, journal, span);
@@ -449,10 +411,18 @@ mod tests {
         let journal = dir.path().join("journal.jsonl");
         let written = dir.path().join(REPORT_HTML);
         let entrants = [("ann", "1"), ("bob", "1"), ("ann", "2")];
-        pahtum_league::testing::synthetic_league_of(&journal, &entrants, 12);
+        // The journal grows as a league's does, by lines appended: its first 12 games, then 24.
+        let full = dir.path().join("full.jsonl");
+        pahtum_league::testing::synthetic_league_of(&full, &entrants, 24);
+        let text = std::fs::read_to_string(&full).unwrap();
+        let ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).collect();
+        let games_before = |end: usize| text[..end].lines().filter(|line| line.starts_with(r#"{"id""#)).count();
+        let after_twelve = *ends.iter().find(|&&end| games_before(end) == 12).unwrap();
+        std::fs::write(&journal, &text[..after_twelve]).unwrap();
         let mut followed = FollowedReport::open(&journal, Options::default()).unwrap();
         for games in [12, 24] {
-            pahtum_league::testing::synthetic_league_of(&journal, &entrants, games);
+            let end = if games == 12 { after_twelve } else { text.len() };
+            std::fs::write(&journal, &text[..end]).unwrap();
             followed.update().unwrap();
             write_report(&journal, &written, None, Options::default()).unwrap();
             let page = String::from_utf8(followed.page().unwrap()).unwrap();

@@ -9,11 +9,20 @@
 //! ([`crate::resume::open`]), the others as [`Event::GameFinished`]. So what
 //! counts (a score, an SPRT) keeps its own tallies, and nobody keeps the
 //! records.
+//!
+//! Around the games, a run played in one call (pahtum-runner's `tournament`
+//! and `head_to_head`) tells its observer when its journal is open
+//! ([`Event::Opened`]), when its games are about to be played and when they
+//! are over ([`Event::Playing`], [`Event::Played`]), and what its organiser is
+//! to be told ([`Event::Notice`]).
 
 use pahtum_record::GameRecord;
 
 use pahtum_journal::Span;
+use pahtum_tournament::config::Tournament;
 use pahtum_tournament::schedule::ScheduledGame;
+
+use crate::notice::Notice;
 
 /// Something that happened in a run.
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +84,21 @@ pub enum Event<'a> {
         /// The games of the schedule (all in the journal).
         total: usize,
     },
+    /// The run's journal is open, its records shown (each as [`Event::Resumed`]): what is left is to play.
+    Opened {
+        /// The tournament of the journal (with the bots that joined).
+        tournament: &'a Tournament,
+        /// The games of its schedule.
+        scheduled: usize,
+        /// The games with a record in the journal.
+        done: usize,
+    },
+    /// The games are about to be played: no bot has started for them yet.
+    Playing,
+    /// The games are over, however they ended: done, stopped, or not played for an error.
+    Played,
+    /// Something the run tells whoever runs it, besides its games.
+    Notice(Notice<'a>),
 }
 
 /// Receives the events of a run, in order, on the runner's task.
@@ -87,6 +111,13 @@ pub trait Observer {
     /// [`RunEnding::Declined`] once the games started are recorded. An SPRT stops a match
     /// this way (declining the games that would begin new layout pairs); a tournament plays every game.
     fn may_start(&mut self, _game: &ScheduledGame) -> bool {
+        true
+    }
+
+    /// Whether the game at schedule index `index` would be let start now, without starting it (nor
+    /// counting it as [`Observer::may_start`] may): asked of the pending games before any bot starts, so
+    /// that a match whose SPRT decided in an earlier run starts no bot.
+    fn would_start(&self, _index: usize) -> bool {
         true
     }
 }
@@ -119,6 +150,10 @@ impl Observer for Tee<'_> {
         let first = self.0.may_start(game);
         let second = self.1.may_start(game);
         first && second
+    }
+
+    fn would_start(&self, index: usize) -> bool {
+        self.0.would_start(index) && self.1.would_start(index)
     }
 }
 

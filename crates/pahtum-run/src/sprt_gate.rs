@@ -147,6 +147,10 @@ impl Observer for SprtGate {
         }
         allowed
     }
+
+    fn would_start(&self, index: usize) -> bool {
+        self.allows(index)
+    }
 }
 
 /// What watches a gated match: each event after the gate has counted it, and the gate as it then is.
@@ -173,6 +177,10 @@ impl<V: GateView> Observer for Gated<V> {
 
     fn may_start(&mut self, game: &ScheduledGame) -> bool {
         self.gate.may_start(game)
+    }
+
+    fn would_start(&self, index: usize) -> bool {
+        self.gate.would_start(index)
     }
 }
 

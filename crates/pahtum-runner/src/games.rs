@@ -1,5 +1,6 @@
 //! A run's games played with real bots, from the opened journal to how the
-//! run ended: what `arena run` and `arena match` hand over once.
+//! run ended: what a tournament's run and a match ([`session`](crate::session))
+//! and a league's round hand over once.
 //!
 //! [`play_games`] places the games on cores (or not), makes the pool of bot
 //! processes whose stderr goes to the run's `logs` folder, starts one process

@@ -503,6 +503,9 @@ mod tests {
                 Event::Replayed { record } => format!("replayed {}", record.id),
                 Event::Interrupted { done, total } => format!("interrupted {done}/{total}"),
                 Event::Finished { total } => format!("finished {total}"),
+                Event::Opened { .. } | Event::Playing | Event::Played | Event::Notice(_) => {
+                    unreachable!("the runner tells only of its games")
+                }
             });
         }
     }

@@ -8,10 +8,12 @@
 //! named by its folder's name, never by a path ([`runs`]). A person plays a
 //! bot at `/play` (`play`): the bot is named by its [`roster`] name only. The
 //! games in progress come from the runner, in the process or through the run
-//! folder's socket ([`games`]).
+//! folder's socket ([`games`]). A run that plays serves its own pages with
+//! [`one_run`] (`--serve`).
 
 pub mod access;
 pub mod games;
+pub mod one_run;
 mod page;
 mod play;
 pub mod roster;

@@ -20,7 +20,7 @@ use pahtum_report::progress::{PLAIN_EVERY, Tally};
 use super::flow::live_status;
 use crate::duration::parse_duration;
 use crate::flags::parse_concurrency;
-use crate::inputs::{analysis_path, source};
+use crate::inputs::source;
 use crate::output::outln;
 
 /// Analyse games: each move's value before and after it (exact in the endgame, estimated before), the best
@@ -68,7 +68,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
-    let out = analysis_path(&args.source, &source);
+    let out = source.analysis_path(&args.source);
     let games = source.games()?;
     let select = games.select(args.bot, args.lost_by, &args.source)?;
     for id in &args.games {

@@ -1,14 +1,14 @@
-//! `arena game`: one game between two bots, the final board and scores on
-//! the terminal, and the record as JSON.
+//! `arena game`: one game between two bots (pahtum-runner's `one_game`), the
+//! final board and scores on the terminal (pahtum-report's `game_summary`),
+//! and the record as JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use pahtum::Color;
-use pahtum_protocol::untrusted::escape;
-use pahtum_record::{GameRecord, GameSpec};
-use pahtum_referee::{Bot, Limits, play_game};
+use pahtum_record::GameSpec;
+use pahtum_report::game_summary::summary;
+use pahtum_runner::one_game::OneGame;
 
 use crate::duration::TimeFlags;
 use crate::forfeit::Evidence;
@@ -82,15 +82,20 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = game_spec(&args)?;
-    // One game on one thread: the referee reads each answer on the thread
-    // that waits for it (a multi-thread runtime's block_on would add a thread
-    // wake-up to every answer; see the pahtum-referee docs).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let record = runtime.block_on(play(&args, &spec))?;
-    let summary = summary(&record)?;
+    let game = OneGame::open(args.logs.as_deref())?;
+    let [white, black] = args.names.names([&args.white, &args.black], ["white", "black"])?;
+    crate::flags::require_sandbox(args.sandbox.sandbox)?;
+    crate::flags::warn_of_signal_pausing(args.pause_idle);
+    // A sandboxed bot sees neither the logs nor the other bot's folders.
+    let specs = vec![
+        pahtum_builtin::spec(&white, &args.white)?,
+        pahtum_builtin::spec(&black, &args.black)?,
+    ];
+    let specs = args.sandbox.apply_to_all(specs, args.logs.as_deref());
+    crate::flags::note_what_the_sandbox_shows(&specs);
+    let bots = <[_; 2]>::try_from(specs).expect("two bots");
+    let record = game.play(&spec, bots)?;
+    let summary = summary(&record, |forfeit| Evidence::of_forfeit(forfeit).render("  "))?;
     if args.json {
         err!("{summary}");
         outln!("{}", serde_json::to_string_pretty(&record)?);
@@ -124,92 +129,4 @@ fn game_spec(args: &Args) -> anyhow::Result<GameSpec> {
     }
     .with_seat_times(time, black_time);
     args.opening.spec(fresh, args.time.given())
-}
-
-async fn play(args: &Args, spec: &GameSpec) -> anyhow::Result<GameRecord> {
-    let limits = Limits::default();
-    let log = |color: &str| args.logs.as_ref().map(|dir| dir.join(format!("{color}.log")));
-    if let Some(dir) = &args.logs {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let (white_log, black_log) = (log("white"), log("black"));
-    let [white_name, black_name] = args.names.names([&args.white, &args.black], ["white", "black"])?;
-    crate::flags::require_sandbox(args.sandbox.sandbox)?;
-    crate::flags::warn_of_signal_pausing(args.pause_idle);
-    // A sandboxed bot sees neither the logs nor the other bot's folders.
-    let specs = vec![
-        pahtum_builtin::spec(&white_name, &args.white)?,
-        pahtum_builtin::spec(&black_name, &args.black)?,
-    ];
-    let specs = args.sandbox.apply_to_all(specs, args.logs.as_deref());
-    crate::flags::note_what_the_sandbox_shows(&specs);
-    let [white, black] = <[_; 2]>::try_from(specs).expect("two bots");
-    let (white, black) = tokio::join!(
-        Bot::start(&white, &limits, white_log.as_deref()),
-        Bot::start(&black, &limits, black_log.as_deref())
-    );
-    let (mut white, mut black) = match (white, black) {
-        (Ok(white), Ok(black)) => (white, black),
-        (Err(error), other) => {
-            if let Ok(bot) = other {
-                bot.shutdown().await;
-            }
-            return Err(crate::forfeit::explain(error));
-        }
-        (Ok(bot), Err(error)) => {
-            bot.shutdown().await;
-            return Err(crate::forfeit::explain(error));
-        }
-    };
-    let record = play_game(spec, &mut white, &mut black, &mut |_| {}).await;
-    tokio::join!(white.shutdown(), black.shutdown());
-    Ok(record)
-}
-
-/// The board, the score and how the game ended, for the terminal.
-fn summary(record: &GameRecord) -> anyhow::Result<String> {
-    let game = record
-        .replay()
-        .context("the referee produced a record that does not replay")?;
-    let name = |color: Color| match color {
-        Color::White => &record.white,
-        Color::Black => &record.black,
-    };
-    let last = record.moves.last().map(|played| played.cell);
-    let labels = [
-        format!("White {}", escape(&record.white)),
-        format!("Black {}", escape(&record.black)),
-    ];
-    let mut text = pahtum_report::board::board(game.position(), last);
-    text += &pahtum_report::board::runs(game.position(), [&labels[0], &labels[1]]);
-    if let Some(opening) = &record.opening {
-        text += &format!("Started at ply {}", opening.plies + 1);
-        if let Some(from) = &opening.from {
-            text += &format!(" of game {} in {}", escape(&from.game), escape(&from.file));
-        }
-        text += ": the plies before it were given.\n";
-    }
-    if let Some(swap) = record.swap {
-        text += if swap {
-            "Black swapped after the first stone.\n"
-        } else {
-            "Black kept the colours.\n"
-        };
-    }
-    text += &match record.result.winner() {
-        Some(color) => format!("Result: {} ({color}) wins", escape(name(color))),
-        None => "Result: a draw".to_owned(),
-    };
-    if record.termination.forfeit.is_none() {
-        text += ".\n";
-    }
-    for (index, (reason, forfeit)) in record.termination.forfeits().enumerate() {
-        let by = if index == 0 { "" } else { "and" };
-        text += &format!(
-            "{by} by {reason} of {}: {}\n",
-            escape(&forfeit.bot),
-            Evidence::of_forfeit(forfeit).render("  ")
-        );
-    }
-    Ok(text)
 }

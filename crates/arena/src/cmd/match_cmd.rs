@@ -11,10 +11,12 @@
 //! stronger than B; H1: at least `elo1`). As soon as its log-likelihood ratio
 //! crosses a bound, no new layout pair starts; the games already running finish
 //! and count, and so does the second game of a layout pair already begun. That
-//! rule is pahtum-tournament's [`SprtGate`], which this command owns and asks
+//! rule is pahtum-tournament's [`SprtGate`], which this command owns and the runner asks
 //! whether to play on; the progress (a view of the gate, run beside it by
 //! [`Gated`]), the summary and `match.json` are pahtum-report's `match_report`,
-//! and the rest of the flow is [`flow`]'s, shared with `arena run`.
+//! and the journal and the games are pahtum-runner's: this command hands the
+//! match's plan and one observer to `head_to_head::play` once, as `arena run`
+//! does its file.
 //!
 //! Progress goes to stderr after every game: the score, the Elo difference with
 //! its 95% error from the layout pairs, and the LLR with its bounds; one line
@@ -25,15 +27,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use pahtum_referee::Limits;
 use pahtum_report::match_report::{MatchProgress, match_json, summary};
 use pahtum_report::run_report::LiveReport;
-use pahtum_run::events::{RunEnding, Tee};
-use pahtum_run::resume::ResumeError;
+use pahtum_run::events::Tee;
 use pahtum_run::sprt_gate::{Gated, SprtGate};
 use pahtum_runner::games::Bots;
+use pahtum_runner::head_to_head::{self, MatchPlan};
+use pahtum_runner::live::Live;
 use pahtum_standings::strength::AnchorSpec;
 use pahtum_stats::Sprt;
 use pahtum_tournament::config::head_to_head::Match;
@@ -42,8 +46,10 @@ use pahtum_tournament::durability::Durability;
 use pahtum_tournament::schedule;
 
 use super::flow;
+use super::notices::Notices;
 use crate::duration::TimeFlags;
 use crate::names::NamesFlag;
+use crate::signals::StopSignals;
 
 /// Play a head-to-head match between two bots.
 #[derive(Debug, clap::Args)]
@@ -126,7 +132,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
     crate::flags::require_sandbox(args.sandbox.sandbox)?;
     crate::flags::warn_of_signal_pausing(args.pause_idle);
-    let tournament = tournament(&args)?;
+    let plan = plan(&args)?;
+    let (names, rules) = (plan.tournament.bot_names(), plan.tournament.rules.clone());
+    let mut watched = Gated {
+        gate: SprtGate::new(&names[0], &names[1], args.sprt),
+        view: MatchProgress::new(schedule::len(&plan.tournament), flow::live_status()),
+    };
+    let mut live = LiveReport::default();
+    let mut observer = Tee(&mut watched, &mut Tee(&mut live, &mut Notices::plain()));
+    let serve = async |out: &Path, shown: &Arc<Live>| args.serve.start(out, shown).await;
+    let played = head_to_head::play(plan, &mut observer, StopSignals::default(), serve).await?;
+
+    let journal = played.opened.journal.path();
+    let (standings, mut written) =
+        pahtum_report::run_report::write_run_reports(&played.out, journal, args.anchor.as_ref(), Some(live))?;
+    let planned = played.opened.plan.schedule.len();
+    let report_path = played.out.join("match.json");
+    std::fs::write(&report_path, match_json(&watched.gate, standings.games, planned))
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    written.push(report_path);
+    let summary = summary(&watched.gate, &rules, standings.games, planned, played.ending);
+    let resume = "run the same command again to resume";
+    let fit = args.wide.fit();
+    Ok(flow::report(
+        &format!("{summary}\n"),
+        &standings,
+        fit,
+        journal,
+        &written,
+        played.ending,
+        resume,
+    ))
+}
+
+/// The match the flags describe, its bots ready to launch, for pahtum-runner.
+fn plan(args: &Args) -> anyhow::Result<MatchPlan> {
+    let tournament = tournament(args)?;
     let names = tournament.bot_names();
     if let Some(anchor) = &args.anchor
         && !names.contains(&anchor.bot)
@@ -144,72 +185,26 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    flow::refuse_league(&out)?;
-    let mut watched = Gated {
-        gate: SprtGate::new(&names[0], &names[1], args.sprt),
-        view: MatchProgress::new(schedule::len(&tournament), flow::live_status()),
+    // A sandboxed bot sees neither the output folder nor the other bot's folders.
+    let specs = [(&names[0], &args.a), (&names[1], &args.b)]
+        .into_iter()
+        .map(|(name, command)| pahtum_builtin::spec(name, command))
+        .collect::<Result<Vec<_>, _>>()?;
+    let bots = Bots {
+        specs: args.sandbox.apply_to_all(specs, Some(&out)),
+        limits: Limits::default(),
+        restart: Restart::OnFailure,
+        concurrency,
+        on_overload: OnOverload::default(),
+        affinity: args.affinity.choice(),
     };
-    let mut opened = match flow::open_journal(&out, &tournament, None, args.fresh, args.durability, &mut watched) {
-        Err(ResumeError::Changed { path, changes }) => bail!(
-            "the journal {} is of a match with other bots or flags:\n{}\nrun the same command as before to \
-             resume it, or pass --fresh to start afresh (the old journal is kept)",
-            path.display(),
-            changes
-                .iter()
-                .map(|change| format!("  {change}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-        opened => opened?,
-    };
-
-    let mut live = LiveReport::of(&opened);
-    let ending = if watched.gate.allows_any(opened.plan.pending()) {
-        // A sandboxed bot sees neither the output folder nor the other bot's folders.
-        let specs = [(&names[0], &args.a), (&names[1], &args.b)]
-            .into_iter()
-            .map(|(name, command)| pahtum_builtin::spec(name, command))
-            .collect::<Result<Vec<_>, _>>()?;
-        let specs = args.sandbox.apply_to_all(specs, Some(&out));
-        crate::flags::note_what_the_sandbox_shows(&specs);
-        let bots = Bots {
-            specs,
-            limits: Limits::default(),
-            restart: Restart::OnFailure,
-            concurrency,
-            on_overload: OnOverload::default(),
-            affinity: args.affinity.choice(),
-        };
-        watched.view.show(&watched.gate, true);
-        let mut observer = Tee(&mut watched, &mut live);
-        let ending = flow::play(&mut opened, &out, (bots, args.serve), &mut observer, |_| String::new()).await;
-        watched.view.finish(&watched.gate);
-        ending?
-    } else if opened.plan.pending().next().is_none() {
-        RunEnding::Finished
-    } else {
-        RunEnding::Declined
-    };
-
-    let journal = opened.journal.path();
-    let (standings, mut written) =
-        pahtum_report::run_report::write_run_reports(&out, journal, args.anchor.as_ref(), Some(live))?;
-    let planned = opened.plan.schedule.len();
-    let report_path = out.join("match.json");
-    std::fs::write(&report_path, match_json(&watched.gate, standings.games, planned))
-        .with_context(|| format!("cannot write {}", report_path.display()))?;
-    written.push(report_path);
-    let summary = summary(&watched.gate, &tournament.rules, standings.games, planned, ending);
-    let resume = "run the same command again to resume";
-    Ok(flow::report(
-        &format!("{summary}\n"),
-        &standings,
-        args.wide.fit(),
-        journal,
-        &written,
-        ending,
-        resume,
-    ))
+    Ok(MatchPlan {
+        tournament,
+        bots,
+        out,
+        durability: args.durability,
+        fresh: args.fresh,
+    })
 }
 
 /// `--games`: an even number from 2 up.

@@ -16,12 +16,12 @@ use anyhow::{Context, bail};
 use pahtum_journal::merge::{Merged, merge};
 use pahtum_league::is_league_journal;
 use pahtum_report::run_report::write_run_reports;
+use pahtum_report::sources::journals;
 use pahtum_run::events::RunEnding;
 use pahtum_run::resume::JOURNAL;
 use pahtum_tournament::shard::Shard;
 
 use super::flow;
-use crate::inputs::journals;
 use crate::output::errln;
 
 /// How many ids of a shard's missing games are printed.

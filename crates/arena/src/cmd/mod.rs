@@ -1,5 +1,6 @@
 //! One module per subcommand, each with `Args` and `run`; `flow` is what
-//! `arena run` and `arena match` share.
+//! the commands that play a run share at its edges, and `notices` says what
+//! a run tells its organiser.
 
 pub mod analyze;
 pub mod bot;
@@ -11,6 +12,7 @@ pub mod league;
 pub mod man;
 pub mod match_cmd;
 pub mod merge;
+mod notices;
 pub mod play;
 pub mod report;
 pub mod run;

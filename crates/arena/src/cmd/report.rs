@@ -16,9 +16,10 @@ use pahtum_record::annotations::{beside, latest};
 use pahtum_report::files::REPORT_HTML;
 use pahtum_report::html::{DEFAULT_MAX_REPLAYS, Options};
 use pahtum_report::run_report::{write_game_page, write_report};
+use pahtum_report::sources::{OneJournal, Source, journal_path};
 use pahtum_standings::strength::AnchorSpec;
 
-use crate::inputs::{Source, journal_path, source};
+use crate::inputs::source;
 use crate::output::errln;
 
 /// Write the HTML report (standings, crosstable, games and their replays) of a journal, or one game's page.
@@ -58,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             errln!("arena: report {} (game {})", out.display(), escape(&record.id));
             return Ok(ExitCode::SUCCESS);
         }
-        Source::Journal { path, merged } => (path, merged),
+        Source::Journal(OneJournal { path, merged, .. }) => (path, merged),
     };
     let out = args
         .out

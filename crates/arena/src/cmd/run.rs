@@ -1,8 +1,12 @@
 //! `arena run FILE`: plays a tournament, or resumes it, and prints the standings.
 //!
-//! The library does the work (pahtum-tournament); this module wires it to the
-//! command line: flags over the file's settings, the journal in the output
-//! folder, the progress display, Ctrl-C, and the final tables.
+//! A thin command line: this module reads the file and the flags into a plan,
+//! builds the run's one observer (the progress, the report folded as the games
+//! end, and the [`Notices`] said on stderr), hands both to pahtum-runner once
+//! (`tournament::play`, or `tournament::preview` for `--dry-run`), and shows
+//! what comes back with pahtum-report: the tables, where the files are, the
+//! exit code. The stop signals and the server of `--serve` are the process's,
+//! handed in beside the plan.
 //!
 //! A journal already there is resumed (a finished one: its standings are
 //! shown again). Each bot is first asked its `hello`, and a bot that greets
@@ -15,25 +19,26 @@
 //! so far and the command that resumes; a second kills every bot's process
 //! group and exits at once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::schedule_table;
-use pahtum_report::run_report::LiveReport;
+use pahtum_report::run_report::{LiveReport, write_run_reports};
 use pahtum_run::events::Tee;
-use pahtum_run::hellos::HelloCheck;
 use pahtum_run::resume;
-use pahtum_runner::games::Bots;
-use pahtum_runner::launch::{Launcher, check_programs};
-use pahtum_tournament::config::{self, Restart, TournamentFile};
+use pahtum_runner::live::Live;
+use pahtum_runner::tournament::{self, Preview, Settings, TournamentPlan};
+use pahtum_tournament::config;
 use pahtum_tournament::durability::Durability;
-use pahtum_tournament::schedule;
 use pahtum_tournament::shard::{Shard, ShardError};
 
 use super::flow;
+use super::notices::Notices;
 use crate::output::outln;
+use crate::signals::StopSignals;
 
 /// Play a tournament (or resume it) and print the standings.
 #[derive(Debug, clap::Args)]
@@ -92,99 +97,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
-    let mut file = config::load(&args.file)?;
-    if let Some(out) = &args.out {
-        file.settings.out = out.clone();
-    }
-    let shard = args.shard.map(|shard| shard.resolve(args.shard_count)).transpose()?;
-    if let Some(shard) = shard {
-        file.settings.out = file.settings.out.join(shard.folder_name());
-    }
-    if let Some(concurrency) = args.concurrency {
-        file.settings.concurrency = concurrency;
-    }
-    if args.restart_every_game {
-        file.settings.restart = Restart::EveryGame;
-    }
-    if let Some(durability) = args.durability {
-        file.settings.durability = durability;
-    }
-    if args.sandbox.sandbox {
-        for bot in &mut file.tournament.bots {
-            bot.sandbox.get_or_insert_with(Default::default);
-        }
-    }
-    if let Some(affinity) = args.affinity.choice() {
-        file.settings.affinity = Some(affinity);
-    }
-    let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
-    let launcher = Launcher::new(&file, &arena);
-    check_programs(&file, &launcher, pahtum_builtin::NAMES)?;
-    check_replayed(&file, &args.replay)?;
-    crate::flags::require_sandbox(file.tournament.bots.iter().any(|bot| bot.sandbox.is_some()))?;
-    let specs: Vec<_> = file.tournament.bots.iter().map(|bot| launcher.spec(bot)).collect();
-    crate::flags::note_what_the_sandbox_shows(&specs);
-    flow::refuse_league(&file.settings.out)?;
+    let plan = plan(&args)?;
+    let resume = resume_command(&args, plan.shard);
+    let replay = |bot: &str| format!("{resume} --replay {}", quote(bot));
+    let mut notices = Notices { replay: &replay };
     if args.dry_run {
-        return dry_run(&file, shard);
+        return dry_run(tournament::preview(plan, &mut notices)?);
     }
-    crate::flags::warn_of_signal_pausing(file.tournament.pause_idle);
-
-    let out = file.settings.out.clone();
-    flow::drop_games_of(&out, &file.tournament, &args.replay)?;
-    let bots = Bots::of_file(&file, &launcher);
-    // A journal to resume: is each bot's program still the one of its games there?
-    let mut greetings = if !args.fresh && out.join(resume::JOURNAL).exists() {
-        let names: Vec<String> = file
-            .tournament
-            .bots
-            .iter()
-            .map(|bot| bot.name.clone())
-            .filter(|name| !args.replay.contains(name))
-            .collect();
-        flow::greetings(&bots, &names).await
-    } else {
-        HelloCheck::default()
-    };
     let mut progress = if flow::live_status() {
         Progress::bar()
     } else {
         Progress::lines(Box::new(std::io::stderr()), PLAIN_EVERY)
     };
-    let mut opened = flow::open_journal(
-        &out,
-        &file.tournament,
-        shard,
-        args.fresh,
-        file.settings.durability,
-        &mut Tee(&mut progress, &mut greetings),
-    )?;
-    let resume = resume_command(&args, shard);
-    flow::warn_of_changes(&greetings, |bot| format!("{resume} --replay {}", quote(bot)));
-    if let Some(shard) = shard {
-        opened.plan.only(shard);
-    }
-    let locate = |bot: &str| {
-        let index = file
-            .tournament
-            .bots
-            .iter()
-            .position(|b| b.name == bot)
-            .unwrap_or_default();
-        format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
-    };
-    let mut live = LiveReport::of(&opened);
-    let ending = flow::play(
-        &mut opened,
-        &out,
-        (bots, args.serve),
-        &mut Tee(&mut progress, &mut live),
-        locate,
-    )
-    .await?;
-    let journal = opened.journal.path();
-    let (standings, written) = pahtum_report::run_report::write_run_reports(&out, journal, None, Some(live))?;
+    let mut live = LiveReport::default();
+    let mut observer = Tee(&mut progress, &mut Tee(&mut live, &mut notices));
+    let serve = async |out: &Path, shown: &Arc<Live>| args.serve.start(out, shown).await;
+    let played = tournament::play(plan, &mut observer, StopSignals::default(), serve).await?;
     let resume = format!("to resume, run: {resume}");
+    let journal = played.opened.journal.path();
+    let (standings, written) = write_run_reports(&played.out, journal, None, Some(live))?;
     // A tournament's progress observer never declines a game.
     Ok(flow::report(
         "",
@@ -192,44 +123,47 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
         args.wide.fit(),
         journal,
         &written,
-        ending,
+        played.ending,
         &resume,
     ))
 }
 
-/// Refuses a `--replay` of a bot that the tournament does not have, naming those it has.
-fn check_replayed(file: &TournamentFile, replay: &[String]) -> anyhow::Result<()> {
-    let names: Vec<&str> = file.tournament.bots.iter().map(|bot| bot.name.as_str()).collect();
-    if let Some(unknown) = replay.iter().find(|name| !names.contains(&name.as_str())) {
-        anyhow::bail!(
-            "--replay {unknown:?}: the tournament {} has no such bot; its bots are: {}",
-            file.path.display(),
-            names.join(", ")
-        );
-    }
-    Ok(())
+/// The tournament the file and the flags describe, for pahtum-runner.
+fn plan(args: &Args) -> anyhow::Result<TournamentPlan> {
+    let file = config::load(&args.file)?;
+    let shard = args.shard.map(|shard| shard.resolve(args.shard_count)).transpose()?;
+    let arena = std::env::current_exe().context("cannot find the arena executable for the built-in bots")?;
+    let settings = Settings {
+        out: args.out.clone(),
+        concurrency: args.concurrency,
+        restart_every_game: args.restart_every_game,
+        durability: args.durability,
+        sandbox: args.sandbox.sandbox,
+        affinity: args.affinity.choice(),
+    };
+    Ok(TournamentPlan {
+        file,
+        settings,
+        shard,
+        fresh: args.fresh,
+        replay: args.replay.clone(),
+        arena,
+        builtins: pahtum_builtin::NAMES,
+    })
 }
 
-fn dry_run(file: &TournamentFile, shard: Option<Shard>) -> anyhow::Result<ExitCode> {
-    let journal = file.settings.out.join(resume::JOURNAL);
-    let preview = resume::preview(&file.settings.out, &file.tournament, shard);
-    // The schedule of the journal, grown by the bots that would join, if there is one.
-    let mut games = match &preview {
-        Ok(Some(plan)) => plan.schedule.iter().collect(),
-        _ => schedule::schedule(&file.tournament),
-    };
-    if let Some(shard) = shard {
-        games.retain(|game| shard.contains(game.index));
-    }
-    outln!("{}", schedule_table(&games));
+fn dry_run(preview: Preview) -> anyhow::Result<ExitCode> {
+    let journal = preview.out.join(resume::JOURNAL);
+    outln!("{}", schedule_table(&preview.games));
     outln!(
         "{} games, {} at once, into {}; nothing was played (--dry-run)",
-        games.len(),
-        file.settings.concurrency,
-        file.settings.out.display()
+        preview.games.len(),
+        preview.concurrency,
+        preview.out.display()
     );
-    match preview.with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))? {
-        None => outln!("No journal yet in {}: a run starts one.", file.settings.out.display()),
+    let resumed = preview.resume;
+    match resumed.with_context(|| format!("the journal {} cannot be resumed with this file", journal.display()))? {
+        None => outln!("No journal yet in {}: a run starts one.", preview.out.display()),
         Some(plan) => outln!(
             "The journal {} can be resumed with this file: {} games done, {} to play.",
             journal.display(),

@@ -23,8 +23,9 @@ use anyhow::bail;
 use pahtum_record::GameRecord;
 use pahtum_record::annotations::latest;
 use pahtum_report::show::{Analysis, Select, View, game_list, game_text};
+use pahtum_report::sources::Source;
 
-use crate::inputs::{Source, analysis_path, source};
+use crate::inputs::source;
 use crate::output::{errln, out};
 
 /// Print a game, or list the games of a journal.
@@ -52,7 +53,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = source(std::slice::from_ref(&args.source))?;
     let a_record = matches!(source, Source::Record { .. });
-    let file = analysis_path(&args.source, &source);
+    let file = source.analysis_path(&args.source);
     let games = source.games()?;
     let select = games.select(args.bot, args.lost_by, &args.source)?;
     let view = if args.boards { View::Boards } else { View::Compact };

@@ -42,8 +42,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (journal, _merged) = crate::inputs::one_journal(&args.journals)?;
-    let standings = fold::standings_of_journal(&journal, args.anchor.as_ref())?;
+    let journal = crate::inputs::one_journal(&args.journals)?;
+    let standings = fold::standings_of_journal(&journal.path, args.anchor.as_ref())?;
     out!("{}", render(&standings, args.format.0, args.wide.fit()));
     Ok(ExitCode::SUCCESS)
 }

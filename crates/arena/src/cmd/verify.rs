@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use pahtum_journal as journal;
 use pahtum_league as league;
 use pahtum_protocol::untrusted::escape;
+use pahtum_report::sources::journal_path;
 
-use crate::inputs::journal_path;
 use crate::output::outln;
 
 /// Check every record of a journal and list every fault.

@@ -149,7 +149,7 @@ impl LeaguePage {
                     .filter(|entrant| entrant.name == name)
                     .map(Entrant::label)
                     .collect();
-                bot_history(name, &labels, (table, &rows), history, (scale, signed))
+                bot_history(name, &labels, table, &rows, history, scale, signed)
             })
             .collect();
         let fits = history.points.len();
@@ -208,9 +208,11 @@ fn rated(value: f64, lower: f64, upper: f64, signed: bool) -> String {
 fn bot_history(
     name: &str,
     labels: &[String],
-    (table, rows): (&Table, &[&Row]),
+    table: &Table,
+    rows: &[&Row],
     history: &History,
-    (scale, signed): (Scale, bool),
+    scale: Scale,
+    signed: bool,
 ) -> BotHistory {
     let mut versions = Vec::new();
     let mut unrated = Vec::new();

@@ -243,7 +243,7 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let title = format!("{name}: Pah Tum tournament");
-        self.finish_as(&title, None, (scheduled, standings), read, out)
+        self.finish_as(&title, None, scheduled, standings, read, out)
     }
 
     /// As [`finish`](Self::finish), the page of the league of `league`'s sections: its ladder and each bot's
@@ -257,14 +257,15 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let title = format!("{}: Pah Tum league", league.name);
-        self.finish_as(&title, Some(league), (scheduled, standings), read, out)
+        self.finish_as(&title, Some(league), scheduled, standings, read, out)
     }
 
     fn finish_as<E: std::error::Error + 'static>(
         &self,
         title: &str,
         league: Option<&LeaguePage>,
-        (scheduled, standings): (usize, &Standings),
+        scheduled: usize,
+        standings: &Standings,
         read: impl FnMut(L) -> Result<Vec<u8>, E>,
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {

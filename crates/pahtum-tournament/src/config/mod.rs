@@ -17,7 +17,10 @@
 //! shell there. The output folder, like `--out`, is relative to the working
 //! directory of `arena run`.
 //!
-//! `tournaments/reference.toml` documents every key and its default.
+//! `tournaments/reference.toml` documents every key and its default. The
+//! command lines that make a tournament (or a game) of two bots instead of
+//! reading a file name and time them by [`two_bots`], and a match becomes a
+//! tournament by [`head_to_head`].
 
 pub mod head_to_head;
 // The keys of a file as written, before they are checked: shared with `league.toml`'s reader
@@ -29,6 +32,7 @@ pub mod names;
 pub mod resolve;
 #[cfg(test)]
 mod tests;
+pub mod two_bots;
 
 use std::path::{Path, PathBuf};
 

@@ -5,30 +5,30 @@
 //! the same as the browser's `/play`), so the bot plays under its time
 //! control with the same verdicts and record as in any game. Input is read line by line,
 //! so a game can be scripted through a pipe; bad input never ends or
-//! corrupts the game ([`input`]), and quitting or the end of input resigns
+//! corrupts the game ([`pahtum_report::prompt`]), and quitting or the end of input resigns
 //! (a loss, recorded with the reason `resign`), with the record saved if
 //! `--out` was given and its replay page if `--html`. The game may start from
-//! a position (`--moves`, `--from`: [`crate::opening`]). The board is drawn
-//! by [`view`], at the end with the scoring runs marked.
-
-mod input;
-mod view;
+//! a position (`--moves`, `--from`: [`crate::opening`]). What the person
+//! sees (the board, the bot's plies, the end, at the end with the scoring
+//! runs marked) is [`pahtum_report::play`]'s text; this module reads the
+//! terminal and runs the game.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use pahtum::{Action, Cell, Color, Game, Seat};
-use pahtum_protocol::untrusted::escape;
-use pahtum_protocol::{Reason, UNLIMITED_MOVE_MS, move_time};
+use pahtum::Seat;
+use pahtum_protocol::{UNLIMITED_MOVE_MS, move_time};
 use pahtum_record::{GameRecord, GameSpec, Players, unix_ms};
 use pahtum_referee::{Bot, Human, HumanMove, Limits, Player, Turn, play_players};
+use pahtum_report::play::Commentary;
+use pahtum_report::prompt::{self, Input};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::duration::parse_duration;
 use crate::forfeit::Evidence;
-use input::Input;
+use crate::output::{out, outln};
 
 /// Which colour the person starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -117,149 +117,50 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let json = serde_json::to_string_pretty(&record)? + "\n";
         std::fs::write(out, json).with_context(|| format!("cannot write the record to {}", out.display()))?;
-        crate::output::outln!("The record is in {}.", out.display());
+        outln!("The record is in {}.", out.display());
     }
     if let Some(html) = &args.html {
         pahtum_report::run_report::write_game_page(html, &record, None)?;
-        crate::output::outln!("The game's page is {}.", html.display());
+        outln!("The game's page is {}.", html.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the terminal shows of the game: the sides, and how many plies it
-/// has announced.
-struct Terminal<'a> {
-    spec: &'a GameSpec,
-    person: Seat,
-    names: Players,
-    /// The plies of the game's history already shown (the given ones count as shown).
-    announced: usize,
-}
-
-impl Terminal<'_> {
-    fn name(&self, game: &Game, color: Color) -> &str {
-        self.names.of(game.seat_of(color))
-    }
-
-    fn draw(&self, game: &Game) {
-        let (white, black) = (self.name(game, Color::White), self.name(game, Color::Black));
-        crate::output::out!("\n{}", view::board(game, last_cell(game), white, black));
-    }
-
-    /// Says what the bot played since the last announcement.
-    fn announce(&mut self, game: &Game) {
-        let by = escape(self.names.of(self.person.other())).into_owned();
-        let mut replayed = self.spec.initial_game();
-        for (index, &action) in game.history().iter().enumerate() {
-            let seat = replayed.seat_to_act();
-            replayed.play(action).expect("the referee played it by the rules");
-            if index < self.announced || seat == Some(self.person) {
-                continue;
-            }
-            match action {
-                Action::Pie(true) => crate::output::outln!(
-                    "{by} swaps: White's first stone is now theirs, and you play {}.",
-                    replayed.color_of(self.person)
-                ),
-                Action::Pie(false) => crate::output::outln!("{by} keeps the colours."),
-                action => crate::output::outln!("{by} plays {action}."),
-            }
-        }
-        self.announced = game.history().len();
-    }
-
-    /// Answers the person's turns from the lines they type, until the game
-    /// ends (the referee drops the seat) or the person's time runs out.
-    async fn prompts(&mut self, mut turns: tokio::sync::mpsc::Receiver<Turn>) {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        while let Some(mut turn) = turns.recv().await {
-            self.announce(&turn.game);
-            self.draw(&turn.game);
-            let answer = loop {
-                let color = turn.game.color_to_act().expect("the game is on");
-                crate::output::out!(
-                    "Move {}, you are {color}: {}> ",
-                    turn.game.history().len() + 1,
-                    input::allowed(&turn.game)
-                );
-                let line = tokio::select! {
-                    line = lines.next_line() => line,
-                    () = turn.abandoned() => return,
-                };
-                let line = match line {
-                    Ok(Some(line)) => line,
-                    Ok(None) | Err(_) => {
-                        crate::output::outln!("\n(end of input)");
-                        break HumanMove::Resign("ended the game (end of input)".to_owned());
-                    }
-                };
-                match input::parse(&turn.game, &line) {
-                    Err(message) => crate::output::outln!("{message}"),
-                    Ok(Input::Help) => crate::output::outln!("{}", input::HELP),
-                    Ok(Input::Board) => self.draw(&turn.game),
-                    Ok(Input::Quit) => break HumanMove::Resign("resigned".to_owned()),
-                    Ok(Input::Undo) if turn.can_undo => break HumanMove::Undo,
-                    Ok(Input::Undo) => crate::output::outln!("Nothing to undo: you have not moved yet."),
-                    Ok(Input::Play(action)) => break HumanMove::Play(action),
+/// Answers the person's turns from the lines they type, until the game
+/// ends (the referee drops the seat) or the person's time runs out.
+async fn prompts(commentary: &mut Commentary<'_>, mut turns: tokio::sync::mpsc::Receiver<Turn>) {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Some(mut turn) = turns.recv().await {
+        out!("{}", commentary.announce(&turn.game));
+        out!("{}", commentary.board(&turn.game));
+        let answer = loop {
+            out!("{}", prompt::prompt(&turn.game));
+            let line = tokio::select! {
+                line = lines.next_line() => line,
+                () = turn.abandoned() => return,
+            };
+            let line = match line {
+                Ok(Some(line)) => line,
+                Ok(None) | Err(_) => {
+                    outln!("\n(end of input)");
+                    break HumanMove::Resign("ended the game (end of input)".to_owned());
                 }
             };
-            if answer == HumanMove::Undo {
-                // The plies taken back are announced again when they are played again.
-                self.announced = self.spec.opening.len();
+            match prompt::parse(&turn.game, &line) {
+                Err(message) => outln!("{message}"),
+                Ok(Input::Help) => outln!("{}", prompt::HELP),
+                Ok(Input::Board) => out!("{}", commentary.board(&turn.game)),
+                Ok(Input::Quit) => break HumanMove::Resign("resigned".to_owned()),
+                Ok(Input::Undo) if turn.can_undo => break HumanMove::Undo,
+                Ok(Input::Undo) => outln!("Nothing to undo: you have not moved yet."),
+                Ok(Input::Play(action)) => break HumanMove::Play(action),
             }
-            turn.answer(answer);
+        };
+        if answer == HumanMove::Undo {
+            commentary.undone();
         }
+        turn.answer(answer);
     }
-
-    /// Says how the game ended: a full board with its scoring runs and the
-    /// points; a resignation once, without the points of a board left unfilled;
-    /// a forfeit with the board and its evidence.
-    fn the_end(&mut self, record: &GameRecord) -> anyhow::Result<()> {
-        let game = record.replay().context("the game's record does not replay")?;
-        self.announce(&game);
-        let winner = |color: Color| format!("{} ({color}) wins", escape(self.name(&game, color)));
-        let termination = &record.termination;
-        match (termination.reason, record.result.winner()) {
-            (Reason::Normal, winner_color) => {
-                let (white, black) = (self.name(&game, Color::White), self.name(&game, Color::Black));
-                crate::output::out!("\n{}", view::final_board(&game, white, black));
-                let score = game.score();
-                match winner_color {
-                    Some(color) => crate::output::outln!(
-                        "{}, {} to {}.",
-                        winner(color),
-                        score.of_color(color),
-                        score.of_color(color.opponent())
-                    ),
-                    None => crate::output::outln!("A draw, {} to {}.", score.white, score.black),
-                }
-            }
-            (Reason::Resign, Some(color)) => crate::output::outln!("You resigned: {}.", winner(color)),
-            (_, winner_color) => {
-                self.draw(&game);
-                match winner_color {
-                    Some(color) => crate::output::outln!("{} by forfeit.", winner(color)),
-                    None => crate::output::outln!("A draw: both sides forfeited."),
-                }
-                for (reason, forfeit) in termination.forfeits() {
-                    crate::output::outln!(
-                        "{} lost by {reason}: {}",
-                        escape(&forfeit.bot),
-                        Evidence::of_forfeit(forfeit).render("  ")
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The cell of the last block or stone played, marked on the board.
-fn last_cell(game: &Game) -> Option<Cell> {
-    game.history().iter().rev().find_map(|action| match action {
-        Action::Block(cell) | Action::Stone(cell) => Some(*cell),
-        Action::Pie(_) => None,
-    })
 }
 
 /// Plays the game: the person is a seat of the referee ([`Human`]), answered
@@ -287,17 +188,8 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
             second: args.name.clone(),
         },
     };
-    crate::output::outln!(
-        "You play {} against {}. Type help for the rules and commands.",
-        spec.initial_game().color_of(person),
-        escape(bot.name())
-    );
-    let mut terminal = Terminal {
-        spec,
-        person,
-        names,
-        announced: spec.opening.len(),
-    };
+    let mut commentary = Commentary::new(spec, person, names);
+    out!("{}", commentary.welcome());
     let game = async {
         // Owned here, the seat is dropped when the game ends, which ends the prompts.
         let mut human = human;
@@ -307,8 +199,12 @@ async fn play(args: &Args, spec: &GameSpec, person: Seat) -> anyhow::Result<Game
         };
         play_players(spec, players.0, players.1, &mut |_| {}).await
     };
-    let (record, ()) = tokio::join!(game, terminal.prompts(turns));
+    let (record, ()) = tokio::join!(game, prompts(&mut commentary, turns));
     bot.shutdown().await;
-    terminal.the_end(&record)?;
+    let game = record.replay().context("the game's record does not replay")?;
+    out!(
+        "{}",
+        commentary.ending(&game, &record, |forfeit| Evidence::of_forfeit(forfeit).render("  "))
+    );
     Ok(record)
 }

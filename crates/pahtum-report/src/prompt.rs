@@ -1,6 +1,13 @@
-//! What a person typed at `arena play`'s prompt, read without trusting it:
+//! What a person types at `arena play`'s prompt, read without trusting it:
 //! every line is either a command or a move that the rules accept now, or a
-//! one-line explanation of what is wrong and what is allowed.
+//! one-line explanation of what is wrong and what is allowed; and the prompt
+//! itself, and the text of `help`.
+//!
+//! The notation of a cell or an action is the rules' (`pahtum`'s `FromStr`);
+//! what is here is a person's side of the terminal (the commands, the
+//! explanations in words, the escaping of what they typed), which neither
+//! the rules nor the bots' protocol have, so it lies with the rest of what a
+//! person reads ([`crate::play`] draws the board).
 
 use pahtum::{Action, Game, Phase};
 
@@ -9,11 +16,13 @@ use pahtum::{Action, Game, Phase};
 pub enum Input {
     /// A legal action in the current position (not yet played).
     Play(Action),
+    /// Show the rules and the commands ([`HELP`]).
     Help,
     /// Take back the last pair of moves.
     Undo,
     /// Redraw the board.
     Board,
+    /// Resign and end the game.
     Quit,
 }
 
@@ -24,6 +33,17 @@ pub fn allowed(game: &Game) -> &'static str {
         Phase::PlaceBlocks => "a free cell for a block, like d4 (or help, undo, board, quit)",
         _ => "a free cell, like d4 (or help, undo, board, quit)",
     }
+}
+
+/// The prompt in the position `game`, the person's turn: the move's number, their colour and what they
+/// may type.
+pub fn prompt(game: &Game) -> String {
+    let color = game.color_to_act().expect("the game is on");
+    format!(
+        "Move {}, you are {color}: {}> ",
+        game.history().len() + 1,
+        allowed(game)
+    )
 }
 
 /// Reads one line in the position `game`; `Err` holds the one line to show.
@@ -114,6 +134,20 @@ mod tests {
             assert!(error.contains(expected), "{line:?}: {error}");
             assert!(!error.contains('\n') && !error.contains('\x1b'), "{line:?}: {error}");
         }
+    }
+
+    #[test]
+    fn the_prompt_numbers_the_move_and_says_what_is_allowed() {
+        let mut game = game(true);
+        assert_eq!(
+            prompt(&game),
+            "Move 1, you are white: a free cell, like d4 (or help, undo, board, quit)> "
+        );
+        game.play(Action::Stone("g7".parse().unwrap())).unwrap();
+        assert_eq!(
+            prompt(&game),
+            "Move 2, you are black: swap or keep (or help, undo, board, quit)> "
+        );
     }
 
     #[test]
