@@ -18,7 +18,7 @@ use pahtum_tournament::durability::Durability;
 
 use crate::games::Bots;
 use crate::live::Live;
-use crate::session::{self, Played, ServeError, SessionError};
+use crate::session::{self, Played, Playing, ServeError, SessionError};
 
 /// A match to play: its tournament, its bots, and where and how its journal is kept.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ pub async fn play<Served, E: Into<ServeError>>(
         fresh,
     } = plan;
     session::refuse_league(&out)?;
-    let mut opened = match session::open_journal(&out, &tournament, (None, fresh), durability, observer) {
+    let mut opened = match session::open_journal(&out, &tournament, None, fresh, durability, observer) {
         Err(ResumeError::Changed { path, changes }) => return Err(SessionError::OtherMatch { path, changes }),
         opened => opened?,
     };
@@ -60,7 +60,10 @@ pub async fn play<Served, E: Into<ServeError>>(
     let ending = if opened.plan.pending().any(|index| observer.would_start(index)) {
         // Told only when the match plays on, before its bots start.
         session::show_sandbox_notes(&bots.specs, observer);
-        session::play((&mut opened, &out), bots, observer, (stop, serve), |_| String::new()).await?
+        session::play(&mut opened, &out, bots, observer, Playing { stop, serve }, |_| {
+            String::new()
+        })
+        .await?
     } else if opened.plan.pending().next().is_none() {
         RunEnding::Finished
     } else {

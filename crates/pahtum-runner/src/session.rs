@@ -139,7 +139,8 @@ pub fn refuse_league(out: &Path) -> Result<(), SessionError> {
 pub(crate) fn open_journal(
     out: &Path,
     tournament: &Tournament,
-    (shard, fresh): (Option<Shard>, bool),
+    shard: Option<Shard>,
+    fresh: bool,
     durability: Durability,
     observer: &mut dyn Observer,
 ) -> Result<Opened, ResumeError> {
@@ -183,26 +184,49 @@ pub(crate) fn show_sandbox_notes(bots: &[pahtum_referee::BotSpec], observer: &mu
     }
 }
 
+/// When a run's games stop, and how its pages are served while they play.
+pub(crate) struct Playing<Stop, Serve> {
+    /// Completes when the run must stop (a signal).
+    pub stop: Stop,
+    /// Starts serving the run's pages, with its games in progress.
+    pub serve: Serve,
+}
+
 /// Plays the pending games of `opened` in `out` with `bots` (pahtum-runner's [`play_games`]), showing them
 /// to `observer` ([`Event::Playing`] before, [`Event::Played`] after, however they end), until they are
-/// done or `stop` completes. `serve` starts serving the run's pages first, with the games in progress; they
-/// are also followed through the run folder's socket, if it can be made. A bot that cannot start is an
-/// error led by `locate` of its name.
-pub(crate) async fn play<Served, E>(
-    (opened, out): (&mut Opened, &Path),
+/// done or `playing.stop` completes. `playing.serve` starts serving the run's pages first, with the games
+/// in progress; they are also followed through the run folder's socket, if it can be made. A bot that
+/// cannot start is an error led by `locate` of its name.
+pub(crate) async fn play<Stop, Serve, Served, E>(
+    opened: &mut Opened,
+    out: &Path,
     bots: Bots,
     observer: &mut dyn Observer,
-    (stop, serve): (
-        impl Future<Output = ()>,
-        impl AsyncFnOnce(&Path, &Arc<Live>) -> Result<Served, E>,
-    ),
+    Playing { stop, serve }: Playing<Stop, Serve>,
     locate: impl Fn(&str) -> String,
 ) -> Result<RunEnding, SessionError>
 where
+    Stop: Future<Output = ()>,
+    Serve: AsyncFnOnce(&Path, &Arc<Live>) -> Result<Served, E>,
     E: Into<ServeError>,
 {
     observer.on(Event::Playing);
-    let played = serve_and_play((opened, out), bots, observer, (stop, serve)).await;
+    let played: Result<RunEnding, SessionError> = async {
+        let live = Arc::new(Live::default());
+        let _served = serve(out, &live)
+            .await
+            .map_err(|error| SessionError::Serve(error.into()))?;
+        let socket = LiveSocket::open(out, Arc::clone(&live))
+            .inspect_err(|error| observer.on(Event::Notice(Notice::NoLiveSocket { error })))
+            .ok();
+        let mut shown = &*live;
+        let played = play_games(opened, out, bots, &live, &mut Tee(&mut *observer, &mut shown), stop).await;
+        if let Some(socket) = socket {
+            socket.close().await;
+        }
+        played.map_err(SessionError::Play)
+    }
+    .await;
     observer.on(Event::Played);
     match played {
         Err(SessionError::Play(PlayError::CannotStart(errors))) => Err(SessionError::CannotStart {
@@ -210,32 +234,4 @@ where
         }),
         played => played,
     }
-}
-
-/// [`play`]'s games, served and followed.
-async fn serve_and_play<Served, E>(
-    (opened, out): (&mut Opened, &Path),
-    bots: Bots,
-    observer: &mut dyn Observer,
-    (stop, serve): (
-        impl Future<Output = ()>,
-        impl AsyncFnOnce(&Path, &Arc<Live>) -> Result<Served, E>,
-    ),
-) -> Result<RunEnding, SessionError>
-where
-    E: Into<ServeError>,
-{
-    let live = Arc::new(Live::default());
-    let _served = serve(out, &live)
-        .await
-        .map_err(|error| SessionError::Serve(error.into()))?;
-    let socket = LiveSocket::open(out, Arc::clone(&live))
-        .inspect_err(|error| observer.on(Event::Notice(Notice::NoLiveSocket { error })))
-        .ok();
-    let mut shown = &*live;
-    let played = play_games(opened, out, bots, &live, &mut Tee(observer, &mut shown), stop).await;
-    if let Some(socket) = socket {
-        socket.close().await;
-    }
-    played.map_err(SessionError::Play)
 }

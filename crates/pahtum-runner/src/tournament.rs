@@ -27,7 +27,7 @@ use crate::evidence::start_error;
 use crate::games::Bots;
 use crate::launch::{Launcher, check_programs};
 use crate::live::Live;
-use crate::session::{self, Played, ServeError, SessionError};
+use crate::session::{self, Played, Playing, ServeError, SessionError};
 
 /// A tournament to play: its file and what the command line says of the run.
 #[derive(Debug)]
@@ -108,7 +108,7 @@ pub async fn play<Served, E: Into<ServeError>>(
     };
     let durability = file.settings.durability;
     let mut watched = Tee(observer, &mut greetings);
-    let mut opened = session::open_journal(&out, &file.tournament, (shard, fresh), durability, &mut watched)?;
+    let mut opened = session::open_journal(&out, &file.tournament, shard, fresh, durability, &mut watched)?;
     for change in greetings.changes() {
         observer.on(Event::Notice(Notice::HelloChanged {
             bot: &change.bot,
@@ -128,7 +128,7 @@ pub async fn play<Served, E: Into<ServeError>>(
             .unwrap_or_default();
         format!("{}: key `{}`: ", file.path.display(), TournamentFile::bot_key(index))
     };
-    let ending = session::play((&mut opened, &out), bots, observer, (stop, serve), locate).await?;
+    let ending = session::play(&mut opened, &out, bots, observer, Playing { stop, serve }, locate).await?;
     Ok(Played { ending, opened, out })
 }
 

@@ -173,7 +173,7 @@ pub async fn add(
         return Err(AddError::Taken { label });
     }
     let staged = folder::stage(dir, &label, from, &command, &opened.state.league().caps())?;
-    let outcome = admit(dir, &mut opened, &staged, (&name, &version, build_command), checker).await;
+    let outcome = admit(dir, &mut opened, &staged, &name, &version, build_command, checker).await;
     let _ = std::fs::remove_dir_all(dir.join(STAGING));
     outcome?;
     Ok(label)
@@ -184,7 +184,9 @@ async fn admit(
     dir: &Path,
     opened: &mut Opened,
     staged: &Staged,
-    (name, version, build_command): (&str, &str, Option<String>),
+    name: &str,
+    version: &str,
+    build_command: Option<String>,
     checker: &Checker<'_>,
 ) -> Result<(), AddError> {
     let label = label(name, version);
