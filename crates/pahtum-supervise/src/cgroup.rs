@@ -165,7 +165,24 @@ pub(crate) fn remove_when_empty(cgroup: &Path) {
     }
     // A cgroup that is still busy is left to the guard, which removes
     // every bot cgroup when the referee ends.
-    let _ = std::fs::remove_dir(cgroup);
+    remove_tree(cgroup, NESTING);
+}
+
+/// How deep the cgroups that a bot's own processes make inside its cgroup are removed.
+const NESTING: usize = 4;
+
+/// Removes the cgroup `dir` with the cgroups nested in it, deepest first, `depth` levels at most: a bot
+/// that runs an arena of its own (or anything that makes cgroups) makes them inside its bot cgroup, and a
+/// cgroup with another in it cannot be removed.
+fn remove_tree(dir: &Path, depth: usize) {
+    if depth > 0 {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                remove_tree(&entry.path(), depth - 1);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
 }
 
 fn is_populated(cgroup: &Path) -> bool {
@@ -566,9 +583,7 @@ pub(crate) fn remove_raw(dir: &CStr) {
         for _ in 0..2000 {
             let mut removed_all = true;
             for_each_entry(dir_fd, &mut |name| {
-                if name.to_bytes().starts_with(b"bot-")
-                    && libc::unlinkat(dir_fd, name.as_ptr(), libc::AT_REMOVEDIR) != 0
-                {
+                if name.to_bytes().starts_with(b"bot-") && !remove_tree_at(dir_fd, name, NESTING) {
                     removed_all = false;
                 }
             });
@@ -582,6 +597,27 @@ pub(crate) fn remove_raw(dir: &CStr) {
             libc::nanosleep(&pause, std::ptr::null_mut());
         }
         libc::close(dir_fd);
+    }
+}
+
+/// [`remove_tree`] of the folder `name` in the folder `parent_fd` (raw, for the guard); whether it is gone.
+fn remove_tree_at(parent_fd: libc::c_int, name: &CStr, depth: usize) -> bool {
+    // SAFETY: plain system calls on a NUL-terminated name and descriptors this function opens and closes.
+    unsafe {
+        if depth > 0 {
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            let fd = libc::openat(parent_fd, name.as_ptr(), flags);
+            if fd >= 0 {
+                for_each_entry(fd, &mut |child| {
+                    // A cgroup's files are no folders: opening them as one fails, and they are left.
+                    if child.to_bytes() != b"." && child.to_bytes() != b".." {
+                        remove_tree_at(fd, child, depth - 1);
+                    }
+                });
+                libc::close(fd);
+            }
+        }
+        libc::unlinkat(parent_fd, name.as_ptr(), libc::AT_REMOVEDIR) == 0
     }
 }
 
