@@ -84,6 +84,42 @@ fn decode<T: DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
     })
 }
 
+/// Whether every number in `line` is surely within `f64`'s range, so that
+/// the protocol's decoders, which read the whole line into a JSON tree
+/// first, parse each of them: `false` for a line with a run of 100 digits or
+/// an exponent of three digits or more. A fast path that reads a line into a
+/// struct skips the members it does not know without parsing their numbers;
+/// it takes a line only when this is `true`, and leaves the rest (a
+/// `1e400`, and a few harmless ones such as `1e100`, or a comment that says
+/// `E123`) to the decoders, so that both refuse the same lines.
+pub fn numbers_surely_in_range(line: &str) -> bool {
+    const MOST_DIGITS: usize = 100;
+    const MOST_EXPONENT_DIGITS: usize = 2;
+    let bytes = line.as_bytes();
+    let mut digits = 0;
+    for (at, byte) in bytes.iter().enumerate() {
+        if byte.is_ascii_digit() {
+            digits += 1;
+            if digits >= MOST_DIGITS {
+                return false;
+            }
+            continue;
+        }
+        digits = 0;
+        if matches!(byte, b'e' | b'E') {
+            let exponent = &bytes[at + 1..];
+            let exponent = exponent
+                .strip_prefix(b"+")
+                .or_else(|| exponent.strip_prefix(b"-"))
+                .unwrap_or(exponent);
+            if exponent.iter().take_while(|byte| byte.is_ascii_digit()).count() > MOST_EXPONENT_DIGITS {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// Encodes a message as one line, newline included.
 pub fn encode<T: Serialize>(message: &T) -> String {
     let mut line = serde_json::to_string(message).expect("protocol messages always serialize");
@@ -141,5 +177,48 @@ mod tests {
         let err = decode_from_bot(&line).unwrap_err();
         assert!(err.line().len() < 300);
         assert!(err.line().ends_with("… [cut: 9800 bytes]"), "{}", err.line());
+    }
+
+    /// Every JSON number, however written, that the check passes is one the decoders can read: within
+    /// 100 digits and an exponent of two, the largest is below 1e100 * 1e99.
+    mod range {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            #[test]
+            fn numbers_the_check_passes_parse(
+                whole in "-?(0|[1-9][0-9]{0,120})",
+                fraction in proptest::option::of("[0-9]{1,120}"),
+                exponent in proptest::option::of("[eE][+-]?[0-9]{1,4}"),
+            ) {
+                let number = format!("{whole}{}{}", fraction.map(|digits| format!(".{digits}")).unwrap_or_default(), exponent.unwrap_or_default());
+                let line = format!(r#"{{"type":"pong","id":1,"x":{number}}}"#);
+                if numbers_surely_in_range(&line) {
+                    prop_assert!(decode_from_bot(&line).is_ok(), "{}", line);
+                }
+            }
+        }
+
+        #[test]
+        fn numbers_that_may_be_out_of_range_are_told() {
+            for number in [
+                "1e400",
+                "1E+308",
+                "-2e-400",
+                &"9".repeat(100),
+                &format!("0.{}", "1".repeat(100)),
+            ] {
+                assert!(!numbers_surely_in_range(&format!(r#"{{"x":{number}}}"#)), "{number}");
+            }
+            assert!(decode_from_bot(r#"{"type":"pong","id":1,"x":1e400}"#).is_err());
+            for line in [
+                r#"{"type":"stone","id":7,"cell":"e4","info":{"eval":1.5e-99,"pv":["e5"]}}"#,
+                &"9".repeat(99),
+            ] {
+                assert!(numbers_surely_in_range(line), "{line}");
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ pub(crate) fn decode(line: &[u8]) -> Result<FromBot, Failure> {
     if let Some(message) = move_by_hand(text) {
         return Ok(message);
     }
-    if let Some(message) = serde_json::from_str(text).ok().and_then(MoveAnswer::message) {
+    if let Some(message) = one_pass(text) {
         return Ok(message);
     }
     let error = match decode_from_bot(text) {
@@ -62,6 +62,16 @@ fn move_by_hand(text: &str) -> Option<FromBot> {
     } else {
         FromBot::Block { id, cell, info: None }
     })
+}
+
+/// A `stone`, `block` or `pie` answer read in one serde pass into a
+/// [`MoveAnswer`], if no number in the line could be out of range: a struct
+/// skips the members it does not know without reading them, where the
+/// protocol's decoder reads them and refuses a number out of `f64`'s range.
+fn one_pass(text: &str) -> Option<FromBot> {
+    pahtum_protocol::codec::numbers_surely_in_range(text)
+        .then(|| serde_json::from_str(text).ok().and_then(MoveAnswer::message))
+        .flatten()
 }
 
 /// The fields of `block`, `stone` and `pie` answers; unknown fields are
@@ -136,9 +146,13 @@ mod tests {
             r#"{"type":"stone","id":7,"cell":"d4"}"#,
             r#"{"type":"block","id":7,"cell":"g7"}"#,
             r#"{"type":"pie","id":7,"swap":false}"#,
-            r#"{"cell":"a1","id":7,"type":"stone","extra":[1,{"x":null}]}"#,
             r#"{"type":"stone","id":7,"cell":"d4","info":{"eval":-1.5,"depth":3,"pv":["d4","e5"],"comment":"é\n"}}"#,
             r#"{"type":"stone","id":7,"cell":"d4","info":null}"#,
+            r#"{"cell":"a1","id":7,"type":"stone","extra":[1,{"x":null}]}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":{"eval":1,"x":[2]}}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","extra":1e400}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":{"x":[1e400]}}"#,
+            r#"{"type":"stone","id":7,"cell":"d4","info":{"eval":1e400}}"#,
             r#"{"type":"stone","id":7,"cell":"d4","swap":"not a bool"}"#,
             r#"{"type":"pie","id":7,"swap":true,"cell":"h9"}"#,
             r#"{"type":"st\u006fne","id":7,"cell":"d4"}"#,
@@ -167,9 +181,8 @@ mod tests {
         for line in lines {
             assert_eq!(decode(line.as_bytes()).ok(), decode_from_bot(line).ok(), "{line}");
         }
-        let fast = |line: &&str| serde_json::from_str(line).ok().and_then(MoveAnswer::message).is_some();
-        let taken: Vec<&str> = lines.iter().copied().filter(fast).collect();
-        assert_eq!(taken, lines[..6]);
+        let taken: Vec<&str> = lines.iter().copied().filter(|line| one_pass(line).is_some()).collect();
+        assert_eq!(taken, lines[..7]);
         let by_hand: Vec<&str> = lines
             .iter()
             .copied()
@@ -252,10 +265,11 @@ mod tests {
                 "null",
                 r#"{"eval":-1.5,"depth":3,"pv":["d4","e5"],"comment":"\u00e9\n"}"#,
                 r#"{"depth":"deep"}"#,
+                r#"{"eval":1,"x":1e400}"#,
                 "3",
                 "{}",
             ]);
-            let extra = field(&[r#"[1,{"x":null}]"#, r#""\u00e9""#, "{}"]);
+            let extra = field(&[r#"[1,{"x":null}]"#, r#""\u00e9""#, "{}", "1e400"]);
             let members = (
                 member("type", kind),
                 member("id", id),
@@ -298,8 +312,7 @@ mod tests {
             let (mut taken, mut left, mut valid) = (0, 0, 0);
             for _ in 0..2000 {
                 let line = strategy.new_tree(&mut runner).unwrap().current();
-                let fast = serde_json::from_str(&line).ok().and_then(MoveAnswer::message).is_some();
-                if fast {
+                if one_pass(&line).is_some() {
                     taken += 1
                 } else {
                     left += 1

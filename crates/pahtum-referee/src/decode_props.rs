@@ -7,7 +7,7 @@ use pahtum_protocol as protocol;
 use pahtum_protocol::{FromBot, decode_from_bot};
 use proptest::prelude::*;
 
-use super::{MoveAnswer, decode, move_by_hand};
+use super::{decode, move_by_hand, one_pass};
 
 #[path = "../../pahtum-protocol/tests/common/json_edits.rs"]
 mod json_edits;
@@ -52,7 +52,7 @@ fn agrees(line: &[u8]) -> Result<(), TestCaseError> {
     if let Some(by_hand) = move_by_hand(text) {
         prop_assert_eq!(Some(by_hand), by_serde.clone(), "by hand: {:?}", text);
     }
-    if let Some(one_pass) = serde_json::from_str(text).ok().and_then(MoveAnswer::message) {
+    if let Some(one_pass) = one_pass(text) {
         prop_assert_eq!(Some(one_pass), by_serde, "in one pass: {:?}", text);
     }
     Ok(())

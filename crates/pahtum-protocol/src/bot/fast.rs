@@ -21,12 +21,18 @@ use crate::{Clock, DecodeError, FromBot, Request, ToBot, decode_to_bot};
 /// in one serde pass that allocates nothing but the [`Request`] itself, once
 /// its `"type"` is known: read straight from the line's start where the line
 /// begins as the referee writes it (`{"type":"play_stone",...`), else by a
-/// first pass that reads only the `"type"` and skips the rest. Any other
+/// first pass that reads only the `"type"` and skips the rest, if no number
+/// in the line could be out of range (a [`Request`] skips the members it does
+/// not know without reading them, where [`decode_to_bot`] reads and refuses
+/// them). Any other
 /// well-formed line is decoded directly into its message; a line that fails
 /// either way goes to [`decode_to_bot`], whose error says what is wrong with
 /// it.
 pub(super) fn decode(line: &str) -> Result<ToBot, DecodeError> {
-    let request = |message: fn(Request) -> ToBot| serde_json::from_str(line).ok().map(message);
+    let request = |message: fn(Request) -> ToBot| {
+        let read = crate::codec::numbers_surely_in_range(line).then(|| serde_json::from_str(line).ok());
+        read.flatten().map(message)
+    };
     let kind = match leading_kind(line) {
         Some(kind) => Ok(kind),
         None => serde_json::from_str::<Kind>(line).map(|kind| kind.kind),
@@ -278,6 +284,8 @@ fn remembered<T: serde::de::DeserializeOwned + Copy>(memo: &mut Option<(String, 
     {
         return Some(*value);
     }
+    // A member `T` does not know is skipped unread; see `numbers_surely_in_range`.
+    crate::codec::numbers_surely_in_range(text).then_some(())?;
     let value = serde_json::from_str(text).ok()?;
     *memo = Some((text.to_owned(), value));
     Some(value)
@@ -400,6 +408,19 @@ mod tests {
             decode(escaped).is_err(),
             "an escaped type is judged by the protocol's decoder"
         );
+        let request = encode(
+            &ToBot::request(
+                3,
+                "g",
+                rules,
+                &Game::new(&pahtum::Layout::Placed { count: 5 }, true).unwrap(),
+                Clock::per_move(50),
+            )
+            .unwrap(),
+        );
+        let unknown_out_of_range = request.trim_end().replace(",\"clock\"", ",\"x\":1e400,\"clock\"");
+        assert!(decode_to_bot(&unknown_out_of_range).is_err());
+        assert!(decode(&unknown_out_of_range).is_err(), "{unknown_out_of_range}");
         let quit = encode(&ToBot::Quit);
         assert_eq!(decode(&quit).unwrap(), ToBot::Quit);
     }
