@@ -12,6 +12,8 @@ pub const FAILURE: u8 = 1;
 /// `arena check` found the bot non-conforming (a failed greeting included),
 /// or `arena verify` a faulty journal line.
 pub const NOT_CONFORMING: u8 = 2;
+/// `arena submit`: the bot was not admitted (its upload, build or check failed).
+pub const NOT_ADMITTED: u8 = 3;
 /// Stopped by SIGHUP (the terminal went away); the same command resumes.
 pub const HANGUP: u8 = 129;
 /// Stopped by Ctrl-C (SIGINT); the same command resumes.
@@ -32,6 +34,10 @@ pub const CODES: &[(u8, &str)] = &[
     (
         NOT_CONFORMING,
         "`arena check` found the bot non-conforming, or `arena verify` a faulty journal line",
+    ),
+    (
+        NOT_ADMITTED,
+        "`arena submit`: the bot was not admitted (its upload, build or check failed)",
     ),
     (HANGUP, "stopped by SIGHUP (run the same command again to resume)"),
     (

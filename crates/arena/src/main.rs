@@ -83,6 +83,11 @@ subcommands! {
     Serve => serve,
     /// Run a league: bots and versions join over time and play only the games their ratings need.
     League => league,
+    /// Host a contest: authors submit bots in the browser or with `arena submit`, built and checked in the
+    /// sandbox, and a ladder that plays itself.
+    Contest => contest,
+    /// Submit a bot to a contest: pack its folder, upload it, follow its build and check, print the outcome.
+    Submit => submit,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

@@ -181,6 +181,30 @@ mod tests {
     }
 
     #[test]
+    fn a_retired_entrant_returns_once_and_plays_again() {
+        let mut state = league(2, &["a@1", "a@2"], &["a@1"]);
+        let event = |entrant: &str| Retirement {
+            entrant: entrant.to_owned(),
+            unix_ms: 1,
+        };
+        assert!(
+            state.apply_event(Event::Returned(event("a@2"))).is_err(),
+            "a@2 plays already"
+        );
+        state.apply_event(Event::Returned(event("a@1"))).unwrap();
+        assert_eq!(to_retire(&state, "a"), ["a@1", "a@2"]);
+        assert!(state.apply_event(Event::Returned(event("a@1"))).is_err(), "once");
+        assert!(
+            state.apply_event(Event::Returned(event("b@1"))).is_err(),
+            "no such entrant"
+        );
+        state.apply_event(Event::Retired(event("a@1"))).unwrap();
+        assert_eq!(to_retire(&state, "a"), ["a@2"]);
+        let line = serde_json::to_string(&Event::Returned(event("a@1"))).unwrap();
+        assert_eq!(line, r#"{"returned":{"entrant":"a@1","unix_ms":1}}"#);
+    }
+
+    #[test]
     fn a_new_field_plays_its_first_layout_round() {
         let state = league(4, &["a@1", "b@1", "c@1"], &["b@1"]);
         let (_, table) = played(&[("a", "1"), ("b", "1"), ("c", "1")], 0);

@@ -158,6 +158,8 @@ pub enum Event {
     Entrant(Entrant),
     /// An entrant retired.
     Retired(Retirement),
+    /// A retired entrant plays again (its author made it the active version again).
+    Returned(Retirement),
     /// A round was decided.
     Round(Round),
 }
@@ -178,9 +180,14 @@ pub(crate) enum Parsed {
 /// event's object starts with.
 pub(crate) fn is_event(text: &[u8]) -> bool {
     let start = text.iter().position(|byte| !byte.is_ascii_whitespace()).unwrap_or(0);
-    [&br#"{"entrant":"#[..], br#"{"retired":"#, br#"{"round":"#]
-        .iter()
-        .any(|prefix| text[start..].starts_with(prefix))
+    [
+        &br#"{"entrant":"#[..],
+        br#"{"retired":"#,
+        br#"{"returned":"#,
+        br#"{"round":"#,
+    ]
+    .iter()
+    .any(|prefix| text[start..].starts_with(prefix))
 }
 
 /// Reads one line alone: an event, or a game whose moves (kept as `moves` says) replay by the rules.

@@ -58,6 +58,12 @@ pub enum LeagueFault {
         /// The label retired.
         entrant: String,
     },
+    /// A return of no retired entrant.
+    #[error("returns {entrant:?}, which is not a retired entrant")]
+    NotRetired {
+        /// The label returned.
+        entrant: String,
+    },
     /// A round that cannot be.
     #[error("round {number}: {problem}")]
     BadRound {
@@ -298,6 +304,15 @@ impl LeagueState {
                 }
                 _ => Err(LeagueFault::NotActive {
                     entrant: retirement.entrant,
+                }),
+            },
+            Event::Returned(returned) => match self.by_label.get(&returned.entrant) {
+                Some(&number) if self.retired[number] => {
+                    self.retired[number] = false;
+                    Ok(())
+                }
+                _ => Err(LeagueFault::NotRetired {
+                    entrant: returned.entrant,
                 }),
             },
             Event::Round(round) => self.decide(round),

@@ -34,6 +34,18 @@ pub struct Access {
     loopback: bool,
     /// The token every request must carry, when set.
     token: Option<String>,
+    /// The public origin (`https://contest.example.org`) of a server behind a reverse proxy, when set:
+    /// `Host` must be its host, and a browser's `Origin` it.
+    public: Option<PublicOrigin>,
+}
+
+/// A server's address as people open it, behind a reverse proxy that may hold TLS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PublicOrigin {
+    /// `https://contest.example.org`, without a path or a trailing slash.
+    origin: String,
+    /// `contest.example.org` (with its port, if any).
+    host: String,
 }
 
 /// Why a request was refused.
@@ -75,6 +87,31 @@ pub struct Granted {
     pub set_cookie: bool,
 }
 
+/// A server of accounts bound elsewhere than loopback without the address people open it at, or with an
+/// address that is not `http://HOST` or `https://HOST`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "serving on {0}, which is not a loopback address, needs the address people open (an http:// or \
+     https:// address without a path, e.g. https://contest.example.org)"
+)]
+pub struct NeedsPublicUrl(pub SocketAddr);
+
+/// `url` as a public origin, if it is `http://HOST` or `https://HOST` (a trailing `/` allowed).
+fn public_origin(url: &str) -> Option<PublicOrigin> {
+    let origin = url.trim_end_matches('/');
+    let host = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))?;
+    let plain = !host.is_empty()
+        && host
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b".-:[]".contains(&byte));
+    plain.then(|| PublicOrigin {
+        origin: origin.to_owned(),
+        host: host.to_ascii_lowercase(),
+    })
+}
+
 /// A server bound elsewhere than loopback without a token.
 #[derive(Debug, thiserror::Error)]
 #[error("serving on {0}, which is not a loopback address, needs an access token")]
@@ -88,7 +125,29 @@ impl Access {
         if !loopback && token.is_none() {
             return Err(NeedsToken(listen));
         }
-        Ok(Access { loopback, token })
+        Ok(Access {
+            loopback,
+            token,
+            public: None,
+        })
+    }
+
+    /// The rules of a server whose accounts say who may do what (a contest's), opened by people at
+    /// `public_url` (`https://contest.example.org`, behind a reverse proxy), or at a loopback address when
+    /// `public_url` is `None` (then it must be bound to loopback). No token: `Host` must be the public one
+    /// (or loopback), and a request that changes something must come from that origin.
+    pub fn for_accounts(listen: SocketAddr, public_url: Option<&str>) -> Result<Access, NeedsPublicUrl> {
+        let loopback = listen.ip().is_loopback();
+        let public = match public_url {
+            Some(url) => Some(public_origin(url).ok_or(NeedsPublicUrl(listen))?),
+            None if loopback => None,
+            None => return Err(NeedsPublicUrl(listen)),
+        };
+        Ok(Access {
+            loopback: loopback && public.is_none(),
+            token: None,
+            public,
+        })
     }
 
     /// The token requests must carry, if any.
@@ -102,6 +161,15 @@ impl Access {
         if self.loopback && !host.is_some_and(names_loopback) {
             return Err(Refusal::ForeignHost);
         }
+        if let Some(public) = &self.public {
+            if !host.is_some_and(|host| host.eq_ignore_ascii_case(&public.host)) {
+                return Err(Refusal::ForeignHost);
+            }
+            if !matches!(*method, Method::GET | Method::HEAD) && !same_origin(headers, &public.origin) {
+                return Err(Refusal::CrossOrigin);
+            }
+            return Ok(Granted { set_cookie: false });
+        }
         let mut granted = Granted { set_cookie: false };
         if let Some(token) = &self.token {
             let in_query = query.and_then(|query| query_value(query, "token"));
@@ -113,7 +181,9 @@ impl Access {
                 return Err(Refusal::NoToken);
             }
         }
-        if !matches!(*method, Method::GET | Method::HEAD) && !same_origin(headers, host) {
+        let origin = host.map(|host| format!("http://{host}"));
+        if !matches!(*method, Method::GET | Method::HEAD) && !origin.is_some_and(|origin| same_origin(headers, &origin))
+        {
             return Err(Refusal::CrossOrigin);
         }
         Ok(granted)
@@ -137,17 +207,17 @@ fn names_loopback(host: &str) -> bool {
 }
 
 /// Whether a browser sent the request from the page's own origin: `Origin`
-/// is `http://HOST` where sent, and `Sec-Fetch-Site` is `same-origin` (or
-/// `none`, typed by the user) where sent.
-fn same_origin(headers: &HeaderMap, host: Option<&str>) -> bool {
+/// is `origin` where sent, and `Sec-Fetch-Site` is `same-origin` (or
+/// `none`, typed by the user) where sent. A form's `POST` from a page whose
+/// referrer policy is `no-referrer` (every page of this server's) carries
+/// `Origin: null`: it passes only with `Sec-Fetch-Site: same-origin`, which a
+/// page of another site (a sandboxed frame's `null` included) cannot send.
+fn same_origin(headers: &HeaderMap, origin: &str) -> bool {
     let header = |name| headers.get(name).map(|value| value.to_str().unwrap_or("\u{0}"));
-    let origin_ok = match (header(header::ORIGIN), host) {
-        (None, _) => true,
-        (Some(origin), Some(host)) => origin == format!("http://{host}"),
-        (Some(_), None) => false,
-    };
-    let site_ok = header(axum::http::HeaderName::from_static("sec-fetch-site"))
-        .is_none_or(|site| matches!(site, "same-origin" | "none"));
+    let site = header(axum::http::HeaderName::from_static("sec-fetch-site"));
+    let origin_ok = header(header::ORIGIN)
+        .is_none_or(|sent| sent.eq_ignore_ascii_case(origin) || (sent == "null" && site == Some("same-origin")));
+    let site_ok = site.is_none_or(|site| matches!(site, "same-origin" | "none"));
     origin_ok && site_ok
 }
 
@@ -163,7 +233,8 @@ fn query_value<'a>(query: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|(name, value)| (name == key).then_some(value))
 }
 
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// The value of the cookie `name` a request carries.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -173,12 +244,33 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .find_map(|(key, value)| (key == name).then_some(value))
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+/// The token of an `Authorization: Bearer` header.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::AUTHORIZATION)?
         .to_str()
         .ok()?
         .strip_prefix("Bearer ")
+}
+
+/// Adds the headers every answer of the server carries, which keep its pages to themselves: no
+/// framing, no sniffing, no referrer (an address may hold a token or a secret), no caching, and a content
+/// security policy that allows the pages' own inline script and style and connections to this server
+/// only.
+pub fn secure(headers: &mut HeaderMap) {
+    for (name, value) in [
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; \
+             connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        headers.insert(name, axum::http::HeaderValue::from_static(value));
+    }
 }
 
 /// A new access token: 128 random bits, as 32 hexadecimal digits.
@@ -309,5 +401,58 @@ mod tests {
         let (a, b) = (new_token(), new_token());
         assert_eq!(a.len(), 32);
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_server_of_accounts_answers_to_its_public_host_and_origin() {
+        let everywhere: SocketAddr = "0.0.0.0:8718".parse().unwrap();
+        assert!(Access::for_accounts(everywhere, None).is_err());
+        assert!(Access::for_accounts(everywhere, Some("contest.example.org")).is_err());
+        assert!(Access::for_accounts(everywhere, Some("https://c.example/path")).is_err());
+        let access = Access::for_accounts(everywhere, Some("https://Contest.example.org/")).unwrap();
+        let host = ("host", "contest.example.org");
+        let ok = Ok(Granted { set_cookie: false });
+        assert_eq!(access.check(&Method::GET, None, &headers(&[host])), ok);
+        assert_eq!(
+            access.check(&Method::GET, None, &headers(&[("host", "evil.example")])),
+            Err(Refusal::ForeignHost)
+        );
+        let from = |origin| headers(&[host, ("origin", origin)]);
+        assert_eq!(
+            access.check(&Method::POST, None, &from("https://contest.example.org")),
+            ok
+        );
+        for origin in ["http://contest.example.org", "https://evil.example", "null"] {
+            assert_eq!(
+                access.check(&Method::POST, None, &from(origin)),
+                Err(Refusal::CrossOrigin),
+                "{origin}"
+            );
+        }
+        let form = |site| headers(&[host, ("origin", "null"), ("sec-fetch-site", site)]);
+        assert_eq!(
+            access.check(&Method::POST, None, &form("same-origin")),
+            ok,
+            "a form's POST"
+        );
+        for site in ["cross-site", "same-site", "none"] {
+            assert_eq!(
+                access.check(&Method::POST, None, &form(site)),
+                Err(Refusal::CrossOrigin),
+                "{site}"
+            );
+        }
+        assert_eq!(
+            access.check(&Method::POST, None, &from("null")),
+            Err(Refusal::CrossOrigin),
+            "null without Sec-Fetch-Site"
+        );
+        let local = Access::for_accounts("127.0.0.1:8718".parse().unwrap(), None).unwrap();
+        let at_home = headers(&[("host", "127.0.0.1:8718"), ("origin", "http://127.0.0.1:8718")]);
+        assert_eq!(local.check(&Method::POST, None, &at_home), ok);
+        assert_eq!(
+            local.check(&Method::GET, None, &headers(&[("host", "evil.example")])),
+            Err(Refusal::ForeignHost)
+        );
     }
 }

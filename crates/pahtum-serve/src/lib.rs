@@ -9,12 +9,14 @@
 //! bot at `/play` (`play`): the bot is named by its [`roster`] name only. The
 //! games in progress come from the runner, in the process or through the run
 //! folder's socket ([`games`]). A run that plays serves its own pages with
-//! [`one_run`] (`--serve`).
+//! [`one_run`] (`--serve`). Every server's connections are capped and timed
+//! ([`connections`]), so that one client cannot starve the others.
 
 pub mod access;
+pub mod connections;
 pub mod games;
 pub mod one_run;
-mod page;
+pub mod page;
 mod play;
 pub mod roster;
 pub mod runs;

@@ -48,6 +48,7 @@ use pahtum_report::run_report::{FollowedReport, RunReportError};
 use tokio::net::TcpListener;
 
 use crate::access::{Access, NeedsToken, TOKEN_COOKIE};
+use crate::connections::{self, Limits};
 use crate::games::{self, InProgress};
 use crate::play::{self, Games, PlaySettings};
 use crate::runs::{self, JOURNAL};
@@ -252,8 +253,7 @@ impl Bound {
             .layer(DefaultBodyLimit::max(MAX_BODY))
             .layer(middleware::from_fn_with_state(Arc::clone(&self.state), guard))
             .with_state(self.state);
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(shutdown)
+        connections::serve(self.listener, router, Limits::default(), shutdown)
             .await
             .map_err(ServeError::Serve)
     }
@@ -278,20 +278,7 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
             response
         }
     };
-    let headers = response.headers_mut();
-    for (name, value) in [
-        (
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; \
-             connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-        ),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::CACHE_CONTROL, "no-store"),
-    ] {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
+    crate::access::secure(response.headers_mut());
     response
 }
 

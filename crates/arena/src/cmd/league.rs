@@ -25,7 +25,7 @@ use pahtum_report::league::render_table;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::Format;
 use pahtum_run::events::Observer;
-use pahtum_runner::league::{BoxError, Checker, Ended, Options, Show, Submission, add, play};
+use pahtum_runner::league::{BoxError, Checker, Ended, Naming, Options, Show, Submission, add, play};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
 use pahtum_tournament::shard::Shard;
@@ -140,15 +140,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     command: args.command,
                 },
             };
-            // The built-in bots run in this executable, which only the command line links.
-            let entrant = |line: &str, sandbox: bool| -> Result<_, BoxError> {
-                Ok(SandboxFlag { sandbox }.apply(pahtum_builtin::spec("bot", line)?))
+            let checker = checker()?;
+            let naming = Naming {
+                version: args.version.as_deref(),
+                ..Naming::default()
             };
-            let checker = Checker {
-                opponent: pahtum_builtin::spec(FIRST_FREE, FIRST_FREE)?,
-                entrant: &entrant,
-            };
-            let added = add(&args.dir, &submission, args.version.as_deref(), &checker);
+            let added = add(&args.dir, &submission, naming, &checker);
             let label = crate::runtime::runtime()?.block_on(added)?;
             outln!("{label} joined the league.");
         }
@@ -161,6 +158,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The bots of an entrant's admission check, which only the command line can make: the built-in bots run
+/// in this executable.
+pub(crate) fn checker() -> anyhow::Result<Checker<'static>> {
+    Ok(Checker {
+        opponent: pahtum_builtin::spec(FIRST_FREE, FIRST_FREE)?,
+        entrant: &entrant_bot,
+    })
+}
+
+/// An entrant's command line as the bot of its check, in the sandbox when its league asks.
+fn entrant_bot(line: &str, sandbox: bool) -> Result<pahtum_referee::BotSpec, BoxError> {
+    Ok(SandboxFlag { sandbox }.apply(pahtum_builtin::spec("bot", line)?))
 }
 
 /// A league's rounds shown as a run's games are: a progress bar on a terminal (plain lines otherwise), and

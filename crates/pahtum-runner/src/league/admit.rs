@@ -17,6 +17,7 @@ use std::time::Duration;
 use pahtum_league::decide::next_version;
 use pahtum_league::folder::{self, Opened, STAGING, Staged};
 use pahtum_league::lines::label;
+use pahtum_league::state::LeagueState;
 use pahtum_league::{Entrant, LeagueError};
 use pahtum_record::unix_ms;
 use pahtum_referee::BotSpec;
@@ -139,18 +140,66 @@ pub enum AddError {
     },
 }
 
-/// Adds `submission` to the league in `dir` as version `version` (else the `bot.toml`'s, else the next
-/// [`next_version`]): its files staged ([`folder::stage`]), built when it has a build command, checked by
-/// `arena check` against `checker`'s opponent, and only then joined ([`folder::admit`]); its label. A
-/// refusal removes the staged files and leaves the league unchanged (the logs stay in `dir/logs`).
+/// How an entrant is named and where its logs go, where the caller decides.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Naming<'a> {
+    /// The entrant's name, instead of its `bot.toml`'s (a contest names an author's bot after its author).
+    pub name: Option<&'a str>,
+    /// Its version, else the `bot.toml`'s, else the next [`next_version`].
+    pub version: Option<&'a str>,
+    /// The folder of its build's and check's logs (`build.log`, `check.log`); `None`: the league's
+    /// `logs/`, as `build-LABEL.log` and `check-LABEL.log`.
+    pub logs: Option<&'a Path>,
+}
+
+/// The step of an admission that has begun, for whoever shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The build command runs.
+    Building,
+    /// The conformance suite runs.
+    Checking,
+}
+
+/// Adds `submission` to the league in `dir`, named as `naming` says: its files staged
+/// ([`folder::stage`]), built when it has a build command, checked by `arena check` against `checker`'s
+/// opponent, and only then joined ([`folder::admit`]); its label. The league stays open (its journal
+/// locked) throughout, so that a league that plays elsewhere refuses at once. A refusal removes the
+/// staged files and leaves the league unchanged (the logs stay).
 pub async fn add(
     dir: &Path,
     submission: &Submission,
-    version: Option<&str>,
+    naming: Naming<'_>,
     checker: &Checker<'_>,
 ) -> Result<String, AddError> {
     let mut opened = folder::open(dir)?;
-    let (name, file_version, command, build_command, from) = match submission {
+    let prepared = prepare(dir, &opened.state, submission, naming, checker, &|_| ()).await?;
+    prepared.join(&mut opened)
+}
+
+/// An entrant staged, built and checked, ready to join: [`Prepared::join`] lets it in. Dropped without
+/// joining, its staged files are removed.
+#[derive(Debug)]
+pub struct Prepared {
+    staged: Staged,
+    /// The staging folder that holds it.
+    staging: PathBuf,
+    entrant: Entrant,
+}
+
+/// Stages `submission` in the league in `dir`, whose state is `state` (read by the caller, locked or
+/// not), and builds and checks it, telling `step` as each step begins; nothing of the league changes. The
+/// caller lets it join later ([`Prepared::join`]), so that a league that plays in the same process (a
+/// contest) need not stop while an entrant builds.
+pub async fn prepare(
+    dir: &Path,
+    state: &LeagueState,
+    submission: &Submission,
+    naming: Naming<'_>,
+    checker: &Checker<'_>,
+    step: &(dyn Fn(Step) + Sync),
+) -> Result<Prepared, AddError> {
+    let (file_name, file_version, command, build_command, from) = match submission {
         Submission::Folder(from) => {
             let file = folder::bot_file(from)?;
             let command = shlex::split(&file.command).ok_or_else(|| AddError::BadCommand { folder: from.clone() })?;
@@ -158,9 +207,10 @@ pub async fn add(
         }
         Submission::Command { name, command } => (name.clone(), None, command.clone(), None, None),
     };
-    let version = match version.map(str::to_owned).or(file_version) {
+    let name = naming.name.map_or(file_name, str::to_owned);
+    let version = match naming.version.map(str::to_owned).or(file_version) {
         Some(version) => version,
-        None => next_version(&opened.state, &name),
+        None => next_version(state, &name),
     };
     if !is_plain_name(&name) || !is_plain_name(&version) {
         return Err(AddError::NotPlain { name, version });
@@ -169,78 +219,127 @@ pub async fn add(
         return Err(AddError::EmptyCommand);
     }
     let label = label(&name, &version);
-    if opened.state.number_of(&label).is_some() {
+    if state.number_of(&label).is_some() {
         return Err(AddError::Taken { label });
     }
-    let staged = folder::stage(dir, &label, from, &command, &opened.state.league().caps())?;
-    let outcome = admit(dir, &mut opened, &staged, &name, &version, build_command, checker).await;
-    let _ = std::fs::remove_dir_all(dir.join(STAGING));
-    outcome?;
-    Ok(label)
+    let staged = folder::stage(dir, &label, from, &command, &state.league().caps())?;
+    // From here, dropping `prepared` removes the staged files.
+    let mut prepared = Prepared {
+        staging: dir.join(STAGING),
+        entrant: Entrant {
+            name,
+            version,
+            hash: String::new(),
+            command: staged.command.clone(),
+            build: build_command,
+            joined_unix_ms: 0,
+        },
+        staged,
+    };
+    prepared.entrant.hash = folder::content_hash(
+        &prepared.staged.dir,
+        &prepared.staged.command,
+        prepared.entrant.build.as_deref(),
+    )?;
+    prepared.unique_in(state)?;
+    prepared.build_and_check(dir, state, naming.logs, checker, step).await?;
+    Ok(prepared)
 }
 
-/// Builds and checks the staged entrant and, if both pass, lets it join.
-async fn admit(
-    dir: &Path,
-    opened: &mut Opened,
-    staged: &Staged,
-    name: &str,
-    version: &str,
-    build_command: Option<String>,
-    checker: &Checker<'_>,
-) -> Result<(), AddError> {
-    let label = label(name, version);
-    let hash = folder::content_hash(&staged.dir, &staged.command, build_command.as_deref())?;
-    if let Some(same) = opened.state.entrants().iter().find(|entrant| entrant.hash == hash) {
-        return Err(AddError::SameFiles {
-            same: same.label(),
-            label,
-            hash,
-        });
+impl Prepared {
+    /// `NAME@VERSION`.
+    pub fn label(&self) -> String {
+        self.entrant.label()
     }
-    let logs = dir.join("logs");
-    std::fs::create_dir_all(&logs).map_err(|source| AddError::Logs {
-        path: logs.clone(),
-        source,
-    })?;
-    let league = opened.state.league();
-    let sandbox = league.sandbox.is_some();
-    require_sandbox(sandbox)?;
-    if let Some(command) = &build_command {
-        let log = logs.join(format!("build-{label}.log"));
-        let policy = BuildPolicy {
-            sandbox: league.sandbox.as_ref().map(|config| configured_sandbox(config, dir)),
-            time_limit: Duration::from_secs(league.build_timeout_s),
-            env: league.build_env.clone().into_iter().collect(),
-            cpu_percent: league.build_cpu_percent,
+
+    /// Refuses an entrant whose label or files are the league's already.
+    fn unique_in(&self, state: &LeagueState) -> Result<(), AddError> {
+        let label = self.label();
+        if state.number_of(&label).is_some() {
+            return Err(AddError::Taken { label });
+        }
+        match state
+            .entrants()
+            .iter()
+            .find(|entrant| entrant.hash == self.entrant.hash)
+        {
+            Some(same) => Err(AddError::SameFiles {
+                same: same.label(),
+                label,
+                hash: self.entrant.hash.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Builds the staged entrant, if it has a build command, and checks it.
+    async fn build_and_check(
+        &self,
+        dir: &Path,
+        state: &LeagueState,
+        logs: Option<&Path>,
+        checker: &Checker<'_>,
+        step: &(dyn Fn(Step) + Sync),
+    ) -> Result<(), AddError> {
+        let label = self.label();
+        let logs_dir = logs.map_or_else(|| dir.join("logs"), Path::to_owned);
+        std::fs::create_dir_all(&logs_dir).map_err(|source| AddError::Logs {
+            path: logs_dir.clone(),
+            source,
+        })?;
+        let log_of = |what: &str| match logs {
+            Some(_) => logs_dir.join(format!("{what}.log")),
+            None => logs_dir.join(format!("{what}-{label}.log")),
         };
-        build(&staged.dir, command, &policy, &log)
-            .await
-            .map_err(|source| AddError::Build {
-                label: label.clone(),
-                source,
-            })?;
-    }
-    let log = logs.join(format!("check-{label}.log"));
-    let line = command_line(&staged.command);
-    let bot = (checker.entrant)(&line, sandbox).map_err(|source| AddError::CheckBot {
-        label: label.clone(),
-        source,
-    })?;
-    check(bot, &checker.opponent, &staged.dir, &line, &log)
-        .await
-        .map_err(|source| AddError::Check {
+        let league = state.league();
+        let sandbox = league.sandbox.is_some();
+        require_sandbox(sandbox)?;
+        if let Some(command) = &self.entrant.build {
+            step(Step::Building);
+            let policy = BuildPolicy {
+                sandbox: league.sandbox.as_ref().map(|config| configured_sandbox(config, dir)),
+                time_limit: Duration::from_secs(league.build_timeout_s),
+                env: league.build_env.clone().into_iter().collect(),
+                cpu_percent: league.build_cpu_percent,
+            };
+            build(&self.staged.dir, command, &policy, &log_of("build"))
+                .await
+                .map_err(|source| AddError::Build {
+                    label: label.clone(),
+                    source,
+                })?;
+        }
+        step(Step::Checking);
+        let line = command_line(&self.staged.command);
+        let bot = (checker.entrant)(&line, sandbox).map_err(|source| AddError::CheckBot {
             label: label.clone(),
             source,
         })?;
-    let entrant = Entrant {
-        name: name.to_owned(),
-        version: version.to_owned(),
-        hash,
-        command: staged.command.clone(),
-        build: build_command,
-        joined_unix_ms: unix_ms(),
-    };
-    folder::admit(dir, opened, &staged.dir, entrant)?;
-    Ok(())
+        check(bot, &checker.opponent, &self.staged.dir, &line, &log_of("check"))
+            .await
+            .map(drop)
+            .map_err(|source| AddError::Check { label, source })
+    }
+
+    /// Lets the entrant join the league `opened` (the one it was prepared in, as it is now: it is checked
+    /// again for a label or files that joined meanwhile); its label.
+    pub fn join(self, opened: &mut Opened) -> Result<String, AddError> {
+        self.unique_in(&opened.state)?;
+        let label = self.label();
+        let league = self.staging.parent().expect("the staging folder is in the league's");
+        let entrant = Entrant {
+            joined_unix_ms: unix_ms(),
+            ..self.entrant.clone()
+        };
+        folder::admit(league, opened, &self.staged.dir, entrant)?;
+        Ok(label)
+    }
+}
+
+impl Drop for Prepared {
+    /// Removes the staged files (gone already once joined) and the staging folder once empty.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.staged.dir);
+        let _ = std::fs::remove_dir(&self.staging);
+    }
 }

@@ -24,7 +24,7 @@ pub mod entrant;
 pub mod play;
 pub mod round;
 
-pub use admit::{AddError, BoxError, Checker, Submission, add};
+pub use admit::{AddError, BoxError, Checker, Naming, Prepared, Step, Submission, add, prepare};
 pub use entrant::{AdmitError, BUILD_TMP_MB, BuildPolicy, NoSandbox, build, check, command_line, require_sandbox};
 pub use play::{Ended, Options, PlayLeagueError, Show, play};
 pub use round::{Round, tournament_file};

@@ -1,0 +1,327 @@
+//! A contest hosted for real: `arena contest init`, `invite --token` and
+//! `serve` as a child process, and `arena submit` end to end for a good
+//! bot, a failing build and a failing check, each with its exit code; the
+//! two admitted bots then play on the ladder by themselves; and one author's
+//! token reaches none of another's submissions, logs or tokens. In the
+//! sandbox, from a private (0700) folder; skipped where the sandbox cannot
+//! run, except with `CI=true`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn sandbox_runs() -> bool {
+    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
+    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
+}
+
+/// A bot folder `root/name` with the fixture bot, a bot.toml of `toml`, and a note that makes its files
+/// its own.
+fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
+    std::fs::write(dir.join("bot.toml"), toml).unwrap();
+    std::fs::write(dir.join("NOTE"), name).unwrap();
+    dir
+}
+
+/// The contest's server, stopped when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(ARENA)
+            .args([
+                "contest",
+                "serve",
+                s(dir),
+                "--listen",
+                "127.0.0.1:0",
+                "--concurrency",
+                "1",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Server {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+
+    fn address(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// `GET path` with `token`: the status and the answer.
+fn get(server: &Server, path: &str, token: &str) -> (u16, String) {
+    request(server, "GET", path, token)
+}
+
+/// `METHOD path` with `token` and no body: the status and the answer.
+fn request(server: &Server, method: &str, path: &str, token: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(server.address()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Length: 0\r\n\
+         Connection: close\r\n\r\n",
+        server.address()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    (status, answer)
+}
+
+/// The number of the submission of `token`'s author whose entrant is `label`.
+fn submission_with_label(server: &Server, token: &str, label: &str) -> u64 {
+    let (_, listed) = get(server, "/api/submissions", token);
+    let submissions: Vec<serde_json::Value> = serde_json::from_str(&body_of(&listed)).unwrap();
+    submissions
+        .iter()
+        .find(|submission| submission["label"] == label)
+        .and_then(|submission| submission["id"].as_u64())
+        .unwrap_or_else(|| panic!("no submission {label}: {listed}"))
+}
+
+/// The body of an HTTP/1.1 answer: as sent, or joined from its chunks (`SIZE\r\nDATA\r\n`... `0\r\n`).
+fn body_of(answer: &str) -> String {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        return body.to_owned();
+    }
+    let mut rest = body;
+    let mut out = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    out
+}
+
+fn submit(server: &Server, folder: &Path, token: &str) -> Output {
+    arena(&["submit", &server.url, s(folder), "--token", token])
+}
+
+#[test]
+fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
+    if !sandbox_runs() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let contest = root.path().join("cup");
+    let init = arena(&["contest", "init", s(&contest), "--name", "Test cup"]);
+    assert!(init.status.success(), "{}", text(&init));
+    assert!(
+        String::from_utf8_lossy(&init.stdout).contains("/invitation/"),
+        "{}",
+        text(&init)
+    );
+    let league_toml = contest.join("league/league.toml");
+    let rules = std::fs::read_to_string(&league_toml).unwrap();
+    std::fs::write(&league_toml, rules.replace("move_ms = 1000", "move_ms = 2000")).unwrap();
+    let token_of = |name: &str| {
+        let invited = arena(&["contest", "invite", s(&contest), name, "--token"]);
+        assert!(invited.status.success(), "{}", text(&invited));
+        String::from_utf8(invited.stdout).unwrap().trim().to_owned()
+    };
+    let (ada, bob) = (token_of("ada"), token_of("bob"));
+    let server = Server::start(&contest);
+
+    let broken_build = bot_folder(
+        root.path(),
+        "broken",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compiling-ada; exit 3\"\n",
+    );
+    let failed = submit(&server, &broken_build, &ada);
+    assert_eq!(failed.status.code(), Some(3), "{}", text(&failed));
+    assert!(
+        String::from_utf8_lossy(&failed.stdout).contains("[build] compiling-ada"),
+        "{}",
+        text(&failed)
+    );
+    assert!(
+        String::from_utf8_lossy(&failed.stderr).contains("build failed"),
+        "{}",
+        text(&failed)
+    );
+
+    let illegal = bot_folder(
+        root.path(),
+        "illegal",
+        "name = \"x\"\ncommand = \"python3 bot.py illegal\"\n",
+    );
+    let refused = submit(&server, &illegal, &ada);
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stdout).contains("[check]"),
+        "{}",
+        text(&refused)
+    );
+
+    // A link in the upload, and a command that names a host path: each refused, with its reason.
+    let linked = bot_folder(
+        root.path(),
+        "linked",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\n",
+    );
+    std::os::unix::fs::symlink("/etc/shadow", linked.join("shadow")).unwrap();
+    let archive = root.path().join("linked.tar.gz");
+    let packed = Command::new("tar")
+        .args(["czf", s(&archive), "-C", s(&linked), "."])
+        .status()
+        .unwrap();
+    assert!(packed.success());
+    let refused = submit(&server, &archive, &ada);
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("shadow"),
+        "{}",
+        text(&refused)
+    );
+    let host_path = bot_folder(
+        root.path(),
+        "host",
+        "name = \"x\"\ncommand = \"python3 /root/bot.py\"\n",
+    );
+    let refused = submit(&server, &host_path, &ada);
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("/root/bot.py"),
+        "{}",
+        text(&refused)
+    );
+
+    let good = bot_folder(
+        root.path(),
+        "good",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo built\"\n",
+    );
+    let admitted = submit(&server, &good, &ada);
+    assert_eq!(admitted.status.code(), Some(0), "{}", text(&admitted));
+    assert!(
+        String::from_utf8_lossy(&admitted.stdout).contains("ada@1 was admitted"),
+        "{}",
+        text(&admitted)
+    );
+    let other = bot_folder(
+        root.path(),
+        "other",
+        "name = \"y\"\ncommand = \"python3 bot.py first-free\"\n",
+    );
+    let admitted = submit(&server, &other, &bob);
+    assert_eq!(admitted.status.code(), Some(0), "{}", text(&admitted));
+
+    // The ladder plays the two by itself.
+    let journal = contest.join("league/journal.jsonl");
+    pahtum_testkit::wait_until("a ladder game", Duration::from_secs(120), || {
+        std::fs::read_to_string(&journal).is_ok_and(|text| text.contains("\"moves\""))
+    });
+    let (status, ladder) = get(&server, "/api/ladder", "");
+    assert_eq!(status, 200, "{ladder}");
+    assert!(ladder.contains("ada@1") && ladder.contains("bob@1"), "{ladder}");
+
+    // Ada's first submission, its log and its page are hers; bob's token finds nothing there.
+    let (status, own) = get(&server, "/api/submissions/1", &ada);
+    assert_eq!(status, 200, "{own}");
+    for path in ["/api/submissions/1", "/api/submissions/1/logs/build", "/submissions/1"] {
+        let (status, answer) = get(&server, path, &bob);
+        assert_eq!(status, 403, "{path}: {answer}");
+        assert!(!answer.contains("compiling-ada"), "{path}: {answer}");
+    }
+    let (status, _) = get(&server, "/api/submissions/999", &bob);
+    assert_eq!(status, 404);
+    let (_, listed) = get(&server, "/api/submissions", &bob);
+    assert!(!listed.contains("\"label\":\"ada@"), "{listed}");
+    let (_, tokens) = get(&server, "/api/tokens", &bob);
+    assert_eq!(
+        tokens.matches("\"id\"").count(),
+        1,
+        "bob sees his own token only: {tokens}"
+    );
+    let (status, _) = get(&server, "/api/me", "not-a-token");
+    assert_eq!(status, 401);
+    // A second version of ada's bot retires the first; ada makes the first the active one again.
+    std::fs::write(good.join("NOTE"), "version two").unwrap();
+    let second = submit(&server, &good, &ada);
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    assert!(
+        String::from_utf8_lossy(&second.stdout).contains("ada@2 was admitted"),
+        "{}",
+        text(&second)
+    );
+    let first = submission_with_label(&server, &ada, "ada@1");
+    let state_of = |id: u64| get(&server, &format!("/api/submissions/{id}"), &ada).1;
+    pahtum_testkit::wait_until("ada@1 retired", Duration::from_secs(60), || {
+        state_of(first).contains("\"state\":\"retired\"")
+    });
+    let (status, answer) = request(&server, "POST", &format!("/api/submissions/{first}/activate"), &bob);
+    assert_eq!(status, 403, "not bob's: {answer}");
+    let (status, answer) = request(&server, "POST", &format!("/api/submissions/{first}/activate"), &ada);
+    assert_eq!(status, 202, "{answer}");
+    pahtum_testkit::wait_until("ada@1 playing again", Duration::from_secs(120), || {
+        state_of(first).contains("\"state\":\"playing\"")
+    });
+    let (_, ladder) = get(&server, "/api/ladder", "");
+    let retired = ladder.split("\"retired\"").nth(1).unwrap_or_default();
+    assert!(retired.contains("ada@2") && !retired.contains("ada@1"), "{ladder}");
+
+    // Every game, downloaded, is a journal that `arena verify` checks.
+    let (status, download) = get(&server, "/api/journal", "");
+    assert_eq!(status, 200);
+    let downloaded = root.path().join("downloaded.jsonl");
+    std::fs::write(&downloaded, body_of(&download)).unwrap();
+    let verified = arena(&["verify", s(&downloaded)]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    drop(server);
+    let verified = arena(&["verify", s(&contest.join("league"))]);
+    assert!(verified.status.success(), "{}", text(&verified));
+}

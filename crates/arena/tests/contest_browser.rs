@@ -1,0 +1,365 @@
+//! A contest in a real browser: `arena contest init`, `invite` and `serve`
+//! as real processes, and headless Chromium (fantoccini over chromedriver)
+//! doing what people do there. An author follows her invitation, sets a
+//! password and lands on her page; uploads a folder whose build fails and
+//! watches her submission's page turn `failed` with the build's log; uploads
+//! the fixed folder and watches the same kind of page turn `playing` by
+//! itself. A second author's bot comes in with `arena submit`, and the
+//! ladder shows both and their games. The first author's session is refused
+//! the second's submission and log (403). The organiser follows the link
+//! `init` printed, sets a password and disables the second author.
+//!
+//! The league is sandboxed, from a private (0700) folder: skipped where the
+//! sandbox or the browser cannot run, except with `CI=true`. Screenshots of
+//! the ladder, of the author's page and of the failed submission are saved
+//! under `target/contest-screenshots/`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, Locator};
+use pahtum_testkit::browser;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+/// How long a build and check in the sandbox, or a ladder's first games, may take.
+const SLOW: Duration = Duration::from_secs(120);
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn sandbox_runs() -> bool {
+    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
+    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
+}
+
+/// Where the screenshots go: `target/contest-screenshots/`.
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("contest-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Saves the page as `target/contest-screenshots/NAME`.
+async fn screenshot(client: &Client, name: &str) {
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
+/// A bot folder `root/name` with the fixture bot and a bot.toml of `toml`.
+fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
+    std::fs::write(dir.join("bot.toml"), toml).unwrap();
+    dir
+}
+
+/// The contest's server, stopped when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(ARENA)
+            .args([
+                "contest",
+                "serve",
+                s(dir),
+                "--listen",
+                "127.0.0.1:0",
+                "--concurrency",
+                "1",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Server {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+
+    fn address(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
+    /// A link printed by `init` or `invite` (made for the default address), at this server's address.
+    fn link(&self, printed: &str) -> String {
+        let line = printed
+            .lines()
+            .find(|line| line.contains("/invitation/"))
+            .unwrap_or_else(|| panic!("no invitation link in {printed:?}"));
+        let path = &line[line.find("/invitation/").unwrap()..];
+        format!("{}{}", self.url, path.trim())
+    }
+
+    /// `GET path` with the header `extra` (a whole line, as `Cookie: ...`): the status and the whole answer.
+    fn get(&self, path: &str, extra: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(self.address()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}\r\nConnection: close\r\n\r\n",
+            self.address()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+        (status, answer)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits up to `within` until the page has an element that `xpath` finds.
+async fn wait_for(client: &Client, within: Duration, xpath: &str) {
+    if let Err(error) = client
+        .wait()
+        .at_most(within)
+        .every(Duration::from_millis(100))
+        .for_element(Locator::XPath(xpath))
+        .await
+    {
+        let page = client.source().await.unwrap_or_default();
+        panic!("no {xpath} within {within:?} ({error}); the page:\n{page}");
+    }
+}
+
+/// The text of the element that `css` finds.
+async fn text_of(client: &Client, css: &str) -> String {
+    client.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+}
+
+/// The path of the page's address.
+async fn path_of(client: &Client) -> String {
+    client.current_url().await.unwrap().path().to_owned()
+}
+
+/// Follows the invitation `link`, sets a password, and waits for the account's own page.
+async fn accept_invitation(client: &Client, link: &str, name: &str) {
+    client.goto(link).await.unwrap();
+    assert_eq!(text_of(client, "main h1").await, "Choose your password");
+    let form = client.find(Locator::Css("main form")).await.unwrap();
+    form.find(Locator::Css("input[name=password]"))
+        .await
+        .unwrap()
+        .send_keys("a long enough password")
+        .await
+        .unwrap();
+    form.find(Locator::Css("button")).await.unwrap().click().await.unwrap();
+    wait_for(client, browser::DEADLINE, &format!("//main/h1[.='{name}']")).await;
+    assert_eq!(path_of(client).await, "/me");
+}
+
+/// On the author's page, uploads `folder` through the folder input, and waits for the submission's page;
+/// returns its number.
+async fn upload(client: &Client, server: &Server, folder: &Path) -> i64 {
+    client.goto(&format!("{}/me", server.url)).await.unwrap();
+    let input = client.find(Locator::Id("folder")).await.unwrap();
+    input.send_keys(s(folder)).await.unwrap();
+    let chosen = client
+        .execute(
+            "return [...document.getElementById('folder').files].map((f) => f.webkitRelativePath).sort()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        chosen,
+        serde_json::json!([format!("{name}/bot.py"), format!("{name}/bot.toml")]),
+        "the folder input holds the folder's files"
+    );
+    client
+        .find(Locator::Css("#upload button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(client, browser::DEADLINE, "//span[@id='state']").await;
+    let path = path_of(client).await;
+    path.strip_prefix("/submissions/")
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("the upload led to {path}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
+    if !sandbox_runs() {
+        return;
+    }
+    let Some(session) = browser::open().await else {
+        return;
+    };
+    let client = &session.client;
+    let started = Instant::now();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let contest = root.path().join("cup");
+    let init = arena(&["contest", "init", s(&contest), "--name", "Browser cup"]);
+    assert!(init.status.success(), "{}", text(&init));
+    let league_toml = contest.join("league/league.toml");
+    let rules = std::fs::read_to_string(&league_toml).unwrap();
+    std::fs::write(&league_toml, rules.replace("move_ms = 1000", "move_ms = 2000")).unwrap();
+    let invited = arena(&["contest", "invite", s(&contest), "ada"]);
+    assert!(invited.status.success(), "{}", text(&invited));
+    let bob_token = arena(&["contest", "invite", s(&contest), "bob", "--token"]);
+    assert!(bob_token.status.success(), "{}", text(&bob_token));
+    let bob_token = String::from_utf8(bob_token.stdout).unwrap().trim().to_owned();
+    let server = Server::start(&contest);
+
+    // 1. Ada follows her invitation, sets a password, and lands on her page.
+    accept_invitation(client, &server.link(&String::from_utf8_lossy(&invited.stdout)), "ada").await;
+    let ada_cookie = client
+        .get_named_cookie("pahtum_contest_session")
+        .await
+        .unwrap()
+        .value()
+        .to_owned();
+
+    // 2. A folder whose build fails: the page follows it to `failed`, with the build's log.
+    let broken = bot_folder(
+        root.path(),
+        "broken",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compile-error-XYZ; exit 2\"\n",
+    );
+    let failed = upload(client, &server, &broken).await;
+    wait_for(client, SLOW, "//span[@id='state'][.='failed']").await;
+    let log = text_of(client, "#log-build").await;
+    assert!(log.contains("compile-error-XYZ"), "{log}");
+    screenshot(client, "submission-failed.png").await;
+
+    // 3. The fixed folder: the page follows it until its bot plays, reloading itself.
+    let fixed = bot_folder(
+        root.path(),
+        "fixed",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo built-fine\"\n",
+    );
+    let admitted = upload(client, &server, &fixed).await;
+    assert!(admitted > failed);
+    wait_for(client, SLOW, "//span[@id='state'][.='playing']").await;
+    assert_eq!(path_of(client).await, format!("/submissions/{admitted}"));
+    let heading = text_of(client, "main h1").await;
+    assert_eq!(heading, format!("Submission {admitted}: ada@1"));
+    assert!(text_of(client, "#log-build").await.contains("built-fine"));
+    client.goto(&format!("{}/me", server.url)).await.unwrap();
+    let states = text_of(client, "#submissions").await;
+    assert!(
+        states.contains("ada@1") && states.contains("playing") && states.contains("failed"),
+        "{states}"
+    );
+    screenshot(client, "me.png").await;
+
+    // 4. Bob's bot comes in with `arena submit`; the ladder shows both, and games played.
+    let other = bot_folder(
+        root.path(),
+        "other",
+        "name = \"y\"\ncommand = \"python3 bot.py first-free\"\n",
+    );
+    let submitted = {
+        let args = ["submit", &server.url, s(&other), "--token", &bob_token].map(str::to_owned);
+        tokio::task::spawn_blocking(move || Command::new(ARENA).args(args).output().unwrap())
+            .await
+            .unwrap()
+    };
+    assert_eq!(submitted.status.code(), Some(0), "{}", text(&submitted));
+    let bob_id: i64 = String::from_utf8_lossy(&submitted.stderr)
+        .lines()
+        .find_map(|line| line.strip_prefix("arena: submission ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no submission number in {}", text(&submitted)));
+    // The ladder's page follows the league by itself (its script makes it again when the games change).
+    client.goto(&format!("{}/", server.url)).await.unwrap();
+    let both_and_games = "//main[table[@id='ladder'][.//td[.='ada@1']][.//td[.='bob@1']]]\
+                          [p[@class='note'][number(substring-before(., ' games')) > 0]]";
+    wait_for(client, SLOW, both_and_games).await;
+    // Ratings read as whole numbers of Elo.
+    let whole = "//table[@id='ladder']//tr[td[.='ada@1']]/td[3][string-length(.) > 0][not(contains(., '.'))]";
+    wait_for(client, browser::DEADLINE, whole).await;
+    screenshot(client, "ladder.png").await;
+
+    // 5. Ada's session is refused bob's submission and its log.
+    client
+        .goto(&format!("{}/submissions/{bob_id}", server.url))
+        .await
+        .unwrap();
+    assert_eq!(text_of(client, "main h1").await, "Forbidden");
+    let cookie = format!("Cookie: pahtum_contest_session={ada_cookie}");
+    let (status, own) = server.get(&format!("/api/submissions/{admitted}"), &cookie);
+    assert_eq!(status, 200, "ada's cookie is a session: {own}");
+    for path in [
+        format!("/submissions/{bob_id}"),
+        format!("/api/submissions/{bob_id}"),
+        format!("/api/submissions/{bob_id}/logs/build"),
+    ] {
+        let (status, answer) = server.get(&path, &cookie);
+        assert_eq!(status, 403, "{path}: {answer}");
+        assert!(!answer.contains("bob@1"), "{path}: {answer}");
+    }
+
+    // 6. The organiser sets a password with the link `init` printed, and disables bob.
+    accept_invitation(
+        client,
+        &server.link(&String::from_utf8_lossy(&init.stdout)),
+        "organiser",
+    )
+    .await;
+    client.goto(&format!("{}/organiser", server.url)).await.unwrap();
+    let row = |name: &str| format!("//table[@id='accounts']//tr[td[1]='{name}']");
+    client
+        .find(Locator::XPath(&format!("{}//button[.='disable']", row("bob"))))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(client, browser::DEADLINE, &format!("{}[td[3]='disabled']", row("bob"))).await;
+    assert_eq!(path_of(client).await, "/organiser");
+    let ada_row = client.find(Locator::XPath(&row("ada"))).await.unwrap();
+    assert!(ada_row.text().await.unwrap().contains("active"));
+    let (status, _) = server.get("/api/me", &format!("Authorization: Bearer {bob_token}"));
+    assert_eq!(status, 401, "a disabled author's token is refused");
+
+    eprintln!(
+        "the contest in the browser took {:?}; screenshots in {}",
+        started.elapsed(),
+        screenshots().display()
+    );
+    session.client.close().await.unwrap();
+}

@@ -1,0 +1,237 @@
+//! `contest.toml`: what the organiser decides about a contest, read once at
+//! start and checked key by key.
+//!
+//! The league's own rules (time control, layouts, the pairing's precision,
+//! the sandbox) stay in the league's `league.toml` (`DIR/league/`), the one
+//! place a league's rules are read from, so that `arena league table`,
+//! `arena report` and `arena verify` read the contest's league like any other.
+//! This file holds what only a contest has: who may register and see what,
+//! its address on the internet, and the limits and quotas that keep one
+//! author from taking the machine. `tournaments/contest.toml` documents every
+//! key with its default, and a test holds the two equal.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The contest's file in its folder.
+pub const CONTEST_FILE: &str = "contest.toml";
+
+/// How authors get an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Registration {
+    /// Only through an invitation of the organiser's.
+    Invitation,
+    /// Anyone may register; the organiser approves each account before it can submit.
+    Approval,
+}
+
+/// Who sees the ladder, the entrants and the games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Anyone who reaches the server.
+    Public,
+    /// Those logged in.
+    Participants,
+}
+
+/// A contest's `contest.toml`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contest {
+    /// Its name, on every page.
+    pub name: String,
+    /// How authors get an account.
+    #[serde(default = "defaults::registration")]
+    pub registration: Registration,
+    /// Who sees the ladder, the entrants and the games.
+    #[serde(default = "defaults::visibility")]
+    pub visibility: Visibility,
+    /// The address people open, as `https://contest.example.org` behind a reverse proxy that holds TLS;
+    /// empty: the address the server listens at. Links, the `Host` the server answers to, and the
+    /// cookies' `Secure` follow it.
+    #[serde(default)]
+    pub public_url: String,
+    /// The limits and quotas.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// What one author, one upload or one request may take.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// The largest upload, as sent (compressed), in bytes.
+    pub upload_bytes: u64,
+    /// The most files and folders an upload may hold.
+    pub upload_entries: usize,
+    /// The deepest folder of an upload.
+    pub upload_depth: usize,
+    /// The most bytes an upload may expand to.
+    pub upload_expanded_bytes: u64,
+    /// The submissions waiting to build, of all authors together; more are refused until some are built.
+    pub build_queue: usize,
+    /// Submissions per author per day (UTC).
+    pub submissions_per_day: u32,
+    /// Failed logins per address per minute.
+    pub logins_per_minute: u32,
+    /// A session ends after this many hours without a request.
+    pub session_idle_hours: u32,
+    /// A session ends this many days after its login, however used.
+    pub session_days: u32,
+    /// An invitation is good for this many days.
+    pub invitation_days: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            upload_bytes: 16 << 20,
+            upload_entries: 2_000,
+            upload_depth: 16,
+            upload_expanded_bytes: 256 << 20,
+            build_queue: 100,
+            submissions_per_day: 20,
+            logins_per_minute: 10,
+            session_idle_hours: 24,
+            session_days: 30,
+            invitation_days: 7,
+        }
+    }
+}
+
+mod defaults {
+    use super::{Registration, Visibility};
+
+    pub(super) fn registration() -> Registration {
+        Registration::Invitation
+    }
+
+    pub(super) fn visibility() -> Visibility {
+        Visibility::Public
+    }
+}
+
+/// Why `contest.toml` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// It cannot be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not a contest's file.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, as the parser says it.
+        message: String,
+    },
+}
+
+impl Contest {
+    /// Reads and checks the contest's file in its folder `dir`.
+    pub fn load(dir: &Path) -> Result<Contest, ConfigError> {
+        let path = dir.join(CONTEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        Contest::parse(&path, &text)
+    }
+
+    /// Checks the text of a contest's file at `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Contest, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        };
+        let contest: Contest =
+            toml::from_str(text).map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
+        if contest.name.trim().is_empty() {
+            return Err(invalid(
+                "the contest's name is empty: give it one, e.g. name = \"Spring cup\"".into(),
+            ));
+        }
+        if !(contest.public_url.is_empty()
+            || contest.public_url.starts_with("http://")
+            || contest.public_url.starts_with("https://"))
+        {
+            return Err(invalid(format!(
+                "public_url {:?} is not an http:// or https:// address; leave it empty to use the address served",
+                contest.public_url
+            )));
+        }
+        Ok(contest)
+    }
+
+    /// Whether the contest is reached over TLS (its cookies are then `Secure`).
+    pub fn over_tls(&self) -> bool {
+        self.public_url.starts_with("https://")
+    }
+}
+
+/// The `contest.toml` that `arena contest init` writes: the name, and the two choices an organiser makes
+/// first; every other key keeps its default (`tournaments/contest.toml` lists them).
+pub fn default_file(name: &str) -> String {
+    format!(
+        "# A contest's settings; tournaments/contest.toml lists every key with its default.\n\
+         # The league's rules (time control, layouts, sandbox) are in league/league.toml.\n\
+         name = {name:?}\n\
+         # \"invitation\": authors join through `arena contest invite`; \"approval\": anyone registers, you approve.\n\
+         registration = \"invitation\"\n\
+         # \"public\": anyone sees the ladder and the games; \"participants\": only those logged in.\n\
+         visibility = \"public\"\n\
+         # The address people open, e.g. \"https://contest.example.org\" behind a reverse proxy with TLS.\n\
+         public_url = \"\"\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference() -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/contest.toml");
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// The reference file parses, states the true defaults, and names every key the contest reads.
+    #[test]
+    fn the_reference_file_states_the_true_defaults() {
+        let text = reference();
+        let reference = Contest::parse(Path::new("contest.toml"), &text).unwrap();
+        let minimal = Contest::parse(Path::new("contest.toml"), "name = \"Reference\"").unwrap();
+        assert_eq!(reference, minimal);
+        let written = Contest::parse(Path::new("contest.toml"), &default_file("Reference")).unwrap();
+        assert_eq!(written, minimal);
+        let keys = toml::from_str::<toml::Table>(&text).unwrap();
+        let limits = keys["limits"].as_table().unwrap();
+        let serialized = format!("{:?}", Limits::default());
+        let fields = serialized.matches(": ").count();
+        assert_eq!(limits.len(), fields, "every limit is in the reference file");
+    }
+
+    #[test]
+    fn mistakes_are_told() {
+        let path = Path::new("contest.toml");
+        for (text, says) in [
+            ("name = \"x\"\nregistration = \"anyone\"", "registration"),
+            ("name = \"x\"\n[limits]\nbuild_queues = 3", "build_queues"),
+            ("name = \" \"", "empty"),
+            ("name = \"x\"\npublic_url = \"contest.example.org\"", "http"),
+        ] {
+            let error = Contest::parse(path, text).unwrap_err().to_string();
+            assert!(error.contains(says), "{text}: {error}");
+        }
+        let tls = Contest::parse(path, "name = \"x\"\npublic_url = \"https://c.example\"").unwrap();
+        assert!(tls.over_tls());
+    }
+}

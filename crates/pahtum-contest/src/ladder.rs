@@ -1,0 +1,207 @@
+//! The ladder that plays itself: the contest's league played in short turns,
+//! the entrants that passed their build and check let in between turns.
+//!
+//! A turn is at most a few games of the league's current round
+//! (`pahtum_runner::league::play` with a game budget), so an entrant that
+//! became ready waits at most one turn to join, and the next round the
+//! pairing rule decides takes it first (its interval is the widest). When
+//! an author's new version joins, the version that played before retires:
+//! one bot per author plays. When the league needs no games (every active
+//! entrant is as precise as the league's target), the ladder waits for the
+//! next entrant. Everything it decides is in the league's journal, so a
+//! server started again carries on where it stopped: the round decided
+//! before is played to its end, no game twice.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pahtum_journal::JournalError;
+use pahtum_league::Retirement;
+use pahtum_league::decide::to_retire;
+use pahtum_league::folder;
+use pahtum_league::{Event, LeagueError};
+use pahtum_run::events::{Observer, Quiet};
+use pahtum_runner::league::{Ended, Options, PlayLeagueError, Show, play};
+use pahtum_runner::live::Live;
+use pahtum_runner::live_socket::LiveSocket;
+
+use crate::builds::{Ready, chain};
+use crate::service::LEAGUE;
+use crate::store::{Store, SubmissionState, now_ms};
+
+/// What the ladder needs to play: the built-in bots' executable and names, and the games at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Machinery<'a> {
+    /// The executable that runs the built-in bots (`ARENA bot NAME`).
+    pub arena: &'a Path,
+    /// The built-in bots' names.
+    pub builtins: &'a [&'a str],
+    /// Games played at once.
+    pub concurrency: usize,
+}
+
+/// The games of a turn, per game played at once.
+const TURN_PER_SLOT: usize = 2;
+
+/// How the ladder's rounds are shown: not at all (the pages read the journal).
+struct Unseen;
+
+impl Show for Unseen {
+    fn progress(&mut self) -> Box<dyn Observer> {
+        Box::new(Quiet)
+    }
+
+    fn share(&mut self, _dir: &Path, _live: &Arc<Live>) -> Option<LiveSocket> {
+        None
+    }
+}
+
+/// Plays the contest's league in `dir` until `stop` completes: entrants in `ready` join between turns;
+/// an error of the league's is recorded in `failures` and the ladder waits for the next entrant.
+pub async fn play_on<S: std::future::Future<Output = ()>>(
+    dir: &Path,
+    store: &Store,
+    machinery: Machinery<'_>,
+    ready: &Ready,
+    mut stop: std::pin::Pin<&mut S>,
+) {
+    let league = dir.join(LEAGUE);
+    let mut shown = Unseen;
+    loop {
+        join_ready(&league, store, ready).await;
+        let options = Options {
+            games: Some(machinery.concurrency.max(1) * TURN_PER_SLOT),
+            until: None,
+            concurrency: machinery.concurrency.max(1),
+            shard: None,
+            arena: machinery.arena,
+            builtins: machinery.builtins,
+        };
+        let ended = play(&league, &options, &mut shown, stop.as_mut()).await;
+        match ended {
+            Ok(Ended::Played) => {}
+            Ok(Ended::Interrupted) => return,
+            Err(PlayLeagueError::League(error)) if locked(&error) => tokio::time::sleep(LOCK_RETRY).await,
+            Ok(Ended::Settled(_) | Ended::ShardDone { .. }) | Err(_) => {
+                if let Err(error) = &ended {
+                    eprintln!("the ladder waits for the next entrant: {}", chain(error));
+                }
+                tokio::select! {
+                    () = ready.arrived.notified() => {}
+                    () = stop.as_mut() => return,
+                }
+            }
+        }
+    }
+}
+
+/// How long the ladder waits before it tries again a journal that is locked.
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How long the ladder tries to lock the journal before it gives up on a turn's changes.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether `error` is the journal's lock held elsewhere.
+///
+/// The lock is an `flock` on the journal's open file, which a forked child shares until it runs its
+/// program: while the builder starts a build or a check, a child of this very process may hold the
+/// ladder's lock for some milliseconds after the ladder closed the journal. It is let go at the child's
+/// `exec`, so the ladder tries again.
+fn locked(error: &LeagueError) -> bool {
+    matches!(error, LeagueError::Journal(JournalError::Locked { .. }))
+}
+
+/// The league in `league` opened, trying again for [`LOCK_PATIENCE`] while its journal is locked.
+async fn open_league(league: &Path) -> Result<folder::Opened, LeagueError> {
+    let started = std::time::Instant::now();
+    loop {
+        match folder::open(league) {
+            Err(error) if locked(&error) && started.elapsed() < LOCK_PATIENCE => {
+                tokio::time::sleep(LOCK_RETRY).await;
+            }
+            opened => return opened,
+        }
+    }
+}
+
+/// Lets every ready entrant join the league in `league`, retiring its author's version that played
+/// before, retires the entrants of disabled accounts, and records each outcome in the store.
+async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
+    let waiting = ready.take();
+    let activated = ready.take_activated();
+    let disabled = store.playing_for_disabled().unwrap_or_default();
+    if waiting.is_empty() && disabled.is_empty() && activated.is_empty() {
+        return;
+    }
+    let mut opened = match open_league(league).await {
+        Ok(opened) => opened,
+        Err(error) => {
+            for (submission, _) in waiting {
+                let _ = store.set_submission(
+                    submission,
+                    SubmissionState::Failed,
+                    None,
+                    Some(&chain(&error)),
+                    now_ms(),
+                );
+            }
+            return;
+        }
+    };
+    for label in disabled {
+        retire(&mut opened, store, &label);
+    }
+    for label in activated {
+        let name = label.split('@').next().unwrap_or_default();
+        let playing = to_retire(&opened.state, name);
+        let returned = Event::Returned(Retirement {
+            entrant: label.clone(),
+            unix_ms: pahtum_record::unix_ms(),
+        });
+        let retired = opened
+            .state
+            .number_of(&label)
+            .is_some_and(|number| opened.state.is_retired(number));
+        if !retired {
+            continue;
+        }
+        for old in playing {
+            retire(&mut opened, store, &old);
+        }
+        if opened.record(returned).is_ok() {
+            let _ = store.return_label(&label, now_ms());
+        }
+    }
+    for (submission, prepared) in waiting {
+        let name = prepared.label().split('@').next().unwrap_or_default().to_owned();
+        let before = to_retire(&opened.state, &name);
+        match prepared.join(&mut opened) {
+            Ok(label) => {
+                for old in before {
+                    retire(&mut opened, store, &old);
+                }
+                let _ = store.set_submission(submission, SubmissionState::Playing, Some(&label), None, now_ms());
+            }
+            Err(error) => {
+                let _ = store.set_submission(
+                    submission,
+                    SubmissionState::Failed,
+                    None,
+                    Some(&chain(&error)),
+                    now_ms(),
+                );
+            }
+        }
+    }
+}
+
+/// Retires the active entrant `label` in the league and marks its submission retired.
+fn retire(opened: &mut folder::Opened, store: &Store, label: &str) {
+    let retired = Event::Retired(Retirement {
+        entrant: label.to_owned(),
+        unix_ms: pahtum_record::unix_ms(),
+    });
+    if opened.record(retired).is_ok() {
+        let _ = store.retire_label(label, now_ms());
+    }
+}

@@ -1,0 +1,144 @@
+//! The store's rules, on a database in a temporary folder, with times given.
+
+use super::*;
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("contest.db")).unwrap();
+    (dir, store)
+}
+
+#[test]
+fn a_database_is_migrated_once_and_reopened_as_it_was() {
+    let (dir, store) = store();
+    let id = store.add_author("ada", Role::Author, AccountState::Active, 1).unwrap();
+    drop(store);
+    let store = Store::open(&dir.path().join("contest.db")).unwrap();
+    assert_eq!(store.author(id).unwrap().unwrap().name, "ada");
+    let connection = Connection::open(dir.path().join("contest.db")).unwrap();
+    connection.pragma_update(None, "user_version", 99).unwrap();
+    drop(connection);
+    drop(store);
+    let error = Store::open(&dir.path().join("contest.db")).unwrap_err();
+    assert!(matches!(error, StoreError::Newer { found: 99, .. }), "{error}");
+}
+
+#[test]
+fn an_invitation_is_used_once_and_not_after_it_expires() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Invited, 0).unwrap();
+    store.add_invitation(ada, b"secret-hash", 1_000).unwrap();
+    assert_eq!(store.invitation(b"secret-hash", 10).unwrap().unwrap().id, ada);
+    assert_eq!(store.use_invitation(b"other", 10).unwrap(), None);
+    assert_eq!(store.use_invitation(b"secret-hash", 10).unwrap().unwrap().id, ada);
+    assert_eq!(store.use_invitation(b"secret-hash", 11).unwrap(), None, "used once");
+    let bob = store.add_author("bob", Role::Author, AccountState::Invited, 0).unwrap();
+    store.add_invitation(bob, b"late", 1_000).unwrap();
+    assert_eq!(store.use_invitation(b"late", 1_000).unwrap(), None, "expired");
+}
+
+#[test]
+fn sessions_end_when_idle_or_old_and_belong_to_active_accounts_only() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
+    store.add_session(ada, b"s", 0).unwrap();
+    assert_eq!(store.session(b"s", 50, 100, 1_000).unwrap().unwrap().id, ada);
+    assert!(store.session(b"s", 140, 100, 1_000).unwrap().is_some(), "seen at 50");
+    assert_eq!(store.session(b"s", 300, 100, 1_000).unwrap(), None, "idle");
+    assert_eq!(store.session(b"s", 301, 100_000, 1_000).unwrap(), None, "removed");
+    store.add_session(ada, b"t", 0).unwrap();
+    for now in (90..1_000).step_by(90) {
+        assert!(store.session(b"t", now, 100, 1_000).unwrap().is_some(), "{now}");
+    }
+    assert_eq!(store.session(b"t", 1_050, 100, 1_000).unwrap(), None, "too old");
+    store.add_session(ada, b"u", 0).unwrap();
+    store
+        .set_account_state(ada, AccountState::Disabled, "organiser", 1)
+        .unwrap();
+    assert_eq!(store.session(b"u", 2, 100, 1_000).unwrap(), None, "disabled");
+}
+
+#[test]
+fn tokens_are_revoked_by_their_owner_only() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
+    let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
+    let token = store.add_token(ada, "laptop", b"h", 5).unwrap();
+    assert_eq!(store.token(b"h", 7).unwrap().unwrap().id, ada);
+    assert_eq!(store.tokens_of(ada).unwrap()[0].used_ms, Some(7));
+    assert!(!store.revoke_token(bob, token, 8).unwrap(), "not bob's");
+    assert!(store.token(b"h", 9).unwrap().is_some());
+    assert!(store.revoke_token(ada, token, 10).unwrap());
+    assert_eq!(store.token(b"h", 11).unwrap(), None);
+}
+
+#[test]
+fn submissions_keep_to_the_daily_quota_and_the_queue() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
+    let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
+    let day = DAY_MS;
+    for _ in 0..2 {
+        assert!(store.submit(ada, "aa", None, day + 5, 2, 10).unwrap().is_ok());
+    }
+    assert_eq!(
+        store.submit(ada, "aa", None, day + 6, 2, 10).unwrap(),
+        Err(Refused::Daily(2))
+    );
+    assert!(
+        store.submit(ada, "aa", None, 2 * day, 2, 10).unwrap().is_ok(),
+        "a new day"
+    );
+    assert_eq!(
+        store.submit(bob, "bb", None, 2 * day, 2, 3).unwrap(),
+        Err(Refused::QueueFull(3))
+    );
+    assert_eq!(
+        store.submissions(Some(ada)).unwrap().len(),
+        3,
+        "the refused ones are undone"
+    );
+    assert_eq!(store.submissions(Some(bob)).unwrap().len(), 0);
+}
+
+#[test]
+fn one_build_at_a_time_per_author_and_interrupted_builds_queue_again() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
+    let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
+    let first = store.submit(ada, "a1", None, 1, 9, 9).unwrap().unwrap();
+    let second = store.submit(ada, "a2", None, 2, 9, 9).unwrap().unwrap();
+    let bobs = store.submit(bob, "b1", None, 3, 9, 9).unwrap().unwrap();
+    assert_eq!(store.next_queued().unwrap().unwrap().id, first);
+    store
+        .set_submission(first, SubmissionState::Building, Some("ada@1"), None, 4)
+        .unwrap();
+    assert_eq!(store.next_queued().unwrap().unwrap().id, bobs, "ada builds already");
+    store
+        .set_submission(bobs, SubmissionState::Checking, None, None, 5)
+        .unwrap();
+    assert_eq!(store.next_queued().unwrap(), None);
+    assert_eq!(store.requeue_interrupted(6).unwrap(), 2);
+    assert_eq!(store.next_queued().unwrap().unwrap().id, first);
+    store
+        .set_submission(first, SubmissionState::Failed, None, Some("no"), 7)
+        .unwrap();
+    let failed = store.submission(first).unwrap().unwrap();
+    assert_eq!(
+        (failed.label.as_deref(), failed.error.as_deref()),
+        (Some("ada@1"), Some("no"))
+    );
+    assert_eq!(store.next_queued().unwrap().unwrap().id, second);
+}
+
+#[test]
+fn a_backup_is_a_database_of_the_same_rows() {
+    let (dir, store) = store();
+    store
+        .add_author("ada", Role::Organiser, AccountState::Active, 0)
+        .unwrap();
+    let out = dir.path().join("copy.db");
+    store.backup(&out).unwrap();
+    let copy = Store::open(&out).unwrap();
+    assert_eq!(copy.authors().unwrap(), store.authors().unwrap());
+}

@@ -1,0 +1,62 @@
+//! What the pages and the API share: the contest's folder, settings and
+//! database, its access rules, the build queue's bell, and the login limits.
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use pahtum_serve::access::Access;
+use tokio::sync::Notify;
+
+use crate::builds::Ready;
+use crate::config::Contest;
+use crate::store::Store;
+
+/// The largest body of a request that is not an upload.
+pub const MAX_FORM: usize = 16 * 1024;
+
+/// What the pages and the API share.
+pub struct Site {
+    /// The contest's folder.
+    pub dir: PathBuf,
+    /// Its settings.
+    pub contest: Contest,
+    /// Its database.
+    pub store: Arc<Store>,
+    /// Who may ask.
+    pub access: Access,
+    /// Told when a submission is queued.
+    pub queued: Arc<Notify>,
+    /// The entrants and activations waiting for the ladder's next turn; its bell rings the ladder when
+    /// the organiser changes who plays.
+    pub ready: Arc<Ready>,
+    /// Failed logins per address.
+    pub logins: DefaultKeyedRateLimiter<IpAddr>,
+    /// Failed logins per account.
+    pub accounts: DefaultKeyedRateLimiter<String>,
+}
+
+impl std::fmt::Debug for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Site").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+impl Site {
+    /// The site of the contest in `dir`.
+    pub fn new(dir: PathBuf, contest: Contest, store: Arc<Store>, access: Access, queued: Arc<Notify>) -> Site {
+        let per_minute = NonZeroU32::new(contest.limits.logins_per_minute.max(1)).expect("at least one");
+        Site {
+            dir,
+            store,
+            access,
+            queued,
+            ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
+            logins: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            accounts: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            contest,
+        }
+    }
+}
