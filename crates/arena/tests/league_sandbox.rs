@@ -309,9 +309,10 @@ fn a_leagues_bots_write_their_stderr_into_its_logs_folder() {
 }
 
 /// A sandboxed build is held to the league's CPU cap, all its processes
-/// together: two busy processes for 1.5 s get at most half a core with
-/// `build_cpu_percent = 50`; without the sandbox (the control) they get
-/// more.
+/// together: two busy processes for 1.5 s get at most a fifth of a core with
+/// `build_cpu_percent = 20`; without the sandbox (the control) they get
+/// more. The cap is far below what the control gets even while other tests
+/// keep both cores busy (the control once got 0.97 s of CPU in 1.5 s then).
 #[test]
 fn a_sandboxed_build_is_held_to_its_cpu_cap() {
     if !sandbox_runs() {
@@ -345,11 +346,11 @@ fn a_sandboxed_build_is_held_to_its_cpu_cap() {
         (numbers[0], numbers[1])
     };
     let (cpu, wall) = used("sandbox = false\n");
-    assert!(cpu > 0.5 * wall + 0.25, "uncapped: {cpu} s of CPU in {wall} s");
-    let (cpu, wall) = used("sandbox = true\nbuild_cpu_percent = 50\n");
+    assert!(cpu > 0.2 * wall + 0.25, "uncapped: {cpu} s of CPU in {wall} s");
+    let (cpu, wall) = used("sandbox = true\nbuild_cpu_percent = 20\n");
     assert!(
-        cpu <= 0.5 * wall + 0.25,
-        "capped at half a core: {cpu} s of CPU in {wall} s"
+        cpu <= 0.2 * wall + 0.25,
+        "capped at a fifth of a core: {cpu} s of CPU in {wall} s"
     );
 }
 
