@@ -325,3 +325,85 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     let verified = arena(&["verify", s(&contest.join("league"))]);
     assert!(verified.status.success(), "{}", text(&verified));
 }
+
+/// `POST path` of the form `body`, with the session `cookie` if any: the status and the answer.
+fn post_form(server: &Server, path: &str, body: &str, cookie: Option<&str>) -> (u16, String) {
+    let mut stream = TcpStream::connect(server.address()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let cookie = cookie.map_or_else(String::new, |cookie| format!("Cookie: {cookie}\r\n"));
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {}\r\n{cookie}Content-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.address(),
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    (status, answer)
+}
+
+/// The session cookie an answer sets (`name=value`).
+fn session_set_by(answer: &str) -> String {
+    let line = answer
+        .lines()
+        .find(|line| line.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap_or_else(|| panic!("no cookie set: {answer}"));
+    line.split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// With `registration = "approval"`, anyone registers; the account logs in only once the organiser, logged in
+/// through the first link `init` printed, approves it.
+#[test]
+fn a_registered_account_waits_for_the_organisers_approval() {
+    let root = tempfile::tempdir().unwrap();
+    let contest = root.path().join("open");
+    let init = arena(&["contest", "init", s(&contest)]);
+    assert!(init.status.success(), "{}", text(&init));
+    let link = String::from_utf8_lossy(&init.stdout)
+        .lines()
+        .find(|line| line.contains("/invitation/"))
+        .unwrap()
+        .to_owned();
+    let settings = contest.join("contest.toml");
+    let text_of = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text_of.replace("registration = \"invitation\"", "registration = \"approval\""),
+    )
+    .unwrap();
+    let server = Server::start(&contest);
+
+    let (status, answer) = post_form(&server, "/register", "name=cy&password=long+enough+now", None);
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("once the organiser has approved"), "{answer}");
+    let (status, _) = post_form(&server, "/register", "name=cy&password=another+long+one", None);
+    assert_eq!(status, 409, "the name is taken");
+    let (status, answer) = post_form(&server, "/register", "name=a%20b&password=long+enough+now", None);
+    assert_eq!(status, 400, "{answer}");
+    let (status, answer) = post_form(&server, "/login", "name=cy&password=long+enough+now", None);
+    assert_eq!(status, 403, "pending: {answer}");
+
+    let secret_path = &link[link.find("/invitation/").unwrap()..];
+    let (status, answer) = post_form(&server, secret_path, "password=organiser+password", None);
+    assert_eq!(status, 303, "{answer}");
+    let organiser = session_set_by(&answer);
+    let (status, answer) = post_form(&server, "/organiser/authors/2/active", "", Some(&organiser));
+    assert_eq!(status, 303, "{answer}");
+    let (status, answer) = post_form(&server, "/login", "name=cy&password=long+enough+now", None);
+    assert_eq!(status, 303, "approved: {answer}");
+    let cy = session_set_by(&answer);
+    let (status, _) = post_form(&server, "/organiser/authors/2/disabled", "", Some(&cy));
+    assert_eq!(status, 404, "an author is not the organiser");
+    let (status, _) = post_form(&server, secret_path, "password=taken+over+now", None);
+    assert_eq!(status, 404, "the link was good once");
+}

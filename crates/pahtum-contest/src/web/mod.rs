@@ -37,6 +37,7 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/", get(pages::ladder))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
+        .route("/register", get(pages::register_form).post(pages::register))
         .route(
             "/invitation/{secret}",
             get(pages::invitation_form).post(pages::accept_invitation),

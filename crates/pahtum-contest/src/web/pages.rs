@@ -17,8 +17,10 @@ use super::auth::{caller, session_cookie, session_of};
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
 use crate::builds::submission_dir;
+use crate::config::Registration;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, Role};
+use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("layout.html", include_str!("templates/layout.html")),
@@ -28,6 +30,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("submission.html", include_str!("templates/submission.html")),
     ("organiser.html", include_str!("templates/organiser.html")),
     ("refused.html", include_str!("templates/refused.html")),
+    ("register.html", include_str!("templates/register.html")),
 ];
 
 /// The page `name` for `me`, with the contest's name and `context`.
@@ -85,6 +88,7 @@ pub async fn login_form(State(site): State<Arc<Site>>) -> Response {
 fn login_page(site: &Site, message: Option<&str>, status: StatusCode) -> Response {
     let context = context! {
         heading => "Log in", action => "/login", ask_name => true, button => "Log in", message => message,
+        registration_open => site.contest.registration == Registration::Approval,
     };
     let mut answer = page(site, "login.html", None, context);
     *answer.status_mut() = status;
@@ -395,5 +399,63 @@ mod tests {
         assert_eq!(super::when(0), "1970-01-01 00:00");
         assert_eq!(super::when(1_796_331_900_000), "2026-12-03 21:05");
         assert_eq!(super::when(951_782_400_000), "2000-02-29 00:00");
+    }
+}
+
+/// `GET /register`: the form of a new account, where `contest.toml` opens registration.
+pub async fn register_form(State(site): State<Arc<Site>>) -> Response {
+    if site.contest.registration != Registration::Approval {
+        return refused(&site, None, ApiError::NotFound);
+    }
+    page(&site, "register.html", None, context! { done => false })
+}
+
+/// `POST /register`: a new account, pending until the organiser approves it; limited per address as
+/// logins are.
+pub async fn register(
+    State(site): State<Arc<Site>>,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
+    Form(form): Form<Login>,
+) -> Response {
+    if site.contest.registration != Registration::Approval {
+        return refused(&site, None, ApiError::NotFound);
+    }
+    let again = |message: String, status: StatusCode| {
+        let mut answer = page(
+            &site,
+            "register.html",
+            None,
+            context! { done => false, message => message },
+        );
+        *answer.status_mut() = status;
+        answer
+    };
+    if site.logins.check_key(&from.ip()).is_err() {
+        return again("too many tries: wait a minute".into(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    if !is_plain_name(&form.name) {
+        return again(
+            format!("the name cannot be an entrant's: {PLAIN_NAME_RULE}"),
+            StatusCode::BAD_REQUEST,
+        );
+    }
+    if let Err(weak) = acceptable(&form.password) {
+        return again(weak.to_string(), StatusCode::BAD_REQUEST);
+    }
+    let hash = hash_password(form.password).await;
+    let added = site
+        .store
+        .add_author(&form.name, Role::Author, AccountState::Pending, now_ms());
+    match added {
+        Ok(id) if site.store.set_password(id, &hash, AccountState::Pending).is_ok() => {
+            let message = "registered: you can log in once the organiser has approved your account";
+            page(
+                &site,
+                "register.html",
+                None,
+                context! { done => true, message => message },
+            )
+        }
+        _ => again("that name is taken: choose another".into(), StatusCode::CONFLICT),
     }
 }
