@@ -392,16 +392,6 @@ pub async fn set_account(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn times_read_as_utc_dates() {
-        assert_eq!(super::when(0), "1970-01-01 00:00");
-        assert_eq!(super::when(1_796_331_900_000), "2026-12-03 21:05");
-        assert_eq!(super::when(951_782_400_000), "2000-02-29 00:00");
-    }
-}
-
 /// `GET /register`: the form of a new account, where `contest.toml` opens registration.
 pub async fn register_form(State(site): State<Arc<Site>>) -> Response {
     if site.contest.registration != Registration::Approval {
@@ -457,5 +447,15 @@ pub async fn register(
             )
         }
         _ => again("that name is taken: choose another".into(), StatusCode::CONFLICT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_read_as_utc_dates() {
+        assert_eq!(super::when(0), "1970-01-01 00:00");
+        assert_eq!(super::when(1_796_331_900_000), "2026-12-03 21:05");
+        assert_eq!(super::when(951_782_400_000), "2000-02-29 00:00");
     }
 }
