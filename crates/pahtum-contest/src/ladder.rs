@@ -137,13 +137,7 @@ async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
         Ok(opened) => opened,
         Err(error) => {
             for (submission, _) in waiting {
-                let _ = store.set_submission(
-                    submission,
-                    SubmissionState::Failed,
-                    None,
-                    Some(&chain(&error)),
-                    now_ms(),
-                );
+                failed(store, submission, &error);
             }
             return;
         }
@@ -152,25 +146,7 @@ async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
         retire(&mut opened, store, &label);
     }
     for label in activated {
-        let name = label.split('@').next().unwrap_or_default();
-        let playing = to_retire(&opened.state, name);
-        let returned = Event::Returned(Retirement {
-            entrant: label.clone(),
-            unix_ms: pahtum_record::unix_ms(),
-        });
-        let retired = opened
-            .state
-            .number_of(&label)
-            .is_some_and(|number| opened.state.is_retired(number));
-        if !retired {
-            continue;
-        }
-        for old in playing {
-            retire(&mut opened, store, &old);
-        }
-        if opened.record(returned).is_ok() {
-            let _ = store.return_label(&label, now_ms());
-        }
+        activate(&mut opened, store, &label);
     }
     for (submission, prepared) in waiting {
         let name = prepared.label().split('@').next().unwrap_or_default().to_owned();
@@ -182,17 +158,36 @@ async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
                 }
                 let _ = store.set_submission(submission, SubmissionState::Playing, Some(&label), None, now_ms());
             }
-            Err(error) => {
-                let _ = store.set_submission(
-                    submission,
-                    SubmissionState::Failed,
-                    None,
-                    Some(&chain(&error)),
-                    now_ms(),
-                );
-            }
+            Err(error) => failed(store, submission, &error),
         }
     }
+}
+
+/// Makes the retired entrant `label` its bot's active version again: the version that plays retires.
+fn activate(opened: &mut folder::Opened, store: &Store, label: &str) {
+    let retired = opened
+        .state
+        .number_of(label)
+        .is_some_and(|number| opened.state.is_retired(number));
+    if !retired {
+        return;
+    }
+    let name = label.split('@').next().unwrap_or_default();
+    for old in to_retire(&opened.state, name) {
+        retire(opened, store, &old);
+    }
+    let returned = Event::Returned(Retirement {
+        entrant: label.to_owned(),
+        unix_ms: pahtum_record::unix_ms(),
+    });
+    if opened.record(returned).is_ok() {
+        let _ = store.return_label(label, now_ms());
+    }
+}
+
+/// Marks `submission` failed, for `error`.
+fn failed(store: &Store, submission: i64, error: &dyn std::error::Error) {
+    let _ = store.set_submission(submission, SubmissionState::Failed, None, Some(&chain(error)), now_ms());
 }
 
 /// Retires the active entrant `label` in the league and marks its submission retired.

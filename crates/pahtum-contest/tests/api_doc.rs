@@ -3,7 +3,8 @@
 //! the API cannot drift apart.
 
 use pahtum_contest::store::{Author, Token};
-use pahtum_contest::web::api::{ErrorAnswer, Ladder, MadeToken, Queued, SubmissionAnswer};
+use pahtum_contest::web::api::{ErrorAnswer, MadeToken, Queued, SubmissionAnswer};
+use pahtum_contest::web::ladder::Ladder;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::auth::{caller, may_see};
+use super::ladder::Ladder;
 use super::site::Site;
 use crate::accounts::{new_secret, secret_hash};
 use crate::builds::submission_dir;
@@ -89,75 +90,17 @@ pub fn may_view(site: &Site, caller: Option<&Author>) -> bool {
     site.contest.visibility == Visibility::Public || caller.is_some()
 }
 
-/// One line of the ladder.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct LadderRow {
-    /// Its place, from 1.
-    pub place: usize,
-    /// `NAME@VERSION`.
-    pub entrant: String,
-    /// Games played.
-    pub games: u32,
-    /// Score in percent.
-    pub score_pct: Option<f64>,
-    /// Rating (Elo, relative to the field's average).
-    pub elo: Option<f64>,
-    /// The 95% interval's lower end.
-    pub lower: Option<f64>,
-    /// Its upper end.
-    pub upper: Option<f64>,
-    /// Whether this place is statistically tied with the one above: the two 95% intervals overlap.
-    pub tied_with_above: bool,
-}
-
-/// The ladder.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Ladder {
-    /// The contest's name.
-    pub contest: String,
-    /// Games played.
-    pub games: usize,
-    /// The active entrants, strongest first.
-    pub rows: Vec<LadderRow>,
-    /// The retired versions.
-    pub retired: Vec<String>,
-}
-
-/// The ladder of the contest's league, from one fit of its journal.
-pub fn ladder_of(site: &Site) -> Result<Ladder, pahtum_league::service::ServiceError> {
-    let table = pahtum_league::service::table_of(&site.dir.join(LEAGUE))?;
-    let mut rows: Vec<LadderRow> = Vec::with_capacity(table.active.len());
-    for (index, row) in table.active.iter().enumerate() {
-        let tied_with_above = index > 0
-            && matches!(
-                (table.active[index - 1].lower, row.upper),
-                (Some(above_lower), Some(upper)) if above_lower <= upper
-            );
-        rows.push(LadderRow {
-            place: index + 1,
-            entrant: row.entrant.clone(),
-            games: row.games,
-            score_pct: row.score_pct,
-            elo: row.elo,
-            lower: row.lower,
-            upper: row.upper,
-            tied_with_above,
-        });
-    }
-    Ok(Ladder {
-        contest: site.contest.name.clone(),
-        games: table.games,
-        rows,
-        retired: table.retired.iter().map(|row| row.entrant.clone()).collect(),
-    })
-}
-
 /// `GET /api/ladder`.
 pub async fn ladder(State(site): State<Arc<Site>>, headers: HeaderMap) -> Result<Json<Ladder>, ApiError> {
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return Err(ApiError::Unauthorized);
     }
-    let made = tokio::task::spawn_blocking(move || ladder_of(&site).map_err(|error| error.to_string())).await;
+    let made = tokio::task::spawn_blocking(move || {
+        site.ladder
+            .get(&site.dir, &site.contest.name)
+            .map_err(|error| error.to_string())
+    })
+    .await;
     match made {
         Ok(Ok(ladder)) => Ok(Json(ladder)),
         _ => Err(ApiError::Failed("read the league")),

@@ -13,6 +13,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod ladder;
 pub mod pages;
 mod site;
 
@@ -35,6 +36,7 @@ pub fn router(site: Arc<Site>) -> Router {
         .layer(DefaultBodyLimit::max(upload_limit));
     Router::new()
         .route("/", get(pages::ladder))
+        .route("/games", get(pages::games))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
         .route("/register", get(pages::register_form).post(pages::register))

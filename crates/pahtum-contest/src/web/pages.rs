@@ -12,12 +12,13 @@ use minijinja::context;
 use pahtum_serve::page::render_named;
 use serde::Deserialize;
 
-use super::api::{ApiError, ladder_of, logs_of, may_view, new_token, read_from, visible_submission};
+use super::api::{ApiError, logs_of, may_view, new_token, read_from, visible_submission};
 use super::auth::{caller, session_cookie, session_of};
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
 use crate::builds::submission_dir;
 use crate::config::Registration;
+use crate::service::LEAGUE;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, Role};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
@@ -72,11 +73,36 @@ pub async fn ladder(State(site): State<Arc<Site>>, headers: HeaderMap) -> Respon
     }
     let read = {
         let site = Arc::clone(&site);
-        tokio::task::spawn_blocking(move || ladder_of(&site).map_err(|error| error.to_string())).await
+        tokio::task::spawn_blocking(move || {
+            site.ladder
+                .get(&site.dir, &site.contest.name)
+                .map_err(|error| error.to_string())
+        })
+        .await
     };
     match read {
         Ok(Ok(ladder)) => page(&site, "ladder.html", me.as_ref(), context! { ladder => ladder }),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, "the league cannot be read now\n").into_response(),
+    }
+}
+
+/// `GET /games`: every game of the contest's league with its replay, as `arena report` makes the page.
+pub async fn games(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    if !may_view(&site, caller(&site, &headers).as_ref()) {
+        return to_login();
+    }
+    let made = {
+        let site = Arc::clone(&site);
+        tokio::task::spawn_blocking(move || {
+            let journal = site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL);
+            let mut games = site.games.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            games.page(&journal).map_err(|error| error.to_string())
+        })
+        .await
+    };
+    match made {
+        Ok(Ok(page)) => axum::response::Html(page).into_response(),
+        _ => refused(&site, None, ApiError::Failed("make the games' page")),
     }
 }
 

@@ -10,6 +10,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use pahtum_serve::access::Access;
 use tokio::sync::Notify;
 
+use super::ladder::LadderCache;
 use crate::builds::Ready;
 use crate::config::Contest;
 use crate::store::Store;
@@ -32,6 +33,10 @@ pub struct Site {
     /// The entrants and activations waiting for the ladder's next turn; its bell rings the ladder when
     /// the organiser changes who plays.
     pub ready: Arc<Ready>,
+    /// The ladder last made.
+    pub ladder: LadderCache,
+    /// The games' page, followed as the league's journal grows: made at most once a second.
+    pub games: std::sync::Mutex<GamesPage>,
     /// Failed logins per address.
     pub logins: DefaultKeyedRateLimiter<IpAddr>,
     /// Failed logins per account.
@@ -54,9 +59,45 @@ impl Site {
             access,
             queued,
             ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
+            games: std::sync::Mutex::new(GamesPage::default()),
+            ladder: LadderCache::default(),
             logins: RateLimiter::keyed(Quota::per_minute(per_minute)),
             accounts: RateLimiter::keyed(Quota::per_minute(per_minute)),
             contest,
         }
+    }
+}
+
+/// The least time between two makings of the games' page: while the ladder plays, the page is made at
+/// most this often, however many ask.
+const GAMES_PAGE_APART: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The games' page of the contest's league: `arena report`'s page (the standings, the ladder, every game
+/// with its replay), made by `pahtum-report` from the journal, folding only what it gained since.
+#[derive(Debug, Default)]
+pub struct GamesPage {
+    followed: Option<pahtum_report::run_report::FollowedReport>,
+    made: Option<(std::time::Instant, Vec<u8>)>,
+}
+
+impl GamesPage {
+    /// The page of the journal at `journal` as it is now, or as it was at most a second ago.
+    pub fn page(&mut self, journal: &std::path::Path) -> Result<Vec<u8>, pahtum_report::run_report::RunReportError> {
+        if let Some((at, page)) = &self.made
+            && at.elapsed() < GAMES_PAGE_APART
+        {
+            return Ok(page.clone());
+        }
+        let followed = match &mut self.followed {
+            Some(followed) => followed,
+            None => self.followed.insert(pahtum_report::run_report::FollowedReport::open(
+                journal,
+                pahtum_report::html::Options::default(),
+            )?),
+        };
+        followed.update()?;
+        let page = followed.page()?;
+        self.made = Some((std::time::Instant::now(), page.clone()));
+        Ok(page)
     }
 }
