@@ -160,6 +160,15 @@ async fn admit(
     let files = own.join(FILES);
     let _ = std::fs::remove_dir_all(&files);
     unpacked(dir, submission, &files, limits).map_err(|error| chain(&error))?;
+    if let Some(name) = &submission.file_name {
+        let toml = bot_file_for(name).ok_or_else(|| {
+            format!(
+                "a single file named {name:?} says nothing of how to run it: name it .py, .js, .java, .go, .c, \
+                 .cpp or .rs, or send a folder with its bot.toml"
+            )
+        })?;
+        std::fs::write(files.join("bot.toml"), toml).map_err(|error| format!("cannot write its bot.toml: {error}"))?;
+    }
     let league = dir.join(LEAGUE);
     let state = read(&league.join(pahtum_run::resume::JOURNAL), Moves::Drop, &mut Counts)
         .map_err(|error| chain(&error))?
@@ -173,6 +182,24 @@ async fn admit(
     prepare(&league, &state, &entry, naming, checker, step)
         .await
         .map_err(|error| chain(&error))
+}
+
+/// The `bot.toml` of a bot sent as the single source file `name`, by its extension: how the starter kits
+/// run and build each language; `None` for another extension.
+fn bot_file_for(name: &str) -> Option<String> {
+    let quoted = format!("{name:?}");
+    let (command, build) = match name.rsplit_once('.')?.1 {
+        "py" => (format!("python3 {quoted}"), None),
+        "js" => (format!("node {quoted}"), None),
+        "java" => (format!("java {quoted}"), None),
+        "go" => ("./bot".to_owned(), Some(format!("go build -o bot {quoted}"))),
+        "c" => ("./bot".to_owned(), Some(format!("cc -O2 -o bot {quoted} -lm"))),
+        "cpp" | "cc" => ("./bot".to_owned(), Some(format!("g++ -O2 -std=c++17 -o bot {quoted}"))),
+        "rs" => ("./bot".to_owned(), Some(format!("rustc -O -o bot {quoted}"))),
+        _ => return None,
+    };
+    let build = build.map_or_else(String::new, |build| format!("build = {build:?}\n"));
+    Some(format!("name = \"bot\"\ncommand = {command:?}\n{build}"))
 }
 
 /// Unpacks the submission's stored upload into `files`.
@@ -221,6 +248,18 @@ pub fn chain(error: &dyn std::error::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_single_file_runs_as_its_language_does() {
+        let python: toml::Table = toml::from_str(&super::bot_file_for("my bot.py").unwrap()).unwrap();
+        assert_eq!(python["command"].as_str(), Some("python3 \"my bot.py\""));
+        assert!(python.get("build").is_none());
+        let cpp: toml::Table = toml::from_str(&super::bot_file_for("bot.cpp").unwrap()).unwrap();
+        assert_eq!(cpp["command"].as_str(), Some("./bot"));
+        assert_eq!(cpp["build"].as_str(), Some("g++ -O2 -std=c++17 -o bot \"bot.cpp\""));
+        assert_eq!(super::bot_file_for("notes.txt"), None);
+        assert_eq!(super::bot_file_for("Makefile"), None);
+    }
+
     #[test]
     fn an_author_sees_no_path_of_the_server() {
         let dir = std::path::Path::new("/srv/contests/spring");

@@ -7,7 +7,7 @@
 //! `arena report` and `arena verify` read the contest's league like any other.
 //! This file holds what only a contest has: who may register and see what,
 //! its address on the internet, and the limits and quotas that keep one
-//! author from taking the machine. `tournaments/contest.toml` documents every
+//! author from taking the machine. `tournaments/contest/contest.toml` documents every
 //! key with its default, and a test holds the two equal.
 
 use std::path::{Path, PathBuf};
@@ -179,10 +179,10 @@ impl Contest {
 }
 
 /// The `contest.toml` that `arena contest init` writes: the name, and the two choices an organiser makes
-/// first; every other key keeps its default (`tournaments/contest.toml` lists them).
+/// first; every other key keeps its default (`tournaments/contest/contest.toml` lists them).
 pub fn default_file(name: &str) -> String {
     format!(
-        "# A contest's settings; tournaments/contest.toml lists every key with its default.\n\
+        "# A contest's settings; tournaments/contest/contest.toml lists every key with its default.\n\
          # The league's rules (time control, layouts, sandbox) are in league/league.toml.\n\
          name = {name:?}\n\
          # \"invitation\": authors join through `arena contest invite`; \"approval\": anyone registers, you approve.\n\
@@ -199,7 +199,7 @@ mod tests {
     use super::*;
 
     fn reference() -> String {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/contest.toml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/contest/contest.toml");
         std::fs::read_to_string(path).unwrap()
     }
 
