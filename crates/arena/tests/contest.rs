@@ -6,114 +6,28 @@
 //! sandbox, from a private (0700) folder; skipped where the sandbox cannot
 //! run, except with `CI=true`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+mod contesting;
+
+use std::path::Path;
+use std::process::{Command, Output};
 use std::time::Duration;
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+use contesting::{
+    Server, arena, bearer, body_of, bot_folder, invite_token, new_contest, private_folder, request, s, sandbox_runs,
+    session_set_by, text,
+};
 
-fn arena(args: &[&str]) -> Output {
-    Command::new(ARENA).args(args).output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn sandbox_runs() -> bool {
-    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
-}
-
-/// A bot folder `root/name` with the fixture bot, a bot.toml of `toml`, and a note that makes its files
-/// its own.
-fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
-    std::fs::write(dir.join("bot.toml"), toml).unwrap();
-    std::fs::write(dir.join("NOTE"), name).unwrap();
-    dir
-}
-
-/// The contest's server, stopped when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(ARENA)
-            .args([
-                "contest",
-                "serve",
-                s(dir),
-                "--listen",
-                "127.0.0.1:0",
-                "--concurrency",
-                "1",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        Server {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-
-    fn address(&self) -> &str {
-        self.url.trim_start_matches("http://")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
-}
+/// How long a request waits for its answer.
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
 /// `GET path` with `token`: the status and the answer.
 fn get(server: &Server, path: &str, token: &str) -> (u16, String) {
-    request(server, "GET", path, token)
+    request(server.address(), "GET", path, &[&bearer(token)], b"", ANSWER_WITHIN)
 }
 
-/// `METHOD path` with `token` and no body: the status and the answer.
-fn request(server: &Server, method: &str, path: &str, token: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(server.address()).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Length: 0\r\n\
-         Connection: close\r\n\r\n",
-        server.address()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, answer)
+/// `POST path` with `token` and no body: the status and the answer.
+fn post(server: &Server, path: &str, token: &str) -> (u16, String) {
+    request(server.address(), "POST", path, &[&bearer(token)], b"", ANSWER_WITHIN)
 }
 
 /// The number of the submission of `token`'s author whose entrant is `label`.
@@ -127,25 +41,6 @@ fn submission_with_label(server: &Server, token: &str, label: &str) -> u64 {
         .unwrap_or_else(|| panic!("no submission {label}: {listed}"))
 }
 
-/// The body of an HTTP/1.1 answer: as sent, or joined from its chunks (`SIZE\r\nDATA\r\n`... `0\r\n`).
-fn body_of(answer: &str) -> String {
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        return body.to_owned();
-    }
-    let mut rest = body;
-    let mut out = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            break;
-        }
-        out.push_str(&after[..size]);
-        rest = &after[size + 2..];
-    }
-    out
-}
-
 fn submit(server: &Server, folder: &Path, token: &str) -> Output {
     arena(&["submit", &server.url, s(folder), "--token", token])
 }
@@ -155,31 +50,21 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     if !sandbox_runs() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    let contest = root.path().join("cup");
-    let init = arena(&["contest", "init", s(&contest), "--name", "Test cup"]);
-    assert!(init.status.success(), "{}", text(&init));
+    let root = private_folder();
+    let (contest, init) = new_contest(root.path(), "Test cup");
     assert!(
         String::from_utf8_lossy(&init.stdout).contains("/invitation/"),
         "{}",
         text(&init)
     );
-    let league_toml = contest.join("league/league.toml");
-    let rules = std::fs::read_to_string(&league_toml).unwrap();
-    std::fs::write(&league_toml, rules.replace("move_ms = 1000", "move_ms = 2000")).unwrap();
-    let token_of = |name: &str| {
-        let invited = arena(&["contest", "invite", s(&contest), name, "--token"]);
-        assert!(invited.status.success(), "{}", text(&invited));
-        String::from_utf8(invited.stdout).unwrap().trim().to_owned()
-    };
-    let (ada, bob) = (token_of("ada"), token_of("bob"));
-    let server = Server::start(&contest);
+    let (ada, bob) = (invite_token(&contest, "ada"), invite_token(&contest, "bob"));
+    let server = Server::start(&contest, &["--concurrency", "1"]);
 
     let broken_build = bot_folder(
         root.path(),
         "broken",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compiling-ada; exit 3\"\n",
+        &[],
     );
     let failed = submit(&server, &broken_build, &ada);
     assert_eq!(failed.status.code(), Some(3), "{}", text(&failed));
@@ -198,6 +83,7 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         root.path(),
         "illegal",
         "name = \"x\"\ncommand = \"python3 bot.py illegal\"\n",
+        &[],
     );
     let refused = submit(&server, &illegal, &ada);
     assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
@@ -212,6 +98,7 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         root.path(),
         "linked",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\n",
+        &[],
     );
     std::os::unix::fs::symlink("/etc/shadow", linked.join("shadow")).unwrap();
     let archive = root.path().join("linked.tar.gz");
@@ -231,6 +118,7 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         root.path(),
         "host",
         "name = \"x\"\ncommand = \"python3 /root/bot.py\"\n",
+        &[],
     );
     let refused = submit(&server, &host_path, &ada);
     assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
@@ -244,6 +132,7 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         root.path(),
         "good",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo built\"\n",
+        &[],
     );
     let admitted = submit(&server, &good, &ada);
     assert_eq!(admitted.status.code(), Some(0), "{}", text(&admitted));
@@ -256,6 +145,7 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         root.path(),
         "other",
         "name = \"y\"\ncommand = \"python3 bot.py first-free\"\n",
+        &[],
     );
     let admitted = submit(&server, &other, &bob);
     assert_eq!(admitted.status.code(), Some(0), "{}", text(&admitted));
@@ -303,16 +193,34 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     pahtum_testkit::wait_until("ada@1 retired", Duration::from_secs(60), || {
         state_of(first).contains("\"state\":\"retired\"")
     });
-    let (status, answer) = request(&server, "POST", &format!("/api/submissions/{first}/activate"), &bob);
+    let (status, answer) = post(&server, &format!("/api/submissions/{first}/activate"), &bob);
     assert_eq!(status, 403, "not bob's: {answer}");
-    let (status, answer) = request(&server, "POST", &format!("/api/submissions/{first}/activate"), &ada);
+    let (status, answer) = post(&server, &format!("/api/submissions/{first}/activate"), &ada);
     assert_eq!(status, 202, "{answer}");
     pahtum_testkit::wait_until("ada@1 playing again", Duration::from_secs(120), || {
         state_of(first).contains("\"state\":\"playing\"")
     });
-    let (_, ladder) = get(&server, "/api/ladder", "");
-    let retired = ladder.split("\"retired\"").nth(1).unwrap_or_default();
-    assert!(retired.contains("ada@2") && !retired.contains("ada@1"), "{ladder}");
+    // The ladder is fitted again at most once a second: it shows the change within one.
+    pahtum_testkit::wait_until("ada@2 retired on the ladder", Duration::from_secs(5), || {
+        let (_, ladder) = get(&server, "/api/ladder", "");
+        let retired = ladder.split("\"retired\"").nth(1).unwrap_or_default().to_owned();
+        retired.contains("ada@2") && !retired.contains("ada@1")
+    });
+
+    // The games' page is the league's report, with ada's entrants in it.
+    let (status, games) = get(&server, "/games", "");
+    assert_eq!(status, 200, "{games}");
+    assert!(games.contains("ada@1") && games.contains("bob@1"), "{games}");
+
+    // One source file is a bot too: run as its language runs.
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bots/python-random/bot.py");
+    let admitted = submit(&server, &single, &bob);
+    assert_eq!(admitted.status.code(), Some(0), "{}", text(&admitted));
+    assert!(
+        String::from_utf8_lossy(&admitted.stdout).contains("bob@2 was admitted"),
+        "{}",
+        text(&admitted)
+    );
 
     // Every game, downloaded, is a journal that `arena verify` checks.
     let (status, download) = get(&server, "/api/journal", "");
@@ -321,44 +229,17 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     std::fs::write(&downloaded, body_of(&download)).unwrap();
     let verified = arena(&["verify", s(&downloaded)]);
     assert!(verified.status.success(), "{}", text(&verified));
-    drop(server);
+    server.stop();
     let verified = arena(&["verify", s(&contest.join("league"))]);
     assert!(verified.status.success(), "{}", text(&verified));
 }
 
 /// `POST path` of the form `body`, with the session `cookie` if any: the status and the answer.
 fn post_form(server: &Server, path: &str, body: &str, cookie: Option<&str>) -> (u16, String) {
-    let mut stream = TcpStream::connect(server.address()).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let cookie = cookie.map_or_else(String::new, |cookie| format!("Cookie: {cookie}\r\n"));
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {}\r\n{cookie}Content-Type: application/x-www-form-urlencoded\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        server.address(),
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, answer)
-}
-
-/// The session cookie an answer sets (`name=value`).
-fn session_set_by(answer: &str) -> String {
-    let line = answer
-        .lines()
-        .find(|line| line.to_ascii_lowercase().starts_with("set-cookie:"))
-        .unwrap_or_else(|| panic!("no cookie set: {answer}"));
-    line.split_once(':')
-        .unwrap()
-        .1
-        .trim()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
+    let cookie = cookie.map(|cookie| format!("Cookie: {cookie}"));
+    let mut headers = Vec::from_iter(cookie.as_deref());
+    headers.push("Content-Type: application/x-www-form-urlencoded");
+    request(server.address(), "POST", path, &headers, body.as_bytes(), ANSWER_WITHIN)
 }
 
 /// With `registration = "approval"`, anyone registers; the account logs in only once the organiser, logged in
@@ -381,7 +262,7 @@ fn a_registered_account_waits_for_the_organisers_approval() {
         text_of.replace("registration = \"invitation\"", "registration = \"approval\""),
     )
     .unwrap();
-    let server = Server::start(&contest);
+    let server = Server::start(&contest, &["--concurrency", "1"]);
 
     let (status, answer) = post_form(&server, "/register", "name=cy&password=long+enough+now", None);
     assert_eq!(status, 200, "{answer}");

@@ -14,41 +14,21 @@
 //! the ladder, of the author's page and of the failed submission are saved
 //! under `target/contest-screenshots/`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod contesting;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use contesting::{
+    Server, arena, bare_bot_folder, bearer, invite_token, new_contest, private_folder, request, s, sandbox_runs, text,
+};
 use fantoccini::{Client, Locator};
 use pahtum_testkit::browser;
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
 /// How long a build and check in the sandbox, or a ladder's first games, may take.
 const SLOW: Duration = Duration::from_secs(120);
-
-fn arena(args: &[&str]) -> Output {
-    Command::new(ARENA).args(args).output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn sandbox_runs() -> bool {
-    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
-}
+/// How long a request waits for its answer.
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
 /// Where the screenshots go: `target/contest-screenshots/`.
 fn screenshots() -> PathBuf {
@@ -66,85 +46,19 @@ async fn screenshot(client: &Client, name: &str) {
     std::fs::write(screenshots().join(name), png).unwrap();
 }
 
-/// A bot folder `root/name` with the fixture bot and a bot.toml of `toml`.
-fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
-    std::fs::write(dir.join("bot.toml"), toml).unwrap();
-    dir
+/// A link printed by `init` or `invite` (made for the default address), at `server`'s address.
+fn link(server: &Server, printed: &str) -> String {
+    let line = printed
+        .lines()
+        .find(|line| line.contains("/invitation/"))
+        .unwrap_or_else(|| panic!("no invitation link in {printed:?}"));
+    let path = &line[line.find("/invitation/").unwrap()..];
+    format!("{}{}", server.url, path.trim())
 }
 
-/// The contest's server, stopped when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(ARENA)
-            .args([
-                "contest",
-                "serve",
-                s(dir),
-                "--listen",
-                "127.0.0.1:0",
-                "--concurrency",
-                "1",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        Server {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-
-    fn address(&self) -> &str {
-        self.url.trim_start_matches("http://")
-    }
-
-    /// A link printed by `init` or `invite` (made for the default address), at this server's address.
-    fn link(&self, printed: &str) -> String {
-        let line = printed
-            .lines()
-            .find(|line| line.contains("/invitation/"))
-            .unwrap_or_else(|| panic!("no invitation link in {printed:?}"));
-        let path = &line[line.find("/invitation/").unwrap()..];
-        format!("{}{}", self.url, path.trim())
-    }
-
-    /// `GET path` with the header `extra` (a whole line, as `Cookie: ...`): the status and the whole answer.
-    fn get(&self, path: &str, extra: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(self.address()).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}\r\nConnection: close\r\n\r\n",
-            self.address()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-        (status, answer)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
+/// `GET path` with the header `extra` (a whole line, as `Cookie: ...`): the status and the whole answer.
+fn get(server: &Server, path: &str, extra: &str) -> (u16, String) {
+    request(server.address(), "GET", path, &[extra], b"", ANSWER_WITHIN)
 }
 
 /// Waits up to `within` until the page has an element that `xpath` finds.
@@ -230,23 +144,15 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     };
     let client = &session.client;
     let started = Instant::now();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    let contest = root.path().join("cup");
-    let init = arena(&["contest", "init", s(&contest), "--name", "Browser cup"]);
-    assert!(init.status.success(), "{}", text(&init));
-    let league_toml = contest.join("league/league.toml");
-    let rules = std::fs::read_to_string(&league_toml).unwrap();
-    std::fs::write(&league_toml, rules.replace("move_ms = 1000", "move_ms = 2000")).unwrap();
+    let root = private_folder();
+    let (contest, init) = new_contest(root.path(), "Browser cup");
     let invited = arena(&["contest", "invite", s(&contest), "ada"]);
     assert!(invited.status.success(), "{}", text(&invited));
-    let bob_token = arena(&["contest", "invite", s(&contest), "bob", "--token"]);
-    assert!(bob_token.status.success(), "{}", text(&bob_token));
-    let bob_token = String::from_utf8(bob_token.stdout).unwrap().trim().to_owned();
-    let server = Server::start(&contest);
+    let bob_token = invite_token(&contest, "bob");
+    let server = Server::start(&contest, &["--concurrency", "1"]);
 
     // 1. Ada follows her invitation, sets a password, and lands on her page.
-    accept_invitation(client, &server.link(&String::from_utf8_lossy(&invited.stdout)), "ada").await;
+    accept_invitation(client, &link(&server, &String::from_utf8_lossy(&invited.stdout)), "ada").await;
     let ada_cookie = client
         .get_named_cookie("pahtum_contest_session")
         .await
@@ -255,7 +161,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         .to_owned();
 
     // 2. A folder whose build fails: the page follows it to `failed`, with the build's log.
-    let broken = bot_folder(
+    let broken = bare_bot_folder(
         root.path(),
         "broken",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compile-error-XYZ; exit 2\"\n",
@@ -267,7 +173,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     screenshot(client, "submission-failed.png").await;
 
     // 3. The fixed folder: the page follows it until its bot plays, reloading itself.
-    let fixed = bot_folder(
+    let fixed = bare_bot_folder(
         root.path(),
         "fixed",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo built-fine\"\n",
@@ -288,14 +194,14 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     screenshot(client, "me.png").await;
 
     // 4. Bob's bot comes in with `arena submit`; the ladder shows both, and games played.
-    let other = bot_folder(
+    let other = bare_bot_folder(
         root.path(),
         "other",
         "name = \"y\"\ncommand = \"python3 bot.py first-free\"\n",
     );
     let submitted = {
         let args = ["submit", &server.url, s(&other), "--token", &bob_token].map(str::to_owned);
-        tokio::task::spawn_blocking(move || Command::new(ARENA).args(args).output().unwrap())
+        tokio::task::spawn_blocking(move || arena(&args.each_ref().map(String::as_str)))
             .await
             .unwrap()
     };
@@ -321,14 +227,14 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         .unwrap();
     assert_eq!(text_of(client, "main h1").await, "Forbidden");
     let cookie = format!("Cookie: pahtum_contest_session={ada_cookie}");
-    let (status, own) = server.get(&format!("/api/submissions/{admitted}"), &cookie);
+    let (status, own) = get(&server, &format!("/api/submissions/{admitted}"), &cookie);
     assert_eq!(status, 200, "ada's cookie is a session: {own}");
     for path in [
         format!("/submissions/{bob_id}"),
         format!("/api/submissions/{bob_id}"),
         format!("/api/submissions/{bob_id}/logs/build"),
     ] {
-        let (status, answer) = server.get(&path, &cookie);
+        let (status, answer) = get(&server, &path, &cookie);
         assert_eq!(status, 403, "{path}: {answer}");
         assert!(!answer.contains("bob@1"), "{path}: {answer}");
     }
@@ -336,7 +242,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     // 6. The organiser sets a password with the link `init` printed, and disables bob.
     accept_invitation(
         client,
-        &server.link(&String::from_utf8_lossy(&init.stdout)),
+        &link(&server, &String::from_utf8_lossy(&init.stdout)),
         "organiser",
     )
     .await;
@@ -353,7 +259,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     assert_eq!(path_of(client).await, "/organiser");
     let ada_row = client.find(Locator::XPath(&row("ada"))).await.unwrap();
     assert!(ada_row.text().await.unwrap().contains("active"));
-    let (status, _) = server.get("/api/me", &format!("Authorization: Bearer {bob_token}"));
+    let (status, _) = get(&server, "/api/me", &bearer(&bob_token));
     assert_eq!(status, 401, "a disabled author's token is refused");
 
     eprintln!(

@@ -13,18 +13,16 @@
 //! In the sandbox, from a private (0700) folder; skipped where the sandbox
 //! cannot run, except with `CI=true`.
 
+mod contesting;
+
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use contesting::{
+    Server, api, arena, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz, text,
+};
 use pahtum_testkit::{wait_for, wait_until};
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
 
 /// How long the build's sleeper sleeps: long enough for the kill to come in the middle of the build
 /// (its orphan sleeps ten minutes: gone sooner, it was killed).
@@ -33,28 +31,6 @@ const BUILD_SLEEP_S: u64 = 10;
 const POLL: Duration = Duration::from_millis(100);
 /// How long the processes of a killed server may take to go.
 const GONE_WITHIN: Duration = Duration::from_secs(10);
-
-fn arena(args: &[&str]) -> Output {
-    Command::new(ARENA).args(args).output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn sandbox_runs() -> bool {
-    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
-}
 
 /// A marker no other process has on its command line: the test's, this process's.
 fn marker(what: &str) -> String {
@@ -110,183 +86,25 @@ fn wait_gone(needle: &str, within: Duration, after: &str) {
 /// A contest in `root/cup` with its league's time per move widened (the sandbox starts slowly on a busy
 /// machine) and `games_per_pair` games per pair; its folder.
 fn contest(root: &Path, games_per_pair: u32) -> PathBuf {
-    let contest = root.join("cup");
-    let init = arena(&["contest", "init", s(&contest), "--name", "Fault cup"]);
-    assert!(init.status.success(), "{}", text(&init));
+    let (contest, _) = new_contest(root, "Fault cup");
     let league_toml = contest.join("league/league.toml");
     let rules = std::fs::read_to_string(&league_toml).unwrap();
-    let rules = rules
-        .replace("move_ms = 1000", "move_ms = 2000")
-        .replace("games_per_pair = 8", &format!("games_per_pair = {games_per_pair}"));
+    let rules = rules.replace("games_per_pair = 8", &format!("games_per_pair = {games_per_pair}"));
     std::fs::write(&league_toml, rules).unwrap();
     contest
 }
 
-fn token_of(contest: &Path, name: &str) -> String {
-    let invited = arena(&["contest", "invite", s(contest), name, "--token"]);
-    assert!(invited.status.success(), "{}", text(&invited));
-    String::from_utf8(invited.stdout).unwrap().trim().to_owned()
+/// The server of `contest`, one game at a time, keeping what it writes to stderr.
+fn serve(contest: &Path) -> Server {
+    Server::start_keeping_stderr(contest, &["--concurrency", "1"])
 }
 
-/// A bot folder `root/name`: the fixture bot, `bot.toml` of `toml`, the `extra` files, and a note that makes
-/// its files its own.
-fn bot_folder(root: &Path, name: &str, toml: &str, extra: &[(&str, &str)]) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
-    std::fs::write(dir.join("bot.toml"), toml).unwrap();
-    std::fs::write(dir.join("NOTE"), name).unwrap();
-    for (file, content) in extra {
-        std::fs::write(dir.join(file), content).unwrap();
-    }
-    dir
-}
-
-/// The `.tar.gz` of the files of `folder` (names relative to it), made by the system's `tar`.
-fn tar_gz(folder: &Path) -> Vec<u8> {
-    let mut names: Vec<String> = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    let archive = folder.with_extension("tar.gz");
-    let made = Command::new("tar")
-        .arg("czf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(folder)
-        .args(&names)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", text(&made));
-    std::fs::read(archive).unwrap()
-}
-
-/// A request to the server at `address`, on a connection of its own: the status and the body.
-fn request(address: &str, method: &str, path: &str, token: &str, body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if !token.is_empty() {
-        head += &format!("Authorization: Bearer {token}\r\n");
-    }
-    if !body.is_empty() {
-        head += "Content-Type: application/gzip\r\n";
-    }
-    head += "\r\n";
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body).to_owned();
-    (status, body)
-}
-
-/// The contest's server, with what it wrote to stderr; stopped with SIGINT when dropped.
-struct Server {
-    child: Option<Child>,
-    url: String,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(ARENA)
-            .args([
-                "contest",
-                "serve",
-                s(dir),
-                "--listen",
-                "127.0.0.1:0",
-                "--concurrency",
-                "1",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let kept = Arc::clone(&stderr);
-        let pipe = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                eprintln!("[server] {line}");
-                let mut kept = kept.lock().unwrap();
-                kept.push_str(&line);
-                kept.push('\n');
-            }
-        });
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        assert!(line.starts_with("http://"), "the server said {line:?}");
-        Server {
-            child: Some(child),
-            url: line.trim().to_owned(),
-            stderr,
-        }
-    }
-
-    fn address(&self) -> &str {
-        self.url.trim_start_matches("http://")
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().unwrap().id()
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// Kills the server with SIGKILL, and reaps it.
-    fn kill(mut self) {
-        let mut child = self.child.take().unwrap();
-        child.kill().unwrap();
-        child.wait().unwrap();
-    }
-
-    /// Stops the server with SIGINT, as Ctrl-C does, and waits for its exit.
-    fn stop(mut self) {
-        let mut child = self.child.take().unwrap();
-        interrupt(&mut child);
-    }
-
-    /// The state of submission `id`, as its author sees it.
-    fn state(&self, id: i64, token: &str) -> String {
-        let (status, body) = request(self.address(), "GET", &format!("/api/submissions/{id}"), token, b"");
-        assert_eq!(status, 200, "{body}");
-        let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
-        answer["state"].as_str().unwrap().to_owned()
-    }
-}
-
-/// Sends SIGINT to `child` and waits (a minute at most) for its exit; SIGKILL after that.
-fn interrupt(child: &mut Child) {
-    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the server did not stop within a minute of SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            interrupt(&mut child);
-        }
-    }
+/// The state of submission `id`, as its author (of `token`) sees it.
+fn state(server: &Server, id: i64, token: &str) -> String {
+    let (status, body) = api(server.address(), "GET", &format!("/api/submissions/{id}"), token, b"");
+    assert_eq!(status, 200, "{body}");
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    answer["state"].as_str().unwrap().to_owned()
 }
 
 /// The ids of the game lines of a league's journal, in order (the header and the events left out).
@@ -320,20 +138,14 @@ fn at_most_every<T>(every: Duration, mut probe: impl FnMut() -> Option<T>) -> im
     }
 }
 
-fn private_root() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    root
-}
-
 #[test]
 fn a_server_killed_mid_build_leaves_no_build_process_and_builds_it_again_from_the_start() {
     if !sandbox_runs() {
         return;
     }
-    let root = private_root();
+    let root = private_folder();
     let contest = contest(root.path(), 8);
-    let ada = token_of(&contest, "ada");
+    let ada = invite_token(&contest, "ada");
     let mark = marker("build");
     // The build's sleeper, and an orphan of its own session that would outlive the build's shell.
     let build_sh = format!(
@@ -350,8 +162,8 @@ fn a_server_killed_mid_build_leaves_no_build_process_and_builds_it_again_from_th
     );
     let upload = tar_gz(&bot);
 
-    let server = Server::start(&contest);
-    let (status, body) = request(server.address(), "POST", "/api/submissions", &ada, &upload);
+    let server = serve(&contest);
+    let (status, body) = api(server.address(), "POST", "/api/submissions", &ada, &upload);
     assert_eq!(status, 201, "{body}");
     let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
         .as_i64()
@@ -359,7 +171,7 @@ fn a_server_killed_mid_build_leaves_no_build_process_and_builds_it_again_from_th
     wait_for(
         "the submission is building",
         Duration::from_secs(60),
-        at_most_every(POLL, || (server.state(id, &ada) == "building").then_some(())),
+        at_most_every(POLL, || (state(&server, id, &ada) == "building").then_some(())),
     );
     wait_until("the build's sleeper and orphan run", Duration::from_secs(60), || {
         let running = processes_with(&mark);
@@ -374,7 +186,7 @@ fn a_server_killed_mid_build_leaves_no_build_process_and_builds_it_again_from_th
     // Nothing of the server is left either: its containment's guard, a bubblewrap.
     wait_gone(s(&contest), GONE_WITHIN, "the server was killed mid-build");
 
-    let server = Server::start(&contest);
+    let server = serve(&contest);
     wait_until("the server says it serves", Duration::from_secs(30), || {
         server.stderr().contains("serving the contest")
     });
@@ -389,12 +201,12 @@ fn a_server_killed_mid_build_leaves_no_build_process_and_builds_it_again_from_th
         "the submission built again is admitted or refused",
         Duration::from_secs(240),
         at_most_every(POLL, || {
-            let state = server.state(id, &ada);
+            let state = state(&server, id, &ada);
             matches!(state.as_str(), "playing" | "failed" | "retired").then_some(state)
         }),
     );
-    let (_, answer) = request(server.address(), "GET", &format!("/api/submissions/{id}"), &ada, b"");
-    let (_, build_log) = request(
+    let (_, answer) = api(server.address(), "GET", &format!("/api/submissions/{id}"), &ada, b"");
+    let (_, build_log) = api(
         server.address(),
         "GET",
         &format!("/api/submissions/{id}/logs/build"),
@@ -423,7 +235,7 @@ fn a_server_killed_mid_game_leaves_no_bot_process_and_plays_on_without_a_game_tw
     if !sandbox_runs() {
         return;
     }
-    let root = private_root();
+    let root = private_folder();
     let contest = contest(root.path(), 16);
     let journal = contest.join("league/journal.jsonl");
     let mark = marker("game");
@@ -433,9 +245,9 @@ fn a_server_killed_mid_game_leaves_no_bot_process_and_plays_on_without_a_game_tw
         "(python3 -c 'import os, time; os.setsid(); time.sleep(600)' {mark}-orphan </dev/null >/dev/null 2>&1 &)\n\
          exec python3 bot.py first-free 50 {mark}-bot\n"
     );
-    let server = Server::start(&contest);
+    let server = serve(&contest);
     for name in ["ada", "bob"] {
-        let token = token_of(&contest, name);
+        let token = invite_token(&contest, name);
         let bot = bot_folder(
             root.path(),
             &format!("bot-{name}"),
@@ -468,7 +280,7 @@ fn a_server_killed_mid_game_leaves_no_bot_process_and_plays_on_without_a_game_tw
     let at_kill = game_ids(&journal).len();
     assert!(at_kill >= before, "{at_kill} < {before}");
 
-    let server = Server::start(&contest);
+    let server = serve(&contest);
     wait_for(
         "two more games are recorded",
         Duration::from_secs(240),

@@ -12,149 +12,24 @@
 //! In the sandbox, from a private (0700) folder; skipped where the sandbox
 //! cannot run, except with `CI=true`.
 
+mod contesting;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use contesting::{
+    Server, api, arena, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz, text,
+};
 use pahtum_testkit::wait_for;
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
 
 /// The fewest requests timed: half to `/`, half to `/api/ladder`, one after the other.
 const TIMED_REQUESTS: usize = 200;
 /// The least time from one timed request's start to the next's.
 const PACE: Duration = Duration::from_millis(50);
 
-fn arena(args: &[&str]) -> Output {
-    Command::new(ARENA).args(args).output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn sandbox_runs() -> bool {
-    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
-}
-
-/// A bot folder `root/name`: the fixture bot, a trivial build, and a note that makes its files (and its
-/// upload's hash) its own.
-fn bot_folder(root: &Path, name: &str) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
-    std::fs::write(
-        dir.join("bot.toml"),
-        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"true\"\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("NOTE"), name).unwrap();
-    dir
-}
-
-/// The `.tar.gz` of the files of `folder` (names relative to it), made by the system's `tar`.
-fn tar_gz(folder: &Path) -> Vec<u8> {
-    let archive = folder.with_extension("tar.gz");
-    let made = Command::new("tar")
-        .arg("czf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(folder)
-        .args(["NOTE", "bot.py", "bot.toml"])
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", text(&made));
-    std::fs::read(archive).unwrap()
-}
-
-/// A request to the server at `address`, on a connection of its own: the status and the body.
-fn request(address: &str, method: &str, path: &str, token: &str, body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if !token.is_empty() {
-        head += &format!("Authorization: Bearer {token}\r\n");
-    }
-    head += "\r\n";
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body).to_owned();
-    (status, body)
-}
-
-/// The contest's server, stopped with SIGINT when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(ARENA)
-            .args([
-                "contest",
-                "serve",
-                s(dir),
-                "--listen",
-                "127.0.0.1:0",
-                "--concurrency",
-                "1",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        assert!(line.starts_with("http://"), "the server said {line:?}");
-        Server {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-
-    fn address(&self) -> &str {
-        self.url.trim_start_matches("http://")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// The bot.toml of every author's bot: the fixture bot, and a trivial build.
+const BOT_TOML: &str = "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"true\"\n";
 
 /// The `q` quantile (0 to 1) of `sorted`, by the nearest rank.
 fn quantile(sorted: &[Duration], q: f64) -> Duration {
@@ -184,27 +59,19 @@ fn authors_submit_at_once(authors: usize) {
     if !sandbox_runs() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    let contest = root.path().join("cup");
-    let init = arena(&["contest", "init", s(&contest), "--name", "Load cup"]);
-    assert!(init.status.success(), "{}", text(&init));
-    let league_toml = contest.join("league/league.toml");
-    let rules = std::fs::read_to_string(&league_toml).unwrap();
-    std::fs::write(&league_toml, rules.replace("move_ms = 1000", "move_ms = 2000")).unwrap();
+    let root = private_folder();
+    let (contest, _) = new_contest(root.path(), "Load cup");
 
     let invited = Instant::now();
     let mut uploads = Vec::with_capacity(authors);
     for number in 0..authors {
         let name = format!("author{number:02}");
-        let output = arena(&["contest", "invite", s(&contest), &name, "--token"]);
-        assert!(output.status.success(), "{}", text(&output));
-        let token = String::from_utf8(output.stdout).unwrap().trim().to_owned();
-        uploads.push((token, tar_gz(&bot_folder(root.path(), &name))));
+        let token = invite_token(&contest, &name);
+        uploads.push((token, tar_gz(&bot_folder(root.path(), &name, BOT_TOML, &[]))));
     }
     eprintln!("{authors} authors invited in {:.1} s", invited.elapsed().as_secs_f64());
 
-    let server = Server::start(&contest);
+    let server = Server::start(&contest, &["--concurrency", "1"]);
     let address = server.address().to_owned();
     let barrier = Arc::new(Barrier::new(authors));
     let threads: Vec<_> = uploads
@@ -213,7 +80,7 @@ fn authors_submit_at_once(authors: usize) {
             let (barrier, address) = (Arc::clone(&barrier), address.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                let (status, body) = request(&address, "POST", "/api/submissions", &token, &upload);
+                let (status, body) = api(&address, "POST", "/api/submissions", &token, &upload);
                 (token, status, body)
             })
         })
@@ -250,7 +117,7 @@ fn authors_submit_at_once(authors: usize) {
         );
         let start = Instant::now();
         let path = if index % 2 == 0 { "/" } else { "/api/ladder" };
-        let (status, body) = request(&address, "GET", path, "", b"");
+        let (status, body) = api(&address, "GET", path, "", b"");
         timed[index % 2].1.push(start.elapsed());
         assert_eq!(status, 200, "{path}: {body}");
         assert!(!body.is_empty(), "{path}");
@@ -260,7 +127,7 @@ fn authors_submit_at_once(authors: usize) {
                 if ended.contains_key(id) {
                     continue;
                 }
-                let (status, body) = request(&address, "GET", &format!("/api/submissions/{id}"), token, b"");
+                let (status, body) = api(&address, "GET", &format!("/api/submissions/{id}"), token, b"");
                 assert_eq!(status, 200, "{body}");
                 let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
                 if matches!(answer["state"].as_str(), Some("playing" | "failed" | "retired")) {
@@ -276,7 +143,7 @@ fn authors_submit_at_once(authors: usize) {
         }
     }
     let all_ended = all_ended.unwrap();
-    let (_, ladder) = request(&address, "GET", "/api/ladder", "", b"");
+    let (_, ladder) = api(&address, "GET", "/api/ladder", "", b"");
     let ladder: serde_json::Value = serde_json::from_str(&ladder).unwrap();
     let mut both: Vec<Duration> = timed.iter().flat_map(|(_, times)| times.iter().copied()).collect();
     let mut lines: Vec<String> = timed.iter_mut().map(|(name, times)| figures(name, times)).collect();
@@ -310,7 +177,7 @@ fn authors_submit_at_once(authors: usize) {
         .collect();
     assert_eq!(labels.len(), authors, "{labels:?}");
     let ladder = wait_for("the ladder shows every entrant", Duration::from_secs(60), || {
-        let (_, body) = request(&address, "GET", "/api/ladder", "", b"");
+        let (_, body) = api(&address, "GET", "/api/ladder", "", b"");
         let ladder: serde_json::Value = serde_json::from_str(&body).ok()?;
         (ladder["rows"].as_array()?.len() == authors).then_some(ladder)
     });
@@ -322,7 +189,7 @@ fn authors_submit_at_once(authors: usize) {
     // The field is far from the league's precision: the ladder plays on by itself.
     let games = ladder["games"].as_u64().unwrap();
     wait_for("the ladder plays on", Duration::from_secs(120), || {
-        let (_, body) = request(&address, "GET", "/api/ladder", "", b"");
+        let (_, body) = api(&address, "GET", "/api/ladder", "", b"");
         let ladder: serde_json::Value = serde_json::from_str(&body).ok()?;
         (ladder["games"].as_u64()? >= games + 2).then_some(())
     });

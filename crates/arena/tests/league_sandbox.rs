@@ -7,12 +7,15 @@
 //! league's bots write their stderr into `DIR/logs/`. Skipped (with a printed
 //! line) where the sandbox cannot run, except with `CI=true`.
 
+mod contesting;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+use contesting::{ARENA, bare_bot_folder, private_folder, s, sandbox_runs, text};
 
+/// `arena ARGS` with an organiser's secret in its environment
+/// (`PAHTUM_ORGANISER_TOKEN`), which no build in the sandbox may see.
 fn arena(args: &[&str]) -> Output {
     Command::new(ARENA)
         .args(args)
@@ -21,49 +24,12 @@ fn arena(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-/// Whether the sandbox runs here; `false` (printed) where it cannot, and a
-/// failure in CI.
-fn sandbox_runs() -> bool {
-    let output = arena(&["check", "--sandbox", "first-free", "--move-time", "2s"]);
-    pahtum_testkit::require("the sandbox", output.status.code() != Some(1), &text(&output))
-}
-
-/// A private temporary folder, as `mktemp -d` makes it.
-fn private_folder() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    root
-}
-
 /// A new league `name` in `root`, its league.toml `rules` after the name.
 fn league(root: &Path, name: &str, rules: &str) -> PathBuf {
     let dir = root.join(name);
     let output = arena(&["league", "init", s(&dir)]);
     assert!(output.status.success(), "{}", text(&output));
     std::fs::write(dir.join("league.toml"), format!("name = \"{name}\"\n{rules}")).unwrap();
-    dir
-}
-
-/// A bot folder `root/name` (open to others) with the fixture bot and a
-/// bot.toml of `toml`.
-fn bot_folder(root: &Path, name: &str, toml: &str) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(FIXTURE, dir.join("bot.py")).unwrap();
-    std::fs::write(dir.join("bot.toml"), toml).unwrap();
     dir
 }
 
@@ -89,7 +55,7 @@ fn a_build_sees_no_host_file_no_organiser_variable_and_runs_as_nobody() {
         secret.join("key").display()
     );
     let toml = format!("name = \"b\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"{build}\"\n");
-    let folder = bot_folder(root.path(), "b", &toml);
+    let folder = bare_bot_folder(root.path(), "b", &toml);
     let snapshot = |league: &Path, file: &str| std::fs::read_to_string(league.join("entrants/b@1").join(file)).unwrap();
 
     let plain = league(root.path(), "plain", "sandbox = false\n");
@@ -137,7 +103,7 @@ fn a_build_that_needs_the_network_is_told_it_has_none() {
     let port = listener.local_addr().unwrap().port();
     let build = format!("python3 -c 'import socket; socket.create_connection((\\\"127.0.0.1\\\", {port}), timeout=5)'");
     let toml = format!("name = \"net\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"{build}\"\n");
-    let folder = bot_folder(root.path(), "net", &toml);
+    let folder = bare_bot_folder(root.path(), "net", &toml);
     let plain = league(root.path(), "plain", "sandbox = false\n");
     let output = add_from(&plain, &folder);
     assert!(output.status.success(), "{}", text(&output));
@@ -244,7 +210,7 @@ fn the_starter_kits_build_in_the_sandbox() {
 /// `cargo build --offline`; the entrant it makes is the Python fixture,
 /// which runs the built program once to show it works.
 fn vendored_crate(root: &Path) -> PathBuf {
-    let folder = bot_folder(
+    let folder = bare_bot_folder(
         root,
         "rust",
         "name = \"rust\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"cargo build --offline && ./target/debug/hello > hello.txt\"\n",
@@ -284,7 +250,7 @@ fn a_leagues_bots_write_their_stderr_into_its_logs_folder() {
     let root = private_folder();
     let dir = league(root.path(), "logs", "games_per_pair = 2\n");
     for (name, folder) in [("a", "fa"), ("b", "fb")] {
-        let folder = bot_folder(
+        let folder = bare_bot_folder(
             root.path(),
             folder,
             &format!("name = \"{name}\"\ncommand = \"python3 bot.py first-free\"\n"),
@@ -319,7 +285,7 @@ fn a_sandboxed_build_is_held_to_its_cpu_cap() {
         return;
     }
     let root = private_folder();
-    let folder = bot_folder(
+    let folder = bare_bot_folder(
         root.path(),
         "burn",
         "name = \"burn\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"python3 burn.py > cpu.txt\"\n",
@@ -369,12 +335,12 @@ fn nothing_a_build_starts_outlives_it() {
             .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(&mark))
             .count()
     };
-    let left = bot_folder(
+    let left = bare_bot_folder(
         root.path(),
         "left",
         &format!("name = \"left\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"sleep {mark} & true\"\n"),
     );
-    let slow = bot_folder(
+    let slow = bare_bot_folder(
         root.path(),
         "slow",
         &format!("name = \"slow\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"sleep {mark}\"\n"),

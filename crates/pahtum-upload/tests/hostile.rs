@@ -4,7 +4,7 @@
 //! beside it; and honest uploads, which unpack as they were packed.
 
 use std::fs;
-use std::io::{Cursor, Write};
+use std::io::{Cursor, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,13 +41,39 @@ impl Scene {
         unpack(upload, &kind, &self.folder(), caps)
     }
 
-    /// The refusal of `upload`, after checking that it left nothing behind.
+    /// The refusal of `upload` (its kind sniffed, a single file named `bot.py`), after checking that it left
+    /// nothing behind.
+    #[track_caller]
     fn refuse(&self, upload: &[u8], caps: &Caps) -> Refused {
         let refused = self.unpack(upload, caps).expect_err("the upload is refused");
         self.assert_nothing_left();
         refused
     }
 
+    /// The refusal of `upload` unpacked as `kind`, after checking that it left nothing behind.
+    #[track_caller]
+    fn refuse_as(&self, upload: impl Read, kind: &Kind, caps: &Caps) -> Refused {
+        let refused = unpack(upload, kind, &self.folder(), caps).expect_err("the upload is refused");
+        self.assert_nothing_left();
+        refused
+    }
+
+    /// As [`Scene::refuse`], checking too that the refusal is one that `expected` accepts, and that it names
+    /// `entry`.
+    #[track_caller]
+    fn refuse_naming(
+        &self,
+        upload: &[u8],
+        caps: &Caps,
+        expected: impl FnOnce(&Refused) -> bool,
+        entry: &str,
+    ) -> Refused {
+        let refused = self.refuse(upload, caps);
+        assert_refusal(&refused, expected, entry);
+        refused
+    }
+
+    #[track_caller]
     fn assert_nothing_left(&self) {
         assert!(!self.folder().exists(), "the folder is left behind");
         let beside: Vec<_> = fs::read_dir(self.base.path())
@@ -58,12 +84,54 @@ impl Scene {
     }
 }
 
+#[track_caller]
 fn assert_names(refused: &Refused, entry: &str) {
     let message = refused.to_string();
     assert!(
         message.contains(&format!("\"{entry}\"")),
         "{message} does not name {entry}"
     );
+}
+
+/// Checks that `refused` is one that `expected` accepts, and that it names `entry`.
+#[track_caller]
+fn assert_refusal(refused: &Refused, expected: impl FnOnce(&Refused) -> bool, entry: &str) {
+    assert!(expected(refused), "{refused:?}");
+    assert_names(refused, entry);
+}
+
+/// `upload` refused with the default caps, in a scene of its own, leaving nothing behind: by a refusal that
+/// `expected` accepts, which names `entry`.
+#[track_caller]
+fn refused_naming(upload: &[u8], expected: impl FnOnce(&Refused) -> bool, entry: &str) -> Refused {
+    Scene::new().refuse_naming(upload, &Caps::default(), expected, entry)
+}
+
+/// A single file `name` refused by the name rule `rule`, the name shown as `shown`.
+#[track_caller]
+fn refused_by_name_rule(name: &[u8], rule: NameRule, shown: &str) -> Refused {
+    refused_naming(
+        &file_tar_gz(name, b"x"),
+        |refused| matches!(refused, Refused::BadName { rule: broken, .. } if *broken == rule),
+        shown,
+    )
+}
+
+/// The caps of an upload of one entry and no bytes: only the upload's own cap is left to refuse it.
+fn one_empty_entry() -> Caps {
+    Caps {
+        entries: 1,
+        total_bytes: 0,
+        ..Caps::default()
+    }
+}
+
+/// The caps of files of 10 bytes at most.
+fn ten_byte_files() -> Caps {
+    Caps {
+        file_bytes: 10,
+        ..Caps::default()
+    }
 }
 
 /// A GNU tar header for `name` written byte for byte (the builder refuses
@@ -79,6 +147,14 @@ fn header(name: &[u8], kind: EntryType, size: u64) -> Header {
     header.set_mtime(0);
     header.set_cksum();
     header
+}
+
+/// A header of a link `name` (of type `kind`) to `/etc/passwd`, its checksum set.
+fn link_header(name: &[u8], kind: EntryType) -> Header {
+    let mut link = header(name, kind, 0);
+    link.set_link_name("/etc/passwd").unwrap();
+    link.set_cksum();
+    link
 }
 
 /// A tar stream of `entries` (headers with their data), its end blocks, gzipped.
@@ -112,38 +188,23 @@ fn zip_of(build: impl FnOnce(&mut ZipWriter<Cursor<Vec<u8>>>)) -> Vec<u8> {
 
 #[test]
 fn a_tar_symlink_is_refused() {
-    let scene = Scene::new();
-    let mut link = header(b"evil", EntryType::Symlink, 0);
-    link.set_link_name("/etc/passwd").unwrap();
-    link.set_cksum();
-    let upload = tar_gz(&[(link, &[])]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Link { .. }), "{refused:?}");
-    assert_names(&refused, "evil");
+    let upload = tar_gz(&[(link_header(b"evil", EntryType::Symlink), &[])]);
+    refused_naming(&upload, |refused| matches!(refused, Refused::Link { .. }), "evil");
 }
 
 #[test]
 fn a_zip_symlink_is_refused() {
-    let scene = Scene::new();
     let upload = zip_of(|zip| {
         zip.add_symlink("evil", "/etc/passwd", SimpleFileOptions::default())
             .unwrap();
     });
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Link { .. }), "{refused:?}");
-    assert_names(&refused, "evil");
+    refused_naming(&upload, |refused| matches!(refused, Refused::Link { .. }), "evil");
 }
 
 #[test]
 fn a_hard_link_is_refused() {
-    let scene = Scene::new();
-    let mut link = header(b"hard", EntryType::Link, 0);
-    link.set_link_name("/etc/passwd").unwrap();
-    link.set_cksum();
-    let upload = tar_gz(&[(link, &[])]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::HardLink { .. }), "{refused:?}");
-    assert_names(&refused, "hard");
+    let upload = tar_gz(&[(link_header(b"hard", EntryType::Link), &[])]);
+    refused_naming(&upload, |refused| matches!(refused, Refused::HardLink { .. }), "hard");
 }
 
 #[test]
@@ -152,51 +213,54 @@ fn an_absolute_path_is_refused() {
     let target = scene.base.path().join("escaped");
     let name = target.to_str().unwrap().to_owned();
     let upload = file_tar_gz(name.as_bytes(), b"pwned");
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Absolute { .. }), "{refused:?}");
-    assert_names(&refused, &name);
+    scene.refuse_naming(
+        &upload,
+        &Caps::default(),
+        |refused| matches!(refused, Refused::Absolute { .. }),
+        &name,
+    );
 }
 
 #[test]
 fn a_tar_parent_dir_is_refused() {
-    let scene = Scene::new();
     let upload = tar_gz(&[
         (header(b"./", EntryType::Directory, 0), &[]),
         (header(b"../escaped", EntryType::Regular, 5), b"pwned"),
     ]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::ParentDir { .. }), "{refused:?}");
-    assert_names(&refused, "../escaped");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::ParentDir { .. }),
+        "../escaped",
+    );
 }
 
 #[test]
 fn a_zip_parent_dir_is_refused() {
-    let scene = Scene::new();
     let upload = zip_of(|zip| {
         zip.start_file("src/../../escaped", SimpleFileOptions::default())
             .unwrap();
         zip.write_all(b"pwned").unwrap();
     });
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::ParentDir { .. }), "{refused:?}");
-    assert_names(&refused, "src/../../escaped");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::ParentDir { .. }),
+        "src/../../escaped",
+    );
 }
 
 #[test]
 fn twenty_thousand_files_are_refused_at_the_first_past_the_cap() {
-    let scene = Scene::new();
     let names: Vec<String> = (1..=20_000).map(|n| format!("f{n:05}")).collect();
     let entries: Vec<(Header, &[u8])> = names
         .iter()
         .map(|name| (header(name.as_bytes(), EntryType::Regular, 1), &b"x"[..]))
         .collect();
     let upload = tar_gz(&entries);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(
-        matches!(refused, Refused::TooManyEntries { limit: 2_000, .. }),
-        "{refused:?}"
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::TooManyEntries { limit: 2_000, .. }),
+        "f02001",
     );
-    assert_names(&refused, "f02001");
 }
 
 /// Writes `value` as a NUL-terminated octal number filling `field`.
@@ -207,7 +271,6 @@ fn octal(field: &mut [u8], value: u64) {
 
 #[test]
 fn a_two_gigabyte_gnu_sparse_file_is_refused() {
-    let scene = Scene::new();
     let real = 2 * 1024 * MIB;
     let mut sparse = header(b"sparse.bin", EntryType::GNUSparse, 512);
     let gnu = sparse.as_gnu_mut().unwrap();
@@ -216,28 +279,25 @@ fn a_two_gigabyte_gnu_sparse_file_is_refused() {
     octal(&mut gnu.realsize, real);
     sparse.set_cksum();
     let upload = tar_gz(&[(sparse, &[1; 512])]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(
-        matches!(&refused, Refused::NotRegular { what, .. } if what.contains("sparse")),
-        "{refused:?}"
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::NotRegular { what, .. } if what.contains("sparse")),
+        "sparse.bin",
     );
-    assert_names(&refused, "sparse.bin");
 }
 
 #[test]
 fn a_header_claiming_two_gigabytes_without_the_data_is_refused() {
-    let scene = Scene::new();
     // The header says 2 GiB; the stream ends after 100 bytes of it.
     let mut tar = header(b"huge.bin", EntryType::Regular, 2 * 1024 * MIB)
         .as_bytes()
         .to_vec();
     tar.extend_from_slice(&[7; 100]);
-    let refused = scene.refuse(&gzip(&tar), &Caps::default());
-    assert!(
-        matches!(&refused, Refused::Corrupt { place: Place::Inside(entry), .. } if entry == "huge.bin"),
-        "{refused:?}"
+    refused_naming(
+        &gzip(&tar),
+        |refused| matches!(refused, Refused::Corrupt { place: Place::Inside(entry), .. } if entry == "huge.bin"),
+        "huge.bin",
     );
-    assert_names(&refused, "huge.bin");
 }
 
 /// Deflates `input` onto `compress`'s stream, flushed to a byte boundary
@@ -312,13 +372,12 @@ fn a_gzip_bomb_is_refused_early() {
     let bomb = gzip_bomb(b"bomb.bin", EntryType::Regular, 1024);
     assert!(bomb.len() < 2 * MIB as usize, "{} bytes", bomb.len());
     let mut rest = &bomb[..];
-    let refused = unpack(&mut rest, &Kind::TarGz, &scene.folder(), &Caps::default()).expect_err("the bomb is refused");
-    scene.assert_nothing_left();
-    assert!(
-        matches!(refused, Refused::FileTooBig { limit, .. } if limit == 64 * MIB),
-        "{refused:?}"
+    let refused = scene.refuse_as(&mut rest, &Kind::TarGz, &Caps::default());
+    assert_refusal(
+        &refused,
+        |refused| matches!(refused, Refused::FileTooBig { limit, .. } if *limit == 64 * MIB),
+        "bomb.bin",
     );
-    assert_names(&refused, "bomb.bin");
     // 64 MiB of the 1024 expanded: about a sixteenth of the bomb read.
     let read = bomb.len() - rest.len();
     assert!(read < bomb.len() / 4, "read {read} of {} bytes", bomb.len());
@@ -335,35 +394,29 @@ fn the_total_cap_is_counted_across_files() {
         (header(b"a", EntryType::Regular, 600), &[1; 600]),
         (header(b"b", EntryType::Regular, 600), &[2; 600]),
     ]);
-    let refused = scene.refuse(&upload, &caps);
-    assert!(
-        matches!(refused, Refused::TotalTooBig { limit: 1000, .. }),
-        "{refused:?}"
+    scene.refuse_naming(
+        &upload,
+        &caps,
+        |refused| matches!(refused, Refused::TotalTooBig { limit: 1000, .. }),
+        "b",
     );
-    assert_names(&refused, "b");
 }
 
 #[test]
 fn a_folder_with_megabytes_of_data_is_refused_by_the_header_cap() {
-    let scene = Scene::new();
     // A folder entry's data is skipped, not written: it counts as headers.
     let upload = gzip_bomb(b"dir/", EntryType::Directory, 64);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(
-        matches!(refused, Refused::HeadersTooBig { limit, .. } if limit == Caps::default().header_bytes()),
-        "{refused:?}"
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::HeadersTooBig { limit, .. } if *limit == Caps::default().header_bytes()),
+        "dir/",
     );
-    assert_names(&refused, "dir/");
 }
 
 #[test]
 fn deflate_blocks_that_expand_to_nothing_are_refused_by_the_upload_cap() {
     let scene = Scene::new();
-    let caps = Caps {
-        entries: 1,
-        total_bytes: 0,
-        ..Caps::default()
-    };
+    let caps = one_empty_entry();
     // Empty stored blocks: five bytes each, no output, as many as the uploader likes.
     let mut upload = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
     while (upload.len() as u64) <= caps.upload_bytes() {
@@ -379,11 +432,7 @@ fn deflate_blocks_that_expand_to_nothing_are_refused_by_the_upload_cap() {
 #[test]
 fn a_zip_larger_than_the_upload_cap_is_refused_unread() {
     let scene = Scene::new();
-    let caps = Caps {
-        entries: 1,
-        total_bytes: 0,
-        ..Caps::default()
-    };
+    let caps = one_empty_entry();
     let mut upload = zip_of(|zip| {
         zip.start_file("bot.py", SimpleFileOptions::default()).unwrap();
     });
@@ -394,7 +443,6 @@ fn a_zip_larger_than_the_upload_cap_is_refused_unread() {
 
 #[test]
 fn a_zip_entry_of_another_compression_is_refused_by_name() {
-    let scene = Scene::new();
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let mut upload = zip_of(|zip| {
         zip.start_file("bot.py", stored).unwrap();
@@ -404,94 +452,55 @@ fn a_zip_entry_of_another_compression_is_refused_by_name() {
     upload[8] = 12;
     let central = upload.windows(4).position(|window| window == b"PK\x01\x02").unwrap();
     upload[central + 10] = 12;
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Unsupported { .. }), "{refused:?}");
-    assert_names(&refused, "bot.py");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::Unsupported { .. }),
+        "bot.py",
+    );
 }
 
 #[test]
 fn a_name_with_a_newline_is_refused() {
-    let scene = Scene::new();
-    let refused = scene.refuse(&file_tar_gz(b"bad\nname.py", b"x"), &Caps::default());
-    assert!(
-        matches!(
-            refused,
-            Refused::BadName {
-                rule: NameRule::Control,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
-    assert_names(&refused, "bad\\nname.py");
+    refused_by_name_rule(b"bad\nname.py", NameRule::Control, "bad\\nname.py");
 }
 
 #[test]
 fn a_name_with_an_escape_is_refused() {
-    let scene = Scene::new();
-    let refused = scene.refuse(&file_tar_gz(b"bad\x1b[2Jname", b"x"), &Caps::default());
-    assert!(
-        matches!(
-            refused,
-            Refused::BadName {
-                rule: NameRule::Control,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
-    assert_names(&refused, "bad\\x1b[2Jname");
+    let refused = refused_by_name_rule(b"bad\x1b[2Jname", NameRule::Control, "bad\\x1b[2Jname");
     assert!(!refused.to_string().contains('\x1b'));
 }
 
 #[test]
 fn a_name_that_is_not_utf8_is_refused() {
-    let scene = Scene::new();
-    let refused = scene.refuse(&file_tar_gz(b"bad\xffname", b"x"), &Caps::default());
-    assert!(
-        matches!(
-            refused,
-            Refused::BadName {
-                rule: NameRule::NotUtf8,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
-    assert_names(&refused, "bad\\xffname");
+    refused_by_name_rule(b"bad\xffname", NameRule::NotUtf8, "bad\\xffname");
 }
 
 #[test]
 fn a_fifo_is_refused() {
-    let scene = Scene::new();
     let upload = tar_gz(&[(header(b"pipe", EntryType::Fifo, 0), &[])]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(
-        matches!(&refused, Refused::NotRegular { what, .. } if what.contains("FIFO")),
-        "{refused:?}"
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::NotRegular { what, .. } if what.contains("FIFO")),
+        "pipe",
     );
-    assert_names(&refused, "pipe");
 }
 
 #[test]
 fn a_char_device_is_refused() {
-    let scene = Scene::new();
     let mut device = header(b"tty", EntryType::Char, 0);
     device.set_device_major(4).unwrap();
     device.set_device_minor(1).unwrap();
     device.set_cksum();
-    let refused = scene.refuse(&tar_gz(&[(device, &[])]), &Caps::default());
-    assert!(
-        matches!(&refused, Refused::NotRegular { what, .. } if what.contains("character device")),
-        "{refused:?}"
+    refused_naming(
+        &tar_gz(&[(device, &[])]),
+        |refused| matches!(refused, Refused::NotRegular { what, .. } if what.contains("character device")),
+        "tty",
     );
-    assert_names(&refused, "tty");
 }
 
 #[test]
 fn an_encrypted_zip_entry_is_refused() {
     use zip::unstable::write::FileOptionsExt;
-    let scene = Scene::new();
     let upload = zip_of(|zip| {
         let options = SimpleFileOptions::default()
             .with_deprecated_encryption(b"secret")
@@ -499,52 +508,56 @@ fn an_encrypted_zip_entry_is_refused() {
         zip.start_file("secret.py", options).unwrap();
         zip.write_all(b"print(1)").unwrap();
     });
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Encrypted { .. }), "{refused:?}");
-    assert_names(&refused, "secret.py");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::Encrypted { .. }),
+        "secret.py",
+    );
 }
 
 #[test]
 fn a_duplicate_name_is_refused() {
-    let scene = Scene::new();
     let upload = tar_gz(&[
         (header(b"bot.py", EntryType::Regular, 4), b"good"),
         (header(b"./bot.py", EntryType::Regular, 4), b"evil"),
     ]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Duplicate { .. }), "{refused:?}");
-    assert_names(&refused, "./bot.py");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::Duplicate { .. }),
+        "./bot.py",
+    );
 }
 
 #[test]
 fn a_file_under_a_file_is_refused() {
-    let scene = Scene::new();
     let upload = tar_gz(&[
         (header(b"bot.py", EntryType::Regular, 1), b"x"),
         (header(b"bot.py/inner", EntryType::Regular, 1), b"y"),
     ]);
-    let refused = scene.refuse(&upload, &Caps::default());
-    assert!(matches!(refused, Refused::Duplicate { .. }), "{refused:?}");
-    assert_names(&refused, "bot.py/inner");
+    refused_naming(
+        &upload,
+        |refused| matches!(refused, Refused::Duplicate { .. }),
+        "bot.py/inner",
+    );
 }
 
 #[test]
 fn a_name_too_deep_is_refused() {
-    let scene = Scene::new();
     let deep = ["d"; 17].join("/");
-    let refused = scene.refuse(&file_tar_gz(deep.as_bytes(), b"x"), &Caps::default());
-    assert!(
-        matches!(
-            refused,
-            Refused::TooDeep {
-                depth: 17,
-                limit: 16,
-                ..
-            }
-        ),
-        "{refused:?}"
+    refused_naming(
+        &file_tar_gz(deep.as_bytes(), b"x"),
+        |refused| {
+            matches!(
+                refused,
+                Refused::TooDeep {
+                    depth: 17,
+                    limit: 16,
+                    ..
+                }
+            )
+        },
+        &deep,
     );
-    assert_names(&refused, &deep);
 }
 
 #[test]
@@ -565,26 +578,26 @@ fn a_single_file_with_a_hostile_name_is_refused() {
     let kind = Kind::SingleFile {
         name: "../bot.py".to_owned(),
     };
-    let refused = unpack(&b"print(1)"[..], &kind, &scene.folder(), &Caps::default()).unwrap_err();
-    scene.assert_nothing_left();
-    assert!(matches!(refused, Refused::ParentDir { .. }), "{refused:?}");
-    assert_names(&refused, "../bot.py");
+    let refused = scene.refuse_as(&b"print(1)"[..], &kind, &Caps::default());
+    assert_refusal(
+        &refused,
+        |refused| matches!(refused, Refused::ParentDir { .. }),
+        "../bot.py",
+    );
 }
 
 #[test]
 fn a_single_file_too_big_is_refused() {
     let scene = Scene::new();
-    let caps = Caps {
-        file_bytes: 10,
-        ..Caps::default()
-    };
     let kind = Kind::SingleFile {
         name: "bot.py".to_owned(),
     };
-    let refused = unpack(&[b'#'; 11][..], &kind, &scene.folder(), &caps).unwrap_err();
-    scene.assert_nothing_left();
-    assert!(matches!(refused, Refused::FileTooBig { limit: 10, .. }), "{refused:?}");
-    assert_names(&refused, "bot.py");
+    let refused = scene.refuse_as(&[b'#'; 11][..], &kind, &ten_byte_files());
+    assert_refusal(
+        &refused,
+        |refused| matches!(refused, Refused::FileTooBig { limit: 10, .. }),
+        "bot.py",
+    );
 }
 
 /// Every file under `root`, by relative path: its bytes and its mode's permission bits.
@@ -703,11 +716,7 @@ fn pack_refuses_what_unpack_would() {
 
     let source = tempfile::tempdir().unwrap();
     fs::write(source.path().join("big"), vec![0; 11]).unwrap();
-    let caps = Caps {
-        file_bytes: 10,
-        ..Caps::default()
-    };
-    let error = pack(source.path(), &caps).unwrap_err();
+    let error = pack(source.path(), &ten_byte_files()).unwrap_err();
     assert!(matches!(error, PackError::FileTooBig { limit: 10, .. }), "{error:?}");
 }
 
