@@ -229,6 +229,24 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     std::fs::write(&downloaded, body_of(&download)).unwrap();
     let verified = arena(&["verify", s(&downloaded)]);
     assert!(verified.status.success(), "{}", text(&verified));
+    // Bob's own games are a journal too, with none that only others played.
+    let (status, answer) = get(&server, "/api/journal?mine=true", &bob);
+    assert_eq!(status, 200, "{answer}");
+    let his = body_of(&answer);
+    let games = |journal: &str| journal.lines().filter(|line| line.contains("\"moves\"")).count();
+    assert!(games(&his) > 0, "{his}");
+    assert!(
+        his.lines()
+            .filter(|line| line.contains("\"moves\""))
+            .all(|line| line.contains("bob@")),
+        "{his}"
+    );
+    let downloaded = root.path().join("bobs.jsonl");
+    std::fs::write(&downloaded, &his).unwrap();
+    let verified = arena(&["verify", s(&downloaded)]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    let (status, _) = get(&server, "/api/journal?mine=true", "");
+    assert_eq!(status, 401, "whose games?");
     server.stop();
     let verified = arena(&["verify", s(&contest.join("league"))]);
     assert!(verified.status.success(), "{}", text(&verified));

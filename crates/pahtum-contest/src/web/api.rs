@@ -373,20 +373,44 @@ pub async fn revoke_token(
     }
 }
 
-/// `GET /api/journal`: the league's journal as it is now, to its last complete line: every game with its
-/// record, which `arena verify` checks and `arena game --from` replays. Public, or for those logged in, as
-/// the ladder.
-pub async fn journal(State(site): State<Arc<Site>>, headers: HeaderMap) -> Result<Response, ApiError> {
-    if !may_view(&site, caller(&site, &headers).as_ref()) {
+/// Which games a journal download holds.
+#[derive(Debug, Deserialize)]
+pub struct Whose {
+    /// Only the games of the caller's own bot (`?mine=true`): still a league journal that `arena verify`
+    /// checks, with every entrant, retirement and round line, and the games that one of the caller's
+    /// versions played.
+    #[serde(default)]
+    pub mine: bool,
+}
+
+/// `GET /api/journal[?mine=true]`: the league's journal as it is now, to its last complete line: every game
+/// with its record, which `arena verify` checks and `arena game --from` replays; with `mine`, only the
+/// caller's games. Public, or for those logged in, as the ladder.
+pub async fn journal(
+    State(site): State<Arc<Site>>,
+    headers: HeaderMap,
+    Query(whose): Query<Whose>,
+) -> Result<Response, ApiError> {
+    let caller = caller(&site, &headers);
+    if !may_view(&site, caller.as_ref()) {
         return Err(ApiError::Unauthorized);
     }
+    let own = match (whose.mine, caller) {
+        (false, _) => None,
+        (true, Some(author)) => Some(author.name),
+        (true, None) => return Err(ApiError::Unauthorized),
+    };
     let path = site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL);
-    let bytes = tokio::fs::read(&path)
+    let mut bytes = tokio::fs::read(&path)
         .await
         .map_err(|_| ApiError::Failed("read the journal"))?;
     let end = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
-    let mut bytes = bytes;
     bytes.truncate(end);
+    if let Some(name) = own {
+        bytes = tokio::task::spawn_blocking(move || games_of(&bytes, &name))
+            .await
+            .map_err(|_| ApiError::Failed("read the journal"))?;
+    }
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-ndjson"),
@@ -395,6 +419,41 @@ pub async fn journal(State(site): State<Arc<Site>>, headers: HeaderMap) -> Resul
         bytes,
     )
         .into_response())
+}
+
+/// The lines of the league journal `journal` that a journal of `name`'s games keeps: the header, every
+/// entrant, retirement and round (the games' numbering and rounds depend on them), and the games one of
+/// `name`'s entrants played (by their content hashes).
+fn games_of(journal: &[u8], name: &str) -> Vec<u8> {
+    let mut own = std::collections::HashSet::new();
+    let mut kept = Vec::with_capacity(journal.len() / 4);
+    for (number, line) in journal.split_inclusive(|&byte| byte == b'\n').enumerate() {
+        let value: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
+        let keep = if number == 0
+            || value.get("retired").is_some()
+            || value.get("returned").is_some()
+            || value.get("round").is_some()
+        {
+            true
+        } else if let Some(entrant) = value.get("entrant") {
+            if entrant["name"] == name
+                && let Some(hash) = entrant["hash"].as_str()
+            {
+                own.insert(hash.to_owned());
+            }
+            true
+        } else {
+            value["entrants"].as_array().is_some_and(|hashes| {
+                hashes
+                    .iter()
+                    .any(|hash| hash.as_str().is_some_and(|hash| own.contains(hash)))
+            })
+        };
+        if keep {
+            kept.extend_from_slice(line);
+        }
+    }
+    kept
 }
 
 /// `POST /api/submissions/{id}/activate`: makes the retired version of the caller's bot that submission
@@ -415,5 +474,37 @@ pub async fn activate(
             Ok(StatusCode::ACCEPTED)
         }
         _ => Err(ApiError::Bad("only a retired version can be made active again".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The games of one entrant of a league of four are a league journal that verifies, and hold exactly
+    /// the games it played.
+    #[test]
+    fn an_authors_journal_holds_its_games_and_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        pahtum_league::testing::synthetic_league_of(
+            &path,
+            &[("ada", "1"), ("bob", "1"), ("cy", "1"), ("dee", "1")],
+            60,
+        );
+        let journal = std::fs::read(&path).unwrap();
+        let ada = super::games_of(&journal, "ada");
+        let mine = dir.path().join("ada.jsonl");
+        std::fs::write(&mine, &ada).unwrap();
+        let verified = pahtum_league::verify(&mine).unwrap();
+        assert!(verified.faults.is_empty(), "{:?}", verified.faults);
+        let games = |text: &[u8], who: &str| {
+            String::from_utf8_lossy(text)
+                .lines()
+                .filter(|line| line.contains("\"moves\""))
+                .filter(|line| who.is_empty() || line.contains(who))
+                .count()
+        };
+        assert_eq!(games(&ada, ""), games(&journal, "\"ada@1\""));
+        assert!(games(&ada, "") > 0 && games(&ada, "") < games(&journal, ""));
+        assert_eq!(games(&super::games_of(&journal, "nobody"), ""), 0);
     }
 }
