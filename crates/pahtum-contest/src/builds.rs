@@ -94,17 +94,21 @@ pub fn caps(limits: &Limits) -> Caps {
     }
 }
 
-/// Builds queued submissions, one at a time, until dropped: each waits for `queued` to be told (or looks
-/// again every few seconds), and hands its entrant to `ready`.
+/// Builds queued submissions, `limits.builders` at once (each author's one at a time), until dropped: each
+/// builder claims the next, or waits for `queued` to be told (or looks again every few seconds), and hands
+/// its entrant to `ready`.
 pub async fn work(dir: &Path, store: &Store, limits: &Limits, checker: &Checker<'_>, queued: &Notify, ready: &Ready) {
-    loop {
-        match store.next_queued().unwrap_or_default() {
-            Some(submission) => build_one(dir, store, limits, checker, &submission, ready).await,
-            None => {
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), queued.notified()).await;
+    let builder = || async {
+        loop {
+            match store.claim_next(now_ms()).unwrap_or_default() {
+                Some(submission) => build_one(dir, store, limits, checker, &submission, ready).await,
+                None => {
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), queued.notified()).await;
+                }
             }
         }
-    }
+    };
+    futures_util::future::join_all((0..limits.builders.max(1)).map(|_| builder())).await;
 }
 
 /// Unpacks, stages, builds and checks one submission, recording each step and the outcome.
@@ -119,7 +123,6 @@ async fn build_one(
     let set = |state, error: Option<&str>| {
         let _ = store.set_submission(submission.id, state, None, error, now_ms());
     };
-    set(SubmissionState::Building, None);
     match admit(dir, store, limits, checker, submission, &|step| {
         if step == Step::Checking {
             set(SubmissionState::Checking, None);

@@ -73,6 +73,8 @@ pub struct Limits {
     pub upload_expanded_bytes: u64,
     /// The submissions waiting to build, of all authors together; more are refused until some are built.
     pub build_queue: usize,
+    /// Builds and checks at once, each author's one at a time.
+    pub builders: usize,
     /// Submissions per author per day (UTC).
     pub submissions_per_day: u32,
     /// Failed logins per address per minute.
@@ -93,6 +95,7 @@ impl Default for Limits {
             upload_depth: 16,
             upload_expanded_bytes: 256 << 20,
             build_queue: 100,
+            builders: 1,
             submissions_per_day: 20,
             logins_per_minute: 10,
             session_idle_hours: 24,

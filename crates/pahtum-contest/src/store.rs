@@ -504,14 +504,20 @@ impl Store {
         Ok(usize::try_from(count).unwrap_or(0))
     }
 
-    /// The oldest queued submission of an author with none building or checking, if any.
-    pub fn next_queued(&self) -> Result<Option<Submission>, StoreError> {
+    /// Claims the oldest queued submission of an author with none building or checking, if any: marked
+    /// `building` in the same statement, so that builders at once never claim one twice.
+    pub fn claim_next(&self, now: i64) -> Result<Option<Submission>, StoreError> {
         let connection = self.connection();
         let sql = format!(
-            "{SUBMISSION_COLUMNS} WHERE state = 'queued' AND author NOT IN \
-             (SELECT author FROM submissions WHERE state IN ('building', 'checking')) ORDER BY id LIMIT 1"
+            "UPDATE submissions SET state = 'building', updated_ms = ?1 WHERE id = \
+             (SELECT id FROM submissions WHERE state = 'queued' AND author NOT IN \
+             (SELECT author FROM submissions WHERE state IN ('building', 'checking')) ORDER BY id LIMIT 1) \
+             RETURNING {}",
+            SUBMISSION_COLUMNS
+                .trim_start_matches("SELECT ")
+                .trim_end_matches(" FROM submissions")
         );
-        Ok(connection.query_row(&sql, [], submission_of_row).optional()?)
+        Ok(connection.query_row(&sql, params![now], submission_of_row).optional()?)
     }
 
     /// Sets the state of submission `id`, with its label and error where given.

@@ -109,26 +109,60 @@ fn one_build_at_a_time_per_author_and_interrupted_builds_queue_again() {
     let first = store.submit(ada, "a1", None, 1, 9, 9).unwrap().unwrap();
     let second = store.submit(ada, "a2", None, 2, 9, 9).unwrap().unwrap();
     let bobs = store.submit(bob, "b1", None, 3, 9, 9).unwrap().unwrap();
-    assert_eq!(store.next_queued().unwrap().unwrap().id, first);
-    store
-        .set_submission(first, SubmissionState::Building, Some("ada@1"), None, 4)
-        .unwrap();
-    assert_eq!(store.next_queued().unwrap().unwrap().id, bobs, "ada builds already");
+    let claimed = store.claim_next(4).unwrap().unwrap();
+    assert_eq!((claimed.id, claimed.state), (first, SubmissionState::Building));
+    assert_eq!(
+        store.submission(first).unwrap().unwrap().state,
+        SubmissionState::Building
+    );
+    assert_eq!(store.claim_next(5).unwrap().unwrap().id, bobs, "ada builds already");
     store
         .set_submission(bobs, SubmissionState::Checking, None, None, 5)
         .unwrap();
-    assert_eq!(store.next_queued().unwrap(), None);
+    assert_eq!(store.claim_next(6).unwrap(), None, "ada's second waits for her first");
     assert_eq!(store.requeue_interrupted(6).unwrap(), 2);
-    assert_eq!(store.next_queued().unwrap().unwrap().id, first);
+    assert_eq!(store.claim_next(7).unwrap().unwrap().id, first);
     store
-        .set_submission(first, SubmissionState::Failed, None, Some("no"), 7)
+        .set_submission(first, SubmissionState::Failed, Some("ada@1"), Some("no"), 7)
         .unwrap();
     let failed = store.submission(first).unwrap().unwrap();
     assert_eq!(
         (failed.label.as_deref(), failed.error.as_deref()),
         (Some("ada@1"), Some("no"))
     );
-    assert_eq!(store.next_queued().unwrap().unwrap().id, second);
+    assert_eq!(store.claim_next(8).unwrap().unwrap().id, second, "the oldest first");
+    assert_eq!(store.claim_next(8).unwrap().unwrap().id, bobs);
+    assert_eq!(store.claim_next(9).unwrap(), None, "none claimed twice");
+}
+
+/// Builders at once, each claiming in a loop from its own thread: every submission is claimed exactly once.
+#[test]
+fn builders_at_once_claim_each_submission_once() {
+    let (_dir, store) = store();
+    let authors: Vec<i64> = (0..20)
+        .map(|n| {
+            store
+                .add_author(&format!("a{n}"), Role::Author, AccountState::Active, 0)
+                .unwrap()
+        })
+        .collect();
+    for &author in &authors {
+        store.submit(author, "x", None, 1, 9, 99).unwrap().unwrap();
+    }
+    let claimed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some(submission) = store.claim_next(2).unwrap() {
+                    claimed.lock().unwrap().push(submission.id);
+                }
+            });
+        }
+    });
+    let mut claimed = claimed.into_inner().unwrap();
+    claimed.sort_unstable();
+    let expected: Vec<i64> = (1..=20).collect();
+    assert_eq!(claimed, expected);
 }
 
 #[test]
