@@ -63,11 +63,31 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     let broken_build = bot_folder(
         root.path(),
         "broken",
-        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compiling-ada; exit 3\"\n",
-        &[],
+        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"sh build.sh\"\n",
+        &[(
+            "build.sh",
+            "printf 'compiling-ada <script>window.pwned=1</script> \\033[2J\\n'; exit 3\n",
+        )],
     );
     let failed = submit(&server, &broken_build, &ada);
     assert_eq!(failed.status.code(), Some(3), "{}", text(&failed));
+    // What the build printed is a stranger's: escaped on the terminal and on the page.
+    assert!(!failed.stdout.contains(&0x1b), "{}", text(&failed));
+    assert!(
+        String::from_utf8_lossy(&failed.stdout).contains("[2J"),
+        "{}",
+        text(&failed)
+    );
+    let (status, page) = get(&server, "/submissions/1", &ada);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("&lt;script&gt;window.pwned=1&lt;&#x2f;script&gt;"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("<script>window.pwned") && !page.contains('\u{1b}'),
+        "{page}"
+    );
     assert!(
         String::from_utf8_lossy(&failed.stdout).contains("[build] compiling-ada"),
         "{}",
@@ -193,6 +213,11 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     pahtum_testkit::wait_until("ada@1 retired", Duration::from_secs(60), || {
         state_of(first).contains("\"state\":\"retired\"")
     });
+    let (_, page) = get(&server, &format!("/submissions/{first}"), &ada);
+    assert!(
+        page.contains("id=\"activate\""),
+        "her retired version offers to play again: {page}"
+    );
     let (status, answer) = post(&server, &format!("/api/submissions/{first}/activate"), &bob);
     assert_eq!(status, 403, "not bob's: {answer}");
     let (status, answer) = post(&server, &format!("/api/submissions/{first}/activate"), &ada);

@@ -342,9 +342,11 @@ pub async fn submission_page(State(site): State<Arc<Site>>, headers: HeaderMap, 
         .into_iter()
         .map(|name| {
             let bytes = read_from(&submission_dir(&site.dir, id).join(format!("{name}.log")), 0).unwrap_or_default();
-            context! { name => name, text => String::from_utf8_lossy(&bytes).into_owned() }
+            context! { name => name, text => shown(&String::from_utf8_lossy(&bytes)) }
         })
         .collect();
+    let error = submission.error.as_deref().map(shown);
+    let mine = submission.author == me.id;
     let owner = (me.role == Role::Organiser)
         .then(|| {
             site.store
@@ -358,8 +360,15 @@ pub async fn submission_page(State(site): State<Arc<Site>>, headers: HeaderMap, 
         &site,
         "submission.html",
         Some(&me),
-        context! { s => submission, logs => logs, owner => owner },
+        context! { s => submission, error => error, logs => logs, owner => owner, mine => mine },
     )
+}
+
+/// What a stranger's build or check wrote, its control characters shown rather than obeyed, line by line
+/// (the template escapes the HTML).
+fn shown(text: &str) -> String {
+    let lines: Vec<_> = text.lines().map(pahtum_protocol::untrusted::escape).collect();
+    lines.join("\n")
 }
 
 /// `GET /organiser`: the accounts and every submission.
