@@ -40,6 +40,14 @@ def free_cells(request):
     return [cell for cell in CELLS if cell not in taken]
 
 
+def chosen(request, reply):
+    """Logs the choice before it is sent: the referee shows each line of stderr
+    beside the ply it was written for (`moves` holds the plies so far)."""
+    choice = reply.get("cell", "swap" if reply.get("swap") else "keep")
+    log(f"ply {len(request['moves'])}: {choice} of {len(free_cells(request))} free cells")
+    return reply
+
+
 def answer(message):
     """The answer to one message from the referee, or None if it needs none."""
     kind = message["type"]
@@ -51,12 +59,12 @@ def answer(message):
     if kind == "ping":
         return {"type": "pong", "id": message["id"]}
     if kind == "place_block":
-        return {"type": "block", "id": message["id"], "cell": random.choice(free_cells(message))}
+        return chosen(message, {"type": "block", "id": message["id"], "cell": random.choice(free_cells(message))})
     if kind == "play_stone":
-        return {"type": "stone", "id": message["id"], "cell": random.choice(free_cells(message))}
+        return chosen(message, {"type": "stone", "id": message["id"], "cell": random.choice(free_cells(message))})
     if kind == "pie_decision":
         # Swap (take over White and its first stone) or keep Black: a coin toss.
-        return {"type": "pie", "id": message["id"], "swap": random.random() < 0.5}
+        return chosen(message, {"type": "pie", "id": message["id"], "swap": random.random() < 0.5})
     if kind == "game_over":
         score = message["score"]
         log(f"game {message['game']} over ({message['reason']}): {message['result']} "

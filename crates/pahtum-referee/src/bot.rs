@@ -334,6 +334,11 @@ impl Bot {
         }
     }
 
+    /// Tells the stderr log where in the game the bot now is.
+    pub(crate) fn stderr_at(&self, when: crate::stderr_log::When) {
+        self.process.stderr.at(when);
+    }
+
     /// A fresh request id.
     pub(crate) fn next_id(&mut self) -> u64 {
         let id = self.next_id;
@@ -423,6 +428,8 @@ impl Bot {
         self.answer.extend_from_slice(line);
         let elapsed = read_at.saturating_duration_since(sent);
         let cpu = cpu_since(&self.process);
+        // What the bot wrote to stderr before it answered belongs to this request (off the clock).
+        self.process.stderr.catch_up();
         let cost = match budget.kind {
             ClockKind::Wall => elapsed,
             ClockKind::Cpu => cpu.unwrap_or(elapsed), // measured before, so measured now

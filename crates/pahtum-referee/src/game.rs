@@ -11,6 +11,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::stderr_log::When;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
@@ -133,6 +134,7 @@ pub async fn play_players(
             continue;
         };
         bot.resume();
+        bot.stderr_at(When::End);
         let over = GameOver {
             game: spec.id.clone(),
             color: game.color_of(seat),
@@ -318,6 +320,7 @@ impl Play<'_> {
         clocks: &Clocks,
     ) -> Result<(Action, Timing, Duration), (Reason, Forfeit)> {
         let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
+        bot.stderr_at(When::Ply(u32::try_from(self.game.history().len()).unwrap_or(u32::MAX)));
         self.request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
         let asked = Asked { kind, id: Some(id) };
         if self.spec.pause_idle {

@@ -75,6 +75,7 @@ mod process;
 mod request;
 pub mod spec;
 mod stderr;
+pub mod stderr_log;
 mod verdict;
 
 pub use bot::{Bot, StartError};

@@ -79,7 +79,7 @@ impl BotProcess {
         Ok(BotProcess {
             stdin: Some(pipes.stdin),
             stdout: LineReader::eager(pipes.stdout, MAX_LINE_BYTES),
-            stderr: StderrDrain::start(pipes.stderr, log, stderr_cap),
+            stderr: StderrDrain::start(pipes.stderr, log, stderr_cap)?,
             process,
         })
     }

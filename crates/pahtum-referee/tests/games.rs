@@ -10,6 +10,7 @@ use common::{Fixtures, quick_limits};
 use pahtum::{Color, Outcome, Seat};
 use pahtum_protocol::{Info, Placement, Reason, TimeControl, move_time};
 use pahtum_record::{GameRecord, GameSpec, MoveKind};
+use pahtum_referee::stderr_log::When;
 use pahtum_referee::{Bot, BotSpec, play_game};
 
 fn time() -> TimeControl {
@@ -192,6 +193,55 @@ async fn the_starter_bots_play_each_other() {
     }
     first.shutdown().await;
     second.shutdown().await;
+}
+
+/// The stderr log marks each game and ply, so that a bot's lines can be shown beside the plies
+/// they were written for: the starter bot logs `ply N: ...` (N its request's number of plies)
+/// before each answer, and every such line is read back at ply N, over two games (the second
+/// with blocks placed by the players, which count as plies) in one log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_line_of_stderr_is_logged_with_its_ply() {
+    let fixtures = Fixtures::new();
+    let log = fixtures.path("python.log");
+    let python = starter("python-random", "python3", "python-random/bot.py");
+    let mut first = Bot::start(&python, &quick_limits(), Some(&log))
+        .await
+        .expect("python3 runs the starter bot");
+    let mut second = fixtures.start("first-free").await;
+    let specs = [
+        GameSpec::random("logged-1", 3, 5, true, time()).unwrap(),
+        GameSpec::placed("logged-2", 7, true, time()).unwrap(),
+    ];
+    for spec in &specs {
+        let record = played(spec, &mut first, &mut second).await;
+        assert_eq!(record.termination.reason, Reason::Normal, "{record:#?}");
+    }
+    first.shutdown().await;
+    let text = std::fs::read(&log).unwrap();
+    for spec in &specs {
+        let lines = pahtum_referee::stderr_log::game_lines(&text, &spec.id).expect("the game is in the log");
+        // (`game_over` has no answer: what the bot writes about it may be read with the next game.)
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.when == When::Start && line.text.contains("new game")),
+            "{lines:#?}"
+        );
+        let plies: Vec<_> = lines
+            .iter()
+            .filter_map(|line| {
+                let ply = line.text.split_once("] ply ")?.1.split_once(':')?.0;
+                Some((line.when, ply.parse::<u32>().unwrap()))
+            })
+            .collect();
+        assert!(plies.len() >= 20, "{lines:#?}");
+        assert!(plies.iter().all(|&(when, ply)| when == When::Ply(ply)), "{plies:?}");
+    }
+    // The last game's end is read to the end of the stream.
+    let last = pahtum_referee::stderr_log::game_lines(&text, "logged-2").unwrap().pop().unwrap();
+    assert!(last.text.contains("over") && last.when == When::End, "{last:#?}");
+    second.shutdown().await;
+    fixtures.assert_none_left();
 }
 
 /// A game with given plies (an opening): the referee plays them first, the
