@@ -42,9 +42,9 @@ def free_cells(request):
 
 def chosen(request, reply):
     """Logs the choice before it is sent: the referee shows each line of stderr
-    beside the ply it was written for (`moves` holds the plies so far)."""
+    beside the ply it was written for (`moves` holds the plies before it)."""
     choice = reply.get("cell", "swap" if reply.get("swap") else "keep")
-    log(f"ply {len(request['moves'])}: {choice} of {len(free_cells(request))} free cells")
+    log(f"ply {len(request['moves']) + 1}: {choice} of {len(free_cells(request))} free cells")
     return reply
 
 

@@ -5,8 +5,8 @@
 //! A log holds what the bot wrote, as it wrote it, between lines of the
 //! referee's own, each beginning with [`MARK`]: `[arena] game ID` when a game
 //! begins, `[arena] ply N` before the first line read while the bot was asked
-//! for the game's ply N (counted from 0, blocks and given plies included, as
-//! the record's `plies`), `[arena] game over` once the game has ended, and the
+//! for the game's ply N (numbered from 1 as everything the arena shows:
+//! RECORD.md's "Move numbers", the request's `moves` and one), `[arena] game over` once the game has ended, and the
 //! notes of a cut. A ply's marker is written only when the bot writes
 //! something, so a quiet bot costs the log nothing. A line of the bot's that
 //! begins with the mark (or with the start of it, at the end of a read) is
@@ -28,7 +28,7 @@ pub const MARK: &[u8] = b"[arena] ";
 pub enum When {
     /// After the game began, before the bot was asked for its first ply.
     Start,
-    /// While the bot was asked for this ply of the game (counted from 0).
+    /// While the bot was asked for this ply of the game (numbered from 1).
     Ply(u32),
     /// After the game ended.
     End,

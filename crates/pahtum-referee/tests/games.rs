@@ -196,7 +196,7 @@ async fn the_starter_bots_play_each_other() {
 }
 
 /// The stderr log marks each game and ply, so that a bot's lines can be shown beside the plies
-/// they were written for: the starter bot logs `ply N: ...` (N its request's number of plies)
+/// they were written for: the starter bot logs `ply N: ...` (N its request's `moves` and one)
 /// before each answer, and every such line is read back at ply N, over two games (the second
 /// with blocks placed by the players, which count as plies) in one log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
