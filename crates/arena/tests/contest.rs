@@ -247,6 +247,52 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         text(&admitted)
     );
 
+    // Bob's starter bot logs each choice to stderr: his game's page shows each line beside its ply, to him
+    // alone; ada gets 403 on his bot's stderr, and the game's bundle verifies and replays.
+    let bobs_game = pahtum_testkit::wait_for("a game of bob@2", Duration::from_secs(120), || {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        text.lines()
+            .filter(|line| line.contains("\"moves\"") && line.contains("\"bob@2\""))
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .next()
+    });
+    let id = bobs_game["id"].as_str().unwrap().to_owned();
+    let seat = if bobs_game["players"]["first"] == "bob@2" { "first" } else { "second" };
+    let (status, lines) = get(&server, &format!("/api/games/{id}/stderr/{seat}"), &bob);
+    assert_eq!(status, 200, "{lines}");
+    let lines: Vec<serde_json::Value> = serde_json::from_str(&body_of(&lines)).unwrap();
+    let at_plies: Vec<_> = lines
+        .iter()
+        .filter_map(|line| {
+            let text = line["text"].as_str()?;
+            let ply: u64 = text.split_once("] ply ")?.1.split_once(':')?.0.parse().ok()?;
+            Some((ply, line["when"]["ply"].as_u64()))
+        })
+        .collect();
+    assert!(at_plies.len() >= 10, "{lines:?}");
+    assert!(at_plies.iter().all(|&(ply, when)| when == Some(ply)), "{at_plies:?}");
+    let (status, answer) = get(&server, &format!("/api/games/{id}/stderr/{seat}"), &ada);
+    assert_eq!(status, 403, "not ada's: {answer}");
+    let (status, page) = get(&server, &format!("/games/{id}"), &bob);
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("stderr of bob@2") && page.contains("free cells</pre>"), "{page}");
+    let (status, page) = get(&server, &format!("/games/{id}"), &ada);
+    assert_eq!(status, 200, "{page}");
+    assert!(!page.contains("stderr of bob@2") && !page.contains("free cells"), "{page}");
+    let (status, page) = get(&server, "/me", &bob);
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains(&format!("href=\"/games/{id}\"")), "his page lists his games: {page}");
+    let (status, bundle) = get(&server, &format!("/api/games/{id}/bundle"), "");
+    assert_eq!(status, 200, "{bundle}");
+    let bundle_file = root.path().join(format!("game-{id}.jsonl"));
+    std::fs::write(&bundle_file, body_of(&bundle)).unwrap();
+    let verified = arena(&["verify", s(&bundle_file)]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    let replayed = arena(&[
+        "game", "--from", s(&bundle_file), "--game", &id, "--ply", "3", "--white", "first-free", "--black", "first-free",
+    ]);
+    assert!(replayed.status.success(), "{}", text(&replayed));
+
     // Every game, downloaded, is a journal that `arena verify` checks.
     let (status, download) = get(&server, "/api/journal", "");
     assert_eq!(status, 200);

@@ -176,7 +176,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     let fixed = bare_bot_folder(
         root.path(),
         "fixed",
-        "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo built-fine\"\n",
+        "name = \"x\"\ncommand = \"python3 bot.py talkative\"\nbuild = \"echo built-fine\"\n",
     );
     let admitted = upload(client, &server, &fixed).await;
     assert!(admitted > failed);
@@ -219,6 +219,26 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     let whole = "//table[@id='ladder']//tr[td[.='ada@1']]/td[3][string-length(.) > 0][not(contains(., '.'))]";
     wait_for(client, browser::DEADLINE, whole).await;
     screenshot(client, "ladder.png").await;
+
+    // 4b. Ada opens one of her games from her page: her bot's stderr is beside each of its plies, as text.
+    client.goto(&format!("{}/me", server.url)).await.unwrap();
+    client
+        .find(Locator::Css("#games a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(client, browser::DEADLINE, "//table[@id='plies']//th[.='stderr of ada@1']").await;
+    let beside = "//table[@id='plies']//tr[td[1][. > 0]][td[2]='ada@1'][td[5]/pre[starts-with(., concat('ply ', ../../td[1], ': <b>thinking</b>'))]]";
+    wait_for(client, browser::DEADLINE, beside).await;
+    let plies = text_of(client, "#plies").await;
+    assert!(!plies.contains('\u{1b}') && plies.contains("<b>thinking</b> \\x1b[2J"), "{plies}");
+    assert!(
+        client.find(Locator::Css("#plies pre b")).await.is_err(),
+        "the bot's HTML is shown, not made"
+    );
+    screenshot(client, "game-stderr.png").await;
 
     // 5. Ada's session is refused bob's submission and its log.
     client

@@ -17,13 +17,13 @@
 //! just after it and count for the next ply: the attribution is as close as
 //! the two streams allow, and the log says nothing it did not see.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How every line of the referee's own begins.
 pub const MARK: &[u8] = b"[arena] ";
 
 /// When in a game a line was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum When {
     /// After the game began, before the bot was asked for its first ply.
@@ -68,7 +68,7 @@ pub(crate) fn game_header(game: &str) -> String {
 }
 
 /// One line of a game's part of a log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StderrLine {
     /// When it was read.
     pub when: When,

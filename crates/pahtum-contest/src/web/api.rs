@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use super::auth::{caller, may_see};
 use super::ladder::Ladder;
+use super::records::{Games, journal_of};
 use super::site::Site;
 use crate::accounts::{new_secret, secret_hash};
 use crate::builds::submission_dir;
@@ -407,7 +408,7 @@ pub async fn journal(
     let end = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
     bytes.truncate(end);
     if let Some(name) = own {
-        bytes = tokio::task::spawn_blocking(move || games_of(&bytes, &name))
+        bytes = tokio::task::spawn_blocking(move || journal_of(&bytes, &Games::Of(&name)))
             .await
             .map_err(|_| ApiError::Failed("read the journal"))?;
     }
@@ -419,41 +420,6 @@ pub async fn journal(
         bytes,
     )
         .into_response())
-}
-
-/// The lines of the league journal `journal` that a journal of `name`'s games keeps: the header, every
-/// entrant, retirement and round (the games' numbering and rounds depend on them), and the games one of
-/// `name`'s entrants played (by their content hashes).
-fn games_of(journal: &[u8], name: &str) -> Vec<u8> {
-    let mut own = std::collections::HashSet::new();
-    let mut kept = Vec::with_capacity(journal.len() / 4);
-    for (number, line) in journal.split_inclusive(|&byte| byte == b'\n').enumerate() {
-        let value: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
-        let keep = if number == 0
-            || value.get("retired").is_some()
-            || value.get("returned").is_some()
-            || value.get("round").is_some()
-        {
-            true
-        } else if let Some(entrant) = value.get("entrant") {
-            if entrant["name"] == name
-                && let Some(hash) = entrant["hash"].as_str()
-            {
-                own.insert(hash.to_owned());
-            }
-            true
-        } else {
-            value["entrants"].as_array().is_some_and(|hashes| {
-                hashes
-                    .iter()
-                    .any(|hash| hash.as_str().is_some_and(|hash| own.contains(hash)))
-            })
-        };
-        if keep {
-            kept.extend_from_slice(line);
-        }
-    }
-    kept
 }
 
 /// `POST /api/submissions/{id}/activate`: makes the retired version of the caller's bot that submission
@@ -474,37 +440,5 @@ pub async fn activate(
             Ok(StatusCode::ACCEPTED)
         }
         _ => Err(ApiError::Bad("only a retired version can be made active again".into())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The games of one entrant of a league of four are a league journal that verifies, and hold exactly
-    /// the games it played.
-    #[test]
-    fn an_authors_journal_holds_its_games_and_verifies() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        pahtum_league::testing::synthetic_league_of(
-            &path,
-            &[("ada", "1"), ("bob", "1"), ("cy", "1"), ("dee", "1")],
-            60,
-        );
-        let journal = std::fs::read(&path).unwrap();
-        let ada = super::games_of(&journal, "ada");
-        let mine = dir.path().join("ada.jsonl");
-        std::fs::write(&mine, &ada).unwrap();
-        let verified = pahtum_league::verify(&mine).unwrap();
-        assert!(verified.faults.is_empty(), "{:?}", verified.faults);
-        let games = |text: &[u8], who: &str| {
-            String::from_utf8_lossy(text)
-                .lines()
-                .filter(|line| line.contains("\"moves\""))
-                .filter(|line| who.is_empty() || line.contains(who))
-                .count()
-        };
-        assert_eq!(games(&ada, ""), games(&journal, "\"ada@1\""));
-        assert!(games(&ada, "") > 0 && games(&ada, "") < games(&journal, ""));
-        assert_eq!(games(&super::games_of(&journal, "nobody"), ""), 0);
     }
 }

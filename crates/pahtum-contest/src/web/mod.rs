@@ -13,8 +13,10 @@
 
 pub mod api;
 pub mod auth;
+pub mod game;
 pub mod ladder;
 pub mod pages;
+pub mod records;
 mod site;
 
 pub use site::{MAX_FORM, Site};
@@ -37,6 +39,7 @@ pub fn router(site: Arc<Site>) -> Router {
     Router::new()
         .route("/", get(pages::ladder))
         .route("/games", get(pages::games))
+        .route("/games/{id}", get(game::game_page))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
         .route("/register", get(pages::register_form).post(pages::register))
@@ -52,6 +55,8 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/organiser/authors/{id}/{state}", post(pages::set_account))
         .route("/api/ladder", get(api::ladder))
         .route("/api/journal", get(api::journal))
+        .route("/api/games/{id}/bundle", get(game::bundle))
+        .route("/api/games/{id}/stderr/{seat}", get(game::stderr))
         .route("/api/me", get(api::me))
         .route("/api/submissions", get(api::submissions))
         .route("/api/submissions/{id}", get(api::submission))

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::api::{ApiError, logs_of, may_view, new_token, read_from, visible_submission};
 use super::auth::{caller, session_cookie, session_of};
+use super::records::recent_games_of;
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
 use crate::builds::submission_dir;
@@ -22,6 +23,9 @@ use crate::service::LEAGUE;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, Role};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
+
+/// How many of an author's last games their page lists.
+const RECENT_GAMES: usize = 30;
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("layout.html", include_str!("templates/layout.html")),
@@ -32,10 +36,11 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("organiser.html", include_str!("templates/organiser.html")),
     ("refused.html", include_str!("templates/refused.html")),
     ("register.html", include_str!("templates/register.html")),
+    ("game.html", include_str!("templates/game.html")),
 ];
 
 /// The page `name` for `me`, with the contest's name and `context`.
-fn page(site: &Site, name: &str, me: Option<&Author>, context: minijinja::Value) -> Response {
+pub(super) fn page(site: &Site, name: &str, me: Option<&Author>, context: minijinja::Value) -> Response {
     let base = context! { contest => site.contest.name, me => me };
     render_named(TEMPLATES, name, context! { ..context, ..base })
 }
@@ -47,12 +52,12 @@ fn when(unix_ms: i64) -> String {
         .unwrap_or_default()
 }
 
-fn to_login() -> Response {
+pub(super) fn to_login() -> Response {
     Redirect::to("/login").into_response()
 }
 
 /// The page that says why a request was refused, with its status.
-fn refused(site: &Site, me: Option<&Author>, why: ApiError) -> Response {
+pub(super) fn refused(site: &Site, me: Option<&Author>, why: ApiError) -> Response {
     let (status, message) = why.parts();
     let heading = status.canonical_reason().unwrap_or("Refused");
     let mut answer = page(
@@ -276,10 +281,31 @@ pub async fn own_page(State(site): State<Arc<Site>>, headers: HeaderMap) -> Resp
     let Some(me) = caller(&site, &headers) else {
         return to_login();
     };
-    own(&site, &me, None)
+    own(&site, &me, None).await
 }
 
-fn own(site: &Site, me: &Author, made: Option<&str>) -> Response {
+async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
+    let games = {
+        let (site, name) = (Arc::clone(site), me.name.clone());
+        tokio::task::spawn_blocking(move || {
+            let journal = std::fs::read(site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL)).unwrap_or_default();
+            recent_games_of(&journal, &name, RECENT_GAMES)
+        })
+        .await
+        .unwrap_or_default()
+    };
+    let games: Vec<_> = games
+        .into_iter()
+        .map(|g| {
+            let result = match g.result {
+                pahtum::Outcome::White => format!("{} wins", g.white),
+                pahtum::Outcome::Black => format!("{} wins", g.black),
+                pahtum::Outcome::Draw => "draw".to_owned(),
+            };
+            context! { id => g.id, first => g.players.first, second => g.players.second, result => result,
+                       when => when(i64::try_from(g.ended_unix_ms).unwrap_or_default()) }
+        })
+        .collect();
     let submissions: Vec<_> = site
         .store
         .submissions(Some(me.id))
@@ -299,7 +325,7 @@ fn own(site: &Site, me: &Author, made: Option<&str>) -> Response {
             }
         })
         .collect();
-    let context = context! { submissions => submissions, tokens => tokens, made => made };
+    let context = context! { submissions => submissions, tokens => tokens, made => made, games => games };
     page(site, "me.html", Some(me), context)
 }
 
@@ -315,7 +341,7 @@ pub async fn make_token(State(site): State<Arc<Site>>, headers: HeaderMap, Form(
         return to_login();
     };
     match new_token(&site, &me, &form.name) {
-        Ok(made) => own(&site, &me, Some(&made.token)),
+        Ok(made) => own(&site, &me, Some(&made.token)).await,
         Err(why) => refused(&site, Some(&me), why),
     }
 }
