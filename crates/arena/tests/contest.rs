@@ -257,7 +257,11 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
             .next()
     });
     let id = bobs_game["id"].as_str().unwrap().to_owned();
-    let seat = if bobs_game["players"]["first"] == "bob@2" { "first" } else { "second" };
+    let seat = if bobs_game["players"]["first"] == "bob@2" {
+        "first"
+    } else {
+        "second"
+    };
     let (status, lines) = get(&server, &format!("/api/games/{id}/stderr/{seat}"), &bob);
     assert_eq!(status, 200, "{lines}");
     let lines: Vec<serde_json::Value> = serde_json::from_str(&body_of(&lines)).unwrap();
@@ -275,13 +279,22 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     assert_eq!(status, 403, "not ada's: {answer}");
     let (status, page) = get(&server, &format!("/games/{id}"), &bob);
     assert_eq!(status, 200, "{page}");
-    assert!(page.contains("stderr of bob@2") && page.contains("free cells</pre>"), "{page}");
+    assert!(
+        page.contains("stderr of bob@2") && page.contains("free cells</pre>"),
+        "{page}"
+    );
     let (status, page) = get(&server, &format!("/games/{id}"), &ada);
     assert_eq!(status, 200, "{page}");
-    assert!(!page.contains("stderr of bob@2") && !page.contains("free cells"), "{page}");
+    assert!(
+        !page.contains("stderr of bob@2") && !page.contains("free cells"),
+        "{page}"
+    );
     let (status, page) = get(&server, "/me", &bob);
     assert_eq!(status, 200, "{page}");
-    assert!(page.contains(&format!("href=\"/games/{id}\"")), "his page lists his games: {page}");
+    assert!(
+        page.contains(&format!("href=\"/games/{id}\"")),
+        "his page lists his games: {page}"
+    );
     let (status, bundle) = get(&server, &format!("/api/games/{id}/bundle"), "");
     assert_eq!(status, 200, "{bundle}");
     let bundle_file = root.path().join(format!("game-{id}.jsonl"));
@@ -289,7 +302,17 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     let verified = arena(&["verify", s(&bundle_file)]);
     assert!(verified.status.success(), "{}", text(&verified));
     let replayed = arena(&[
-        "game", "--from", s(&bundle_file), "--game", &id, "--ply", "3", "--white", "first-free", "--black", "first-free",
+        "game",
+        "--from",
+        s(&bundle_file),
+        "--game",
+        &id,
+        "--ply",
+        "3",
+        "--white",
+        "first-free",
+        "--black",
+        "first-free",
     ]);
     assert!(replayed.status.success(), "{}", text(&replayed));
 

@@ -229,11 +229,19 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         .click()
         .await
         .unwrap();
-    wait_for(client, browser::DEADLINE, "//table[@id='plies']//th[.='stderr of ada@1']").await;
+    wait_for(
+        client,
+        browser::DEADLINE,
+        "//table[@id='plies']//th[.='stderr of ada@1']",
+    )
+    .await;
     let beside = "//table[@id='plies']//tr[td[1][. > 0]][td[2]='ada@1'][td[5]/pre[starts-with(., concat('ply ', ../../td[1], ': <b>thinking</b>'))]]";
     wait_for(client, browser::DEADLINE, beside).await;
     let plies = text_of(client, "#plies").await;
-    assert!(!plies.contains('\u{1b}') && plies.contains("<b>thinking</b> \\x1b[2J"), "{plies}");
+    assert!(
+        !plies.contains('\u{1b}') && plies.contains("<b>thinking</b> \\x1b[2J"),
+        "{plies}"
+    );
     assert!(
         client.find(Locator::Css("#plies pre b")).await.is_err(),
         "the bot's HTML is shown, not made"

@@ -320,7 +320,9 @@ impl Play<'_> {
         clocks: &Clocks,
     ) -> Result<(Action, Timing, Duration), (Reason, Forfeit)> {
         let (kind, id) = (request::kind_of(self.game.phase()), bot.next_id());
-        bot.stderr_at(When::Ply(u32::try_from(self.game.history().len() + 1).unwrap_or(u32::MAX)));
+        bot.stderr_at(When::Ply(
+            u32::try_from(self.game.history().len() + 1).unwrap_or(u32::MAX),
+        ));
         self.request.write(kind, id, color, &clocks.clock(seat), bot.line_mut());
         let asked = Asked { kind, id: Some(id) };
         if self.spec.pause_idle {

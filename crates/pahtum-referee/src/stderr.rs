@@ -162,7 +162,10 @@ impl StderrDrain {
         let mut state = lock(&self.state);
         let mut chunk = [0; 4096];
         for _ in 0..CATCH_UP_READS {
-            if !matches!(state.read_from(pipe.get_ref(), &mut chunk), Read::Some { flooded: false }) {
+            if !matches!(
+                state.read_from(pipe.get_ref(), &mut chunk),
+                Read::Some { flooded: false }
+            ) {
                 break;
             }
         }

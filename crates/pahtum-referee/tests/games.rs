@@ -238,7 +238,10 @@ async fn each_line_of_stderr_is_logged_with_its_ply() {
         assert!(plies.iter().all(|&(when, ply)| when == When::Ply(ply)), "{plies:?}");
     }
     // The last game's end is read to the end of the stream.
-    let last = pahtum_referee::stderr_log::game_lines(&text, "logged-2").unwrap().pop().unwrap();
+    let last = pahtum_referee::stderr_log::game_lines(&text, "logged-2")
+        .unwrap()
+        .pop()
+        .unwrap();
     assert!(last.text.contains("over") && last.when == When::End, "{last:#?}");
     second.shutdown().await;
     fixtures.assert_none_left();

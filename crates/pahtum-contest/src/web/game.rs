@@ -36,7 +36,8 @@ pub fn owns(me: Option<&Author>, label: &str) -> bool {
 
 /// The league's journal as it is now.
 fn journal(site: &Site) -> Result<Vec<u8>, ApiError> {
-    std::fs::read(site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL)).map_err(|_| ApiError::Failed("read the journal"))
+    std::fs::read(site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL))
+        .map_err(|_| ApiError::Failed("read the journal"))
 }
 
 /// Game `id`'s record, read off the async runtime.
@@ -53,7 +54,12 @@ async fn record_of(site: &Arc<Site>, id: String) -> Result<(GameRecord, Vec<u8>)
 
 /// The stderr of the entrant in `seat` of `record`, where its author is `me` (or `me` is the organiser);
 /// `Ok(None)` where the log holds nothing of the game.
-fn seat_stderr(site: &Site, me: Option<&Author>, record: &GameRecord, seat: Seat) -> Result<Option<Vec<StderrLine>>, ApiError> {
+fn seat_stderr(
+    site: &Site,
+    me: Option<&Author>,
+    record: &GameRecord,
+    seat: Seat,
+) -> Result<Option<Vec<StderrLine>>, ApiError> {
     let label = record.players.of(seat);
     if !owns(me, label) {
         return Err(ApiError::Forbidden("a bot's stderr is for its author alone"));
@@ -84,7 +90,11 @@ pub async fn stderr(
 /// `GET /api/games/{id}/bundle`: the game as a league journal of its own (the header, the entrants with
 /// their content hashes and commands, the rounds, and the game), which `arena verify` checks and
 /// `arena game --from` replays from.
-pub async fn bundle(State(site): State<Arc<Site>>, headers: HeaderMap, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn bundle(
+    State(site): State<Arc<Site>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return Err(ApiError::Unauthorized);
     }
@@ -185,7 +195,12 @@ fn plies_of(record: &GameRecord) -> Vec<Ply> {
                 MoveKind::Block => format!("#{}", played.cell),
                 MoveKind::Stone => played.cell.to_string(),
             };
-            ply(record.ply_of_move(index), record.seat_of_move(index), what, played.timing.ms)
+            ply(
+                record.ply_of_move(index),
+                record.seat_of_move(index),
+                what,
+                played.timing.ms,
+            )
         })
         .collect();
     if let (Some(number), Some(swap)) = (record.pie_ply(), record.swap) {
@@ -195,4 +210,3 @@ fn plies_of(record: &GameRecord) -> Vec<Ply> {
     }
     plies
 }
-

@@ -303,7 +303,7 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
                 pahtum::Outcome::Draw => "draw".to_owned(),
             };
             context! { id => g.id, first => g.players.first, second => g.players.second, result => result,
-                       when => when(i64::try_from(g.ended_unix_ms).unwrap_or_default()) }
+            when => when(i64::try_from(g.ended_unix_ms).unwrap_or_default()) }
         })
         .collect();
     let submissions: Vec<_> = site

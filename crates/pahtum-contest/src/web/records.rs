@@ -77,7 +77,11 @@ pub fn recent_games_of(journal: &[u8], name: &str, most: usize) -> Vec<GameRecor
         .rsplit(|&byte| byte == b'\n')
         .filter(|line| line.starts_with(b"{\"id\":") && memchr::memmem::find(line, label_start.as_bytes()).is_some())
         .filter_map(|line| serde_json::from_slice::<GameRecord>(line).ok())
-        .filter(|record| [&record.players.first, &record.players.second].iter().any(|label| is_of(label, name)))
+        .filter(|record| {
+            [&record.players.first, &record.players.second]
+                .iter()
+                .any(|label| is_of(label, name))
+        })
         .take(most)
         .collect()
 }
@@ -153,7 +157,11 @@ mod tests {
 
         let recent = recent_games_of(&journal, "ada", 3);
         assert_eq!(recent.len(), 3);
-        assert!(recent.iter().all(|record| record.players.first == "ada@1" || record.players.second == "ada@1"));
+        assert!(
+            recent
+                .iter()
+                .all(|record| record.players.first == "ada@1" || record.players.second == "ada@1")
+        );
         let last = find_game(&journal, &recent[0].id).unwrap();
         assert_eq!(last, recent[0]);
         let one = journal_of(&journal, &Games::One(&recent[0].id));
