@@ -146,6 +146,14 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     let started = Instant::now();
     let root = private_folder();
     let (contest, init) = new_contest(root.path(), "Browser cup");
+    // A pair plays 128 games (the most), not the default 8: the ladder plays all through the test, so that its games in
+    // progress can be seen (the league's rules may change until its first entrant).
+    let rules = contest.join("league/league.toml");
+    let edited = std::fs::read_to_string(&rules)
+        .unwrap()
+        .replace("games_per_pair = 8", "games_per_pair = 128");
+    assert!(edited.contains("games_per_pair = 128"), "{edited}");
+    std::fs::write(&rules, edited).unwrap();
     let invited = arena(&["contest", "invite", s(&contest), "ada"]);
     assert!(invited.status.success(), "{}", text(&invited));
     let bob_token = invite_token(&contest, "bob");
@@ -176,7 +184,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     let fixed = bare_bot_folder(
         root.path(),
         "fixed",
-        "name = \"x\"\ncommand = \"python3 bot.py talkative\"\nbuild = \"echo built-fine\"\n",
+        "name = \"x\"\ncommand = \"python3 bot.py talkative 20\"\nbuild = \"echo built-fine\"\n",
     );
     let admitted = upload(client, &server, &fixed).await;
     assert!(admitted > failed);
@@ -247,6 +255,18 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         "the bot's HTML is shown, not made"
     );
     screenshot(client, "game-stderr.png").await;
+
+    // 4c. The games' page shows the ladder's games in progress as they are played (ada's bot takes 20 ms a
+    // move, so that a game lasts long enough to be seen, and the pair plays on).
+    client.goto(&format!("{}/games", server.url)).await.unwrap();
+    wait_for(
+        client,
+        SLOW,
+        "//section[@id='live-games']//div[contains(@class,'live-list')]/div[contains(@class,'live-game')]\
+         [.//span[@class='live-name'][.='ada@1']][.//span[@class='live-name'][.='bob@1']]",
+    )
+    .await;
+    screenshot(client, "games-in-progress.png").await;
 
     // 5. Ada's session is refused bob's submission and its log.
     client

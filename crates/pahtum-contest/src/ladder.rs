@@ -43,16 +43,17 @@ pub struct Machinery<'a> {
 /// The games of a turn, per game played at once.
 const TURN_PER_SLOT: usize = 2;
 
-/// How the ladder's rounds are shown: not at all (the pages read the journal).
-struct Unseen;
+/// How the ladder's turns are shown: their games in progress through the league folder's socket, which
+/// the games' page follows as `arena serve` follows any league (the standings are read from the journal).
+struct Shared;
 
-impl Show for Unseen {
+impl Show for Shared {
     fn progress(&mut self) -> Box<dyn Observer> {
         Box::new(Quiet)
     }
 
-    fn share(&mut self, _dir: &Path, _live: &Arc<Live>) -> Option<LiveSocket> {
-        None
+    fn share(&mut self, dir: &Path, live: &Arc<Live>) -> Option<LiveSocket> {
+        LiveSocket::open(dir, Arc::clone(live)).ok()
     }
 }
 
@@ -66,7 +67,7 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
     mut stop: std::pin::Pin<&mut S>,
 ) {
     let league = dir.join(LEAGUE);
-    let mut shown = Unseen;
+    let mut shown = Shared;
     loop {
         join_ready(&league, store, ready).await;
         let options = Options {

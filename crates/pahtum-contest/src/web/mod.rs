@@ -39,6 +39,8 @@ pub fn router(site: Arc<Site>) -> Router {
     Router::new()
         .route("/", get(pages::ladder))
         .route("/games", get(pages::games))
+        .route("/games/games", get(pages::games_in_progress))
+        .route("/games/replay", get(pages::replay))
         .route("/games/{id}", get(game::game_page))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))

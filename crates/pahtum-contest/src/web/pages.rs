@@ -99,16 +99,51 @@ pub async fn games(State(site): State<Arc<Site>>, headers: HeaderMap) -> Respons
     let made = {
         let site = Arc::clone(&site);
         tokio::task::spawn_blocking(move || {
-            let journal = site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL);
+            let journal = league_journal(&site);
             let mut games = site.games.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             games.page(&journal).map_err(|error| error.to_string())
         })
         .await
     };
     match made {
-        Ok(Ok(page)) => axum::response::Html(page).into_response(),
+        Ok(Ok(page)) => axum::response::Html(with_games_in_progress(page)).into_response(),
         _ => refused(&site, None, ApiError::Failed("make the games' page")),
     }
+}
+
+/// The games' page with the games in progress above it, as `arena serve` shows a run's: its script follows
+/// `/games/games` and asks `/games/replay` for a game that ends.
+fn with_games_in_progress(mut page: Vec<u8>) -> Vec<u8> {
+    let end = page
+        .windows(7)
+        .rposition(|window| window == b"</body>")
+        .unwrap_or(page.len());
+    page.splice(end..end, pahtum_serve::games::PAGE_PART.bytes());
+    page
+}
+
+/// `GET /games/games`: the games in progress, as server-sent events.
+pub async fn games_in_progress(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    if !may_view(&site, caller(&site, &headers).as_ref()) {
+        return ApiError::Unauthorized.into_response();
+    }
+    pahtum_serve::games::events(Arc::clone(&site.in_progress), &league_journal(&site))
+}
+
+/// `GET /games/replay?game=&offset=&len=`: the replay of a game that ended, where its end said it lies.
+pub async fn replay(
+    State(site): State<Arc<Site>>,
+    headers: HeaderMap,
+    axum::extract::Query(at): axum::extract::Query<pahtum_serve::games::At>,
+) -> Response {
+    if !may_view(&site, caller(&site, &headers).as_ref()) {
+        return ApiError::Unauthorized.into_response();
+    }
+    pahtum_serve::games::replay(league_journal(&site), at).await
+}
+
+fn league_journal(site: &Site) -> std::path::PathBuf {
+    site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL)
 }
 
 /// `GET /login`.
@@ -288,7 +323,7 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
     let games = {
         let (site, name) = (Arc::clone(site), me.name.clone());
         tokio::task::spawn_blocking(move || {
-            let journal = std::fs::read(site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL)).unwrap_or_default();
+            let journal = std::fs::read(league_journal(&site)).unwrap_or_default();
             recent_games_of(&journal, &name, RECENT_GAMES)
         })
         .await

@@ -37,6 +37,8 @@ pub struct Site {
     pub ladder: LadderCache,
     /// The games' page, followed as the league's journal grows: made at most once a second.
     pub games: std::sync::Mutex<GamesPage>,
+    /// The games in progress, followed through the league folder's socket while the ladder plays.
+    pub in_progress: Arc<pahtum_serve::games::InProgress>,
     /// Failed logins per address.
     pub logins: DefaultKeyedRateLimiter<IpAddr>,
     /// Failed logins per account.
@@ -60,6 +62,7 @@ impl Site {
             queued,
             ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
             games: std::sync::Mutex::new(GamesPage::default()),
+            in_progress: Arc::new(pahtum_serve::games::InProgress::new(None)),
             ladder: LadderCache::default(),
             logins: RateLimiter::keyed(Quota::per_minute(per_minute)),
             accounts: RateLimiter::keyed(Quota::per_minute(per_minute)),
