@@ -58,6 +58,11 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         text(&init)
     );
     let (ada, bob) = (invite_token(&contest, "ada"), invite_token(&contest, "bob"));
+    // One lost game per request to analyse: a few seconds of the test's (debug) build.
+    let settings = contest.join("contest.toml");
+    let mut text_of_settings = std::fs::read_to_string(&settings).unwrap();
+    text_of_settings += "[limits]\nanalysis_games = 1\n";
+    std::fs::write(&settings, text_of_settings).unwrap();
     let server = Server::start(&contest, &["--concurrency", "1"]);
 
     let broken_build = bot_folder(
@@ -315,6 +320,43 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         "first-free",
     ]);
     assert!(replayed.status.success(), "{}", text(&replayed));
+
+    // Bob asks to analyse his lost games: one request at a time, worked off beside the ladder, and the games'
+    // page then has the analysis in it.
+    pahtum_testkit::wait_until("a game bob lost", Duration::from_secs(120), || {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        text.lines().filter(|line| line.contains("\"moves\"")).any(|line| {
+            let game: serde_json::Value = serde_json::from_str(line).unwrap();
+            let loser = match game["result"].as_str() {
+                Some("white") => &game["black"],
+                Some("black") => &game["white"],
+                _ => return false,
+            };
+            loser.as_str().is_some_and(|loser| loser.starts_with("bob@"))
+        })
+    });
+    let (status, answer) = post(&server, "/api/analyses", &bob);
+    assert_eq!(status, 202, "{answer}");
+    let (status, answer) = post(&server, "/api/analyses", &bob);
+    assert!(
+        status == 429 || answer.contains("\"id\""),
+        "one at a time, unless the first is done already: {answer}"
+    );
+    let analysed = pahtum_testkit::wait_for("bob's analysis", Duration::from_secs(300), || {
+        let (_, listed) = get(&server, "/api/analyses", &bob);
+        let listed: Vec<serde_json::Value> = serde_json::from_str(&body_of(&listed)).ok()?;
+        // The first request (the list is the latest first).
+        let first = listed.last()?.clone();
+        (first["state"] == "done" || first["state"] == "failed").then_some(first)
+    });
+    assert_eq!(analysed["state"], "done", "{analysed}");
+    assert_eq!(analysed["games"], 1, "{analysed}");
+    let (_, listed) = get(&server, "/api/analyses", &ada);
+    assert_eq!(body_of(&listed), "[]", "ada sees none of bob's requests");
+    let lines = std::fs::read_to_string(contest.join("league/analysis.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let (_, games) = get(&server, "/games", "");
+    assert!(games.contains("From analysis.jsonl"), "the replays have the analysis");
 
     // Every game, downloaded, is a journal that `arena verify` checks.
     let (status, download) = get(&server, "/api/journal", "");

@@ -85,6 +85,10 @@ pub struct Limits {
     pub session_days: u32,
     /// An invitation is good for this many days.
     pub invitation_days: u32,
+    /// The most lost games one request to analyse takes, the latest first.
+    pub analysis_games: usize,
+    /// The requests to analyse waiting, of all authors together (each author has at most one).
+    pub analysis_queue: usize,
 }
 
 impl Default for Limits {
@@ -101,6 +105,8 @@ impl Default for Limits {
             session_idle_hours: 24,
             session_days: 30,
             invitation_days: 7,
+            analysis_games: 10,
+            analysis_queue: 50,
         }
     }
 }

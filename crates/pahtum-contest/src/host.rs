@@ -20,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::analyses;
 use crate::builds;
 use crate::ladder::{self, Machinery};
 use crate::service::{self, ContestError};
@@ -64,6 +65,7 @@ pub enum HostError {
 pub async fn bind(dir: &Path, listen: SocketAddr) -> Result<Hosting, HostError> {
     let opened = service::open(dir)?;
     let requeued = opened.store.requeue_interrupted(now_ms()).map_err(ContestError::from)?;
+    opened.store.requeue_analyses(now_ms()).map_err(ContestError::from)?;
     let public = (!opened.contest.public_url.is_empty()).then_some(opened.contest.public_url.as_str());
     let access = Access::for_accounts(listen, public)?;
     let listener = TcpListener::bind(listen)
@@ -124,6 +126,7 @@ impl Hosting {
         tokio::select! {
             () = builder => {}
             () = ladder => {}
+            () = analyses::work(Arc::clone(&site)) => {}
         }
         stop_all.cancel();
         server

@@ -17,11 +17,13 @@
 //! What only a contest has is here: its settings ([`config`]), what changes
 //! (accounts, sessions, tokens, submissions) in SQLite ([`store`]), the
 //! passwords and secrets ([`accounts`]), the commands that set up a
-//! contest's folder ([`service`]).
+//! contest's folder ([`service`]), and the queue of authors' requests to
+//! analyse their lost games ([`analyses`]).
 
 #![warn(missing_docs)]
 
 pub mod accounts;
+pub mod analyses;
 pub mod builds;
 pub mod client;
 pub mod config;

@@ -1,6 +1,7 @@
 //! What changes in a contest, in SQLite: authors, their password hashes,
-//! sessions, API tokens, invitations, submissions and their states, and the
-//! organiser's actions.
+//! sessions, API tokens, invitations, submissions and their states, the
+//! authors' requests to analyse their lost games, and the organiser's
+//! actions.
 //!
 //! The games are not here: the league's journal is their record, append-only
 //! and checked. This is the mutable rest, which a journal would only replay:
@@ -23,7 +24,8 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// The schema, one migration per step: the database's `user_version` is the number of steps applied.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
 CREATE TABLE authors (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -72,7 +74,20 @@ CREATE TABLE actions (
     who TEXT NOT NULL,
     what TEXT NOT NULL
 );
-"];
+",
+    r"
+CREATE TABLE analyses (
+    id INTEGER PRIMARY KEY,
+    author INTEGER NOT NULL REFERENCES authors (id),
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    games INTEGER,
+    error TEXT,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+CREATE INDEX analyses_by_state ON analyses (state, id);
+",
+];
 
 /// Now, as the store counts time: Unix milliseconds.
 pub fn now_ms() -> i64 {
@@ -195,6 +210,48 @@ pub struct Token {
     pub used_ms: Option<i64>,
     /// When it was revoked.
     pub revoked_ms: Option<i64>,
+}
+
+/// Where a request to analyse an author's lost games stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnalysisState {
+    /// Waiting for the analyser.
+    Queued,
+    /// Being analysed.
+    Running,
+    /// Analysed: the games' replays show it.
+    Done,
+    /// The analysis failed (the error says why).
+    Failed,
+}
+
+/// A request to analyse an author's lost games.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisRequest {
+    /// Its number.
+    pub id: i64,
+    /// Its author's number.
+    pub author: i64,
+    /// Where it stands.
+    pub state: AnalysisState,
+    /// The games analysed, once done.
+    pub games: Option<i64>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// When it came.
+    pub created_ms: i64,
+    /// When its state last changed.
+    pub updated_ms: i64,
+}
+
+/// Why a request to analyse was not queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnalysisRefused {
+    /// The author has a request queued or running already.
+    Pending,
+    /// The analysis queue is full.
+    QueueFull(usize),
 }
 
 /// Why a submission was not queued.
@@ -583,6 +640,113 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+impl Store {
+    /// Queues a request of account `author` to analyse its lost games: recorded first, then counted in
+    /// the same transaction (undone when the author has one queued or running, or the queue holds more
+    /// than `queue`), so that requests at once cannot race past either.
+    pub fn request_analysis(
+        &self,
+        author: i64,
+        now: i64,
+        queue: usize,
+    ) -> Result<Result<i64, AnalysisRefused>, StoreError> {
+        let mut connection = self.connection();
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        transaction.execute(
+            "INSERT INTO analyses (author, state, created_ms, updated_ms) VALUES (?1, 'queued', ?2, ?2)",
+            params![author, now],
+        )?;
+        let id = transaction.last_insert_rowid();
+        let own: i64 = transaction.query_row(
+            "SELECT count(*) FROM analyses WHERE author = ?1 AND state IN ('queued', 'running')",
+            params![author],
+            |row| row.get(0),
+        )?;
+        let queued: i64 = transaction.query_row("SELECT count(*) FROM analyses WHERE state = 'queued'", [], |row| {
+            row.get(0)
+        })?;
+        let refused = if own > 1 {
+            Some(AnalysisRefused::Pending)
+        } else if usize::try_from(queued).unwrap_or(usize::MAX) > queue {
+            Some(AnalysisRefused::QueueFull(queue))
+        } else {
+            None
+        };
+        if let Some(refused) = refused {
+            transaction.rollback()?;
+            return Ok(Err(refused));
+        }
+        transaction.commit()?;
+        Ok(Ok(id))
+    }
+
+    /// Claims the oldest queued request to analyse, marked `running` in the same statement.
+    pub fn claim_analysis(&self, now: i64) -> Result<Option<AnalysisRequest>, StoreError> {
+        let sql = format!(
+            "UPDATE analyses SET state = 'running', updated_ms = ?1 WHERE id = \
+             (SELECT id FROM analyses WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING {ANALYSIS_FIELDS}"
+        );
+        Ok(self
+            .connection()
+            .query_row(&sql, params![now], analysis_of_row)
+            .optional()?)
+    }
+
+    /// Ends request `id`: done with `games` analysed, or failed with `error`.
+    pub fn finish_analysis(&self, id: i64, outcome: Result<usize, &str>, now: i64) -> Result<(), StoreError> {
+        let (state, games, error) = match outcome {
+            Ok(games) => ("done", i64::try_from(games).ok(), None),
+            Err(error) => ("failed", None, Some(error)),
+        };
+        self.connection().execute(
+            "UPDATE analyses SET state = ?2, games = ?3, error = ?4, updated_ms = ?5 WHERE id = ?1",
+            params![id, state, games, error, now],
+        )?;
+        Ok(())
+    }
+
+    /// The last `most` requests to analyse of account `author`, newest first.
+    pub fn analyses_of(&self, author: i64, most: usize) -> Result<Vec<AnalysisRequest>, StoreError> {
+        let connection = self.connection();
+        let sql = format!("SELECT {ANALYSIS_FIELDS} FROM analyses WHERE author = ?1 ORDER BY id DESC LIMIT ?2");
+        let mut statement = connection.prepare(&sql)?;
+        let most = i64::try_from(most).unwrap_or(i64::MAX);
+        let requests = statement
+            .query_map(params![author, most], analysis_of_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(requests)
+    }
+
+    /// Queues again the requests whose analysis a stop cut off. Their number.
+    pub fn requeue_analyses(&self, now: i64) -> Result<usize, StoreError> {
+        Ok(self.connection().execute(
+            "UPDATE analyses SET state = 'queued', updated_ms = ?1 WHERE state = 'running'",
+            params![now],
+        )?)
+    }
+}
+
+const ANALYSIS_FIELDS: &str = "id, author, state, games, error, created_ms, updated_ms";
+
+fn analysis_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AnalysisRequest> {
+    let state: String = row.get(2)?;
+    let state = match state.as_str() {
+        "queued" => AnalysisState::Queued,
+        "running" => AnalysisState::Running,
+        "done" => AnalysisState::Done,
+        _ => AnalysisState::Failed,
+    };
+    Ok(AnalysisRequest {
+        id: row.get(0)?,
+        author: row.get(1)?,
+        state,
+        games: row.get(3)?,
+        error: row.get(4)?,
+        created_ms: row.get(5)?,
+        updated_ms: row.get(6)?,
+    })
 }
 
 const SUBMISSION_COLUMNS: &str =

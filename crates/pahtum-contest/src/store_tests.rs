@@ -176,3 +176,52 @@ fn a_backup_is_a_database_of_the_same_rows() {
     let copy = Store::open(&out).unwrap();
     assert_eq!(copy.authors().unwrap(), store.authors().unwrap());
 }
+
+#[test]
+fn requests_to_analyse_are_one_per_author_within_the_queue_and_queue_again_when_cut_off() {
+    let (_dir, store) = store();
+    let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
+    let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
+    let cy = store.add_author("cy", Role::Author, AccountState::Active, 0).unwrap();
+    let first = store.request_analysis(ada, 1, 2).unwrap().unwrap();
+    assert_eq!(
+        store.request_analysis(ada, 2, 2).unwrap(),
+        Err(AnalysisRefused::Pending)
+    );
+    store.request_analysis(bob, 3, 2).unwrap().unwrap();
+    assert_eq!(
+        store.request_analysis(cy, 4, 1).unwrap(),
+        Err(AnalysisRefused::QueueFull(1))
+    );
+    // The refused requests left nothing behind.
+    assert_eq!(store.analyses_of(ada, 10).unwrap().len(), 1);
+    assert!(store.analyses_of(cy, 10).unwrap().is_empty());
+
+    let claimed = store.claim_analysis(5).unwrap().unwrap();
+    assert_eq!((claimed.id, claimed.state), (first, AnalysisState::Running));
+    assert_eq!(
+        store.request_analysis(ada, 6, 2).unwrap(),
+        Err(AnalysisRefused::Pending),
+        "running counts"
+    );
+    // A stop cut it off: queued again, and claimed again before bob's.
+    assert_eq!(store.requeue_analyses(7).unwrap(), 1);
+    assert_eq!(store.claim_analysis(8).unwrap().unwrap().id, first);
+    store.finish_analysis(first, Ok(3), 9).unwrap();
+    let done = &store.analyses_of(ada, 10).unwrap()[0];
+    assert_eq!(
+        (done.state, done.games, done.updated_ms),
+        (AnalysisState::Done, Some(3), 9)
+    );
+    let second = store.request_analysis(ada, 10, 2).unwrap().unwrap();
+    let bobs = store.claim_analysis(11).unwrap().unwrap();
+    assert_eq!(bobs.author, bob);
+    store.finish_analysis(bobs.id, Err("no journal"), 12).unwrap();
+    let failed = &store.analyses_of(bob, 10).unwrap()[0];
+    assert_eq!(
+        (failed.state, failed.error.as_deref()),
+        (AnalysisState::Failed, Some("no journal"))
+    );
+    assert_eq!(store.claim_analysis(13).unwrap().unwrap().id, second);
+    assert_eq!(store.claim_analysis(14).unwrap(), None);
+}

@@ -23,7 +23,7 @@ use super::site::Site;
 use crate::accounts::{new_secret, secret_hash};
 use crate::builds::submission_dir;
 use crate::config::Visibility;
-use crate::service::{LEAGUE, UPLOADS};
+use crate::service::UPLOADS;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, Refused, Role, Submission, SubmissionState, Token};
 
@@ -401,7 +401,7 @@ pub async fn journal(
         (true, Some(author)) => Some(author.name),
         (true, None) => return Err(ApiError::Unauthorized),
     };
-    let path = site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL);
+    let path = site.journal();
     let mut bytes = tokio::fs::read(&path)
         .await
         .map_err(|_| ApiError::Failed("read the journal"))?;

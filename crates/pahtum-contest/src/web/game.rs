@@ -36,8 +36,7 @@ pub fn owns(me: Option<&Author>, label: &str) -> bool {
 
 /// The league's journal as it is now.
 fn journal(site: &Site) -> Result<Vec<u8>, ApiError> {
-    std::fs::read(site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL))
-        .map_err(|_| ApiError::Failed("read the journal"))
+    std::fs::read(site.journal()).map_err(|_| ApiError::Failed("read the journal"))
 }
 
 /// Game `id`'s record, read off the async runtime.

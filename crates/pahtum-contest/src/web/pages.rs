@@ -19,7 +19,6 @@ use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
 use crate::builds::submission_dir;
 use crate::config::Registration;
-use crate::service::LEAGUE;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, Role};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
@@ -99,7 +98,7 @@ pub async fn games(State(site): State<Arc<Site>>, headers: HeaderMap) -> Respons
     let made = {
         let site = Arc::clone(&site);
         tokio::task::spawn_blocking(move || {
-            let journal = league_journal(&site);
+            let journal = site.journal();
             let mut games = site.games.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             games.page(&journal).map_err(|error| error.to_string())
         })
@@ -127,7 +126,7 @@ pub async fn games_in_progress(State(site): State<Arc<Site>>, headers: HeaderMap
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return ApiError::Unauthorized.into_response();
     }
-    pahtum_serve::games::events(Arc::clone(&site.in_progress), &league_journal(&site))
+    pahtum_serve::games::events(Arc::clone(&site.in_progress), &site.journal())
 }
 
 /// `GET /games/replay?game=&offset=&len=`: the replay of a game that ended, where its end said it lies.
@@ -139,11 +138,7 @@ pub async fn replay(
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return ApiError::Unauthorized.into_response();
     }
-    pahtum_serve::games::replay(league_journal(&site), at).await
-}
-
-fn league_journal(site: &Site) -> std::path::PathBuf {
-    site.dir.join(LEAGUE).join(pahtum_run::resume::JOURNAL)
+    pahtum_serve::games::replay(site.journal(), at).await
 }
 
 /// `GET /login`.
@@ -323,7 +318,7 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
     let games = {
         let (site, name) = (Arc::clone(site), me.name.clone());
         tokio::task::spawn_blocking(move || {
-            let journal = std::fs::read(league_journal(&site)).unwrap_or_default();
+            let journal = std::fs::read(site.journal()).unwrap_or_default();
             recent_games_of(&journal, &name, RECENT_GAMES)
         })
         .await
@@ -360,7 +355,13 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
             }
         })
         .collect();
-    let context = context! { submissions => submissions, tokens => tokens, made => made, games => games };
+    let analysis = site.store.analyses_of(me.id, 1).unwrap_or_default().pop().map(|request| {
+        context! { state => request.state, games => request.games, error => request.error, when => when(request.updated_ms) }
+    });
+    let context = context! {
+        submissions => submissions, tokens => tokens, made => made, games => games, analysis => analysis,
+        analysis_games => site.contest.limits.analysis_games,
+    };
     page(site, "me.html", Some(me), context)
 }
 

@@ -30,6 +30,8 @@ pub struct Site {
     pub access: Access,
     /// Told when a submission is queued.
     pub queued: Arc<Notify>,
+    /// Told when a request to analyse is queued.
+    pub analyses_queued: Notify,
     /// The entrants and activations waiting for the ladder's next turn; its bell rings the ladder when
     /// the organiser changes who plays.
     pub ready: Arc<Ready>,
@@ -52,6 +54,17 @@ impl std::fmt::Debug for Site {
 }
 
 impl Site {
+    /// The contest league's journal.
+    pub fn journal(&self) -> PathBuf {
+        self.dir.join(crate::service::LEAGUE).join(pahtum_run::resume::JOURNAL)
+    }
+
+    /// Drops the games' page made last, so that the next is made afresh from the journal and the analysis
+    /// beside it.
+    pub fn forget_games_page(&self) {
+        *self.games.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = GamesPage::default();
+    }
+
     /// The site of the contest in `dir`.
     pub fn new(dir: PathBuf, contest: Contest, store: Arc<Store>, access: Access, queued: Arc<Notify>) -> Site {
         let per_minute = NonZeroU32::new(contest.limits.logins_per_minute.max(1)).expect("at least one");
@@ -60,6 +73,7 @@ impl Site {
             store,
             access,
             queued,
+            analyses_queued: Notify::new(),
             ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
             games: std::sync::Mutex::new(GamesPage::default()),
             in_progress: Arc::new(pahtum_serve::games::InProgress::new(None)),
