@@ -30,6 +30,13 @@ fn post(server: &Server, path: &str, token: &str) -> (u16, String) {
     request(server.address(), "POST", path, &[&bearer(token)], b"", ANSWER_WITHIN)
 }
 
+/// `POST path` with `token` and the JSON `body`: the status and the answer.
+fn post_json(server: &Server, path: &str, token: &str, body: &str) -> (u16, String) {
+    let headers = [bearer(token), "Content-Type: application/json".to_owned()];
+    let headers = headers.each_ref().map(String::as_str);
+    request(server.address(), "POST", path, &headers, body.as_bytes(), ANSWER_WITHIN)
+}
+
 /// The number of the submission of `token`'s author whose entrant is `label`.
 fn submission_with_label(server: &Server, token: &str, label: &str) -> u64 {
     let (_, listed) = get(server, "/api/submissions", token);
@@ -350,13 +357,58 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         (first["state"] == "done" || first["state"] == "failed").then_some(first)
     });
     assert_eq!(analysed["state"], "done", "{analysed}");
-    assert_eq!(analysed["games"], 1, "{analysed}");
+    assert_eq!(analysed["outcome"]["games"], 1, "{analysed}");
     let (_, listed) = get(&server, "/api/analyses", &ada);
     assert_eq!(body_of(&listed), "[]", "ada sees none of bob's requests");
     let lines = std::fs::read_to_string(contest.join("league/analysis.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 1, "{lines}");
     let (_, games) = get(&server, "/games", "");
     assert!(games.contains("From analysis.jsonl"), "the replays have the analysis");
+
+    // Ada challenges bob's playing version: unrated games in a tournament of their own, hers to see.
+    for (body, why) in [
+        (r#"{"opponent": "nobody@1", "pairs": 1}"#, "no such entrant"),
+        (r#"{"opponent": "bob@2", "pairs": 0}"#, "no pairs"),
+        (
+            r#"{"opponent": "bob@2", "pairs": 11}"#,
+            "more pairs than contest.toml allows",
+        ),
+        (r#"{"opponent": "ada@1", "pairs": 1}"#, "her own"),
+    ] {
+        let (status, answer) = post_json(&server, "/api/challenges", &ada, body);
+        assert_eq!(status, 400, "{why}: {answer}");
+    }
+    let (status, answer) = post_json(&server, "/api/challenges", &ada, r#"{"opponent": "bob@2", "pairs": 1}"#);
+    assert_eq!(status, 202, "{answer}");
+    let challenge: serde_json::Value = serde_json::from_str(&body_of(&answer)).unwrap();
+    let challenge = challenge["id"].as_i64().unwrap();
+    let done = pahtum_testkit::wait_for("ada's challenge", Duration::from_secs(120), || {
+        let (_, listed) = get(&server, "/api/challenges", &ada);
+        let listed: Vec<serde_json::Value> = serde_json::from_str(&body_of(&listed)).ok()?;
+        let job = listed.into_iter().find(|job| job["id"] == challenge)?;
+        (job["state"] == "done" || job["state"] == "failed").then_some(job)
+    });
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["asked"]["entrant"], "ada@1", "{done}");
+    let outcome = &done["outcome"];
+    let games = ["wins", "draws", "losses"].map(|key| outcome[key].as_u64().unwrap());
+    assert_eq!(games.iter().sum::<u64>(), 2, "one layout pair: {done}");
+    let (_, listed) = get(&server, "/api/challenges", &bob);
+    assert_eq!(body_of(&listed), "[]", "bob sees none of ada's challenges");
+    let path = format!("/api/challenges/{challenge}/journal");
+    let (status, answer) = get(&server, &path, &bob);
+    assert_eq!(status, 403, "{answer}");
+    let (status, answer) = get(&server, &path, &ada);
+    assert_eq!(status, 200, "{answer}");
+    let played = root.path().join("challenge.jsonl");
+    std::fs::write(&played, body_of(&answer)).unwrap();
+    let verified = arena(&["verify", s(&played)]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    let league_text = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        !league_text.contains("challenge"),
+        "the league's journal never sees a challenge"
+    );
 
     // Every game, downloaded, is a journal that `arena verify` checks.
     let (status, download) = get(&server, "/api/journal", "");

@@ -1,5 +1,5 @@
-//! "Analyse my lost games": each author's request, queued in the database,
-//! takes their latest lost games (at most `analysis_games`) through
+//! "Analyse my lost games": each author's request, a job queued in the
+//! database ([`crate::jobs`]), takes their latest lost games (at most `analysis_games`) through
 //! `pahtum-analysis`'s driver into the league's `analysis.jsonl`, which the
 //! games' replays read beside the journal.
 //!
@@ -18,7 +18,8 @@ use pahtum_analysis::analyze::{AnalysisError, Settings};
 use pahtum_analysis::driver::{self, Observer};
 use pahtum_record::GameRecord;
 
-use crate::store::{AnalysisRequest, now_ms};
+use crate::jobs;
+use crate::store::{Job, JobKind};
 use crate::web::Site;
 use crate::web::records::{is_of, recent_games_of};
 
@@ -27,29 +28,23 @@ pub const ANALYSIS: &str = "analysis.jsonl";
 
 /// Analyses the queued requests, one at a time, for as long as it is polled.
 pub async fn work(site: Arc<Site>) {
-    loop {
-        // Registered before the queue is looked at, so that a request queued meanwhile is not missed.
-        let asked = site.analyses_queued.notified();
-        let Ok(Some(request)) = site.store.claim_analysis(now_ms()) else {
-            asked.await;
-            continue;
-        };
-        let (worker, id) = (Arc::clone(&site), request.id);
-        let outcome = tokio::task::spawn_blocking(move || analyse(&worker, &request))
+    jobs::work_off(&site, JobKind::Analysis, |site, job| async move {
+        let worker = Arc::clone(&site);
+        let analysed = tokio::task::spawn_blocking(move || analyse(&worker, &job))
             .await
-            .unwrap_or_else(|_| Err("the analysis stopped".to_owned()));
-        // The games' page is made again, with the new analysis in its replays, before the request is done.
+            .unwrap_or_else(|_| Err("the analysis stopped".to_owned()))?;
+        // The games' page is made again, with the new analysis in its replays, before the job is done.
         site.forget_games_page();
-        let outcome = outcome.as_ref().copied().map_err(String::as_str);
-        let _ = site.store.finish_analysis(id, outcome, now_ms());
-    }
+        Ok(serde_json::json!({ "games": analysed }))
+    })
+    .await;
 }
 
-/// Analyses the lost games of `request`'s author; the games analysed now.
-fn analyse(site: &Site, request: &AnalysisRequest) -> Result<usize, String> {
+/// Analyses the lost games of `job`'s author; the games analysed now.
+fn analyse(site: &Site, job: &Job) -> Result<usize, String> {
     let author = site
         .store
-        .author(request.author)
+        .author(job.author)
         .map_err(|error| error.to_string())?
         .ok_or("the author is gone")?;
     let journal = std::fs::read(site.journal()).map_err(|error| format!("cannot read the journal: {error}"))?;

@@ -89,6 +89,15 @@ pub struct Limits {
     pub analysis_games: usize,
     /// The requests to analyse waiting, of all authors together (each author has at most one).
     pub analysis_queue: usize,
+    /// Challenges per author per day (UTC).
+    pub challenges_per_day: u32,
+    /// The most layout pairs (two games each) of one challenge.
+    pub challenge_pairs: u32,
+    /// The challenges waiting, of all authors together (each author has at most one).
+    pub challenge_queue: usize,
+    /// The games of a challenge played at once: the share of the machine that challenges take beside the
+    /// ladder (one challenge plays at a time).
+    pub challenge_games_at_once: usize,
 }
 
 impl Default for Limits {
@@ -107,6 +116,10 @@ impl Default for Limits {
             invitation_days: 7,
             analysis_games: 10,
             analysis_queue: 50,
+            challenges_per_day: 5,
+            challenge_pairs: 10,
+            challenge_queue: 50,
+            challenge_games_at_once: 1,
         }
     }
 }

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::analyses;
 use crate::builds;
+use crate::challenges;
 use crate::ladder::{self, Machinery};
 use crate::service::{self, ContestError};
 use crate::store::now_ms;
@@ -65,7 +66,7 @@ pub enum HostError {
 pub async fn bind(dir: &Path, listen: SocketAddr) -> Result<Hosting, HostError> {
     let opened = service::open(dir)?;
     let requeued = opened.store.requeue_interrupted(now_ms()).map_err(ContestError::from)?;
-    opened.store.requeue_analyses(now_ms()).map_err(ContestError::from)?;
+    opened.store.requeue_jobs(now_ms()).map_err(ContestError::from)?;
     let public = (!opened.contest.public_url.is_empty()).then_some(opened.contest.public_url.as_str());
     let access = Access::for_accounts(listen, public)?;
     let listener = TcpListener::bind(listen)
@@ -127,6 +128,7 @@ impl Hosting {
             () = builder => {}
             () = ladder => {}
             () = analyses::work(Arc::clone(&site)) => {}
+            () = challenges::work(Arc::clone(&site), machinery) => {}
         }
         stop_all.cancel();
         server

@@ -35,7 +35,7 @@ pub struct Machinery<'a> {
     /// The executable that runs the built-in bots (`ARENA bot NAME`).
     pub arena: &'a Path,
     /// The built-in bots' names.
-    pub builtins: &'a [&'a str],
+    pub builtins: &'static [&'static str],
     /// Games played at once.
     pub concurrency: usize,
 }

@@ -17,17 +17,20 @@
 //! What only a contest has is here: its settings ([`config`]), what changes
 //! (accounts, sessions, tokens, submissions) in SQLite ([`store`]), the
 //! passwords and secrets ([`accounts`]), the commands that set up a
-//! contest's folder ([`service`]), and the queue of authors' requests to
-//! analyse their lost games ([`analyses`]).
+//! contest's folder ([`service`]), and the jobs authors ask for beside the
+//! ladder ([`jobs`]): analyses of their lost games ([`analyses`]) and
+//! unrated challenges ([`challenges`]).
 
 #![warn(missing_docs)]
 
 pub mod accounts;
 pub mod analyses;
 pub mod builds;
+pub mod challenges;
 pub mod client;
 pub mod config;
 pub mod host;
+pub mod jobs;
 pub mod ladder;
 pub mod service;
 pub mod store;

@@ -1,7 +1,7 @@
 //! What changes in a contest, in SQLite: authors, their password hashes,
 //! sessions, API tokens, invitations, submissions and their states, the
-//! authors' requests to analyse their lost games, and the organiser's
-//! actions.
+//! authors' jobs (analyses of their lost games, challenges), and the
+//! organiser's actions.
 //!
 //! The games are not here: the league's journal is their record, append-only
 //! and checked. This is the mutable rest, which a journal would only replay:
@@ -76,16 +76,19 @@ CREATE TABLE actions (
 );
 ",
     r"
-CREATE TABLE analyses (
+CREATE TABLE jobs (
     id INTEGER PRIMARY KEY,
     author INTEGER NOT NULL REFERENCES authors (id),
+    kind TEXT NOT NULL CHECK (kind IN ('analysis', 'challenge')),
     state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
-    games INTEGER,
+    asked TEXT NOT NULL,
+    outcome TEXT,
     error TEXT,
     created_ms INTEGER NOT NULL,
     updated_ms INTEGER NOT NULL
 );
-CREATE INDEX analyses_by_state ON analyses (state, id);
+CREATE INDEX jobs_by_state ON jobs (kind, state, id);
+CREATE INDEX jobs_by_author ON jobs (author, kind, id);
 ",
 ];
 
@@ -212,45 +215,72 @@ pub struct Token {
     pub revoked_ms: Option<i64>,
 }
 
-/// Where a request to analyse an author's lost games stands.
+/// What an author asked the contest to do beside the ladder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AnalysisState {
-    /// Waiting for the analyser.
+pub enum JobKind {
+    /// Analyse the author's latest lost games.
+    Analysis,
+    /// Play unrated games against a chosen entrant.
+    Challenge,
+}
+
+/// Where a job stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// Waiting for its worker.
     Queued,
-    /// Being analysed.
+    /// Being worked on.
     Running,
-    /// Analysed: the games' replays show it.
+    /// Done: `outcome` says what came of it.
     Done,
-    /// The analysis failed (the error says why).
+    /// Failed: `error` says why.
     Failed,
 }
 
-/// A request to analyse an author's lost games.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct AnalysisRequest {
+/// A job of an author's: what was asked, and what came of it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Job {
     /// Its number.
     pub id: i64,
     /// Its author's number.
     pub author: i64,
+    /// What kind of job.
+    pub kind: JobKind,
     /// Where it stands.
-    pub state: AnalysisState,
-    /// The games analysed, once done.
-    pub games: Option<i64>,
+    pub state: JobState,
+    /// What was asked (an analysis: nothing; a challenge: `entrant`, `opponent`, `pairs`).
+    pub asked: serde_json::Value,
+    /// What came of it, once done (an analysis: `games`; a challenge: `wins`, `draws`, `losses`).
+    pub outcome: Option<serde_json::Value>,
     /// Why it failed.
     pub error: Option<String>,
-    /// When it came.
+    /// When it was asked.
     pub created_ms: i64,
     /// When its state last changed.
     pub updated_ms: i64,
 }
 
-/// Why a request to analyse was not queued.
+/// The rules a new job is held to, counted once it is recorded.
+#[derive(Debug, Clone, Copy)]
+pub struct JobRules {
+    /// The author's jobs of this kind queued or running at once, this one included.
+    pub at_once: usize,
+    /// The author's jobs of this kind per day (UTC), this one included; `None`: no quota.
+    pub per_day: Option<u32>,
+    /// The jobs of this kind waiting, of all authors together.
+    pub queue: usize,
+}
+
+/// Why a job was not queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnalysisRefused {
-    /// The author has a request queued or running already.
-    Pending,
-    /// The analysis queue is full.
+pub enum JobRefused {
+    /// The author has as many of this kind queued or running as it may.
+    Pending(usize),
+    /// The author's jobs of this kind of the day are used up.
+    Daily(u32),
+    /// The queue of this kind is full.
     QueueFull(usize),
 }
 
@@ -643,34 +673,49 @@ impl Store {
 }
 
 impl Store {
-    /// Queues a request of account `author` to analyse its lost games: recorded first, then counted in
-    /// the same transaction (undone when the author has one queued or running, or the queue holds more
-    /// than `queue`), so that requests at once cannot race past either.
-    pub fn request_analysis(
+    /// Queues a job of account `author` of `kind`, asking `asked`, within `rules`: recorded first, then
+    /// counted in the same transaction (undone when over a rule), so that requests at once cannot race
+    /// past a rule.
+    pub fn request_job(
         &self,
         author: i64,
+        kind: JobKind,
+        asked: &serde_json::Value,
+        rules: JobRules,
         now: i64,
-        queue: usize,
-    ) -> Result<Result<i64, AnalysisRefused>, StoreError> {
+    ) -> Result<Result<i64, JobRefused>, StoreError> {
+        let kind = job_kind_text(kind);
         let mut connection = self.connection();
         let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         transaction.execute(
-            "INSERT INTO analyses (author, state, created_ms, updated_ms) VALUES (?1, 'queued', ?2, ?2)",
-            params![author, now],
+            "INSERT INTO jobs (author, kind, state, asked, created_ms, updated_ms) \
+             VALUES (?1, ?2, 'queued', ?3, ?4, ?4)",
+            params![author, kind, asked.to_string(), now],
         )?;
         let id = transaction.last_insert_rowid();
-        let own: i64 = transaction.query_row(
-            "SELECT count(*) FROM analyses WHERE author = ?1 AND state IN ('queued', 'running')",
-            params![author],
-            |row| row.get(0),
+        let count = |sql: &str, values: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<usize> {
+            let count: i64 = transaction.query_row(sql, values, |row| row.get(0))?;
+            Ok(usize::try_from(count).unwrap_or(usize::MAX))
+        };
+        let own = count(
+            "SELECT count(*) FROM jobs WHERE author = ?1 AND kind = ?2 AND state IN ('queued', 'running')",
+            &[&author, &kind],
         )?;
-        let queued: i64 = transaction.query_row("SELECT count(*) FROM analyses WHERE state = 'queued'", [], |row| {
-            row.get(0)
-        })?;
-        let refused = if own > 1 {
-            Some(AnalysisRefused::Pending)
-        } else if usize::try_from(queued).unwrap_or(usize::MAX) > queue {
-            Some(AnalysisRefused::QueueFull(queue))
+        let day_start = now - now.rem_euclid(DAY_MS);
+        let today = count(
+            "SELECT count(*) FROM jobs WHERE author = ?1 AND kind = ?2 AND created_ms >= ?3",
+            &[&author, &kind, &day_start],
+        )?;
+        let queued = count(
+            "SELECT count(*) FROM jobs WHERE kind = ?1 AND state = 'queued'",
+            &[&kind],
+        )?;
+        let refused = if own > rules.at_once {
+            Some(JobRefused::Pending(rules.at_once))
+        } else if let Some(per_day) = rules.per_day.filter(|&per_day| today > per_day as usize) {
+            Some(JobRefused::Daily(per_day))
+        } else if queued > rules.queue {
+            Some(JobRefused::QueueFull(rules.queue))
         } else {
             None
         };
@@ -682,70 +727,91 @@ impl Store {
         Ok(Ok(id))
     }
 
-    /// Claims the oldest queued request to analyse, marked `running` in the same statement.
-    pub fn claim_analysis(&self, now: i64) -> Result<Option<AnalysisRequest>, StoreError> {
+    /// Claims the oldest queued job of `kind`, marked `running` in the same statement.
+    pub fn claim_job(&self, kind: JobKind, now: i64) -> Result<Option<Job>, StoreError> {
         let sql = format!(
-            "UPDATE analyses SET state = 'running', updated_ms = ?1 WHERE id = \
-             (SELECT id FROM analyses WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING {ANALYSIS_FIELDS}"
+            "UPDATE jobs SET state = 'running', updated_ms = ?1 WHERE id = \
+             (SELECT id FROM jobs WHERE kind = ?2 AND state = 'queued' ORDER BY id LIMIT 1) RETURNING {JOB_FIELDS}"
         );
+        let kind = job_kind_text(kind);
         Ok(self
             .connection()
-            .query_row(&sql, params![now], analysis_of_row)
+            .query_row(&sql, params![now, kind], job_of_row)
             .optional()?)
     }
 
-    /// Ends request `id`: done with `games` analysed, or failed with `error`.
-    pub fn finish_analysis(&self, id: i64, outcome: Result<usize, &str>, now: i64) -> Result<(), StoreError> {
-        let (state, games, error) = match outcome {
-            Ok(games) => ("done", i64::try_from(games).ok(), None),
+    /// Ends job `id`: done with its `outcome`, or failed with its error.
+    pub fn finish_job(&self, id: i64, outcome: Result<&serde_json::Value, &str>, now: i64) -> Result<(), StoreError> {
+        let (state, outcome, error) = match outcome {
+            Ok(outcome) => ("done", Some(outcome.to_string()), None),
             Err(error) => ("failed", None, Some(error)),
         };
         self.connection().execute(
-            "UPDATE analyses SET state = ?2, games = ?3, error = ?4, updated_ms = ?5 WHERE id = ?1",
-            params![id, state, games, error, now],
+            "UPDATE jobs SET state = ?2, outcome = ?3, error = ?4, updated_ms = ?5 WHERE id = ?1",
+            params![id, state, outcome, error, now],
         )?;
         Ok(())
     }
 
-    /// The last `most` requests to analyse of account `author`, newest first.
-    pub fn analyses_of(&self, author: i64, most: usize) -> Result<Vec<AnalysisRequest>, StoreError> {
-        let connection = self.connection();
-        let sql = format!("SELECT {ANALYSIS_FIELDS} FROM analyses WHERE author = ?1 ORDER BY id DESC LIMIT ?2");
-        let mut statement = connection.prepare(&sql)?;
-        let most = i64::try_from(most).unwrap_or(i64::MAX);
-        let requests = statement
-            .query_map(params![author, most], analysis_of_row)?
-            .collect::<Result<_, _>>()?;
-        Ok(requests)
+    /// Job `id`.
+    pub fn job(&self, id: i64) -> Result<Option<Job>, StoreError> {
+        let sql = format!("SELECT {JOB_FIELDS} FROM jobs WHERE id = ?1");
+        Ok(self.connection().query_row(&sql, params![id], job_of_row).optional()?)
     }
 
-    /// Queues again the requests whose analysis a stop cut off. Their number.
-    pub fn requeue_analyses(&self, now: i64) -> Result<usize, StoreError> {
+    /// The last `most` jobs of `kind` of account `author`, newest first.
+    pub fn jobs_of(&self, author: i64, kind: JobKind, most: usize) -> Result<Vec<Job>, StoreError> {
+        let connection = self.connection();
+        let sql = format!("SELECT {JOB_FIELDS} FROM jobs WHERE author = ?1 AND kind = ?2 ORDER BY id DESC LIMIT ?3");
+        let mut statement = connection.prepare(&sql)?;
+        let most = i64::try_from(most).unwrap_or(i64::MAX);
+        let jobs = statement
+            .query_map(params![author, job_kind_text(kind), most], job_of_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(jobs)
+    }
+
+    /// Queues again the jobs that a stop cut off. Their number.
+    pub fn requeue_jobs(&self, now: i64) -> Result<usize, StoreError> {
         Ok(self.connection().execute(
-            "UPDATE analyses SET state = 'queued', updated_ms = ?1 WHERE state = 'running'",
+            "UPDATE jobs SET state = 'queued', updated_ms = ?1 WHERE state = 'running'",
             params![now],
         )?)
     }
 }
 
-const ANALYSIS_FIELDS: &str = "id, author, state, games, error, created_ms, updated_ms";
+const JOB_FIELDS: &str = "id, author, kind, state, asked, outcome, error, created_ms, updated_ms";
 
-fn analysis_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AnalysisRequest> {
-    let state: String = row.get(2)?;
-    let state = match state.as_str() {
-        "queued" => AnalysisState::Queued,
-        "running" => AnalysisState::Running,
-        "done" => AnalysisState::Done,
-        _ => AnalysisState::Failed,
+fn job_kind_text(kind: JobKind) -> &'static str {
+    match kind {
+        JobKind::Analysis => "analysis",
+        JobKind::Challenge => "challenge",
+    }
+}
+
+fn job_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
+    let text = |index: usize| -> rusqlite::Result<String> { row.get(index) };
+    let kind = match text(2)?.as_str() {
+        "analysis" => JobKind::Analysis,
+        _ => JobKind::Challenge,
     };
-    Ok(AnalysisRequest {
+    let state = match text(3)?.as_str() {
+        "queued" => JobState::Queued,
+        "running" => JobState::Running,
+        "done" => JobState::Done,
+        _ => JobState::Failed,
+    };
+    let json = |text: &str| serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+    Ok(Job {
         id: row.get(0)?,
         author: row.get(1)?,
+        kind,
         state,
-        games: row.get(3)?,
-        error: row.get(4)?,
-        created_ms: row.get(5)?,
-        updated_ms: row.get(6)?,
+        asked: json(&text(4)?),
+        outcome: row.get::<_, Option<String>>(5)?.map(|outcome| json(&outcome)),
+        error: row.get(6)?,
+        created_ms: row.get(7)?,
+        updated_ms: row.get(8)?,
     })
 }
 

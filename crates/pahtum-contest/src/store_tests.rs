@@ -178,50 +178,68 @@ fn a_backup_is_a_database_of_the_same_rows() {
 }
 
 #[test]
-fn requests_to_analyse_are_one_per_author_within_the_queue_and_queue_again_when_cut_off() {
+fn jobs_keep_to_their_rules_and_queue_again_when_cut_off() {
     let (_dir, store) = store();
     let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
     let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
     let cy = store.add_author("cy", Role::Author, AccountState::Active, 0).unwrap();
-    let first = store.request_analysis(ada, 1, 2).unwrap().unwrap();
+    let asked = serde_json::json!({});
+    let rules = |queue, per_day| JobRules {
+        at_once: 1,
+        per_day,
+        queue,
+    };
+    let analysis = |author, now, queue| store.request_job(author, JobKind::Analysis, &asked, rules(queue, None), now);
+    let first = analysis(ada, 1, 2).unwrap().unwrap();
+    assert_eq!(analysis(ada, 2, 2).unwrap(), Err(JobRefused::Pending(1)));
+    analysis(bob, 3, 2).unwrap().unwrap();
+    assert_eq!(analysis(cy, 4, 1).unwrap(), Err(JobRefused::QueueFull(1)));
+    // The refused requests left nothing behind, and a challenge is another kind with its own rules.
+    assert_eq!(store.jobs_of(ada, JobKind::Analysis, 10).unwrap().len(), 1);
+    assert!(store.jobs_of(cy, JobKind::Analysis, 10).unwrap().is_empty());
+    let challenge = |now| store.request_job(cy, JobKind::Challenge, &asked, rules(10, Some(2)), now);
+    let day = 86_400_000;
+    let c1 = challenge(day).unwrap().unwrap();
+    assert_eq!(store.claim_job(JobKind::Challenge, day + 1).unwrap().unwrap().id, c1);
+    store
+        .finish_job(c1, Ok(&serde_json::json!({"wins": 1})), day + 2)
+        .unwrap();
+    challenge(day + 3).unwrap().unwrap();
     assert_eq!(
-        store.request_analysis(ada, 2, 2).unwrap(),
-        Err(AnalysisRefused::Pending)
+        store.claim_job(JobKind::Challenge, day + 4).unwrap().unwrap().kind,
+        JobKind::Challenge
     );
-    store.request_analysis(bob, 3, 2).unwrap().unwrap();
-    assert_eq!(
-        store.request_analysis(cy, 4, 1).unwrap(),
-        Err(AnalysisRefused::QueueFull(1))
-    );
-    // The refused requests left nothing behind.
-    assert_eq!(store.analyses_of(ada, 10).unwrap().len(), 1);
-    assert!(store.analyses_of(cy, 10).unwrap().is_empty());
+    store.finish_job(c1 + 1, Err("gone"), day + 5).unwrap();
+    assert_eq!(challenge(day + 6).unwrap(), Err(JobRefused::Daily(2)), "two a day");
+    assert!(challenge(2 * day).unwrap().is_ok(), "the next day");
 
-    let claimed = store.claim_analysis(5).unwrap().unwrap();
-    assert_eq!((claimed.id, claimed.state), (first, AnalysisState::Running));
+    let claimed = store.claim_job(JobKind::Analysis, 5).unwrap().unwrap();
+    assert_eq!((claimed.id, claimed.state), (first, JobState::Running));
     assert_eq!(
-        store.request_analysis(ada, 6, 2).unwrap(),
-        Err(AnalysisRefused::Pending),
+        analysis(ada, 6, 2).unwrap(),
+        Err(JobRefused::Pending(1)),
         "running counts"
     );
     // A stop cut it off: queued again, and claimed again before bob's.
-    assert_eq!(store.requeue_analyses(7).unwrap(), 1);
-    assert_eq!(store.claim_analysis(8).unwrap().unwrap().id, first);
-    store.finish_analysis(first, Ok(3), 9).unwrap();
-    let done = &store.analyses_of(ada, 10).unwrap()[0];
+    assert_eq!(store.requeue_jobs(7).unwrap(), 1);
+    assert_eq!(store.claim_job(JobKind::Analysis, 8).unwrap().unwrap().id, first);
+    store
+        .finish_job(first, Ok(&serde_json::json!({"games": 3})), 9)
+        .unwrap();
+    let done = store.job(first).unwrap().unwrap();
     assert_eq!(
-        (done.state, done.games, done.updated_ms),
-        (AnalysisState::Done, Some(3), 9)
+        (done.state, done.outcome, done.updated_ms),
+        (JobState::Done, Some(serde_json::json!({"games": 3})), 9)
     );
-    let second = store.request_analysis(ada, 10, 2).unwrap().unwrap();
-    let bobs = store.claim_analysis(11).unwrap().unwrap();
+    let second = analysis(ada, 10, 2).unwrap().unwrap();
+    let bobs = store.claim_job(JobKind::Analysis, 11).unwrap().unwrap();
     assert_eq!(bobs.author, bob);
-    store.finish_analysis(bobs.id, Err("no journal"), 12).unwrap();
-    let failed = &store.analyses_of(bob, 10).unwrap()[0];
+    store.finish_job(bobs.id, Err("no journal"), 12).unwrap();
+    let failed = &store.jobs_of(bob, JobKind::Analysis, 10).unwrap()[0];
     assert_eq!(
         (failed.state, failed.error.as_deref()),
-        (AnalysisState::Failed, Some("no journal"))
+        (JobState::Failed, Some("no journal"))
     );
-    assert_eq!(store.claim_analysis(13).unwrap().unwrap().id, second);
-    assert_eq!(store.claim_analysis(14).unwrap(), None);
+    assert_eq!(store.claim_job(JobKind::Analysis, 13).unwrap().unwrap().id, second);
+    assert_eq!(store.claim_job(JobKind::Analysis, 14).unwrap(), None);
 }

@@ -2,7 +2,7 @@
 //! type its marker names and writes back to the same JSON, so the page and
 //! the API cannot drift apart.
 
-use pahtum_contest::store::{AnalysisRequest, Author, Token};
+use pahtum_contest::store::{Author, Job, Token};
 use pahtum_contest::web::api::{ErrorAnswer, MadeToken, Queued, SubmissionAnswer};
 use pahtum_contest::web::ladder::Ladder;
 use pahtum_referee::stderr_log::StderrLine;
@@ -40,7 +40,7 @@ fn every_example_of_the_api_page_is_its_type() {
             "MadeToken" => round_trips::<MadeToken>(json),
             "ErrorAnswer" => round_trips::<ErrorAnswer>(json),
             "StderrLines" => round_trips::<Vec<StderrLine>>(json),
-            "AnalysisRequests" => round_trips::<Vec<AnalysisRequest>>(json),
+            "Jobs" => round_trips::<Vec<Job>>(json),
             other => Err(format!("no type is named {other}")),
         };
         assert_eq!(checked_as, Ok(()), "the example of {marker}:\n{json}");

@@ -11,10 +11,10 @@
 //! says becomes a path or a command: a submission is a number looked up in
 //! the database, a log one of two fixed names.
 
-pub mod analysis;
 pub mod api;
 pub mod auth;
 pub mod game;
+pub mod jobs;
 pub mod ladder;
 pub mod pages;
 pub mod records;
@@ -52,7 +52,8 @@ pub fn router(site: Arc<Site>) -> Router {
         )
         .route("/me", get(pages::own_page))
         .route("/me/tokens", post(pages::make_token))
-        .route("/me/analyses", post(analysis::ask_from_page))
+        .route("/me/analyses", post(jobs::analysis_from_page))
+        .route("/me/challenges", post(jobs::challenge_from_page))
         .route("/me/tokens/{id}/revoke", post(pages::revoke_token))
         .route("/submissions/{id}", get(pages::submission_page))
         .route("/organiser", get(pages::organiser_page))
@@ -66,7 +67,9 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/api/submissions/{id}", get(api::submission))
         .route("/api/submissions/{id}/logs/{log}", get(api::log))
         .route("/api/submissions/{id}/activate", post(api::activate))
-        .route("/api/analyses", get(analysis::list).post(analysis::ask))
+        .route("/api/analyses", get(jobs::analyses).post(jobs::ask_analysis))
+        .route("/api/challenges", get(jobs::challenges).post(jobs::ask_challenge))
+        .route("/api/challenges/{id}/journal", get(jobs::challenge_journal))
         .route("/api/tokens", get(api::tokens).post(api::make_token))
         .route("/api/tokens/{id}", axum::routing::delete(api::revoke_token))
         .layer(DefaultBodyLimit::max(MAX_FORM))

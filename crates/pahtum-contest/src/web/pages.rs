@@ -20,7 +20,7 @@ use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_
 use crate::builds::submission_dir;
 use crate::config::Registration;
 use crate::store::now_ms;
-use crate::store::{AccountState, Author, Role};
+use crate::store::{AccountState, Author, JobKind, Role};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
 
 /// How many of an author's last games their page lists.
@@ -355,12 +355,23 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
             }
         })
         .collect();
-    let analysis = site.store.analyses_of(me.id, 1).unwrap_or_default().pop().map(|request| {
-        context! { state => request.state, games => request.games, error => request.error, when => when(request.updated_ms) }
-    });
+    let jobs = |kind, most| -> Vec<minijinja::Value> {
+        let jobs = site.store.jobs_of(me.id, kind, most).unwrap_or_default();
+        jobs.into_iter()
+            .map(|job| {
+                context! {
+                    id => job.id, state => job.state, asked => job.asked, outcome => job.outcome,
+                    error => job.error.as_deref().map(shown), when => when(job.updated_ms),
+                }
+            })
+            .collect()
+    };
+    let limits = &site.contest.limits;
     let context = context! {
-        submissions => submissions, tokens => tokens, made => made, games => games, analysis => analysis,
-        analysis_games => site.contest.limits.analysis_games,
+        submissions => submissions, tokens => tokens, made => made, games => games,
+        analysis => jobs(JobKind::Analysis, 1).pop(), challenges => jobs(JobKind::Challenge, 10),
+        analysis_games => limits.analysis_games, challenge_pairs => limits.challenge_pairs,
+        challenges_per_day => limits.challenges_per_day,
     };
     page(site, "me.html", Some(me), context)
 }

@@ -30,8 +30,8 @@ pub struct Site {
     pub access: Access,
     /// Told when a submission is queued.
     pub queued: Arc<Notify>,
-    /// Told when a request to analyse is queued.
-    pub analyses_queued: Notify,
+    /// The bells of the workers of the authors' jobs.
+    pub bells: crate::jobs::Bells,
     /// The entrants and activations waiting for the ladder's next turn; its bell rings the ladder when
     /// the organiser changes who plays.
     pub ready: Arc<Ready>,
@@ -73,7 +73,7 @@ impl Site {
             store,
             access,
             queued,
-            analyses_queued: Notify::new(),
+            bells: crate::jobs::Bells::default(),
             ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
             games: std::sync::Mutex::new(GamesPage::default()),
             in_progress: Arc::new(pahtum_serve::games::InProgress::new(None)),
