@@ -9,27 +9,8 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Notify;
-
 use crate::store::{Job, JobKind, now_ms};
 use crate::web::Site;
-
-/// The bell of each kind's worker, rung when a job of that kind is queued.
-#[derive(Debug, Default)]
-pub struct Bells {
-    analysis: Notify,
-    challenge: Notify,
-}
-
-impl Bells {
-    /// The bell of `kind`'s worker.
-    pub fn of(&self, kind: JobKind) -> &Notify {
-        match kind {
-            JobKind::Analysis => &self.analysis,
-            JobKind::Challenge => &self.challenge,
-        }
-    }
-}
 
 /// Works off the queued jobs of `kind` with `work`, one at a time, for as long as it is polled: each job
 /// ends done with what `work` gives, or failed with its error.

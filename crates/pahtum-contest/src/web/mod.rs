@@ -20,7 +20,7 @@ pub mod pages;
 pub mod records;
 mod site;
 
-pub use site::{MAX_FORM, Site};
+pub use site::{Bells, MAX_FORM, Site};
 
 use std::sync::Arc;
 

@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use super::ladder::LadderCache;
 use crate::builds::Ready;
 use crate::config::Contest;
-use crate::store::Store;
+use crate::store::{JobKind, Store};
 
 /// The largest body of a request that is not an upload.
 pub const MAX_FORM: usize = 16 * 1024;
@@ -31,7 +31,7 @@ pub struct Site {
     /// Told when a submission is queued.
     pub queued: Arc<Notify>,
     /// The bells of the workers of the authors' jobs.
-    pub bells: crate::jobs::Bells,
+    pub bells: Bells,
     /// The entrants and activations waiting for the ladder's next turn; its bell rings the ladder when
     /// the organiser changes who plays.
     pub ready: Arc<Ready>,
@@ -73,7 +73,7 @@ impl Site {
             store,
             access,
             queued,
-            bells: crate::jobs::Bells::default(),
+            bells: Bells::default(),
             ready: Arc::new(Ready::new(Arc::new(Notify::new()))),
             games: std::sync::Mutex::new(GamesPage::default()),
             in_progress: Arc::new(pahtum_serve::games::InProgress::new(None)),
@@ -116,5 +116,22 @@ impl GamesPage {
         let page = followed.page()?;
         self.made = Some((std::time::Instant::now(), page.clone()));
         Ok(page)
+    }
+}
+
+/// The bell of each kind's worker, rung when a job of that kind is queued.
+#[derive(Debug, Default)]
+pub struct Bells {
+    analysis: Notify,
+    challenge: Notify,
+}
+
+impl Bells {
+    /// The bell of `kind`'s worker.
+    pub fn of(&self, kind: JobKind) -> &Notify {
+        match kind {
+            JobKind::Analysis => &self.analysis,
+            JobKind::Challenge => &self.challenge,
+        }
     }
 }
