@@ -88,6 +88,9 @@ subcommands! {
     Contest => contest,
     /// Submit a bot to a contest: pack its folder, upload it, follow its build and check, print the outcome.
     Submit => submit,
+    /// Unpack a contest's upload in the sandbox, as its server orders (not for people).
+    #[command(name = pahtum_contest::builds::UNPACK_COMMAND, hide = true)]
+    UploadUnpack => upload_unpack,
 }
 
 /// The command line's definition, for the completion scripts and the manual pages.

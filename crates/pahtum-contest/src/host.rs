@@ -118,6 +118,7 @@ impl Hosting {
             &site.store,
             &site.contest.limits,
             checker,
+            machinery.arena,
             &site.queued,
             &site.ready,
         );

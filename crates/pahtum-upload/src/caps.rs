@@ -3,8 +3,9 @@
 //! folder to, so that what `arena submit` packs the server unpacks.
 
 /// The limits of one upload. Every count is made as the upload is read,
-/// never taken from what its headers claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// never taken from what its headers claim. Serialisable, for a server to
+/// hand them to the process that unpacks ([`crate::Report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Caps {
     /// Entries, files and folders together, counted as they are read.
     pub entries: usize,

@@ -12,6 +12,9 @@
 //! themselves cost). A refusal ([`Refused`]) names the entry, escaped, and
 //! the rule, and leaves nothing behind. [`pack()`] makes the `.tar.gz` that
 //! `arena submit` sends, deterministic, under the same caps and name rules.
+//! A server that unpacks in a child process of its own (a contest, in the
+//! sandbox) hands it an [`Order`] and has its outcome told back as a
+//! [`Report`] (`report`), a refusal in its own words.
 
 #![warn(missing_docs)]
 
@@ -20,6 +23,7 @@ mod meter;
 mod name;
 mod pack;
 mod refused;
+mod report;
 mod sniff;
 mod tree;
 mod unpack;
@@ -30,6 +34,7 @@ pub use caps::Caps;
 pub use name::NameRule;
 pub use pack::{PackError, pack};
 pub use refused::{Place, Refused};
+pub use report::{Order, Report, Reported};
 pub use sniff::{Kind, sniff};
 pub use tree::Unpacked;
-pub use unpack::unpack;
+pub use unpack::{unpack, unpack_file};

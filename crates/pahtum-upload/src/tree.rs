@@ -23,7 +23,7 @@ const PLAIN: u32 = 0o644;
 const COPY_BYTES: usize = 64 * 1024;
 
 /// What an upload unpacked to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Unpacked {
     /// Regular files written.
     pub files: usize,

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use flate2::write::GzEncoder;
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
-use pahtum_upload::{Caps, Kind, NameRule, PackError, Place, Refused, pack, sniff, unpack};
+use pahtum_upload::{Caps, Kind, NameRule, PackError, Place, Refused, pack, sniff, unpack, unpack_file};
 use proptest::prelude::*;
 use tar::{EntryType, Header};
 use zip::ZipWriter;
@@ -738,6 +738,30 @@ fn a_system_tar_with_dot_slash_names_unpacks() {
     let run = fs::metadata(scene.folder().join("run.sh")).unwrap();
     assert_eq!(run.permissions().mode() & 0o7777, 0o755);
     assert!(scene.folder().join("data/empty").is_dir());
+}
+
+/// An upload kept in a file is told by its bytes, not by its name, and read from its start; one that cannot
+/// be read is refused as the server's fault, and no folder is made.
+#[test]
+fn an_upload_kept_in_a_file_unpacks_as_its_bytes_say() {
+    let kept = tempfile::tempdir().unwrap();
+    let archive = kept.path().join("upload");
+    fs::write(&archive, file_tar_gz(b"src/bot.py", b"print('tar')\n")).unwrap();
+    let scene = Scene::new();
+    let unpacked = unpack_file(&archive, Some("bot.py"), &scene.folder(), &Caps::DEFAULT).unwrap();
+    assert_eq!((unpacked.files, unpacked.bytes), (1, 13));
+    assert_eq!(fs::read(scene.folder().join("src/bot.py")).unwrap(), b"print('tar')\n");
+
+    fs::write(&archive, b"print('one file')\n").unwrap();
+    let scene = Scene::new();
+    unpack_file(&archive, Some("bot.py"), &scene.folder(), &Caps::DEFAULT).unwrap();
+    assert_eq!(fs::read(scene.folder().join("bot.py")).unwrap(), b"print('one file')\n");
+
+    let scene = Scene::new();
+    let missing = kept.path().join("missing");
+    let refused = unpack_file(&missing, None, &scene.folder(), &Caps::DEFAULT).unwrap_err();
+    assert!(matches!(refused, Refused::Io { .. }), "{refused}");
+    scene.assert_nothing_left();
 }
 
 #[test]

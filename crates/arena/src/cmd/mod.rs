@@ -21,4 +21,5 @@ pub mod serve;
 pub mod show;
 pub mod standings;
 pub mod submit;
+pub mod upload_unpack;
 pub mod verify;
