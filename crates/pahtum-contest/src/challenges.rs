@@ -104,7 +104,7 @@ async fn play_one(site: &Site, job: &Job, machinery: Machinery<'_>) -> Result<Sc
     let unserved = async |_: &Path, _: &Arc<Live>| Ok::<(), std::io::Error>(());
     let played = play(plan, &mut Quiet, std::future::pending(), unserved)
         .await
-        .map_err(|error| crate::builds::chain(&error))?;
+        .map_err(|error| crate::builds::without_folder(&crate::builds::chain(&error), &site.dir))?;
     drop(played);
     let journal = std::fs::read(out.join(pahtum_run::resume::JOURNAL)).map_err(|error| error.to_string())?;
     Ok(score_of(&journal, &challenge.entrant))

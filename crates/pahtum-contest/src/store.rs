@@ -555,12 +555,7 @@ impl Store {
         } else {
             None
         };
-        if let Some(refused) = refused {
-            transaction.rollback()?;
-            return Ok(Err(refused));
-        }
-        transaction.commit()?;
-        Ok(Ok(id))
+        commit_unless(transaction, id, refused)
     }
 
     /// Submission `id`.
@@ -719,12 +714,7 @@ impl Store {
         } else {
             None
         };
-        if let Some(refused) = refused {
-            transaction.rollback()?;
-            return Ok(Err(refused));
-        }
-        transaction.commit()?;
-        Ok(Ok(id))
+        commit_unless(transaction, id, refused)
     }
 
     /// Claims the oldest queued job of `kind`, marked `running` in the same statement.
@@ -813,6 +803,21 @@ fn job_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
         created_ms: row.get(7)?,
         updated_ms: row.get(8)?,
     })
+}
+
+/// Commits `transaction` and answers `id`, or, when a rule `refused` the row it added, undoes it and
+/// answers why.
+fn commit_unless<R>(
+    transaction: rusqlite::Transaction<'_>,
+    id: i64,
+    refused: Option<R>,
+) -> Result<Result<i64, R>, StoreError> {
+    if let Some(refused) = refused {
+        transaction.rollback()?;
+        return Ok(Err(refused));
+    }
+    transaction.commit()?;
+    Ok(Ok(id))
 }
 
 const SUBMISSION_COLUMNS: &str =

@@ -1,6 +1,8 @@
 //! The ladder as the pages and the API show it: one joint fit of the
 //! league's games, each place marked tied with the one above where their 95%
-//! intervals overlap, kept while the journal does not grow.
+//! intervals overlap, kept while the journal does not grow; with the rules
+//! and the time control every game is played by, as the league's
+//! `league.toml` gives them.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -43,6 +45,21 @@ pub struct Ladder {
     pub rows: Vec<LadderRow>,
     /// The retired versions.
     pub retired: Vec<String>,
+    /// How the games are played.
+    pub rules: LadderRules,
+}
+
+/// How the contest's games are played: the league's rules, with the keys of `league.toml`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LadderRules {
+    /// The layouts and the pie rule (`league.toml`'s `[rules]`).
+    pub rules: pahtum_tournament::config::RulesConfig,
+    /// The time control (`league.toml`'s `[time]`).
+    pub time: pahtum_protocol::TimeControl,
+    /// The most games two entrants play.
+    pub games_per_pair: u32,
+    /// The half-width of the 95% interval the ladder plays each entrant to, in Elo.
+    pub precision_elo: u32,
 }
 
 /// The ladder last made: when, from how long a journal, and the ladder.
@@ -74,6 +91,8 @@ const LADDER_APART: Duration = Duration::from_secs(1);
 /// The ladder of the contest's league, from one fit of its journal.
 fn fit_ladder(dir: &Path, name: &str) -> Result<Ladder, ServiceError> {
     let table = pahtum_league::service::table_of(&dir.join(LEAGUE))?;
+    let league = pahtum_league::rules::load(&dir.join(LEAGUE).join(pahtum_league::LEAGUE_FILE))
+        .map_err(pahtum_league::LeagueError::from)?;
     let mut rows: Vec<LadderRow> = Vec::with_capacity(table.active.len());
     for (index, row) in table.active.iter().enumerate() {
         let tied_with_above = index > 0
@@ -97,5 +116,11 @@ fn fit_ladder(dir: &Path, name: &str) -> Result<Ladder, ServiceError> {
         games: table.games,
         rows,
         retired: table.retired.iter().map(|row| row.entrant.clone()).collect(),
+        rules: LadderRules {
+            rules: league.rules,
+            time: league.time,
+            games_per_pair: league.games_per_pair,
+            precision_elo: league.precision_elo,
+        },
     })
 }
