@@ -295,6 +295,16 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     )
     .await;
     client.goto(&format!("{}/organiser", server.url)).await.unwrap();
+    // The machine's line: the build queue, the load and the cores, each a number.
+    let machine = text_of(client, "#machine").await;
+    let numbers: Vec<f64> = machine
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    assert!(
+        machine.starts_with("Build queue: ") && numbers.len() == 3 && numbers[2] >= 1.0,
+        "{machine}"
+    );
     let row = |name: &str| format!("//table[@id='accounts']//tr[td[1]='{name}']");
     client
         .find(Locator::XPath(&format!("{}//button[.='disable']", row("bob"))))

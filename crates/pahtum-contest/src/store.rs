@@ -749,14 +749,18 @@ impl Store {
         Ok(self.connection().query_row(&sql, params![id], job_of_row).optional()?)
     }
 
-    /// The last `most` jobs of `kind` of account `author`, newest first.
-    pub fn jobs_of(&self, author: i64, kind: JobKind, most: usize) -> Result<Vec<Job>, StoreError> {
+    /// The last `most` jobs of account `author` (every account's for `None`) of `kind` (every kind's for
+    /// `None`), newest first.
+    pub fn jobs(&self, author: Option<i64>, kind: Option<JobKind>, most: usize) -> Result<Vec<Job>, StoreError> {
         let connection = self.connection();
-        let sql = format!("SELECT {JOB_FIELDS} FROM jobs WHERE author = ?1 AND kind = ?2 ORDER BY id DESC LIMIT ?3");
+        let sql = format!(
+            "SELECT {JOB_FIELDS} FROM jobs WHERE (?1 IS NULL OR author = ?1) AND (?2 IS NULL OR kind = ?2) \
+             ORDER BY id DESC LIMIT ?3"
+        );
         let mut statement = connection.prepare(&sql)?;
         let most = i64::try_from(most).unwrap_or(i64::MAX);
         let jobs = statement
-            .query_map(params![author, job_kind_text(kind), most], job_of_row)?
+            .query_map(params![author, kind.map(job_kind_text), most], job_of_row)?
             .collect::<Result<_, _>>()?;
         Ok(jobs)
     }

@@ -195,8 +195,8 @@ fn jobs_keep_to_their_rules_and_queue_again_when_cut_off() {
     analysis(bob, 3, 2).unwrap().unwrap();
     assert_eq!(analysis(cy, 4, 1).unwrap(), Err(JobRefused::QueueFull(1)));
     // The refused requests left nothing behind, and a challenge is another kind with its own rules.
-    assert_eq!(store.jobs_of(ada, JobKind::Analysis, 10).unwrap().len(), 1);
-    assert!(store.jobs_of(cy, JobKind::Analysis, 10).unwrap().is_empty());
+    assert_eq!(store.jobs(Some(ada), Some(JobKind::Analysis), 10).unwrap().len(), 1);
+    assert!(store.jobs(Some(cy), Some(JobKind::Analysis), 10).unwrap().is_empty());
     let challenge = |now| store.request_job(cy, JobKind::Challenge, &asked, rules(10, Some(2)), now);
     let day = 86_400_000;
     let c1 = challenge(day).unwrap().unwrap();
@@ -235,7 +235,7 @@ fn jobs_keep_to_their_rules_and_queue_again_when_cut_off() {
     let bobs = store.claim_job(JobKind::Analysis, 11).unwrap().unwrap();
     assert_eq!(bobs.author, bob);
     store.finish_job(bobs.id, Err("no journal"), 12).unwrap();
-    let failed = &store.jobs_of(bob, JobKind::Analysis, 10).unwrap()[0];
+    let failed = &store.jobs(Some(bob), Some(JobKind::Analysis), 10).unwrap()[0];
     assert_eq!(
         (failed.state, failed.error.as_deref()),
         (JobState::Failed, Some("no journal"))

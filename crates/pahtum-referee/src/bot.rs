@@ -9,7 +9,7 @@
 //! failure makes the bot unusable: it is killed with its process group at
 //! once, and [`Bot::is_reusable`] tells the caller to start a new one.
 
-use std::fs::OpenOptions;
+use crate::stderr_log::LogFiles;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -147,17 +147,11 @@ impl Bot {
         core: Option<usize>,
     ) -> Result<Bot, StartError> {
         let log = match stderr_log {
-            Some(path) => Some(
-                OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|source| StartError::Log {
-                        bot: spec.name.clone(),
-                        path: path.to_owned(),
-                        source,
-                    })?,
-            ),
+            Some(path) => Some(LogFiles::open(path).map_err(|source| StartError::Log {
+                bot: spec.name.clone(),
+                path: path.to_owned(),
+                source,
+            })?),
             None => None,
         };
         let process = BotProcess::spawn(spec, log, limits.stderr_cap, core)

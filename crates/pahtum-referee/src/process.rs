@@ -14,7 +14,6 @@
 //! * A sandboxed bot's death by the memory limit becomes the `memory`
 //!   verdict.
 
-use std::fs::File;
 use std::io;
 use std::time::Duration;
 
@@ -27,6 +26,7 @@ use tokio::time::Instant;
 use crate::BotSpec;
 use crate::lines::{LineReader, ReadError};
 use crate::stderr::StderrDrain;
+use crate::stderr_log::LogFiles;
 use crate::verdict::{Asked, Failure};
 use pahtum_protocol::{MAX_LINE_BYTES, Reason};
 
@@ -62,7 +62,7 @@ impl BotProcess {
     /// only if given.
     pub(crate) async fn spawn(
         spec: &BotSpec,
-        log: Option<File>,
+        log: Option<LogFiles>,
         stderr_cap: u64,
         core: Option<usize>,
     ) -> io::Result<BotProcess> {

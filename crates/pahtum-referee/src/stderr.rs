@@ -30,7 +30,6 @@
 //! one read brings is written to the log at once, markers included.
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -44,7 +43,7 @@ use tokio::io::unix::AsyncFd;
 use tokio::process::ChildStderr;
 use tokio::task::JoinHandle;
 
-use crate::stderr_log::{MARK, When, game_header};
+use crate::stderr_log::{LogFiles, MARK, When, game_header};
 
 /// How many of the last lines are kept for the record.
 const TAIL_LINES: usize = 20;
@@ -85,7 +84,7 @@ enum Read {
 
 #[derive(Debug)]
 struct State {
-    log: Option<File>,
+    log: Option<LogFiles>,
     cap: u64,
     game: String,
     logged: u64,
@@ -107,7 +106,7 @@ struct State {
 
 impl StderrDrain {
     /// Starts draining `stderr` into `log` (if any) with `cap` bytes per game.
-    pub(crate) fn start(stderr: ChildStderr, log: Option<File>, cap: u64) -> std::io::Result<Self> {
+    pub(crate) fn start(stderr: ChildStderr, log: Option<LogFiles>, cap: u64) -> std::io::Result<Self> {
         let logged = log.is_some();
         let when = Arc::new(AtomicU32::new(When::Start.code()));
         let state = Arc::new(Mutex::new(State::new(log, cap, Arc::clone(&when))));
@@ -197,6 +196,8 @@ impl StderrDrain {
         state.partial.clear();
         self.at(When::Start);
         state.marked = When::Start.code();
+        state.flush();
+        state.index(game);
         state.note(&game_header(game));
         state.flush();
     }
@@ -265,7 +266,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl State {
-    fn new(log: Option<File>, cap: u64, when: Arc<AtomicU32>) -> State {
+    fn new(log: Option<LogFiles>, cap: u64, when: Arc<AtomicU32>) -> State {
         State {
             log,
             cap,
@@ -428,11 +429,20 @@ impl State {
     fn flush(&mut self) {
         if let Some(log) = &mut self.log
             && !self.staged.is_empty()
-            && log.write_all(&self.staged).is_err()
+            && log.log.write_all(&self.staged).is_err()
         {
             self.log = None;
         }
         self.staged.clear();
+    }
+
+    /// Notes in the log's index that game `game`'s part begins where the log ends now (all flushed).
+    fn index(&mut self, game: &str) {
+        if let Some(log) = &mut self.log
+            && log.index_game(game).is_err()
+        {
+            self.log = None;
+        }
     }
 }
 
@@ -440,7 +450,7 @@ impl State {
 mod tests {
     use super::*;
 
-    fn state(cap: u64, log: Option<File>) -> State {
+    fn state(cap: u64, log: Option<LogFiles>) -> State {
         let mut state = State::new(log, cap, Arc::new(AtomicU32::new(When::Start.code())));
         state.game = "g1".into();
         state
@@ -450,7 +460,7 @@ mod tests {
     fn marks_the_plies_and_defuses_lines_that_pass_for_the_referees() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.log");
-        let mut state = state(1000, Some(File::create(&path).unwrap()));
+        let mut state = state(1000, Some(LogFiles::open(&path).unwrap()));
         state.note(&game_header("g1"));
         state.absorb(b"ready\n");
         state.when.store(When::Ply(0).code(), Ordering::Relaxed);
@@ -504,7 +514,7 @@ mod tests {
     fn bytes_skipped_in_a_flood_count_as_cut_and_break_the_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.log");
-        let mut state = state(4, Some(File::create(&path).unwrap()));
+        let mut state = state(4, Some(LogFiles::open(&path).unwrap()));
         assert!(state.absorb(b"0123456789 the start of a line"));
         state.skipped(1000);
         state.absorb(b"ine\nlast line\n");
@@ -523,7 +533,7 @@ mod tests {
     fn cuts_the_log_at_the_cap_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.log");
-        let mut state = state(10, Some(File::create(&path).unwrap()));
+        let mut state = state(10, Some(LogFiles::open(&path).unwrap()));
         state.absorb(b"0123456789abcdef\n");
         state.absorb(b"more\n");
         state.close_game();

@@ -12,10 +12,19 @@
 //! begins with the mark (or with the start of it, at the end of a read) is
 //! written with a space before it: no bot can forge a line of the referee's.
 //!
+//! Beside each log lies its index (`NAME-N.idx` for `NAME-N.log`): a line
+//! `OFFSET GAME` where each game's part begins, so that one game is read
+//! back without reading the whole log, which grows with every game the
+//! process plays ([`game_lines_in`] reads at most [`MAX_PART`] bytes).
+//!
 //! A line belongs to the ply during which the referee read it. Stderr and
 //! stdout are two pipes, so a line written just before an answer may be read
 //! just after it and count for the next ply: the attribution is as close as
 //! the two streams allow, and the log says nothing it did not see.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +74,65 @@ impl When {
 /// The referee's line that begins game `game`'s part of a log.
 pub(crate) fn game_header(game: &str) -> String {
     format!("[arena] game {game}\n")
+}
+
+/// The most bytes of one game's part read back: a part is at most the log's cap per game (1 MiB by
+/// default) and the referee's lines; a longer one is read to this length.
+pub const MAX_PART: u64 = 8 << 20;
+
+/// A bot's stderr log and the index of its games, both appended to.
+#[derive(Debug)]
+pub struct LogFiles {
+    pub(crate) log: File,
+    index: File,
+}
+
+impl LogFiles {
+    /// Opens the log at `path` and its index ([`index_of`]) for appending, creating them if missing.
+    pub fn open(path: &Path) -> io::Result<LogFiles> {
+        let append = |path: &Path| OpenOptions::new().create(true).append(true).open(path);
+        Ok(LogFiles {
+            log: append(path)?,
+            index: append(&index_of(path))?,
+        })
+    }
+
+    /// Notes that game `game`'s part begins where the log ends now.
+    pub(crate) fn index_game(&mut self, game: &str) -> io::Result<()> {
+        let offset = self.log.metadata()?.len();
+        self.index.write_all(format!("{offset} {game}\n").as_bytes())
+    }
+}
+
+/// The index of the log at `log`: the same name with `.idx` for its extension.
+pub fn index_of(log: &Path) -> PathBuf {
+    log.with_extension("idx")
+}
+
+/// Where game `game`'s last part begins, as the index `index` (its text) says.
+pub fn offset_in(index: &[u8], game: &str) -> Option<u64> {
+    index.split(|&byte| byte == b'\n').rev().find_map(|line| {
+        let (offset, named) = std::str::from_utf8(line).ok()?.split_once(' ')?;
+        (named == game).then(|| offset.parse().ok()).flatten()
+    })
+}
+
+/// The lines of game `game` in the log at `log`, found through its index and read from where its last part
+/// begins (at most [`MAX_PART`] bytes); `None` where the index names no such game.
+pub fn game_lines_in(log: &Path, game: &str) -> io::Result<Option<Vec<StderrLine>>> {
+    let index = match std::fs::read(index_of(log)) {
+        Ok(index) => index,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let Some(offset) = offset_in(&index, game) else {
+        return Ok(None);
+    };
+    let mut file = File::open(log)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut part = Vec::new();
+    file.take(MAX_PART).read_to_end(&mut part)?;
+    Ok(game_lines(&part, game))
 }
 
 /// One line of a game's part of a log.
@@ -127,6 +195,31 @@ fn referees_when(said: &[u8]) -> Option<When> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_is_read_through_the_index_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot-1.log");
+        let mut files = LogFiles::open(&path).unwrap();
+        for (game, text) in [("g1", "first\n"), ("g2", "second\n"), ("g1", "again\n")] {
+            files.index_game(game).unwrap();
+            files
+                .log
+                .write_all(format!("[arena] game {game}\n{text}").as_bytes())
+                .unwrap();
+        }
+        let index = std::fs::read(index_of(&path)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&index), "0 g1\n22 g2\n45 g1\n");
+        assert_eq!(offset_in(&index, "g1"), Some(45), "the last part");
+        let lines = game_lines_in(&path, "g1").unwrap().unwrap();
+        assert_eq!(
+            lines.iter().map(|line| line.text.as_str()).collect::<Vec<_>>(),
+            ["again"]
+        );
+        assert_eq!(game_lines_in(&path, "g2").unwrap().unwrap()[0].text, "second");
+        assert_eq!(game_lines_in(&path, "g3").unwrap(), None);
+        assert_eq!(game_lines_in(&dir.path().join("none.log"), "g1").unwrap(), None);
+    }
 
     #[test]
     fn codes_round_trip() {

@@ -133,7 +133,7 @@ fn listed(site: &Site, headers: &HeaderMap, kind: JobKind) -> Result<Json<Vec<Jo
     let author = required(site, headers)?;
     let jobs = site
         .store
-        .jobs_of(author.id, kind, LISTED)
+        .jobs(Some(author.id), Some(kind), LISTED)
         .map_err(|_| ApiError::Failed("read the requests"))?;
     Ok(Json(jobs))
 }

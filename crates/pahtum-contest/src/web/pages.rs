@@ -23,6 +23,9 @@ use crate::store::now_ms;
 use crate::store::{AccountState, Author, JobKind, Role};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
 
+/// How many of the latest jobs, of every author, the organiser's page lists.
+const ORGANISER_JOBS: usize = 50;
+
 /// How many of an author's last games their page lists.
 const RECENT_GAMES: usize = 30;
 
@@ -356,7 +359,7 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
         })
         .collect();
     let jobs = |kind, most| -> Vec<minijinja::Value> {
-        let jobs = site.store.jobs_of(me.id, kind, most).unwrap_or_default();
+        let jobs = site.store.jobs(Some(me.id), Some(kind), most).unwrap_or_default();
         jobs.into_iter()
             .map(|job| {
                 context! {
@@ -468,12 +471,29 @@ pub async fn organiser_page(State(site): State<Arc<Site>>, headers: HeaderMap) -
             }
         })
         .collect();
-    page(
-        &site,
-        "organiser.html",
-        Some(&me),
-        context! { authors => authors, submissions => submissions },
-    )
+    let jobs: Vec<_> = site
+        .store
+        .jobs(None, None, ORGANISER_JOBS)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|job| {
+            context! {
+                id => job.id, author_name => name_of(job.author), kind => job.kind, state => job.state,
+                asked => job.asked, outcome => job.outcome, error => job.error.as_deref().map(shown),
+                when => when(job.updated_ms),
+            }
+        })
+        .collect();
+    // The machine: the first field of /proc/loadavg (the run queue over a minute), where there is one.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split(' ').next().map(str::to_owned));
+    let context = context! {
+        authors => authors, submissions => submissions, jobs => jobs,
+        queued => site.store.queued().ok(), load => load,
+        cores => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    page(&site, "organiser.html", Some(&me), context)
 }
 
 /// `POST /organiser/authors/{id}/{active|disabled}`: approves, disables or enables an author's account.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use pahtum_record::GameRecord;
-use pahtum_referee::stderr_log::{StderrLine, game_lines};
+use pahtum_referee::stderr_log::{StderrLine, game_lines_in};
 
 /// Whose games a journal keeps.
 #[derive(Debug, Clone, Copy)]
@@ -92,7 +92,8 @@ pub fn is_of(label: &str, name: &str) -> bool {
 }
 
 /// What the entrant `label` wrote to stderr in game `game`, from the league's logs in `logs` (one file
-/// per process, `LABEL-N.log`): the game's last part in the log last written that holds it, or `None`.
+/// per process, `LABEL-N.log`, each with its index): the game's last part in the log last written that
+/// holds it, or `None`. Only the indexes and that part are read, however long the logs grew.
 pub fn stderr_of(logs: &Path, label: &str, game: &str) -> Option<Vec<StderrLine>> {
     let prefix = format!("{label}-");
     let mut found: Option<(std::time::SystemTime, Vec<StderrLine>)> = None;
@@ -113,7 +114,7 @@ pub fn stderr_of(logs: &Path, label: &str, game: &str) -> Option<Vec<StderrLine>
         if found.as_ref().is_some_and(|(newest, _)| *newest > modified) {
             continue;
         }
-        if let Some(lines) = std::fs::read(entry.path()).ok().and_then(|log| game_lines(&log, game)) {
+        if let Ok(Some(lines)) = game_lines_in(&entry.path(), game) {
             found = Some((modified, lines));
         }
     }
@@ -174,7 +175,11 @@ mod tests {
     #[test]
     fn stderr_is_read_from_the_entrants_own_logs_only() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        let write = |name: &str, text: &str| {
+            let log = dir.path().join(name);
+            std::fs::write(&log, text).unwrap();
+            std::fs::write(pahtum_referee::stderr_log::index_of(&log), "0 g1\n").unwrap();
+        };
         write("ada@1-1.log", "[arena] game g1\nmine\n[arena] ply 3\nat three\n");
         write("ada@1-x.log", "[arena] game g1\nnot a process log\n");
         write("ada@12-1.log", "[arena] game g1\nanother version\n");
