@@ -230,6 +230,8 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
 
     // 4b. Ada opens one of her games from her page: her bot's stderr is beside each of its plies, as text.
     client.goto(&format!("{}/me", server.url)).await.unwrap();
+    wait_for(client, browser::DEADLINE, "//table[@id='games']//a").await;
+    screenshot(client, "me-with-games.png").await;
     client
         .find(Locator::Css("#games a"))
         .await

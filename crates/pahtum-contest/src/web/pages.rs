@@ -20,7 +20,7 @@ use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_
 use crate::builds::submission_dir;
 use crate::config::Registration;
 use crate::store::now_ms;
-use crate::store::{AccountState, Author, JobKind, Role};
+use crate::store::{AccountState, Author, JobKind, Role, SubmissionState};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
 
 /// How many of the latest jobs, of every author, the organiser's page lists.
@@ -369,8 +369,18 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
             })
             .collect()
     };
+    // The entrants that may be challenged: every other author's playing version.
+    let opponents: Vec<String> = site
+        .store
+        .submissions(None)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|submission| submission.author != me.id && submission.state == SubmissionState::Playing)
+        .filter_map(|submission| submission.label)
+        .collect();
     let limits = &site.contest.limits;
     let context = context! {
+        opponents => opponents,
         submissions => submissions, tokens => tokens, made => made, games => games,
         analysis => jobs(JobKind::Analysis, 1).pop(), challenges => jobs(JobKind::Challenge, 10),
         analysis_games => limits.analysis_games, challenge_pairs => limits.challenge_pairs,
