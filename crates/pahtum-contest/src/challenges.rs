@@ -23,6 +23,7 @@ use pahtum_record::GameRecord;
 use pahtum_run::events::Quiet;
 use pahtum_runner::live::Live;
 use pahtum_runner::tournament::{Settings, TournamentPlan, play};
+use pahtum_tournament::config::OnOverload;
 use serde::{Deserialize, Serialize};
 
 use crate::jobs;
@@ -76,7 +77,13 @@ async fn play_one(site: &Site, job: &Job, machinery: Machinery<'_>) -> Result<Sc
     let league = site.dir.join(LEAGUE);
     let read = pahtum_league::read(&site.journal(), Moves::Drop, &mut Counts).map_err(|error| error.to_string())?;
     let games_at_once = site.contest.limits.challenge_games_at_once.max(1);
-    let mut file = pahtum_runner::league::tournament_file(&read.state, &league, games_at_once, machinery.builtins);
+    let mut file = pahtum_runner::league::tournament_file(
+        &read.state,
+        &league,
+        games_at_once,
+        machinery.builtins,
+        OnOverload::Replay,
+    );
     let two = [&challenge.entrant, &challenge.opponent];
     file.tournament.bots.retain(|bot| two.contains(&&bot.name));
     if file.tournament.bots.len() != 2 {

@@ -24,6 +24,7 @@ use pahtum_run::events::{Observer, Quiet};
 use pahtum_runner::league::{Ended, Options, PlayLeagueError, Show, play};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
+use pahtum_tournament::config::OnOverload;
 
 use crate::builds::{Ready, chain};
 use crate::service::LEAGUE;
@@ -77,6 +78,9 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
             shard: None,
             arena: machinery.arena,
             builtins: machinery.builtins,
+            // A game the server's own load lost on time is the arena's failure: played again, it counts for
+            // no one.
+            on_overload: OnOverload::Replay,
         };
         let ended = play(&league, &options, &mut shown, stop.as_mut()).await;
         match ended {

@@ -28,6 +28,7 @@ use pahtum_run::events::Observer;
 use pahtum_runner::league::{BoxError, Checker, Ended, Naming, Options, Show, Submission, add, play};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
+use pahtum_tournament::config::OnOverload;
 use pahtum_tournament::shard::Shard;
 
 use super::standings::FormatArg;
@@ -118,6 +119,11 @@ struct RunArgs {
     /// shards' league folders with `arena merge OUT DIR...`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// Play again (up to 3 times, the last try standing) a game lost on time while the machine was
+    /// overloaded: the bot used under half the wall time in CPU, so the machine, not the bot, was slow
+    /// [default: such a game counts, and the table's notes say how many there were].
+    #[arg(long)]
+    replay_overloaded: bool,
     #[command(flatten)]
     wide: WideFlag,
 }
@@ -203,6 +209,11 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
         shard: args.shard,
         arena: &arena,
         builtins: pahtum_builtin::NAMES,
+        on_overload: if args.replay_overloaded {
+            OnOverload::Replay
+        } else {
+            OnOverload::Count
+        },
     };
     let stop = std::pin::pin!(StopSignals::default());
     match play(&args.dir, &options, &mut Shown, stop).await? {

@@ -22,6 +22,7 @@ use pahtum_league::service::{ServiceError, table_of};
 use pahtum_league::{Event, LeagueError, PendingGame, Round as RoundLine};
 use pahtum_referee::StartError;
 use pahtum_run::events::{Observer, RunEnding, Tee};
+use pahtum_tournament::config::OnOverload;
 use pahtum_tournament::shard::Shard;
 
 use super::entrant::{NoSandbox, require_sandbox};
@@ -48,6 +49,9 @@ pub struct Options<'a> {
     pub arena: &'a Path,
     /// The names of the built-in bots: an entrant whose command's first word is one is that bot.
     pub builtins: &'a [&'a str],
+    /// What becomes of a game lost on time while the machine was overloaded (the arena's failure, not the
+    /// bot's): it counts, or it is played again (at most `OVERLOAD_REPLAYS` times, the last try standing).
+    pub on_overload: OnOverload,
 }
 
 /// What the caller shows of each round.
@@ -174,7 +178,13 @@ async fn play_round<S: Future<Output = ()>>(
     show: &mut dyn Show,
     stop: Pin<&mut S>,
 ) -> Result<RunEnding, PlayLeagueError> {
-    let file = tournament_file(&opened.state, dir, options.concurrency, options.builtins);
+    let file = tournament_file(
+        &opened.state,
+        dir,
+        options.concurrency,
+        options.builtins,
+        options.on_overload,
+    );
     require_sandbox(opened.state.league().sandbox.is_some())?;
     let launcher = Launcher::for_entrants(&file, options.arena);
     let bots = Bots::of_file(&file, &launcher);

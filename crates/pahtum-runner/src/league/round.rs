@@ -16,9 +16,16 @@ use pahtum_tournament::schedule::ScheduledGame;
 use crate::runner::Work;
 
 /// A league as a tournament file of its active entrants, for the runner's launcher: its folder is `dir`
-/// (the entrants' snapshots are in it), its games `concurrency` at once; an entrant whose command's first
-/// word is one of `builtins` is that built-in bot.
-pub fn tournament_file(state: &LeagueState, dir: &Path, concurrency: usize, builtins: &[&str]) -> TournamentFile {
+/// (the entrants' snapshots are in it), its games `concurrency` at once, a game lost on time under
+/// overload counted or played again as `on_overload` says; an entrant whose command's first word is one of
+/// `builtins` is that built-in bot.
+pub fn tournament_file(
+    state: &LeagueState,
+    dir: &Path,
+    concurrency: usize,
+    builtins: &[&str],
+    on_overload: OnOverload,
+) -> TournamentFile {
     let mut tournament = state.tournament();
     for bot in &mut tournament.bots {
         if let Launch::Command(words) = &bot.launch {
@@ -41,7 +48,7 @@ pub fn tournament_file(state: &LeagueState, dir: &Path, concurrency: usize, buil
             out: dir.to_owned(),
             restart: Restart::OnFailure,
             limits: LimitOverrides::default(),
-            on_overload: OnOverload::Count,
+            on_overload,
             affinity: None,
             durability: Durability::default(),
         },
