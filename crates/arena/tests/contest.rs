@@ -409,6 +409,26 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
         !league_text.contains("challenge"),
         "the league's journal never sees a challenge"
     );
+    // Its page lists its games; each game's page has ada's bot's stderr column and not bob's.
+    let (status, page) = get(&server, &format!("/challenges/{challenge}"), &ada);
+    assert_eq!(status, 200, "{page}");
+    let first_game = body_of(&answer).lines().nth(1).map(|line| {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        record["id"].as_str().unwrap().to_owned()
+    });
+    let first_game = first_game.expect("a game in the challenge");
+    let game_path = format!("/challenges/{challenge}/games/{first_game}");
+    assert!(page.contains(&format!("href=\"{game_path}\"")), "{page}");
+    let (status, page) = get(&server, &game_path, &ada);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("stderr of ada@1") && !page.contains("stderr of bob@2"),
+        "{page}"
+    );
+    for path in [format!("/challenges/{challenge}"), game_path] {
+        let (status, answer) = get(&server, &path, &bob);
+        assert_eq!(status, 403, "{path}: {answer}");
+    }
 
     // Every game, downloaded, is a journal that `arena verify` checks.
     let (status, download) = get(&server, "/api/journal", "");

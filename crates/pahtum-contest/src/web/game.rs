@@ -1,6 +1,7 @@
-//! One game of the contest: its page (every ply, and beside each the stderr
-//! that the viewer's own bot wrote while it chose it), its stderr through the
-//! API, and its bundle to replay it at home.
+//! One game of the contest, of its league or of a challenge: its page (every
+//! ply, and beside each the stderr that the viewer's own bot wrote while it
+//! chose it), its stderr through the API, and its bundle to replay it at
+//! home; and a challenge's page, its games listed.
 //!
 //! A game is public as the games are (`contest.toml`'s visibility); a bot's
 //! stderr is its author's and the organiser's alone: anyone else gets 403
@@ -22,28 +23,51 @@ use pahtum_referee::stderr_log::{StderrLine, When};
 use serde::Serialize;
 
 use super::api::{ApiError, may_view};
-use super::auth::caller;
+use super::auth::{caller, may_see};
 use super::pages::{page, refused, to_login};
 use super::records::{Games, find_game, is_of, journal_of, stderr_of};
 use super::site::Site;
+use crate::challenges::challenge_dir;
 use crate::service::LEAGUE;
-use crate::store::{Author, Role};
+use crate::store::{Author, Job, JobKind, Role};
 
 /// Whether `me` may read the stderr of the entrant `label`: its author, and the organiser.
 pub fn owns(me: Option<&Author>, label: &str) -> bool {
     me.is_some_and(|me| me.role == Role::Organiser || is_of(label, &me.name))
 }
 
-/// The league's journal as it is now.
-fn journal(site: &Site) -> Result<Vec<u8>, ApiError> {
-    std::fs::read(site.journal()).map_err(|_| ApiError::Failed("read the journal"))
+/// Where a game lies: in the league's journal, or in a challenge's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The contest's league.
+    League,
+    /// Challenge number N, in its own folder.
+    Challenge(i64),
 }
 
-/// Game `id`'s record, read off the async runtime.
-async fn record_of(site: &Arc<Site>, id: String) -> Result<(GameRecord, Vec<u8>), ApiError> {
+impl Source {
+    /// The journal the games are in.
+    fn journal(self, site: &Site) -> std::path::PathBuf {
+        match self {
+            Source::League => site.journal(),
+            Source::Challenge(id) => challenge_dir(&site.dir, id).join(pahtum_run::resume::JOURNAL),
+        }
+    }
+
+    /// The folder of their bots' stderr logs.
+    fn logs(self, site: &Site) -> std::path::PathBuf {
+        match self {
+            Source::League => site.dir.join(LEAGUE).join("logs"),
+            Source::Challenge(id) => challenge_dir(&site.dir, id).join("logs"),
+        }
+    }
+}
+
+/// Game `id`'s record in `source`, read off the async runtime, with the journal it is in.
+async fn record_of(site: &Arc<Site>, source: Source, id: String) -> Result<(GameRecord, Vec<u8>), ApiError> {
     let site = Arc::clone(site);
     tokio::task::spawn_blocking(move || {
-        let journal = journal(&site)?;
+        let journal = std::fs::read(source.journal(&site)).map_err(|_| ApiError::NotFound)?;
         let record = find_game(&journal, &id).ok_or(ApiError::NotFound)?;
         Ok((record, journal))
     })
@@ -51,10 +75,23 @@ async fn record_of(site: &Arc<Site>, id: String) -> Result<(GameRecord, Vec<u8>)
     .map_err(|_| ApiError::Failed("read the journal"))?
 }
 
+/// Challenge `id`, where `me` may see it (its author and the organiser); 403 for anyone else.
+pub(super) fn visible_challenge(site: &Site, me: &Author, id: i64) -> Result<Job, ApiError> {
+    let job = site.store.job(id).map_err(|_| ApiError::Failed("read the challenge"))?;
+    let job = job
+        .filter(|job| job.kind == JobKind::Challenge)
+        .ok_or(ApiError::NotFound)?;
+    if !may_see(me, job.author) {
+        return Err(ApiError::Forbidden("a challenge is its author's"));
+    }
+    Ok(job)
+}
+
 /// The stderr of the entrant in `seat` of `record`, where its author is `me` (or `me` is the organiser);
 /// `Ok(None)` where the log holds nothing of the game.
 fn seat_stderr(
     site: &Site,
+    source: Source,
     me: Option<&Author>,
     record: &GameRecord,
     seat: Seat,
@@ -63,7 +100,7 @@ fn seat_stderr(
     if !owns(me, label) {
         return Err(ApiError::Forbidden("a bot's stderr is for its author alone"));
     }
-    Ok(stderr_of(&site.dir.join(LEAGUE).join("logs"), label, &record.id))
+    Ok(stderr_of(&source.logs(site), label, &record.id))
 }
 
 /// `GET /api/games/{id}/stderr/{seat}` (`first` or `second`): what the caller's bot in that seat wrote to
@@ -79,8 +116,8 @@ pub async fn stderr(
         "second" => Seat::Second,
         _ => return Err(ApiError::NotFound),
     };
-    let (record, _) = record_of(&site, id).await?;
-    let lines = tokio::task::spawn_blocking(move || seat_stderr(&site, Some(&me), &record, seat))
+    let (record, _) = record_of(&site, Source::League, id).await?;
+    let lines = tokio::task::spawn_blocking(move || seat_stderr(&site, Source::League, Some(&me), &record, seat))
         .await
         .map_err(|_| ApiError::Failed("read the log"))??;
     Ok(Json(lines.unwrap_or_default()))
@@ -97,7 +134,7 @@ pub async fn bundle(
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return Err(ApiError::Unauthorized);
     }
-    let (record, journal) = record_of(&site, id).await?;
+    let (record, journal) = record_of(&site, Source::League, id).await?;
     let bundle = journal_of(&journal, &Games::One(&record.id));
     // The id is the journal's (the league numbers its games), not the request's.
     let file = format!("attachment; filename=\"game-{}.jsonl\"", record.id);
@@ -128,20 +165,72 @@ pub async fn game_page(State(site): State<Arc<Site>>, headers: HeaderMap, Path(i
     if !may_view(&site, me.as_ref()) {
         return to_login();
     }
-    let (record, _) = match record_of(&site, id).await {
+    page_of_game(&site, me, Source::League, id).await
+}
+
+/// `GET /challenges/{id}/games/{game}`: a game of a challenge, as [`game_page`] shows the league's, to the
+/// challenge's author and the organiser.
+pub async fn challenge_game_page(
+    State(site): State<Arc<Site>>,
+    headers: HeaderMap,
+    Path((id, game)): Path<(i64, String)>,
+) -> Response {
+    let Some(me) = caller(&site, &headers) else {
+        return to_login();
+    };
+    if let Err(why) = visible_challenge(&site, &me, id) {
+        return refused(&site, Some(&me), why);
+    }
+    page_of_game(&site, Some(me), Source::Challenge(id), game).await
+}
+
+/// `GET /challenges/{id}`: a challenge and its games, to its author and the organiser.
+pub async fn challenge_page(State(site): State<Arc<Site>>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let Some(me) = caller(&site, &headers) else {
+        return to_login();
+    };
+    let job = match visible_challenge(&site, &me, id) {
+        Ok(job) => job,
+        Err(why) => return refused(&site, Some(&me), why),
+    };
+    let journal = tokio::fs::read(Source::Challenge(id).journal(&site))
+        .await
+        .unwrap_or_default();
+    let games: Vec<_> = journal
+        .split(|&byte| byte == b'\n')
+        .skip(1)
+        .filter_map(|line| serde_json::from_slice::<GameRecord>(line).ok())
+        .map(|record| {
+            context! {
+                id => record.id, first => record.players.first, second => record.players.second,
+                result => result_of(&record),
+            }
+        })
+        .collect();
+    let context = context! {
+        id => id, state => job.state, asked => job.asked, outcome => job.outcome,
+        error => job.error.as_deref().map(|error| escape(error).into_owned()), games => games,
+    };
+    page(&site, "challenge.html", Some(&me), context)
+}
+
+/// The page of game `id` of `source` for `me`.
+async fn page_of_game(site: &Arc<Site>, me: Option<Author>, source: Source, id: String) -> Response {
+    let (record, _) = match record_of(site, source, id).await {
         Ok(found) => found,
-        Err(why) => return refused(&site, me.as_ref(), why),
+        Err(why) => return refused(site, me.as_ref(), why),
     };
     let made = {
-        let (site, me) = (Arc::clone(&site), me.clone());
+        let (site, me) = (Arc::clone(site), me.clone());
         tokio::task::spawn_blocking(move || {
-            let logs = [Seat::First, Seat::Second].map(|seat| seat_stderr(&site, me.as_ref(), &record, seat).ok());
+            let logs =
+                [Seat::First, Seat::Second].map(|seat| seat_stderr(&site, source, me.as_ref(), &record, seat).ok());
             (record, logs)
         })
         .await
     };
     let Ok((record, logs)) = made else {
-        return refused(&site, me.as_ref(), ApiError::Failed("read the logs"));
+        return refused(site, me.as_ref(), ApiError::Failed("read the logs"));
     };
     let shown = logs.each_ref().map(Option::is_some);
     let mut plies = plies_of(&record);
@@ -160,20 +249,28 @@ pub async fn game_page(State(site): State<Arc<Site>>, headers: HeaderMap, Path(i
             }
         }
     }
-    let result = match record.result {
-        Outcome::White => format!("{} (White) wins", record.white),
-        Outcome::Black => format!("{} (Black) wins", record.black),
-        Outcome::Draw => "a draw".to_owned(),
+    let challenge = match source {
+        Source::League => None,
+        Source::Challenge(id) => Some(id),
     };
     let context = context! {
         game => record.id, first => record.players.first, second => record.players.second,
-        white => record.white, black => record.black, result => result,
+        white => record.white, black => record.black, result => result_of(&record), challenge => challenge,
         score => format!("{}–{}", record.score.white, record.score.black),
         reason => record.termination.reason.to_string(),
         detail => record.termination.forfeit.as_ref().map(|forfeit| escape(&forfeit.detail).into_owned()),
         plies => plies, shown => shown, before => before, after => after,
     };
-    page(&site, "game.html", me.as_ref(), context)
+    page(site, "game.html", me.as_ref(), context)
+}
+
+/// Who won `record`, in words.
+fn result_of(record: &GameRecord) -> String {
+    match record.result {
+        Outcome::White => format!("{} (White) wins", record.white),
+        Outcome::Black => format!("{} (Black) wins", record.black),
+        Outcome::Draw => "a draw".to_owned(),
+    }
 }
 
 /// The plies of `record` in the arena's numbering, the pie decision included.

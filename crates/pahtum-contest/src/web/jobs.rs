@@ -14,7 +14,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::api::{ApiError, Queued, required};
-use super::auth::{caller, may_see};
+use super::auth::caller;
+use super::game::visible_challenge;
 use super::pages::{refused, to_login};
 use super::site::Site;
 use crate::challenges::{Challenge, challenge_dir};
@@ -155,13 +156,7 @@ pub async fn challenge_journal(
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
     let author = required(&site, &headers)?;
-    let job = site.store.job(id).map_err(|_| ApiError::Failed("read the challenge"))?;
-    let job = job
-        .filter(|job| job.kind == JobKind::Challenge)
-        .ok_or(ApiError::NotFound)?;
-    if !may_see(&author, job.author) {
-        return Err(ApiError::Forbidden("a challenge is its author's"));
-    }
+    visible_challenge(&site, &author, id)?;
     let path = challenge_dir(&site.dir, id).join(pahtum_run::resume::JOURNAL);
     let bytes = tokio::fs::read(&path).await.map_err(|_| ApiError::NotFound)?;
     let end = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);

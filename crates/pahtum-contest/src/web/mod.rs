@@ -70,6 +70,8 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/api/analyses", get(jobs::analyses).post(jobs::ask_analysis))
         .route("/api/challenges", get(jobs::challenges).post(jobs::ask_challenge))
         .route("/api/challenges/{id}/journal", get(jobs::challenge_journal))
+        .route("/challenges/{id}", get(game::challenge_page))
+        .route("/challenges/{id}/games/{game}", get(game::challenge_game_page))
         .route("/api/tokens", get(api::tokens).post(api::make_token))
         .route("/api/tokens/{id}", axum::routing::delete(api::revoke_token))
         .layer(DefaultBodyLimit::max(MAX_FORM))

@@ -39,6 +39,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("refused.html", include_str!("templates/refused.html")),
     ("register.html", include_str!("templates/register.html")),
     ("game.html", include_str!("templates/game.html")),
+    ("challenge.html", include_str!("templates/challenge.html")),
 ];
 
 /// The page `name` for `me`, with the contest's name and `context`.
