@@ -9,6 +9,8 @@
 //! * Mid-game: no process of the game's bots outlives the server (the bots
 //!   and the orphans each starts), the server started again plays on, and
 //!   after a clean stop the league's journal verifies and holds no game twice.
+//! * Mid-challenge: its bots do not outlive the server, and the server
+//!   started again plays the challenge on from its journal to its end.
 //!
 //! In the sandbox, from a private (0700) folder; skipped where the sandbox
 //! cannot run, except with `CI=true`.
@@ -294,4 +296,103 @@ fn a_server_killed_mid_game_leaves_no_bot_process_and_plays_on_without_a_game_tw
     let ids = game_ids(&journal);
     let unique: BTreeSet<&String> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "a game recorded twice: {ids:?}");
+}
+
+/// Killed in the middle of a challenge: its bots do not outlive the server, the challenge is queued again
+/// at the next start and played to its end from its journal, no game twice, and the journal verifies.
+#[test]
+fn a_server_killed_mid_challenge_plays_the_challenge_on_from_its_journal() {
+    if !sandbox_runs() {
+        return;
+    }
+    let root = private_folder();
+    // One layout pair per pair of entrants: the ladder is done after two games, and the challenge plays alone.
+    let contest = contest(root.path(), 2);
+    let journal = contest.join("league/journal.jsonl");
+    let mark = marker("challenge");
+    let server = serve(&contest);
+    let mut tokens = Vec::new();
+    for name in ["ada", "bob"] {
+        let token = invite_token(&contest, name);
+        // Each answer waits 50 ms, so that a game lasts a few seconds.
+        let bot = bot_folder(
+            root.path(),
+            &format!("bot-{name}"),
+            &format!("name = \"x\"\ncommand = \"python3 bot.py first-free 50 {mark}-bot\"\n"),
+            &[],
+        );
+        let submitted = arena(&["submit", &server.url, s(&bot), "--token", &token]);
+        assert_eq!(submitted.status.code(), Some(0), "{}", text(&submitted));
+        tokens.push(token);
+    }
+    wait_for(
+        "the ladder's two games",
+        Duration::from_secs(180),
+        at_most_every(POLL, || (game_ids(&journal).len() == 2).then_some(())),
+    );
+    wait_gone(&mark, Duration::from_secs(60), "the ladder was done");
+    let ask = [
+        contesting::bearer(&tokens[0]),
+        "Content-Type: application/json".to_owned(),
+    ];
+    let ask = ask.each_ref().map(String::as_str);
+    let body = br#"{"opponent": "bob@1", "pairs": 2}"#;
+    let (status, answer) = contesting::request(
+        server.address(),
+        "POST",
+        "/api/challenges",
+        &ask,
+        body,
+        Duration::from_secs(30),
+    );
+    assert_eq!(status, 202, "{answer}");
+    let challenge_journal = contest.join("challenges/1/journal.jsonl");
+    wait_for(
+        "a game of the challenge is recorded, and the next one plays",
+        Duration::from_secs(180),
+        at_most_every(POLL, || {
+            let recorded = game_ids(&challenge_journal).len();
+            let playing = processes_with(&mark).len() >= 2;
+            ((1..4).contains(&recorded) && playing).then_some(())
+        }),
+    );
+    let at_kill = game_ids(&challenge_journal).len();
+    server.kill();
+    wait_gone(&mark, GONE_WITHIN, "the server was killed mid-challenge");
+    wait_gone(s(&contest), GONE_WITHIN, "the server was killed mid-challenge");
+
+    let server = serve(&contest);
+    let done = wait_for(
+        "the challenge done",
+        Duration::from_secs(240),
+        at_most_every(Duration::from_millis(500), || {
+            let (_, listed) = api(server.address(), "GET", "/api/challenges", &tokens[0], b"");
+            let listed: Vec<serde_json::Value> = serde_json::from_str(&listed).ok()?;
+            let job = listed.into_iter().next()?;
+            (job["state"] == "done" || job["state"] == "failed").then_some(job)
+        }),
+    );
+    server.stop();
+    wait_gone(&mark, GONE_WITHIN, "the server was stopped");
+    assert_eq!(done["state"], "done", "{done}");
+    let outcome = &done["outcome"];
+    let games: u64 = ["wins", "draws", "losses"]
+        .iter()
+        .map(|key| outcome[key].as_u64().unwrap())
+        .sum();
+    assert_eq!(games, 4, "{done}");
+    let ids = game_ids(&challenge_journal);
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (4, 4),
+        "played on, no game twice: {ids:?} ({at_kill} at the kill)"
+    );
+    let verified = arena(&["verify", s(&challenge_journal)]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    assert_eq!(
+        game_ids(&journal).len(),
+        2,
+        "the league's journal never saw the challenge"
+    );
 }
