@@ -307,6 +307,52 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         machine.starts_with("Build queue: ") && numbers.len() == 3 && numbers[2] >= 1.0,
         "{machine}"
     );
+    // The organiser voids a recorded game (as where the arena failed it): the ladder plays it again, and it
+    // counts once.
+    let organiser_cookie = client
+        .get_named_cookie("pahtum_contest_session")
+        .await
+        .unwrap()
+        .value()
+        .to_owned();
+    let journal = contest.join("league/journal.jsonl");
+    let game_ids = || -> Vec<String> {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        text.lines()
+            .filter(|line| line.starts_with("{\"id\":"))
+            .filter_map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).ok()?;
+                Some(record["id"].as_str()?.to_owned())
+            })
+            .collect()
+    };
+    let voided = game_ids().first().cloned().expect("a game played");
+    let headers = [
+        format!("Cookie: pahtum_contest_session={organiser_cookie}"),
+        format!("Origin: {}", server.url),
+        "Content-Type: application/x-www-form-urlencoded".to_owned(),
+    ];
+    let (status, answer) = request(
+        server.address(),
+        "POST",
+        &format!("/organiser/games/{voided}/void"),
+        &headers.each_ref().map(String::as_str),
+        b"why=the+test+says+so",
+        ANSWER_WITHIN,
+    );
+    assert_eq!(status, 303, "{answer}");
+    let void_line = format!("{{\"voided\":{{\"game\":\"{voided}\",\"why\":\"the test says so\"");
+    pahtum_testkit::wait_until("the voided game played again", SLOW, || {
+        std::fs::read_to_string(&journal).is_ok_and(|text| text.contains(&void_line))
+            && game_ids().iter().filter(|id| **id == voided).count() == 2
+    });
+    let cookie = format!("Cookie: pahtum_contest_session={organiser_cookie}");
+    let (_, page) = get(&server, &format!("/games/{voided}"), &cookie);
+    assert!(
+        !page.contains("id=\"voided\""),
+        "its page shows the game played again: {page}"
+    );
+    client.goto(&format!("{}/organiser", server.url)).await.unwrap();
     let row = |name: &str| format!("//table[@id='accounts']//tr[td[1]='{name}']");
     client
         .find(Locator::XPath(&format!("{}//button[.='disable']", row("bob"))))
@@ -321,6 +367,17 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
     assert!(ada_row.text().await.unwrap().contains("active"));
     let (status, _) = get(&server, "/api/me", &bearer(&bob_token));
     assert_eq!(status, 401, "a disabled author's token is refused");
+    server.stop();
+    // The league's journal, with its void, verifies; its table counts the voided game once.
+    let verified = arena(&["verify", s(&contest.join("league"))]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    let table = arena(&["league", "table", s(&contest.join("league")), "--format", "json"]);
+    assert!(table.status.success(), "{}", text(&table));
+    let table: serde_json::Value = serde_json::from_slice(&table.stdout).unwrap();
+    let ids = game_ids();
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(ids.len(), unique.len() + 1, "the voided game's two records");
+    assert_eq!(table["games"].as_u64(), Some(unique.len() as u64), "{table}");
 
     eprintln!(
         "the contest in the browser took {:?}; screenshots in {}",

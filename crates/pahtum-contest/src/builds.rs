@@ -54,6 +54,8 @@ pub struct Ready {
     prepared: Mutex<Vec<(i64, Prepared)>>,
     /// The retired versions their authors made active again, by label.
     activated: Mutex<Vec<String>>,
+    /// The games the organiser voided, to be played again: each id and why.
+    voided: Mutex<Vec<(String, String)>>,
     /// Told when one is ready, or when the organiser changed who plays.
     pub arrived: Arc<Notify>,
 }
@@ -64,6 +66,7 @@ impl Ready {
         Ready {
             prepared: Mutex::new(Vec::new()),
             activated: Mutex::new(Vec::new()),
+            voided: Mutex::new(Vec::new()),
             arrived,
         }
     }
@@ -74,6 +77,21 @@ impl Ready {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .push((submission, prepared));
         self.arrived.notify_one();
+    }
+
+    /// Asks the ladder to void game `game` (the arena failed it, `why`): it counts for no one and is played
+    /// again.
+    pub fn void(&self, game: String, why: String) {
+        self.voided
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push((game, why));
+        self.arrived.notify_one();
+    }
+
+    /// The games to void, taken.
+    pub fn take_voided(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut *self.voided.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
     /// Asks the ladder to make the retired entrant `label` its bot's active version again.

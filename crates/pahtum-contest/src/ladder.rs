@@ -19,7 +19,7 @@ use pahtum_journal::JournalError;
 use pahtum_league::Retirement;
 use pahtum_league::decide::to_retire;
 use pahtum_league::folder;
-use pahtum_league::{Event, LeagueError};
+use pahtum_league::{Event, LeagueError, Voided};
 use pahtum_run::events::{Observer, Quiet};
 use pahtum_runner::league::{Ended, Options, PlayLeagueError, Show, play};
 use pahtum_runner::live::Live;
@@ -130,12 +130,14 @@ async fn open_league(league: &Path) -> Result<folder::Opened, LeagueError> {
 }
 
 /// Lets every ready entrant join the league in `league`, retiring its author's version that played
-/// before, retires the entrants of disabled accounts, and records each outcome in the store.
+/// before, retires the entrants of disabled accounts, voids the games the organiser voided (the league then
+/// plays them again first), and records each outcome in the store.
 async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
     let waiting = ready.take();
     let activated = ready.take_activated();
+    let voided = ready.take_voided();
     let disabled = store.playing_for_disabled().unwrap_or_default();
-    if waiting.is_empty() && disabled.is_empty() && activated.is_empty() {
+    if waiting.is_empty() && disabled.is_empty() && activated.is_empty() && voided.is_empty() {
         return;
     }
     let mut opened = match open_league(league).await {
@@ -152,6 +154,18 @@ async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
     }
     for label in activated {
         activate(&mut opened, store, &label);
+    }
+    for (game, why) in voided {
+        let event = Event::Voided(Voided {
+            game: game.clone(),
+            why: why.clone(),
+            unix_ms: pahtum_record::unix_ms(),
+        });
+        let what = match opened.record(event) {
+            Ok(()) => format!("voided game {game}, to be played again: {why}"),
+            Err(error) => format!("could not void game {game}: {}", chain(&error)),
+        };
+        let _ = store.log_action("organiser", &what, now_ms());
     }
     for (submission, prepared) in waiting {
         let name = prepared.label().split('@').next().unwrap_or_default().to_owned();

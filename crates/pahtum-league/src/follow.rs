@@ -47,7 +47,8 @@ impl LeagueFollower {
 
     /// Reads the complete lines written since the last look, checking each, and hands each new game's
     /// record to `sink` as [`super::table::fold`] does. Fails at a faulty line; the follower is then spent
-    /// (open it again to read the fault anew).
+    /// (open it again to read the fault anew). A void of a game handed on before is
+    /// [`Growth::Replaced`]: open it again, and the voided record is left out.
     pub fn read_new(&mut self, moves: Moves, sink: &mut impl Sink) -> Result<Growth, LeagueError> {
         let lines = match self.tail.new_lines(self.bytes_read())? {
             Ok(lines) => lines,
@@ -75,6 +76,10 @@ impl LeagueFollower {
                 sink.record(record, kept, span);
             },
         )?;
+        // A void of a record handed on in an earlier look cannot be taken back: follow afresh.
+        if self.place.unforeseen_void {
+            return Ok(Growth::Replaced);
+        }
         Ok(Growth::Grew(self.place.ending.records - records))
     }
 

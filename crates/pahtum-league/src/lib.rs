@@ -54,8 +54,9 @@ pub mod table;
 pub mod testing;
 #[cfg(test)]
 mod tests;
+mod voids;
 
-pub use lines::{Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round};
+pub use lines::{Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round, Voided};
 pub use read::{LeagueError, LineFault, Read, Verified, is_league_journal, read, verify};
 pub use rules::{LEAGUE_FILE, League};
 pub use state::{LeagueFault, LeagueState, PendingGame};

@@ -162,6 +162,20 @@ pub enum Event {
     Returned(Retirement),
     /// A round was decided.
     Round(Round),
+    /// A recorded game counts for no one and is to be played again (the arena, not a bot, failed it).
+    Voided(Voided),
+}
+
+/// A recorded game voided: its record counts for no one, and the game is pending again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Voided {
+    /// The game's id.
+    pub game: String,
+    /// Why, in a sentence (the organiser's).
+    pub why: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub unix_ms: u64,
 }
 
 /// One line read alone.
@@ -176,8 +190,8 @@ pub(crate) enum Parsed {
     },
 }
 
-/// Whether the line `text` is an event (an entrant, a retirement, a round) rather than a game: the key an
-/// event's object starts with.
+/// Whether the line `text` is an event (an entrant, a retirement, a return, a round, a void) rather than a
+/// game: the key an event's object starts with.
 pub(crate) fn is_event(text: &[u8]) -> bool {
     let start = text.iter().position(|byte| !byte.is_ascii_whitespace()).unwrap_or(0);
     [
@@ -185,6 +199,7 @@ pub(crate) fn is_event(text: &[u8]) -> bool {
         br#"{"retired":"#,
         br#"{"returned":"#,
         br#"{"round":"#,
+        br#"{"voided":"#,
     ]
     .iter()
     .any(|prefix| text[start..].starts_with(prefix))

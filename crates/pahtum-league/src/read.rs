@@ -19,8 +19,9 @@ use pahtum_journal::sink::{Keep, Sink};
 use pahtum_journal::{JournalError, LinesEnd, Moves, Span, open_first_line};
 use pahtum_tournament::config::ConfigError;
 
-use super::lines::{FORMAT, LeagueHeader, Parsed, parse};
+use super::lines::{Event, FORMAT, LeagueHeader, Parsed, parse};
 use super::state::{LeagueFault, LeagueState};
+use super::voids::Voids;
 
 /// Why a league's journal cannot be read, or a league not be used.
 #[derive(Debug, thiserror::Error)]
@@ -198,11 +199,15 @@ pub(crate) struct Place {
     pub ending: LinesEnd,
     /// The number of the last line read, from 1 (the header).
     number: usize,
+    /// The journal's voids, found before its lines are read: the records they void are left out.
+    voids: Voids,
+    /// Whether a void was read that was not found beforehand (by a follower, of a record it handed on).
+    pub unforeseen_void: bool,
 }
 
 impl Place {
     /// Reads the header of the league journal at `path` (a header whose hash is not its league's goes to
-    /// `fault` as line 1's): the place after it, and a reader of the lines after it.
+    /// `fault` as line 1's) and finds its voids: the place after it, and a reader of the lines after it.
     pub fn open(
         path: &Path,
         fault: &mut impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
@@ -231,6 +236,12 @@ impl Place {
                 unterminated: false,
             },
             number: 1,
+            voids: Voids::of_file(path).map_err(|source| JournalError::Io {
+                action: "read",
+                path: path.to_owned(),
+                source,
+            })?,
+            unforeseen_void: false,
         };
         Ok((place, rest))
     }
@@ -252,7 +263,13 @@ impl Place {
             path: path.to_owned(),
             source,
         };
-        let Place { state, ending, number } = self;
+        let Place {
+            state,
+            ending,
+            number,
+            voids,
+            unforeseen_void,
+        } = self;
         let read_line = |text: &[u8]| {
             parse(text, moves).map(|parsed| {
                 let kept = match &parsed {
@@ -274,14 +291,26 @@ impl Place {
                         return Ok(());
                     }
                     Some(Err(error)) => Err(error.into()),
-                    Some(Ok((Parsed::Event(event), _))) => state.apply_event(event),
+                    Some(Ok((Parsed::Event(event), _))) => {
+                        let voided = match &event {
+                            Event::Voided(voided) => Some(voided.game.clone()),
+                            _ => None,
+                        };
+                        state.apply_event(event).map(|()| {
+                            if let Some(game) = voided {
+                                *unforeseen_void |= !voids.foreseen(&game);
+                            }
+                        })
+                    }
                     Some(Ok((Parsed::Game { record, hashes }, kept))) => state.apply_game(&record, &hashes).map(|()| {
                         ending.records += 1;
                         let span = Span {
                             offset: ending.valid_len,
                             len: line.text.len(),
                         };
-                        each(state, *record, kept.expect("a game keeps"), span);
+                        if !voids.skips(&record.id) {
+                            each(state, *record, kept.expect("a game keeps"), span);
+                        }
                     }),
                 };
                 if let Err(error) = checked {

@@ -10,6 +10,8 @@
 //! * an entrant: a plain name, a version of plain characters, a label
 //!   (`NAME@VERSION`) not seen before, a content hash, a command;
 //! * a retirement: an entrant that is active;
+//! * a void: a game recorded and not voided since (its seat of its layout
+//!   pair is pending again, and it may be recorded once more);
 //! * a round: the next number; each layout pair two active entrants, the
 //!   lower first, a layout round the rules allow (`games_per_pair / 2`) and not
 //!   decided before, so that no pair plays more than the rules ask;
@@ -75,6 +77,12 @@ pub enum LeagueFault {
     /// A game no round decided.
     #[error("game {id:?} is no game of a round decided before it")]
     NotDecided {
+        /// The game's id.
+        id: String,
+    },
+    /// A void of a game that is not recorded (or was voided since).
+    #[error("voids game {id:?}, which is not recorded")]
+    NotRecorded {
         /// The game's id.
         id: String,
     },
@@ -316,7 +324,21 @@ impl LeagueState {
                 }),
             },
             Event::Round(round) => self.decide(round),
+            Event::Voided(voided) => self.void(&voided.game),
         }
+    }
+
+    /// Voids the recorded game `id`: its layout pair's seat is pending again.
+    fn void(&mut self, id: &str) -> Result<(), LeagueFault> {
+        let not_recorded = || LeagueFault::NotRecorded { id: id.to_owned() };
+        let (pair, seat) = LayoutPair::of_id(id).ok_or_else(not_recorded)?;
+        let rounds = self.pairs.get_mut(&(pair.0, pair.1)).ok_or_else(not_recorded)?;
+        if pair.2 >= 64 || rounds.played[seat] >> pair.2 & 1 == 0 {
+            return Err(not_recorded());
+        }
+        rounds.played[seat] &= !(1 << pair.2);
+        self.games -= 1;
+        Ok(())
     }
 
     fn join(&mut self, entrant: Entrant) -> Result<(), LeagueFault> {

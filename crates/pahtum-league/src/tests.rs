@@ -355,3 +355,114 @@ fn a_game_is_refused_as_the_game_built_whole_refuses_it() {
         assert_eq!(format!("{applied:?}"), format!("{built_whole:?}"));
     }
 }
+
+/// A voided game counts for no one and is pending again; played again (its record once more, after the
+/// void) it counts once. Every reader agrees: the league's state, a read's records, the table, verify,
+/// and a follower, which starts afresh at a void of a game it handed on. A void of a game not recorded
+/// is refused with its line.
+#[test]
+fn a_voided_game_counts_for_no_one_until_it_is_played_again() {
+    use crate::follow::LeagueFollower;
+    use crate::{Event, Voided};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    synthetic_league(&path, 4, 24);
+    let mut follower = LeagueFollower::open(&path).unwrap();
+    assert_eq!(
+        follower.read_new(Moves::Drop, &mut Counts).unwrap(),
+        pahtum_journal::Growth::Grew(24)
+    );
+    let original = lines(&path);
+    let (number, game) = original
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, line)| line.contains("\"moves\""))
+        .map(|(number, line)| (number, line.clone()))
+        .unwrap();
+    let id = serde_json::from_str::<serde_json::Value>(&game).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let void = serde_json::to_string(&Event::Voided(Voided {
+        game: id.clone(),
+        why: "the arena failed it".into(),
+        unix_ms: 1,
+    }))
+    .unwrap();
+    assert!(void.starts_with("{\"voided\":"), "{void}");
+    let mut voided = original.clone();
+    voided.push(void.clone());
+    write(&path, &voided);
+
+    let records = |path: &Path| {
+        let mut records = Records::default();
+        let read = read(path, Moves::Drop, &mut records).unwrap();
+        (read, records.0)
+    };
+    let (read, kept) = records(&path);
+    assert_eq!(read.state.games(), 23);
+    assert_eq!(kept.len(), 23);
+    assert!(
+        kept.iter().all(|record| record.id != id),
+        "the voided record is left out"
+    );
+    assert_eq!(read.state.pending().len(), 1, "the voided game is pending again");
+    let (state, tallies) = fold(&path, Moves::Drop, &mut Counts).unwrap();
+    assert_eq!(
+        table(&state, tallies, None).unwrap().games,
+        23,
+        "the table leaves it out"
+    );
+    assert!(verify(&path).unwrap().faults.is_empty());
+    // The follower handed the record on before: it starts afresh, and then leaves it out.
+    assert_eq!(
+        follower.read_new(Moves::Drop, &mut Counts).unwrap(),
+        pahtum_journal::Growth::Replaced
+    );
+    let mut follower = LeagueFollower::open(&path).unwrap();
+    let mut handed = Records::default();
+    // (A look counts the game lines it read, the voided one too.)
+    assert_eq!(
+        follower.read_new(Moves::Drop, &mut handed).unwrap(),
+        pahtum_journal::Growth::Grew(24)
+    );
+    assert_eq!(handed.0.len(), 23);
+    assert!(handed.0.iter().all(|record| record.id != id));
+
+    // Played again: the same record after the void counts once.
+    let mut again = voided.clone();
+    again.push(game.clone());
+    write(&path, &again);
+    let (read, kept) = records(&path);
+    assert_eq!((read.state.games(), kept.len()), (24, 24));
+    assert_eq!(kept.iter().filter(|record| record.id == id).count(), 1);
+    assert!(read.state.pending().is_empty());
+    assert!(verify(&path).unwrap().faults.is_empty());
+    assert_eq!(
+        follower.read_new(Moves::Drop, &mut Counts).unwrap(),
+        pahtum_journal::Growth::Grew(1)
+    );
+
+    // A second void of the game before it is played again is refused, as is one of a game never recorded.
+    let mut twice = voided;
+    twice.push(void);
+    write(&path, &twice);
+    let (line, fault) = refused(&path);
+    assert_eq!(line, twice.len());
+    assert!(matches!(fault, LeagueFault::NotRecorded { .. }), "{fault}");
+    let mut never = original;
+    never.insert(number + 1, never[number].replace(&id, "999-999-00-a"));
+    let unknown = serde_json::to_string(&Event::Voided(Voided {
+        game: "000-003-07-b".into(),
+        why: "no such game".into(),
+        unix_ms: 2,
+    }))
+    .unwrap();
+    never.truncate(number + 1);
+    never.push(unknown);
+    write(&path, &never);
+    let (line, fault) = refused(&path);
+    assert_eq!(line, number + 2);
+    assert!(matches!(fault, LeagueFault::NotRecorded { .. }), "{fault}");
+}

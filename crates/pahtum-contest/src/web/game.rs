@@ -63,13 +63,14 @@ impl Source {
     }
 }
 
-/// Game `id`'s record in `source`, read off the async runtime, with the journal it is in.
-async fn record_of(site: &Arc<Site>, source: Source, id: String) -> Result<(GameRecord, Vec<u8>), ApiError> {
+/// Game `id`'s record in `source`, read off the async runtime, whether a later line voids it, and the
+/// journal it is in.
+async fn record_of(site: &Arc<Site>, source: Source, id: String) -> Result<(GameRecord, bool, Vec<u8>), ApiError> {
     let site = Arc::clone(site);
     tokio::task::spawn_blocking(move || {
         let journal = std::fs::read(source.journal(&site)).map_err(|_| ApiError::NotFound)?;
-        let record = find_game(&journal, &id).ok_or(ApiError::NotFound)?;
-        Ok((record, journal))
+        let (record, voided) = find_game(&journal, &id).ok_or(ApiError::NotFound)?;
+        Ok((record, voided, journal))
     })
     .await
     .map_err(|_| ApiError::Failed("read the journal"))?
@@ -116,7 +117,7 @@ pub async fn stderr(
         "second" => Seat::Second,
         _ => return Err(ApiError::NotFound),
     };
-    let (record, _) = record_of(&site, Source::League, id).await?;
+    let (record, _, _) = record_of(&site, Source::League, id).await?;
     let lines = tokio::task::spawn_blocking(move || seat_stderr(&site, Source::League, Some(&me), &record, seat))
         .await
         .map_err(|_| ApiError::Failed("read the log"))??;
@@ -134,7 +135,7 @@ pub async fn bundle(
     if !may_view(&site, caller(&site, &headers).as_ref()) {
         return Err(ApiError::Unauthorized);
     }
-    let (record, journal) = record_of(&site, Source::League, id).await?;
+    let (record, _, journal) = record_of(&site, Source::League, id).await?;
     let bundle = journal_of(&journal, &Games::One(&record.id));
     // The id is the journal's (the league numbers its games), not the request's.
     let file = format!("attachment; filename=\"game-{}.jsonl\"", record.id);
@@ -216,7 +217,7 @@ pub async fn challenge_page(State(site): State<Arc<Site>>, headers: HeaderMap, P
 
 /// The page of game `id` of `source` for `me`.
 async fn page_of_game(site: &Arc<Site>, me: Option<Author>, source: Source, id: String) -> Response {
-    let (record, _) = match record_of(site, source, id).await {
+    let (record, voided, _) = match record_of(site, source, id).await {
         Ok(found) => found,
         Err(why) => return refused(site, me.as_ref(), why),
     };
@@ -256,6 +257,7 @@ async fn page_of_game(site: &Arc<Site>, me: Option<Author>, source: Source, id: 
     let context = context! {
         game => record.id, first => record.players.first, second => record.players.second,
         white => record.white, black => record.black, result => result_of(&record), challenge => challenge,
+        voided => voided,
         score => format!("{}–{}", record.score.white, record.score.black),
         reason => record.termination.reason.to_string(),
         detail => record.termination.forfeit.as_ref().map(|forfeit| escape(&forfeit.detail).into_owned()),

@@ -58,6 +58,7 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/submissions/{id}", get(pages::submission_page))
         .route("/organiser", get(pages::organiser_page))
         .route("/organiser/authors/{id}/{state}", post(pages::set_account))
+        .route("/organiser/games/{id}/void", post(pages::void_game))
         .route("/api/ladder", get(api::ladder))
         .route("/api/journal", get(api::journal))
         .route("/api/games/{id}/bundle", get(game::bundle))

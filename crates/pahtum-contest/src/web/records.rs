@@ -58,32 +58,65 @@ pub fn journal_of(journal: &[u8], games: &Games) -> Vec<u8> {
     kept
 }
 
-/// The record of game `id` in the league journal `journal`: its last line of that id.
-pub fn find_game(journal: &[u8], id: &str) -> Option<GameRecord> {
+/// The record of game `id` in the league journal `journal` (its last line of that id), and whether a line
+/// after it voids it (the organiser's: the game is to be played again).
+pub fn find_game(journal: &[u8], id: &str) -> Option<(GameRecord, bool)> {
     let key = serde_json::to_string(id).ok()?;
     let needle = format!("{{\"id\":{key},");
+    let void = format!("\n{{\"voided\":{{\"game\":{key},");
     memchr::memmem::rfind_iter(journal, needle.as_bytes())
         .filter(|&at| at == 0 || journal[at - 1] == b'\n')
         .find_map(|at| {
             let line = journal[at..].split(|&byte| byte == b'\n').next()?;
-            serde_json::from_slice(line).ok()
+            let record = serde_json::from_slice(line).ok()?;
+            Some((record, memchr::memmem::find(&journal[at..], void.as_bytes()).is_some()))
         })
 }
 
 /// The last `most` games, newest first, that a version of the author `name` played.
 pub fn recent_games_of(journal: &[u8], name: &str, most: usize) -> Vec<GameRecord> {
     let label_start = format!("\"{name}@");
-    journal
-        .rsplit(|&byte| byte == b'\n')
-        .filter(|line| line.starts_with(b"{\"id\":") && memchr::memmem::find(line, label_start.as_bytes()).is_some())
-        .filter_map(|line| serde_json::from_slice::<GameRecord>(line).ok())
-        .filter(|record| {
-            [&record.players.first, &record.players.second]
-                .iter()
-                .any(|label| is_of(label, name))
-        })
-        .take(most)
-        .collect()
+    recent_games(journal, most, Some(label_start.as_bytes()), |record| {
+        [&record.players.first, &record.players.second]
+            .iter()
+            .any(|label| is_of(label, name))
+    })
+}
+
+/// The last `most` games of the league journal `journal`, newest first, that `wanted` takes (only the lines
+/// that hold `needle` are read, if given), the records a later line voids left out: read from the end, a
+/// void counts against the next record of its game met before it.
+pub fn recent_games(
+    journal: &[u8],
+    most: usize,
+    needle: Option<&[u8]>,
+    wanted: impl Fn(&GameRecord) -> bool,
+) -> Vec<GameRecord> {
+    let mut voids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut found = Vec::new();
+    for line in journal.rsplit(|&byte| byte == b'\n') {
+        if found.len() == most {
+            break;
+        }
+        if line.starts_with(b"{\"voided\":") {
+            if let Ok(pahtum_league::Event::Voided(voided)) = serde_json::from_slice(line) {
+                *voids.entry(voided.game).or_default() += 1;
+            }
+            continue;
+        }
+        if !line.starts_with(b"{\"id\":") || needle.is_some_and(|needle| memchr::memmem::find(line, needle).is_none()) {
+            continue;
+        }
+        let Ok(record) = serde_json::from_slice::<GameRecord>(line) else {
+            continue;
+        };
+        match voids.get_mut(&record.id) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ if wanted(&record) => found.push(record),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Whether the entrant `label` (`NAME@VERSION`) is a version of the author `name`'s.
@@ -164,11 +197,11 @@ mod tests {
                 .all(|record| record.players.first == "ada@1" || record.players.second == "ada@1")
         );
         let last = find_game(&journal, &recent[0].id).unwrap();
-        assert_eq!(last, recent[0]);
+        assert_eq!(last, (recent[0].clone(), false));
         let one = journal_of(&journal, &Games::One(&recent[0].id));
         verifies(&one);
         assert_eq!(games(&one, ""), 1);
-        assert_eq!(find_game(&one, &recent[0].id).unwrap(), recent[0]);
+        assert_eq!(find_game(&one, &recent[0].id).unwrap().0, recent[0]);
         assert!(find_game(&journal, "no-such-game").is_none());
     }
 
