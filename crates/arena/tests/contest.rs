@@ -211,6 +211,11 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     );
     let (status, _) = get(&server, "/api/me", "not-a-token");
     assert_eq!(status, 401);
+    // The organiser's view and voids are the organiser's alone.
+    let (status, answer) = get(&server, "/api/organiser", &bob);
+    assert_eq!(status, 403, "{answer}");
+    let (status, answer) = post_json(&server, "/api/games/000-001-00-a/void", &bob, r#"{"why": "mine"}"#);
+    assert_eq!(status, 403, "{answer}");
     // A second version of ada's bot retires the first; ada makes the first the active one again.
     std::fs::write(good.join("NOTE"), "version two").unwrap();
     let second = submit(&server, &good, &ada);

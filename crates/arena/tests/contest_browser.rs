@@ -347,6 +347,17 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
             && game_ids().iter().filter(|id| **id == voided).count() == 2
     });
     let cookie = format!("Cookie: pahtum_contest_session={organiser_cookie}");
+    let (status, view) = get(&server, "/api/organiser", &cookie);
+    assert_eq!(status, 200, "{view}");
+    let view: serde_json::Value = serde_json::from_str(&contesting::body_of(&view)).unwrap();
+    let names: Vec<&str> = view["authors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert!(names.contains(&"ada") && names.contains(&"bob"), "{view}");
+    assert!(view["cores"].as_u64().is_some_and(|cores| cores >= 1), "{view}");
     let (_, page) = get(&server, &format!("/games/{voided}"), &cookie);
     assert!(
         !page.contains("id=\"voided\""),

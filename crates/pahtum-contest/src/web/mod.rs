@@ -16,6 +16,7 @@ pub mod auth;
 pub mod game;
 pub mod jobs;
 pub mod ladder;
+pub mod organiser;
 pub mod pages;
 pub mod records;
 mod site;
@@ -56,9 +57,11 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/me/challenges", post(jobs::challenge_from_page))
         .route("/me/tokens/{id}/revoke", post(pages::revoke_token))
         .route("/submissions/{id}", get(pages::submission_page))
-        .route("/organiser", get(pages::organiser_page))
+        .route("/organiser", get(organiser::page_view))
         .route("/organiser/authors/{id}/{state}", post(pages::set_account))
-        .route("/organiser/games/{id}/void", post(pages::void_game))
+        .route("/organiser/games/{id}/void", post(organiser::page_void))
+        .route("/api/organiser", get(organiser::api_view))
+        .route("/api/games/{id}/void", post(organiser::api_void))
         .route("/api/ladder", get(api::ladder))
         .route("/api/journal", get(api::journal))
         .route("/api/games/{id}/bundle", get(game::bundle))

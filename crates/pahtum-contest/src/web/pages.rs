@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::api::{ApiError, logs_of, may_view, new_token, read_from, visible_submission};
 use super::auth::{caller, session_cookie, session_of};
-use super::records::{find_game, recent_games, recent_games_of};
+use super::records::recent_games_of;
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
 use crate::builds::submission_dir;
@@ -22,15 +22,6 @@ use crate::config::Registration;
 use crate::store::now_ms;
 use crate::store::{AccountState, Author, JobKind, Role, SubmissionState};
 use pahtum_tournament::config::{PLAIN_NAME_RULE, is_plain_name};
-
-/// How many of the latest games that ended by a forfeit the organiser's page lists.
-const ORGANISER_FORFEITS: usize = 20;
-
-/// The longest reason the organiser gives for voiding a game, in characters.
-const MAX_WHY: usize = 200;
-
-/// How many of the latest jobs, of every author, the organiser's page lists.
-const ORGANISER_JOBS: usize = 50;
 
 /// How many of an author's last games their page lists.
 const RECENT_GAMES: usize = 30;
@@ -55,7 +46,7 @@ pub(super) fn page(site: &Site, name: &str, me: Option<&Author>, context: miniji
 }
 
 /// A Unix time in milliseconds as `2026-12-03 21:05` (UTC).
-fn when(unix_ms: i64) -> String {
+pub(super) fn when(unix_ms: i64) -> String {
     jiff::Timestamp::from_millisecond(unix_ms)
         .map(|at| at.strftime("%Y-%m-%d %H:%M").to_string())
         .unwrap_or_default()
@@ -459,135 +450,9 @@ pub async fn submission_page(State(site): State<Arc<Site>>, headers: HeaderMap, 
 
 /// What a stranger's build or check wrote, its control characters shown rather than obeyed, line by line
 /// (the template escapes the HTML).
-fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     let lines: Vec<_> = text.lines().map(pahtum_protocol::untrusted::escape).collect();
     lines.join("\n")
-}
-
-/// `GET /organiser`: the accounts and every submission.
-pub async fn organiser_page(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
-    let Some(me) = caller(&site, &headers).filter(|me| me.role == Role::Organiser) else {
-        return refused(&site, None, ApiError::NotFound);
-    };
-    let authors = site.store.authors().unwrap_or_default();
-    let name_of = |id: i64| {
-        authors
-            .iter()
-            .find(|author| author.id == id)
-            .map(|author| author.name.clone())
-    };
-    let submissions: Vec<_> = site
-        .store
-        .submissions(None)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|s| {
-            context! {
-                id => s.id, author_name => name_of(s.author), label => s.label, state => s.state,
-                when => when(s.created_ms),
-            }
-        })
-        .collect();
-    let jobs: Vec<_> = site
-        .store
-        .jobs(None, None, ORGANISER_JOBS)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|job| {
-            context! {
-                id => job.id, author_name => name_of(job.author), kind => job.kind, state => job.state,
-                asked => job.asked, outcome => job.outcome, error => job.error.as_deref().map(shown),
-                when => when(job.updated_ms),
-            }
-        })
-        .collect();
-    // The games that ended by a forfeit, the latest first: where the arena may have failed one, the
-    // organiser voids it and it is played again.
-    let forfeits = {
-        let site = Arc::clone(&site);
-        tokio::task::spawn_blocking(move || {
-            let journal = std::fs::read(site.journal()).unwrap_or_default();
-            recent_games(&journal, ORGANISER_FORFEITS, None, |record| {
-                record.termination.forfeit.is_some()
-            })
-        })
-        .await
-        .unwrap_or_default()
-    };
-    let forfeits: Vec<_> = forfeits
-        .into_iter()
-        .map(|record| {
-            let forfeit = record.termination.forfeit.as_ref();
-            context! {
-                id => record.id, first => record.players.first, second => record.players.second,
-                reason => record.termination.reason.to_string(),
-                bot => forfeit.map(|forfeit| forfeit.bot.clone()),
-                detail => forfeit.map(|forfeit| shown(&forfeit.detail)),
-                overloaded => forfeit.is_some_and(|forfeit| forfeit.overloaded),
-            }
-        })
-        .collect();
-    // The machine: the first field of /proc/loadavg (the run queue over a minute), where there is one.
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|text| text.split(' ').next().map(str::to_owned));
-    let context = context! {
-        authors => authors, submissions => submissions, jobs => jobs, forfeits => forfeits,
-        queued => site.store.queued().ok(), load => load,
-        cores => std::thread::available_parallelism().map_or(1, usize::from),
-    };
-    page(&site, "organiser.html", Some(&me), context)
-}
-
-/// The organiser's reason for voiding a game.
-#[derive(Debug, Deserialize)]
-pub struct VoidReason {
-    why: String,
-}
-
-/// `POST /organiser/games/{id}/void`: the game (the arena failed it) counts for no one and is played again,
-/// at the ladder's next turn.
-pub async fn void_game(
-    State(site): State<Arc<Site>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(reason): Form<VoidReason>,
-) -> Response {
-    let Some(me) = caller(&site, &headers).filter(|me| me.role == Role::Organiser) else {
-        return refused(&site, None, ApiError::NotFound);
-    };
-    let found = {
-        let (site, id) = (Arc::clone(&site), id.clone());
-        tokio::task::spawn_blocking(move || {
-            let journal = std::fs::read(site.journal()).unwrap_or_default();
-            find_game(&journal, &id)
-        })
-        .await
-        .ok()
-        .flatten()
-    };
-    match found {
-        None => return refused(&site, Some(&me), ApiError::NotFound),
-        Some((_, true)) => {
-            return refused(&site, Some(&me), ApiError::Bad("this game is voided already".into()));
-        }
-        Some((record, false)) => {
-            // One line of plain text in the journal.
-            let why: String = reason
-                .why
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .take(MAX_WHY)
-                .collect();
-            let why = if why.trim().is_empty() {
-                "the arena failed it".to_owned()
-            } else {
-                why
-            };
-            site.ready.void(record.id, why);
-        }
-    }
-    Redirect::to("/organiser").into_response()
 }
 
 /// `POST /organiser/authors/{id}/{active|disabled}`: approves, disables or enables an author's account.
