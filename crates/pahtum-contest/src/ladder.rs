@@ -131,7 +131,8 @@ async fn open_league(league: &Path) -> Result<folder::Opened, LeagueError> {
 
 /// Lets every ready entrant join the league in `league`, retiring its author's version that played
 /// before, retires the entrants of disabled accounts, voids the games the organiser voided (the league then
-/// plays them again first), and records each outcome in the store.
+/// plays them again with the rest of its decided games, before it decides another round), and records each
+/// outcome in the store.
 async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
     let waiting = ready.take();
     let activated = ready.take_activated();
