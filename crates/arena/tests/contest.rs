@@ -216,6 +216,19 @@ fn authors_submit_bots_that_build_check_and_play_and_see_only_their_own() {
     assert_eq!(status, 403, "{answer}");
     let (status, answer) = post_json(&server, "/api/games/000-001-00-a/void", &bob, r#"{"why": "mine"}"#);
     assert_eq!(status, 403, "{answer}");
+    let (status, answer) = request(
+        server.address(),
+        "POST",
+        "/organiser/games/000-001-00-a/void",
+        &[&bearer(&bob), "Content-Type: application/x-www-form-urlencoded"],
+        b"why=mine",
+        ANSWER_WITHIN,
+    );
+    assert_eq!(status, 404, "the organiser's page is not there for bob: {answer}");
+    assert!(
+        !std::fs::read_to_string(&journal).unwrap().contains("\"voided\""),
+        "nothing voided"
+    );
     // A second version of ada's bot retires the first; ada makes the first the active one again.
     std::fs::write(good.join("NOTE"), "version two").unwrap();
     let second = submit(&server, &good, &ada);
