@@ -491,7 +491,7 @@ fn verify_lists_every_faulty_line_of_a_league() {
     assert_success(&output);
     assert!(
         text(&output.stdout)
-            .ends_with("every line is sound: 2 entrant(s) (0 retired), 1 round(s) decided, 2 game(s)\n"),
+            .contains("every line is sound: 2 entrant(s) (0 retired), 1 round(s) decided, 2 game(s); schedule sha256:"),
         "{}",
         text(&output.stdout)
     );

@@ -7,12 +7,15 @@
 //! `arena report` and `arena verify` read the contest's league like any other.
 //! This file holds what only a contest has: who may register and see what,
 //! its address on the internet, and the limits and quotas that keep one
-//! author from taking the machine. `tournaments/contest/contest.toml` documents every
-//! key with its default, and a test holds the two equal.
+//! author from taking the machine, and its season's phases ([`crate::season`]).
+//! `tournaments/contest/contest.toml` documents every key with its default, and a
+//! test holds the two equal.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::season::Phases;
 
 /// The contest's file in its folder.
 pub const CONTEST_FILE: &str = "contest.toml";
@@ -54,9 +57,66 @@ pub struct Contest {
     /// cookies' `Secure` follow it.
     #[serde(default)]
     pub public_url: String,
+    /// The final: the places it tells apart and its cap on games (`[final]`).
+    #[serde(default, rename = "final")]
+    pub final_settings: FinalSettings,
     /// The limits and quotas.
     #[serde(default)]
     pub limits: Limits,
+    /// The season's phases (`[phases]`), checked in order; none: always open, never frozen.
+    #[serde(default)]
+    pub phases: Option<Phases>,
+}
+
+/// How the final is played (`[final]`): it plays the active version of each entrant at the freeze, by the
+/// league's rules and time control, until its prize places are apart (`pahtum_league::separation`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FinalSettings {
+    /// The prizes' places, which the final tells apart (3: first, second, third, and third from fourth).
+    pub places: u32,
+    /// The likelihood of superiority at which two adjacent places are apart.
+    pub confidence: f64,
+    /// The most games of the final, all pairs together.
+    pub max_games: u32,
+    /// The most games one pair plays (even, at most 128).
+    pub games_per_pair: u32,
+    /// The layout pairs each pair of adjacent places not yet apart plays per round.
+    pub pairs_per_round: u32,
+    /// The seed the final's layouts are drawn from.
+    pub seed: u64,
+}
+
+impl Default for FinalSettings {
+    fn default() -> FinalSettings {
+        FinalSettings {
+            places: 3,
+            confidence: 0.95,
+            max_games: 2000,
+            games_per_pair: 128,
+            pairs_per_round: 1,
+            seed: 0,
+        }
+    }
+}
+
+impl FinalSettings {
+    /// The final's rules beyond the league's, checked by the league's own reader of `league.toml`: the
+    /// most games per pair, the seed, and the `[separate]` table of its pairing rule.
+    pub fn league_keys(&self) -> String {
+        format!(
+            "games_per_pair = {}\nseed = {}\n\n[separate]\nplaces = {}\nconfidence = {}\nmax_games = {}\n\
+             pairs_per_round = {}\n",
+            self.games_per_pair, self.seed, self.places, self.confidence, self.max_games, self.pairs_per_round
+        )
+    }
+
+    /// The final's pairing rule, or what is wrong with the settings.
+    pub fn separate(&self) -> Result<pahtum_league::rules::Separate, pahtum_tournament::config::ConfigError> {
+        let text = format!("name = \"final\"\n{}", self.league_keys());
+        let league = pahtum_league::rules::parse(Path::new("final"), &text)?;
+        Ok(league.separate.expect("a [separate] table"))
+    }
 }
 
 /// What one author, one upload or one request may take.
@@ -191,6 +251,10 @@ impl Contest {
                 contest.public_url
             )));
         }
+        contest
+            .final_settings
+            .separate()
+            .map_err(|error| invalid(format!("[final]: {error}")))?;
         Ok(contest)
     }
 
@@ -219,6 +283,11 @@ pub fn default_file(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::season::PhaseKey;
+
+    /// A season's four instants, in order.
+    const SEASON: &str = "open = \"2026-12-01T12:00:00Z\"\nfreeze = \"2026-12-20T12:00:00Z\"\n\
+                          final = \"2026-12-21T12:00:00Z\"\nend = \"2026-12-22T12:00:00Z\"\n";
 
     fn reference() -> String {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tournaments/contest/contest.toml");
@@ -241,6 +310,31 @@ mod tests {
         assert_eq!(limits.len(), fields, "every limit is in the reference file");
     }
 
+    /// The reference file's `[phases]`, commented out there (a contest has no season unless it says so), reads
+    /// as a season once its lines are uncommented.
+    #[test]
+    fn the_reference_files_phases_read_as_a_season() {
+        let uncommented: String = reference()
+            .lines()
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest)
+                    if rest == "[phases]"
+                        || PhaseKey::ALL
+                            .iter()
+                            .any(|key| rest.starts_with(&format!("{} = \"", key.name()))) =>
+                {
+                    rest
+                }
+                _ => line,
+            })
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        let contest = Contest::parse(Path::new("contest.toml"), &uncommented).unwrap();
+        let phases = contest.phases.expect("the reference file's [phases]");
+        assert_eq!(phases.final_start.to_string(), "2026-12-21T12:00:00Z");
+        assert!(phases.open < phases.freeze && phases.end > phases.final_start);
+    }
+
     #[test]
     fn mistakes_are_told() {
         let path = Path::new("contest.toml");
@@ -249,11 +343,50 @@ mod tests {
             ("name = \"x\"\n[limits]\nbuild_queues = 3", "build_queues"),
             ("name = \" \"", "empty"),
             ("name = \"x\"\npublic_url = \"contest.example.org\"", "http"),
+            (
+                "name = \"x\"\n[phases]\nopen = \"2026-12-01T12:00:00Z\"",
+                "[phases] has no `freeze`",
+            ),
+            (
+                "name = \"x\"\n[phases]\nopen = \"2026-12-01T12:00:00Z\"\nstart = \"2026-12-01T12:00:00Z\"",
+                "start",
+            ),
+            (
+                &format!("name = \"x\"\n[phases]\n{SEASON}").replace("freeze = \"2026-12-20", "freeze = \"2026-11-20"),
+                "freeze (2026-11-20T12:00:00Z) must come after open (2026-12-01T12:00:00Z)",
+            ),
+            (
+                &format!("name = \"x\"\n[phases]\n{SEASON}").replace("12:00:00Z\"\nend", "12:00:00+01:00\"\nend"),
+                "final = \"2026-12-21T12:00:00+01:00\" is not in UTC",
+            ),
+            (
+                &format!("name = \"x\"\n[phases]\n{SEASON}")
+                    .replace("end = \"2026-12-22T12:00:00Z\"", "end = \"soon\""),
+                "end = \"soon\" is not an RFC 3339 instant",
+            ),
+            (
+                &format!("name = \"x\"\n[phases]\n{SEASON}").replace("end = \"2026-12-22T12:00:00Z\"", "end = 5"),
+                "end = \"5\" is not an RFC 3339 instant",
+            ),
         ] {
             let error = Contest::parse(path, text).unwrap_err().to_string();
             assert!(error.contains(says), "{text}: {error}");
         }
         let tls = Contest::parse(path, "name = \"x\"\npublic_url = \"https://c.example\"").unwrap();
         assert!(tls.over_tls());
+        let season = Contest::parse(path, &format!("name = \"x\"\n[phases]\n{SEASON}")).unwrap();
+        assert_eq!(season.phases.unwrap().freeze.to_string(), "2026-12-20T12:00:00Z");
+        let unquoted = Contest::parse(path, &format!("name = \"x\"\n[phases]\n{}", SEASON.replace('"', ""))).unwrap();
+        assert_eq!(unquoted, season, "TOML's own date-times read the same");
+        let local = SEASON
+            .replace('"', "")
+            .replace("open = 2026-12-01T12:00:00Z", "open = 2026-12-01T12:00:00");
+        let error = Contest::parse(path, &format!("name = \"x\"\n[phases]\n{local}")).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("open = \"2026-12-01T12:00:00\" is not an RFC 3339 instant"),
+            "{error}"
+        );
     }
 }

@@ -23,8 +23,9 @@ use tokio_util::sync::CancellationToken;
 use crate::analyses;
 use crate::builds;
 use crate::challenges;
-use crate::ladder::{self, Machinery};
+use crate::ladder::Machinery;
 use crate::service::{self, ContestError};
+use crate::stages;
 use crate::store::now_ms;
 use crate::web::{self, Site};
 
@@ -122,12 +123,10 @@ impl Hosting {
             &site.queued,
             &site.ready,
         );
-        let ladder_stop = stop_all.cancelled();
-        tokio::pin!(ladder_stop);
-        let ladder = ladder::play_on(&site.dir, &site.store, machinery, &site.ready, ladder_stop);
+        let stages = stages::play(Arc::clone(&site), machinery, stop_all.clone());
         tokio::select! {
             () = builder => {}
-            () = ladder => {}
+            () = stages => {}
             () = analyses::work(Arc::clone(&site)) => {}
             () = challenges::work(Arc::clone(&site), machinery) => {}
         }

@@ -46,7 +46,7 @@ const TURN_PER_SLOT: usize = 2;
 
 /// How the ladder's turns are shown: their games in progress through the league folder's socket, which
 /// the games' page follows as `arena serve` follows any league (the standings are read from the journal).
-struct Shared;
+pub(crate) struct Shared;
 
 impl Show for Shared {
     fn progress(&mut self) -> Box<dyn Observer> {
@@ -133,7 +133,7 @@ async fn open_league(league: &Path) -> Result<folder::Opened, LeagueError> {
 /// before, retires the entrants of disabled accounts, voids the games the organiser voided (the league then
 /// plays them again with the rest of its decided games, before it decides another round), and records each
 /// outcome in the store.
-async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
+pub(crate) async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
     let waiting = ready.take();
     let activated = ready.take_activated();
     let voided = ready.take_voided();

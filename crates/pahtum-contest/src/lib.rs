@@ -17,9 +17,10 @@
 //! What only a contest has is here: its settings ([`config`]), what changes
 //! (accounts, sessions, tokens, submissions) in SQLite ([`store`]), the
 //! passwords and secrets ([`accounts`]), the commands that set up a
-//! contest's folder ([`service`]), and the jobs authors ask for beside the
+//! contest's folder ([`service`]), the jobs authors ask for beside the
 //! ladder ([`jobs`]): analyses of their lost games ([`analyses`]) and
-//! unrated challenges ([`challenges`]).
+//! unrated challenges ([`challenges`]), and the season's phases, which open
+//! and freeze the submissions ([`season`]).
 
 #![warn(missing_docs)]
 
@@ -29,9 +30,12 @@ pub mod builds;
 pub mod challenges;
 pub mod client;
 pub mod config;
+pub mod finals;
 pub mod host;
 pub mod jobs;
 pub mod ladder;
+pub mod season;
 pub mod service;
+pub mod stages;
 pub mod store;
 pub mod web;

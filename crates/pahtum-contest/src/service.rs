@@ -45,6 +45,9 @@ pub enum ContestError {
     /// The league.
     #[error(transparent)]
     League(#[from] pahtum_league::LeagueError),
+    /// The final's table.
+    #[error(transparent)]
+    Table(#[from] pahtum_league::service::ServiceError),
     /// A file or folder of the contest's.
     #[error("cannot {what} {}", path.display())]
     Io {

@@ -1,7 +1,7 @@
 //! What changes in a contest, in SQLite: authors, their password hashes,
 //! sessions, API tokens, invitations, submissions and their states, the
-//! authors' jobs (analyses of their lost games, challenges), and the
-//! organiser's actions.
+//! authors' jobs (analyses of their lost games, challenges), the
+//! organiser's moves of the season's phases, and the organiser's actions.
 //!
 //! The games are not here: the league's journal is their record, append-only
 //! and checked. This is the mutable rest, which a journal would only replay:
@@ -21,7 +21,10 @@
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::season::{PhaseKey, PhaseMove};
 
 /// The schema, one migration per step: the database's `user_version` is the number of steps applied.
 const MIGRATIONS: &[&str] = &[
@@ -89,6 +92,15 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_by_state ON jobs (kind, state, id);
 CREATE INDEX jobs_by_author ON jobs (author, kind, id);
+",
+    r"
+CREATE TABLE phase_moves (
+    id INTEGER PRIMARY KEY,
+    phase TEXT NOT NULL CHECK (phase IN ('open', 'freeze', 'final', 'end')),
+    instant_ms INTEGER NOT NULL,
+    who TEXT NOT NULL,
+    moved_ms INTEGER NOT NULL
+);
 ",
 ];
 
@@ -586,6 +598,17 @@ impl Store {
         Ok(usize::try_from(count).unwrap_or(0))
     }
 
+    /// The submissions not settled yet: queued, building or checking (a checked one joins at the ladder's
+    /// next turn, and is `playing` then).
+    pub fn unsettled(&self) -> Result<usize, StoreError> {
+        let count: i64 = self.connection().query_row(
+            "SELECT count(*) FROM submissions WHERE state IN ('queued', 'building', 'checking')",
+            [],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
     /// Claims the oldest queued submission of an author with none building or checking, if any: marked
     /// `building` in the same statement, so that builders at once never claim one twice.
     pub fn claim_next(&self, now: i64) -> Result<Option<Submission>, StoreError> {
@@ -659,12 +682,69 @@ impl Store {
 
     /// Records an action of the organiser's.
     pub fn log_action(&self, who: &str, what: &str, now: i64) -> Result<(), StoreError> {
-        self.connection().execute(
-            "INSERT INTO actions (at_ms, who, what) VALUES (?1, ?2, ?3)",
-            params![now, who, what],
-        )?;
-        Ok(())
+        Ok(record_action(&self.connection(), who, what, now)?)
     }
+}
+
+impl Store {
+    /// The organiser's moves of the season's phases, the first first.
+    pub fn phase_moves(&self) -> Result<Vec<PhaseMove>, StoreError> {
+        Ok(phase_moves_in(&self.connection())?)
+    }
+
+    /// Moves phase `key` to `to`, as `who` at `now`, if `allowed` (given every move so far, read in the same
+    /// transaction as this one is recorded, so that moves at once cannot race past it) answers `Ok`; the move
+    /// is logged as an action of `who`'s. What `allowed` answered.
+    pub fn move_phase<T, R>(
+        &self,
+        key: PhaseKey,
+        to: jiff::Timestamp,
+        who: &str,
+        now: i64,
+        allowed: impl FnOnce(&[PhaseMove]) -> Result<T, R>,
+    ) -> Result<Result<T, R>, StoreError> {
+        let mut connection = self.connection();
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let answer = allowed(&phase_moves_in(&transaction)?);
+        if answer.is_ok() {
+            transaction.execute(
+                "INSERT INTO phase_moves (phase, instant_ms, who, moved_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![key.name(), to.as_millisecond(), who, now],
+            )?;
+            record_action(&transaction, who, &format!("moved {} to {to}", key.name()), now)?;
+            transaction.commit()?;
+        }
+        Ok(answer)
+    }
+}
+
+fn record_action(connection: &Connection, who: &str, what: &str, now: i64) -> rusqlite::Result<()> {
+    connection.execute(
+        "INSERT INTO actions (at_ms, who, what) VALUES (?1, ?2, ?3)",
+        params![now, who, what],
+    )?;
+    Ok(())
+}
+
+fn phase_moves_in(connection: &Connection) -> rusqlite::Result<Vec<PhaseMove>> {
+    let mut statement = connection.prepare("SELECT phase, instant_ms, who, moved_ms FROM phase_moves ORDER BY id")?;
+    let moves = statement.query_map([], |row| {
+        let unreadable = |column, kind, error: Box<dyn std::error::Error + Send + Sync>| {
+            rusqlite::Error::FromSqlConversionFailure(column, kind, error)
+        };
+        let phase: String = row.get(0)?;
+        let phase = PhaseKey::named(&phase)
+            .ok_or_else(|| unreadable(0, Type::Text, format!("no phase is named {phase:?}").into()))?;
+        let at = jiff::Timestamp::from_millisecond(row.get(1)?)
+            .map_err(|error| unreadable(1, Type::Integer, Box::new(error)))?;
+        Ok(PhaseMove {
+            phase,
+            at,
+            who: row.get(2)?,
+            moved_ms: row.get(3)?,
+        })
+    })?;
+    moves.collect()
 }
 
 impl Store {

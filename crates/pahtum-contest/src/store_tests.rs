@@ -243,3 +243,38 @@ fn jobs_keep_to_their_rules_and_queue_again_when_cut_off() {
     assert_eq!(store.claim_job(JobKind::Analysis, 13).unwrap().unwrap().id, second);
     assert_eq!(store.claim_job(JobKind::Analysis, 14).unwrap(), None);
 }
+
+#[test]
+fn a_phase_moved_is_kept_and_logged_and_one_refused_leaves_nothing() {
+    let (_dir, store) = store();
+    let to = jiff::Timestamp::from_second(1_796_331_900).unwrap();
+    let refused = store.move_phase(PhaseKey::Freeze, to, "organiser", 5, |_| Err::<(), _>("no"));
+    assert_eq!(refused.unwrap(), Err("no"));
+    let moved = store.move_phase(PhaseKey::Freeze, to, "organiser", 7, |before| Ok::<_, ()>(before.len()));
+    assert_eq!(moved.unwrap(), Ok(0), "no move before");
+    assert_eq!(
+        store.phase_moves().unwrap(),
+        [PhaseMove {
+            phase: PhaseKey::Freeze,
+            at: to,
+            who: "organiser".into(),
+            moved_ms: 7
+        }]
+    );
+    let logged: Vec<(i64, String, String)> = store
+        .connection()
+        .prepare("SELECT at_ms, who, what FROM actions")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        logged,
+        [(
+            7,
+            "organiser".to_owned(),
+            "moved freeze to 2026-12-03T21:05:00Z".to_owned()
+        )]
+    );
+}

@@ -6,6 +6,7 @@ use pahtum_contest::store::{Author, Job, Token};
 use pahtum_contest::web::api::{ErrorAnswer, MadeToken, Queued, SubmissionAnswer};
 use pahtum_contest::web::ladder::Ladder;
 use pahtum_contest::web::organiser::OrganiserView;
+use pahtum_contest::web::season::SeasonAnswer;
 use pahtum_referee::stderr_log::StderrLine;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -43,10 +44,11 @@ fn every_example_of_the_api_page_is_its_type() {
             "StderrLines" => round_trips::<Vec<StderrLine>>(json),
             "Jobs" => round_trips::<Vec<Job>>(json),
             "OrganiserView" => round_trips::<OrganiserView>(json),
+            "SeasonAnswer" => round_trips::<SeasonAnswer>(json),
             other => Err(format!("no type is named {other}")),
         };
         assert_eq!(checked_as, Ok(()), "the example of {marker}:\n{json}");
         checked.push(marker);
     }
-    assert_eq!(checked.len(), 10, "{checked:?}");
+    assert_eq!(checked.len(), 11, "{checked:?}");
 }

@@ -13,6 +13,7 @@ use std::fmt;
 
 use super::lines::{LayoutPair, label};
 use super::pairing;
+use super::separation::{self, Over};
 use super::state::LeagueState;
 use super::table::Table;
 
@@ -36,10 +37,14 @@ pub fn to_retire(state: &LeagueState, entrant: &str) -> Vec<String> {
         .collect()
 }
 
-/// The layout pairs of the league's next round, by the pairing rule ([`pairing::round`]), from `table` (one
-/// fit of every game so far), every active entrant played to a 95% half-width of `target` Elo. Empty when
-/// the league needs no more games now ([`Settled`] says why).
+/// The layout pairs of the league's next round, from `table` (one fit of every game so far): by the final's
+/// rule when the league has one ([`separation::next_round`]), else by the pairing rule ([`pairing::round`]),
+/// every active entrant played to a 95% half-width of `target` Elo. Empty when the league needs no more
+/// games now ([`Settled`] says why).
 pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Vec<LayoutPair> {
+    if let Some(separate) = &state.league().separate {
+        return separation::next_round(state, table, separate);
+    }
     let entrants: Vec<pairing::Entrant> = state
         .entrants()
         .iter()
@@ -88,11 +93,17 @@ pub enum Settled {
         /// The half-width played to, in Elo.
         target: f64,
     },
+    /// The league is a final, and it is over.
+    Final(Over),
 }
 
 impl Settled {
-    /// Why the league `state`, played to ±`target` Elo, needs no round, when [`next_round`] finds none.
-    pub fn of(state: &LeagueState, target: f64) -> Settled {
+    /// Why the league `state` of table `table`, played to ±`target` Elo, needs no round, when [`next_round`]
+    /// finds none.
+    pub fn of(state: &LeagueState, table: &Table, target: f64) -> Settled {
+        if let Some(separate) = &state.league().separate {
+            return Settled::Final(Over::of(state, table, separate));
+        }
         let active = (0..state.entrants().len()).filter(|&n| !state.is_retired(n)).count();
         if active < 2 {
             Settled::TooFewEntrants
@@ -113,6 +124,7 @@ impl fmt::Display for Settled {
                 "The league needs no more games now: every active entrant's 95% interval is within ±{target} Elo, \
                  or its pairs have played every game the rules allow (games_per_pair)."
             ),
+            Settled::Final(over) => over.fmt(f),
         }
     }
 }
@@ -221,20 +233,21 @@ mod tests {
         assert_eq!(state.games(), 2);
         assert_eq!(state.league().games_per_pair, 2);
         assert!(next_round(&state, &table, 1.0).is_empty());
-        assert_eq!(Settled::of(&state, 1.0), Settled::Done { target: 1.0 });
+        assert_eq!(Settled::of(&state, &table, 1.0), Settled::Done { target: 1.0 });
     }
 
     #[test]
     fn why_no_round_is_needed_in_words() {
         let alone = league(2, &["a@1", "b@1"], &["b@1"]);
-        assert_eq!(Settled::of(&alone, 100.0), Settled::TooFewEntrants);
+        let (_, table) = played(&[("a", "1"), ("b", "1")], 0);
+        assert_eq!(Settled::of(&alone, &table, 100.0), Settled::TooFewEntrants);
         assert_eq!(
-            Settled::of(&alone, 100.0).to_string(),
+            Settled::of(&alone, &table, 100.0).to_string(),
             "The league needs two active entrants to play; add bots with `arena league add`."
         );
         let two = league(2, &["a@1", "b@1"], &[]);
         assert_eq!(
-            Settled::of(&two, 100.0).to_string(),
+            Settled::of(&two, &table, 100.0).to_string(),
             "The league needs no more games now: every active entrant's 95% interval is within ±100 Elo, or its \
              pairs have played every game the rules allow (games_per_pair)."
         );

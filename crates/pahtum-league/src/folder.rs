@@ -360,6 +360,47 @@ pub fn admit(league: &Path, opened: &mut Opened, staged: &Path, entrant: Entrant
     opened.record(Event::Entrant(entrant))
 }
 
+/// Writes a new league in `dir` whose rules are those of the league folder `from`, with the keys of the
+/// TOML text `keys` put in their place (a key `keys` sets replaces `from`'s, a table whole): a final of a
+/// ladder, say, played by the ladder's rules and time control, its own seed and pairing rule. The rules
+/// are checked before anything is written; a folder that holds a league already is refused.
+pub fn init_from(from: &Path, dir: &Path, keys: &str) -> Result<(), LeagueError> {
+    let rules_path = dir.join(LEAGUE_FILE);
+    if rules_path.exists() || dir.join(JOURNAL).exists() {
+        return Err(LeagueError::Refused(format!(
+            "{} holds a league already; use another folder",
+            dir.display()
+        )));
+    }
+    let source = from.join(LEAGUE_FILE);
+    let syntax = |path: &Path, error: toml::de::Error| {
+        LeagueError::Config(ConfigError::Syntax {
+            path: path.to_owned(),
+            message: error.to_string().trim_end().to_owned(),
+        })
+    };
+    let text = fs::read_to_string(&source).map_err(|source_error| io_error("read", &source, source_error))?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|error| syntax(&source, error))?;
+    let set: toml::Table = toml::from_str(keys).map_err(|error| syntax(&rules_path, error))?;
+    table.extend(set);
+    let text = toml::to_string(&table).expect("a TOML table writes as TOML");
+    let league = rules::parse(&rules_path, &text)?;
+    fs::create_dir_all(dir).map_err(|source| io_error("create", dir, source))?;
+    fs::write(&rules_path, &text).map_err(|source| io_error("write", &rules_path, source))?;
+    Journal::create_with(&dir.join(JOURNAL), &LeagueHeader::new(&league))?;
+    Ok(())
+}
+
+/// Lets `entrant` of the league folder `from` join the league `opened` in `dir`, as it is, built: its
+/// snapshot is copied as a league's own (no caps: it was checked when it joined `from`), and it is
+/// recorded with the same content hash, so that its games in both leagues are of one bot.
+pub fn transfer(from: &Path, dir: &Path, opened: &mut Opened, entrant: &Entrant) -> Result<(), LeagueError> {
+    let staged = dir.join(STAGING).join(entrant.label());
+    fresh_folder(&staged)?;
+    copy_tree(&from.join(entrant.dir()), &staged, Trust::Snapshot, None, Caps::NONE)?;
+    admit(dir, opened, &staged, entrant.clone())
+}
+
 /// Copies the rules and the entrants' snapshots of the league folder `from` into `to`, where `to` has
 /// no `league.toml` yet (the folder of a merged journal). The snapshots are walked as the module
 /// documentation says, without caps (they were checked when they joined).

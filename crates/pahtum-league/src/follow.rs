@@ -70,6 +70,7 @@ impl LeagueFollower {
                     source: Box::new(fault),
                 })
             },
+            |_, _| Ok(()),
             |state, mut record, kept, span| {
                 checkpoints.before_game(state, tallies);
                 count(tallies, &mut record);

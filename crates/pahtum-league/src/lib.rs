@@ -37,6 +37,7 @@
 //! [`service`]. Building and checking an entrant before it joins, and playing
 //! the games, are `pahtum-runner`'s work; this crate has no processes.
 
+pub mod audit;
 pub mod decide;
 pub mod folder;
 pub mod follow;
@@ -46,6 +47,7 @@ pub mod merge;
 pub mod pairing;
 pub mod read;
 pub mod rules;
+pub mod separation;
 pub mod service;
 mod snapshot;
 pub mod state;
@@ -56,7 +58,8 @@ pub mod testing;
 mod tests;
 mod voids;
 
+pub use audit::{LineFault, Verified, verify};
 pub use lines::{Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round, Voided};
-pub use read::{LeagueError, LineFault, Read, Verified, is_league_journal, read, verify};
+pub use read::{LeagueError, Read, is_league_journal, read};
 pub use rules::{LEAGUE_FILE, League};
 pub use state::{LeagueFault, LeagueState, PendingGame};

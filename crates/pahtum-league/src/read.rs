@@ -6,8 +6,9 @@
 //! journal; any other line that does not pass ([`super::lines::parse`] on the
 //! reading threads, then [`LeagueState`] in file order) is an error naming its
 //! line, so that a line edited by hand is refused, never counted ([`read`]).
-//! `arena verify` goes on past a faulty line and lists them all ([`verify`]):
-//! one pass ([`scan`]) does both, so they check the same things.
+//! `arena verify` goes on past a faulty line and lists them all
+//! ([`super::audit::verify`]): one pass ([`scan`]) does both, so they check the
+//! same things.
 
 use std::path::{Path, PathBuf};
 
@@ -125,63 +126,24 @@ pub(crate) fn read_with<T: Send>(
                 source: Box::new(source),
             })
         },
+        |_, _| Ok(()),
         each,
     )
 }
 
-/// A faulty line of a league's journal.
-#[derive(Debug)]
-pub struct LineFault {
-    /// Its number, from 1 (the header).
-    pub line: usize,
-    /// What is wrong with it.
-    pub fault: LeagueFault,
-}
-
-/// Every fault of a league's journal, as [`verify`] found them.
-#[derive(Debug)]
-pub struct Verified {
-    /// The league as its sound lines say (a faulty line counts for nothing).
-    pub state: LeagueState,
-    /// The faulty lines, in file order.
-    pub faults: Vec<LineFault>,
-    /// How its lines ended (a torn last line is dropped, not a fault).
-    pub ending: LinesEnd,
-}
-
-/// Checks every line of the league journal at `path` as [`read`] does, but goes on after a faulty line
-/// (which counts for nothing: the lines after it are checked against the league as the sound lines before
-/// them say) and lists them all. Only a journal that is no league's, or cannot be read, is an error.
-pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
-    let mut faults = Vec::new();
-    let read = scan(
-        path,
-        Moves::Drop,
-        |_| (),
-        |line, fault| {
-            faults.push(LineFault { line, fault });
-            Ok(())
-        },
-        |_, _, (), _| {},
-    )?;
-    Ok(Verified {
-        state: read.state,
-        faults,
-        ending: read.ending,
-    })
-}
-
 /// One pass over the league journal at `path` (see [`read`]): each faulty line, by its number, goes to
-/// `fault`, which stops the pass by returning an error or lets it go on, the line counting for nothing.
-fn scan<T: Send>(
+/// `fault`, which stops the pass by returning an error or lets it go on, the line counting for nothing;
+/// `event` checks each event beyond its own lines before it counts (a fault of its is the line's).
+pub(crate) fn scan<T: Send>(
     path: &Path,
     moves: Moves,
     keep: impl Fn(&GameRecord) -> T + Sync,
     mut fault: impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
+    event: impl FnMut(&LeagueState, &Event) -> Result<(), LeagueFault>,
     each: impl FnMut(&LeagueState, GameRecord, T, Span),
 ) -> Result<Read, LeagueError> {
     let (mut place, rest) = Place::open(path, &mut fault)?;
-    place.scan(path, rest, moves, keep, fault, each)?;
+    place.scan(path, rest, moves, keep, fault, event, each)?;
     Ok(Read {
         state: place.state,
         ending: place.ending,
@@ -247,8 +209,10 @@ impl Place {
     }
 
     /// Reads the lines of `source` (the journal at `path` from this place on), checking each against the
-    /// league as the lines before it say: each game's record (its moves as `moves` says, made into what
-    /// `keep` keeps on the reading threads) goes to `each`, each faulty line to `fault`.
+    /// league as the lines before it say, and each event by `check` too: each game's record (its moves as
+    /// `moves` says, made into what `keep` keeps on the reading threads) goes to `each`, each faulty line to
+    /// `fault`.
+    #[allow(clippy::too_many_arguments)]
     pub fn scan<T: Send>(
         &mut self,
         path: &Path,
@@ -256,6 +220,7 @@ impl Place {
         moves: Moves,
         keep: impl Fn(&GameRecord) -> T + Sync,
         mut fault: impl FnMut(usize, LeagueFault) -> Result<(), LeagueError>,
+        mut check: impl FnMut(&LeagueState, &Event) -> Result<(), LeagueFault>,
         mut each: impl FnMut(&LeagueState, GameRecord, T, Span),
     ) -> Result<(), LeagueError> {
         let io_error = |source| JournalError::Io {
@@ -296,7 +261,7 @@ impl Place {
                             Event::Voided(voided) => Some(voided.game.clone()),
                             _ => None,
                         };
-                        state.apply_event(event).map(|()| {
+                        check(state, &event).and_then(|()| state.apply_event(event)).map(|()| {
                             if let Some(game) = voided {
                                 *unforeseen_void |= !voids.foreseen(&game);
                             }

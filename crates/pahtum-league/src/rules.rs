@@ -106,6 +106,50 @@ pub struct League {
     pub rules: RulesConfig,
     /// The time control of every game.
     pub time: TimeControl,
+    /// The pairing rule of a final: play until the prize places are told apart (`[separate]`); `None`: the
+    /// precision rule ([`super::pairing`]), every entrant played to `precision_elo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separate: Option<Separate>,
+}
+
+/// The pairing rule of a final, as `league.toml`'s `[separate]` table says it: the league plays until each
+/// adjacent pair of its top `places` (and the last of them with the next) is apart at `confidence`, or
+/// `max_games` are decided ([`super::separation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Separate {
+    /// The places that must be told apart: the prizes' (3: first, second and third, and third from fourth).
+    pub places: u32,
+    /// The likelihood of superiority at which two adjacent entrants are apart, in thousandths (950: 95%).
+    pub confidence_permille: u32,
+    /// The most games the league decides, all pairs together.
+    pub max_games: u32,
+    /// The layout pairs (two games each) that each pair not yet apart plays per round.
+    pub pairs_per_round: u32,
+}
+
+impl Separate {
+    /// The likelihood of superiority at which two adjacent entrants are apart, from 0 to 1.
+    pub fn confidence(&self) -> f64 {
+        f64::from(self.confidence_permille) / 1000.0
+    }
+}
+
+/// The default places a final tells apart.
+pub const DEFAULT_SEPARATE_PLACES: u32 = 3;
+/// The default confidence of a final's separation, in thousandths.
+pub const DEFAULT_SEPARATE_PERMILLE: u32 = 950;
+/// The default most games of a final.
+pub const DEFAULT_SEPARATE_MAX_GAMES: u32 = 2000;
+
+/// The keys of `league.toml`'s `[separate]` table, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeparateKeys {
+    places: Option<i64>,
+    confidence: Option<f64>,
+    max_games: Option<i64>,
+    pairs_per_round: Option<i64>,
 }
 
 /// The most an entrant's folder may hold: `max_files`, `max_depth` and `max_mb` of `league.toml`.
@@ -154,6 +198,7 @@ struct LeagueKeys {
     rules: RulesKeys,
     #[serde(default)]
     time: TimeKeys,
+    separate: Option<SeparateKeys>,
 }
 
 /// The `league.toml` that `arena league init` writes: every key at its default, each explained.
@@ -284,6 +329,52 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         )?,
         rules: resolve_rules(keys.rules)?,
         time: resolve_time("time", &keys.time)?,
+        separate: keys.separate.map(separate).transpose()?,
+    })
+}
+
+/// The final's pairing rule, every default filled in.
+fn separate(keys: SeparateKeys) -> Result<Separate, KeyError> {
+    let count = |key: &str, value: Option<i64>, default: u32, least: i64, fix: &str| match value {
+        None => Ok(default),
+        Some(n) if (least..=i64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+        Some(n) => Err(key_error(format!("separate.{key}"), n, fix)),
+    };
+    let confidence_permille = match keys.confidence {
+        None => DEFAULT_SEPARATE_PERMILLE,
+        Some(p) if (0.5..1.0).contains(&p) && (p * 1000.0).fract().abs() < 1e-9 => (p * 1000.0).round() as u32,
+        Some(p) => {
+            return Err(key_error(
+                "separate.confidence",
+                p,
+                "give the likelihood of superiority at which two places are apart, from 0.5 to 0.999 in \
+                 thousandths, e.g. 0.95",
+            ));
+        }
+    };
+    Ok(Separate {
+        places: count(
+            "places",
+            keys.places,
+            DEFAULT_SEPARATE_PLACES,
+            1,
+            "give the places to tell apart (the prizes'), 1 or more, e.g. 3",
+        )?,
+        confidence_permille,
+        max_games: count(
+            "max_games",
+            keys.max_games,
+            DEFAULT_SEPARATE_MAX_GAMES,
+            2,
+            "give the most games of the final, 2 or more, e.g. 2000",
+        )?,
+        pairs_per_round: count(
+            "pairs_per_round",
+            keys.pairs_per_round,
+            1,
+            1,
+            "give the layout pairs a pair not yet apart plays per round, 1 or more",
+        )?,
     })
 }
 

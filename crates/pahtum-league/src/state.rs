@@ -74,6 +74,26 @@ pub enum LeagueFault {
         /// What is wrong.
         problem: String,
     },
+    /// A final's round that its rule does not decide from the games before it.
+    #[error(
+        "round {number} is not the round the final's rule decides from the games before it, which is {}",
+        pairs_text(decided)
+    )]
+    NotTheRule {
+        /// The round's number.
+        number: u32,
+        /// The layout pairs the rule decides.
+        decided: Vec<LayoutPair>,
+    },
+    /// The games before a final's round cannot be fitted, so the round cannot be decided again.
+    #[error("round {number} cannot be decided again: the games before it cannot be rated")]
+    Unrated {
+        /// The round's number.
+        number: u32,
+        /// Why.
+        #[source]
+        source: pahtum_standings::strength::StrengthError,
+    },
     /// A game no round decided.
     #[error("game {id:?} is no game of a round decided before it")]
     NotDecided {
@@ -439,6 +459,18 @@ impl LeagueState {
         self.games += 1;
         Ok(())
     }
+}
+
+/// Layout pairs as the journal writes them: `[[a, b, k], ...]`, or `no round` for none.
+fn pairs_text(pairs: &[LayoutPair]) -> String {
+    if pairs.is_empty() {
+        return "no round (the final is over)".to_owned();
+    }
+    let each: Vec<String> = pairs
+        .iter()
+        .map(|LayoutPair(a, b, k)| format!("[{a}, {b}, {k}]"))
+        .collect();
+    format!("[{}]", each.join(", "))
 }
 
 /// Whether `hash` is `"sha256:"` and 64 lowercase hex digits.

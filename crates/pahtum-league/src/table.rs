@@ -86,6 +86,9 @@ pub struct Table {
     pub rounds: u32,
     /// The target: the half-width of the 95% interval each active entrant is played to, in Elo.
     pub precision_elo: u32,
+    /// The final's pairing rule, when the league is a final ([`super::separation`] tells its places).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub separate: Option<super::rules::Separate>,
     /// The active entrants, strongest first (the unrated last, in the order they joined).
     pub active: Vec<Row>,
     /// The retired entrants, strongest first (the unrated last).
@@ -194,6 +197,7 @@ pub fn table(state: &LeagueState, tallies: Tallies, anchor: Option<&AnchorSpec>)
         games: state.games(),
         rounds: state.rounds(),
         precision_elo: state.league().precision_elo,
+        separate: state.league().separate,
         active,
         retired,
         versions,

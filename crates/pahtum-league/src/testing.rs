@@ -197,3 +197,112 @@ pub fn simulate_round_robin(size: usize, seed: u64, target: f64) -> u64 {
     }
     field.games
 }
+
+/// A league of entrants of known strength played in memory, round by round, by the league's own decision
+/// ([`crate::decide::next_round`]) over its own table: each game a real record of the league's layout (random
+/// stones) whose result is drawn from the logistic Elo probability. The final's rule is tested, and measured
+/// against a round robin, on it.
+#[derive(Debug)]
+pub struct SimulatedLeague {
+    state: crate::LeagueState,
+    tallies: pahtum_standings::standings::Tallies,
+    strength: Vec<f64>,
+    rng: ChaCha8Rng,
+    /// Its journal's lines so far.
+    lines: Vec<u8>,
+}
+
+/// The final's rule of `places` places apart at `permille` thousandths, within `max_games`, one layout pair a
+/// round per boundary.
+pub fn separate(places: u32, permille: u32, max_games: u32) -> crate::rules::Separate {
+    crate::rules::Separate {
+        places,
+        confidence_permille: permille,
+        max_games,
+        pairs_per_round: 1,
+    }
+}
+
+impl SimulatedLeague {
+    /// A league of entrants `e0`, `e1`, ... of Elo `strength`, 128 games per pair at most, decided by the
+    /// final's rule `separate` (or the precision rule), its games drawn from `seed`.
+    pub fn new(strength: &[f64], separate: Option<crate::rules::Separate>, seed: u64) -> SimulatedLeague {
+        let text = "name = \"simulated\"\ngames_per_pair = 128\n";
+        let mut league = crate::rules::parse(Path::new("league.toml"), text).expect("a valid league.toml");
+        league.separate = separate;
+        let mut state = crate::LeagueState::new(&league);
+        let mut lines = Vec::new();
+        line(&mut lines, &crate::LeagueHeader::new(&league));
+        for number in 0..strength.len() {
+            let joined = crate::Event::Entrant(entrant(number, &format!("e{number}"), "1"));
+            line(&mut lines, &joined);
+            state.apply_event(joined).expect("a new entrant");
+        }
+        let labels: Vec<String> = state.entrants().iter().map(crate::Entrant::label).collect();
+        SimulatedLeague {
+            state,
+            tallies: pahtum_standings::standings::Tallies::new(&labels),
+            strength: strength.to_vec(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            lines,
+        }
+    }
+
+    /// Its journal: every line so far, as the league writes them.
+    pub fn journal(&self) -> &[u8] {
+        &self.lines
+    }
+
+    /// The league as its lines so far say.
+    pub fn state(&self) -> &crate::LeagueState {
+        &self.state
+    }
+
+    /// The league's table now.
+    pub fn table(&self) -> crate::table::Table {
+        crate::table::table(&self.state, self.tallies.clone(), None).expect("a fit")
+    }
+
+    /// Decides the next round as the league does and records it; its layout pairs, empty when none is needed.
+    pub fn decide(&mut self) -> Vec<crate::LayoutPair> {
+        let target = f64::from(self.state.league().precision_elo);
+        let pairs = crate::decide::next_round(&self.state, &self.table(), target);
+        if !pairs.is_empty() {
+            let number = self.state.rounds() + 1;
+            let round = crate::Event::Round(crate::Round {
+                number,
+                pairs: pairs.clone(),
+            });
+            line(&mut self.lines, &round);
+            self.state.apply_event(round).expect("the rule decides a sound round");
+        }
+        pairs
+    }
+
+    /// Plays every game decided and not recorded.
+    pub fn play_decided(&mut self) {
+        for pending in self.state.pending() {
+            let game = self.state.game(pending.pair, pending.seat);
+            let seated = [&game.first, &game.second]
+                .map(|label| self.strength[self.state.number_of(label).expect("an entrant")]);
+            let first_wins = self.rng.random::<f64>() < 1.0 / (1.0 + 10f64.powf((seated[1] - seated[0]) / 400.0));
+            let winner = if first_wins {
+                pahtum::Seat::First
+            } else {
+                pahtum::Seat::Second
+            };
+            // Random stones until the winner drawn wins them: a record that replays, with the result wanted.
+            let record = std::iter::repeat_with(|| random_game(&game, self.state.spec(&game), &mut self.rng))
+                .find(|record| record.points_of(winner) == 1.0)
+                .expect("random stones are won by either seat");
+            let hashes = self.state.hashes_of(&game).map(str::to_owned);
+            let written = pahtum_journal::entrants::GameLine {
+                record: &record,
+                entrants: self.state.hashes_of(&game),
+            };
+            line(&mut self.lines, &written);
+            self.state.apply_game(&record, &hashes).expect("a decided game");
+            self.tallies.add(&record);
+        }
+    }
+}

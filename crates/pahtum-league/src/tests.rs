@@ -9,7 +9,8 @@ use pahtum_journal::audit::Fault;
 use pahtum_journal::sink::{Counts, Keep, Records, Sink};
 use pahtum_record::GameRecord;
 
-use super::read::{LeagueError, read, verify};
+use super::audit::verify;
+use super::read::{LeagueError, read};
 use super::state::LeagueFault;
 use super::table::{fold, table};
 

@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use pahtum_league::separation::{Boundary, boundaries};
 use pahtum_league::table::{Change, Row, Table};
 
 use crate::fit::Fit;
@@ -39,6 +40,16 @@ pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
         }
         write!(text, "\n{title}\n{}\n", build(entrant_rows(rows), style)).unwrap();
     }
+    if let Some(rule) = &table.separate {
+        let found = boundaries(table, rule);
+        write!(
+            text,
+            "\nPrize places (apart when the upper's LOS is at least {}%)\n{}\n",
+            f64::from(rule.confidence_permille) / 10.0,
+            build(boundary_rows(&found), style)
+        )
+        .unwrap();
+    }
     if !table.versions.is_empty() {
         write!(text, "\nVersions\n{}\n", build(version_rows(&table.versions), style)).unwrap();
     }
@@ -48,6 +59,18 @@ pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
 
 /// The first line of the ladder: the league, its games and rounds, and its target.
 pub fn summary(table: &Table) -> String {
+    if let Some(rule) = &table.separate {
+        return format!(
+            "Final {}: {} games in {} rounds; its top {} places are played until each is apart from the next at a \
+             LOS of {}%, or {} games",
+            table.league,
+            table.games,
+            table.rounds,
+            rule.places,
+            f64::from(rule.confidence_permille) / 10.0,
+            rule.max_games
+        );
+    }
     format!(
         "League {}: {} games in {} rounds; each active entrant is played to a 95% interval of ±{} Elo",
         table.league, table.games, table.rounds, table.precision_elo
@@ -68,6 +91,20 @@ pub fn entrant_rows(rows: &[Row]) -> impl Iterator<Item = Vec<String>> + '_ {
     ];
     std::iter::once(header.map(str::to_owned).to_vec())
         .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)))
+}
+
+/// The cells of a final's prize boundaries, after a header: places not apart are tied.
+pub fn boundary_rows(found: &[Boundary]) -> impl Iterator<Item = Vec<String>> + '_ {
+    let header = ["places", "upper", "lower", "LOS", "apart"];
+    std::iter::once(header.map(str::to_owned).to_vec()).chain(found.iter().map(|boundary| {
+        vec![
+            format!("{} and {}", boundary.place, boundary.place + 1),
+            boundary.above.clone(),
+            boundary.below.clone(),
+            percent(boundary.los.map(|los| 100.0 * los)),
+            if boundary.apart { "yes" } else { "no: tied" }.to_owned(),
+        ]
+    }))
 }
 
 /// The cells of the changes between versions, after a header.

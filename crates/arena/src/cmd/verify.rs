@@ -77,10 +77,16 @@ fn verify_league(path: &Path) -> anyhow::Result<ExitCode> {
     let state = &verified.state;
     let entrants = state.entrants().len();
     let retired = (0..entrants).filter(|&number| state.is_retired(number)).count();
+    let rule = if state.league().separate.is_some() {
+        ", each decided again by the final's rule"
+    } else {
+        ""
+    };
     let sound = format!(
-        "{entrants} entrant(s) ({retired} retired), {} round(s) decided, {} game(s)",
+        "{entrants} entrant(s) ({retired} retired), {} round(s) decided{rule}, {} game(s); schedule {}",
         state.rounds(),
-        state.games()
+        state.games(),
+        verified.schedule
     );
     let path = path.display();
     if verified.faults.is_empty() {

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::auth::{caller, may_see};
+use super::calendar::closed_now;
 use super::ladder::Ladder;
 use super::records::{Games, journal_of};
 use super::site::Site;
@@ -43,6 +44,8 @@ pub enum ApiError {
     NotFound,
     /// The caller may not do this.
     Forbidden(&'static str),
+    /// The season's phase does not allow it now, and why (with the instant it opens or closed).
+    Closed(String),
     /// The request is wrong, and why.
     Bad(String),
     /// A quota is used up.
@@ -63,6 +66,7 @@ impl ApiError {
             ),
             ApiError::NotFound => (StatusCode::NOT_FOUND, "there is no such thing here".to_owned()),
             ApiError::Forbidden(why) => (StatusCode::FORBIDDEN, why.to_owned()),
+            ApiError::Closed(why) => (StatusCode::FORBIDDEN, why),
             ApiError::Bad(why) => (StatusCode::BAD_REQUEST, why),
             ApiError::TooMany(why) => (StatusCode::TOO_MANY_REQUESTS, why),
             ApiError::Busy(why) => (StatusCode::SERVICE_UNAVAILABLE, why),
@@ -133,11 +137,22 @@ pub struct Queued {
     pub url: String,
 }
 
+/// Refuses a change of what plays, `what` ("submissions", "version changes"), outside the season's open
+/// phase, with the instant it opens or closed.
+fn open_to(site: &Site, what: &str) -> Result<(), ApiError> {
+    match closed_now(site) {
+        Ok(None) => Ok(()),
+        Ok(Some(closed)) => Err(ApiError::Closed(closed.says(what))),
+        Err(_) => Err(ApiError::Failed("read the season")),
+    }
+}
+
 /// The header that names an upload that is a single source file.
 pub const FILE_NAME_HEADER: &str = "x-file-name";
 
 /// `POST /api/submissions`: the body is the upload (a `.tar.gz`, a `.zip`, or one source file named by
-/// `X-File-Name`), kept by its SHA-256, and queued within the author's daily quota and the queue.
+/// `X-File-Name`), kept by its SHA-256, and queued within the author's daily quota and the queue, while the
+/// season is open.
 pub async fn submit(
     State(site): State<Arc<Site>>,
     headers: HeaderMap,
@@ -147,6 +162,7 @@ pub async fn submit(
     if author.role != Role::Author || author.state != AccountState::Active {
         return Err(ApiError::Forbidden("only an author's active account submits bots"));
     }
+    open_to(&site, "submissions")?;
     if body.is_empty() {
         return Err(ApiError::Bad(
             "the upload is empty: send a .tar.gz, a .zip or a source file".into(),
@@ -423,7 +439,8 @@ pub async fn journal(
 }
 
 /// `POST /api/submissions/{id}/activate`: makes the retired version of the caller's bot that submission
-/// `id` made the one that plays again, at the ladder's next turn (the version playing now retires).
+/// `id` made the one that plays again, at the ladder's next turn (the version playing now retires), while the
+/// season is open.
 pub async fn activate(
     State(site): State<Arc<Site>>,
     headers: HeaderMap,
@@ -434,6 +451,7 @@ pub async fn activate(
     if submission.author != author.id {
         return Err(ApiError::Forbidden("only its author makes a version active"));
     }
+    open_to(&site, "version changes")?;
     match (submission.state, submission.label) {
         (SubmissionState::Retired, Some(label)) => {
             site.ready.activate(label);

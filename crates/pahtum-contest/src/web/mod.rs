@@ -13,12 +13,15 @@
 
 pub mod api;
 pub mod auth;
+mod calendar;
+pub mod final_page;
 pub mod game;
 pub mod jobs;
 pub mod ladder;
 pub mod organiser;
 pub mod pages;
 pub mod records;
+pub mod season;
 mod site;
 
 pub use site::{Bells, MAX_FORM, Site};
@@ -63,6 +66,9 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/api/organiser", get(organiser::api_view))
         .route("/api/games/{id}/void", post(organiser::api_void))
         .route("/api/ladder", get(api::ladder))
+        .route("/final", get(final_page::final_page))
+        .route("/api/final", get(final_page::final_api))
+        .route("/api/final/journal", get(final_page::final_journal))
         .route("/api/journal", get(api::journal))
         .route("/api/games/{id}/bundle", get(game::bundle))
         .route("/api/games/{id}/stderr/{seat}", get(game::stderr))
@@ -78,6 +84,10 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/challenges/{id}/games/{game}", get(game::challenge_game_page))
         .route("/api/tokens", get(api::tokens).post(api::make_token))
         .route("/api/tokens/{id}", axum::routing::delete(api::revoke_token))
+        .route("/season", get(season::season_page))
+        .route("/api/season", get(season::api_season))
+        .route("/organiser/phases", post(season::page_move))
+        .route("/api/organiser/phases", post(season::api_move))
         .layer(DefaultBodyLimit::max(MAX_FORM))
         .merge(uploads)
         .layer(middleware::from_fn_with_state(Arc::clone(&site), guard))

@@ -108,7 +108,7 @@ async fn view(site: &Arc<Site>) -> OrganiserView {
 }
 
 /// The organiser among the callers, or why not.
-fn organiser(site: &Site, headers: &HeaderMap) -> Result<Author, ApiError> {
+pub(super) fn organiser(site: &Site, headers: &HeaderMap) -> Result<Author, ApiError> {
     let me = required(site, headers)?;
     if me.role != Role::Organiser {
         return Err(ApiError::Forbidden("only the organiser sees and does this"));

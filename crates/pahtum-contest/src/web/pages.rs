@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::api::{ApiError, logs_of, may_view, new_token, read_from, visible_submission};
 use super::auth::{caller, session_cookie, session_of};
+use super::calendar;
 use super::records::recent_games_of;
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
@@ -37,11 +38,13 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("register.html", include_str!("templates/register.html")),
     ("game.html", include_str!("templates/game.html")),
     ("challenge.html", include_str!("templates/challenge.html")),
+    ("season.html", include_str!("templates/season.html")),
+    ("final.html", include_str!("templates/final.html")),
 ];
 
-/// The page `name` for `me`, with the contest's name and `context`.
+/// The page `name` for `me`, with the contest's name, its season, and `context`.
 pub(super) fn page(site: &Site, name: &str, me: Option<&Author>, context: minijinja::Value) -> Response {
-    let base = context! { contest => site.contest.name, me => me };
+    let base = context! { contest => site.contest.name, me => me, season => calendar::shown(site) };
     render_named(TEMPLATES, name, context! { ..context, ..base })
 }
 

@@ -1,5 +1,6 @@
 //! What the pages and the API share: the contest's folder, settings and
-//! database, its access rules, the build queue's bell, and the login limits.
+//! database, its access rules, the build queue's bell, the season's bell,
+//! and the login limits.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -45,6 +46,11 @@ pub struct Site {
     pub logins: DefaultKeyedRateLimiter<IpAddr>,
     /// Failed logins per account.
     pub accounts: DefaultKeyedRateLimiter<String>,
+    /// Told when the organiser moves a phase of the season: a task waiting for the next instant wakes and
+    /// reads the phases again. Every task waiting then wakes, and the next to wait after it at once.
+    pub phases_moved: Arc<Notify>,
+    /// The final as it stands, made again when its journal grows.
+    pub finals: crate::finals::FinalCache,
 }
 
 impl std::fmt::Debug for Site {
@@ -80,6 +86,8 @@ impl Site {
             ladder: LadderCache::default(),
             logins: RateLimiter::keyed(Quota::per_minute(per_minute)),
             accounts: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            phases_moved: Arc::new(Notify::new()),
+            finals: crate::finals::FinalCache::default(),
             contest,
         }
     }

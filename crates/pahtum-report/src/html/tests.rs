@@ -553,6 +553,7 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
         games: 4,
         rounds: 2,
         precision_elo: 50,
+        separate: None,
         active: vec![row("2", 10.0)],
         retired: vec![row("1", -10.0)],
         versions: vec![Change {

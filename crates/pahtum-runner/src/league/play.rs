@@ -130,9 +130,10 @@ pub async fn play<S: Future<Output = ()>>(
             if decided && options.shard.is_some() {
                 return Ok(Ended::Played);
             }
-            let pairs = next_round(&opened.state, &table_of(dir)?, target);
+            let table = table_of(dir)?;
+            let pairs = next_round(&opened.state, &table, target);
             if pairs.is_empty() {
-                return Ok(Ended::Settled(Settled::of(&opened.state, target)));
+                return Ok(Ended::Settled(Settled::of(&opened.state, &table, target)));
             }
             let number = opened.state.rounds() + 1;
             opened.record(Event::Round(RoundLine { number, pairs }))?;
