@@ -14,6 +14,8 @@ pub const FAILURE: u8 = 1;
 pub const NOT_CONFORMING: u8 = 2;
 /// `arena submit`: the bot was not admitted (its upload, build or check failed).
 pub const NOT_ADMITTED: u8 = 3;
+/// `arena submit --if-not-weaker`: the bot was admitted, but its test did not make it the active version.
+pub const NOT_PROMOTED: u8 = 4;
 /// Stopped by SIGHUP (the terminal went away); the same command resumes.
 pub const HANGUP: u8 = 129;
 /// Stopped by Ctrl-C (SIGINT); the same command resumes.
@@ -38,6 +40,10 @@ pub const CODES: &[(u8, &str)] = &[
     (
         NOT_ADMITTED,
         "`arena submit`: the bot was not admitted (its upload, build or check failed)",
+    ),
+    (
+        NOT_PROMOTED,
+        "`arena submit --if-not-weaker`: the bot was admitted, but its test did not make it the active version",
     ),
     (HANGUP, "stopped by SIGHUP (run the same command again to resume)"),
     (

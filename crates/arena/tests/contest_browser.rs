@@ -7,7 +7,10 @@
 //! itself. A second author's bot comes in with `arena submit`, and the
 //! ladder shows both and their games. The first author's session is refused
 //! the second's submission and log (403). The organiser follows the link
-//! `init` printed, sets a password and disables the second author.
+//! `init` printed, sets a password and disables the second author. In a
+//! second contest, an author submits a version "only if not weaker" with the
+//! form's checkbox and watches its test's LLR rise on its page, which
+//! follows it without a reload until the version is promoted.
 //!
 //! The league is sandboxed, from a private (0700) folder: skipped where the
 //! sandbox or the browser cannot run, except with `CI=true`. Screenshots of
@@ -101,10 +104,14 @@ async fn accept_invitation(client: &Client, link: &str, name: &str) {
     assert_eq!(path_of(client).await, "/me");
 }
 
-/// On the author's page, uploads `folder` through the folder input, and waits for the submission's page;
-/// returns its number.
-async fn upload(client: &Client, server: &Server, folder: &Path) -> i64 {
+/// On the author's page, uploads `folder` through the folder input (on condition, "only if not weaker", where
+/// `if_not_weaker`), and waits for the submission's page; returns its number.
+async fn upload(client: &Client, server: &Server, folder: &Path, if_not_weaker: bool) -> i64 {
     client.goto(&format!("{}/me", server.url)).await.unwrap();
+    if if_not_weaker {
+        let condition = client.find(Locator::Id("if-not-weaker")).await.unwrap();
+        condition.click().await.unwrap();
+    }
     let input = client.find(Locator::Id("folder")).await.unwrap();
     input.send_keys(s(folder)).await.unwrap();
     let chosen = client
@@ -174,7 +181,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         "broken",
         "name = \"x\"\ncommand = \"python3 bot.py first-free\"\nbuild = \"echo compile-error-XYZ; exit 2\"\n",
     );
-    let failed = upload(client, &server, &broken).await;
+    let failed = upload(client, &server, &broken, false).await;
     wait_for(client, SLOW, "//span[@id='state'][.='failed']").await;
     let log = text_of(client, "#log-build").await;
     assert!(log.contains("compile-error-XYZ"), "{log}");
@@ -186,7 +193,7 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         "fixed",
         "name = \"x\"\ncommand = \"python3 bot.py talkative 20\"\nbuild = \"echo built-fine\"\n",
     );
-    let admitted = upload(client, &server, &fixed).await;
+    let admitted = upload(client, &server, &fixed, false).await;
     assert!(admitted > failed);
     wait_for(client, SLOW, "//span[@id='state'][.='playing']").await;
     assert_eq!(path_of(client).await, format!("/submissions/{admitted}"));
@@ -395,5 +402,84 @@ async fn authors_and_the_organiser_use_the_contest_in_a_browser() {
         started.elapsed(),
         screenshots().display()
     );
+    session.client.close().await.unwrap();
+}
+
+/// An author submits a second version "only if not weaker" through the form's checkbox and watches its test
+/// on the submission's page: the LLR rises as the pairs are played, the page following it without a reload,
+/// until the version is promoted and plays. Her first version is the fixture bot playing the first free cell
+/// 50 ms an answer, her second the engine at level 1, which wins every game; the bounds (-10 and 10 Elo) let
+/// the LLR climb for a few pairs after the first 10 before it decides.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_author_watches_the_llr_of_her_versions_test_rise() {
+    if !sandbox_runs() {
+        return;
+    }
+    let Some(session) = browser::open().await else {
+        return;
+    };
+    let client = &session.client;
+    let root = private_folder();
+    let (contest, _) = new_contest(root.path(), "Promotion cup");
+    let settings = contest.join("contest.toml");
+    let mut text_of_settings = std::fs::read_to_string(&settings).unwrap();
+    text_of_settings += "[promotion]\nelo0 = -10.0\nelo1 = 10.0\nmax_games = 60\n";
+    std::fs::write(&settings, text_of_settings).unwrap();
+    let invited = arena(&["contest", "invite", s(&contest), "ada"]);
+    assert!(invited.status.success(), "{}", text(&invited));
+    let server = Server::start(&contest, &["--concurrency", "1"]);
+    accept_invitation(client, &link(&server, &String::from_utf8_lossy(&invited.stdout)), "ada").await;
+
+    let first = bare_bot_folder(
+        root.path(),
+        "first",
+        "name = \"x\"\ncommand = \"python3 bot.py first-free 50\"\n",
+    );
+    upload(client, &server, &first, false).await;
+    wait_for(client, SLOW, "//span[@id='state'][.='playing']").await;
+    let second = bare_bot_folder(root.path(), "second", "name = \"x\"\ncommand = \"engine --level 1\"\n");
+    let id = upload(client, &server, &second, true).await;
+    // Built and checked, it is held (retired) while its test plays; the page reloads itself once, to show it.
+    wait_for(client, SLOW, "//span[@id='state'][.='retired']").await;
+    wait_for(client, SLOW, "//table[@id='promotion']").await;
+    assert_eq!(text_of(client, "main h2").await, "Its test against ada@1");
+    wait_for(client, SLOW, "//b[@id='llr'][number(.) > 0]").await;
+    // From here the page must follow the test by itself: a reload would lose this mark.
+    let first_llr = client
+        .execute(
+            "window.followed = true; return Number(document.getElementById('llr').textContent)",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    screenshot(client, "promotion.png").await;
+    wait_for(client, SLOW, &format!("//b[@id='llr'][number(.) > {first_llr}]")).await;
+    let (followed, later) = {
+        let seen = client
+            .execute(
+                "return [window.followed === true, Number(document.getElementById('llr').textContent)]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        (seen[0].as_bool().unwrap(), seen[1].as_f64().unwrap())
+    };
+    assert!(followed, "the page was reloaded");
+    assert!(later > first_llr, "{later} after {first_llr}");
+    // The verdict comes the same way: promoted, and the version plays.
+    wait_for(client, SLOW, "//span[@id='promotion-state'][.='promoted']").await;
+    wait_for(client, browser::DEADLINE, "//span[@id='state'][.='playing']").await;
+    let followed = client.execute("return window.followed === true", vec![]).await.unwrap();
+    assert_eq!(followed, serde_json::json!(true), "the page was reloaded");
+    let note = text_of(client, "#note").await;
+    assert!(note.starts_with("promoted: not weaker than ada@1"), "{note}");
+    let pentanomial = text_of(client, "#pentanomial").await;
+    let pairs: u64 = pentanomial.split(' ').map(|count| count.parse::<u64>().unwrap()).sum();
+    assert!(pairs >= 10, "{pentanomial}");
+    screenshot(client, "promotion-promoted.png").await;
+    assert_eq!(path_of(client).await, format!("/submissions/{id}"));
+    server.stop();
     session.client.close().await.unwrap();
 }

@@ -24,6 +24,7 @@
 //! refusal in the words `pahtum-upload` gave it. So the code that reads a
 //! stranger's archive runs with none of the server's rights.
 
+use crate::causes::chain;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -439,18 +440,6 @@ pub fn without_folder(text: &str, dir: &Path) -> String {
         shown = shown.replace(&format!("{}/", folder.display()), "");
     }
     shown
-}
-
-/// An error with its causes, each on a line: what an author reads of a refusal.
-pub fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str("\n  caused by: ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

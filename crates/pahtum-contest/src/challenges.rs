@@ -11,7 +11,9 @@
 //! The league's journal never sees it. One challenge plays at a time, with
 //! at most `challenge_games_at_once` games at once: the share of the machine
 //! `contest.toml` gives challenges. A challenge that a stop cut off is queued
-//! again at the next start, and its tournament resumes from its journal.
+//! again at the next start, and its tournament resumes from its journal. The
+//! test of a version submitted on condition ([`crate::promotions`]) is played
+//! the same way, by the same `play_unrated`, its games stopped by an SPRT.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,8 +21,9 @@ use std::sync::Arc;
 use pahtum::Outcome;
 use pahtum_journal::Moves;
 use pahtum_journal::sink::Counts;
+use pahtum_league::LeagueState;
 use pahtum_record::GameRecord;
-use pahtum_run::events::Quiet;
+use pahtum_run::events::{Observer, Quiet};
 use pahtum_runner::live::Live;
 use pahtum_runner::tournament::{Settings, TournamentPlan, play};
 use pahtum_tournament::config::OnOverload;
@@ -74,30 +77,74 @@ pub async fn work(site: Arc<Site>, machinery: Machinery<'_>) {
 /// Plays challenge `job`, or what is left of it, and scores it.
 async fn play_one(site: &Site, job: &Job, machinery: Machinery<'_>) -> Result<Score, String> {
     let challenge: Challenge = serde_json::from_value(job.asked.clone()).map_err(|error| error.to_string())?;
-    let league = site.dir.join(LEAGUE);
+    let unrated = Unrated {
+        job: job.id,
+        what: "challenge",
+        two: [&challenge.entrant, &challenge.opponent],
+        pairs: challenge.pairs,
+        out: challenge_dir(&site.dir, job.id),
+        games_at_once: site.contest.limits.challenge_games_at_once,
+    };
+    let journal = play_unrated(site, &league_state(site)?, &unrated, &mut Quiet, machinery).await?;
+    Ok(score_of(&journal, &challenge.entrant))
+}
+
+/// The contest league's state, as its journal has it now.
+pub(crate) fn league_state(site: &Site) -> Result<LeagueState, String> {
     let read = pahtum_league::read(&site.journal(), Moves::Drop, &mut Counts).map_err(|error| error.to_string())?;
-    let games_at_once = site.contest.limits.challenge_games_at_once.max(1);
+    Ok(read.state)
+}
+
+/// Unrated games between two of the league's entrants, asked by a job: a challenge's, or a promotion's
+/// ([`crate::promotions`]).
+#[derive(Debug)]
+pub(crate) struct Unrated<'a> {
+    /// The job's number: names the tournament and draws its layouts (the jobs of every kind are numbered
+    /// together, so no two draw the same).
+    pub job: i64,
+    /// What kind of job, as its tournament is named (`challenge 7`).
+    pub what: &'a str,
+    /// The two entrants, by label.
+    pub two: [&'a str; 2],
+    /// Layout pairs: twice as many games at most.
+    pub pairs: u32,
+    /// The tournament's folder.
+    pub out: PathBuf,
+    /// Games at once.
+    pub games_at_once: usize,
+}
+
+/// Plays `unrated`'s games, or what is left of them (its tournament resumes from its journal), between the
+/// two active entrants of `state`, in the league's sandbox and time control, each game told to `observer`
+/// (which may decline the games it does not need); the journal as it then is.
+pub(crate) async fn play_unrated(
+    site: &Site,
+    state: &LeagueState,
+    unrated: &Unrated<'_>,
+    observer: &mut dyn Observer,
+    machinery: Machinery<'_>,
+) -> Result<Vec<u8>, String> {
+    let league = site.dir.join(LEAGUE);
     let mut file = pahtum_runner::league::tournament_file(
-        &read.state,
+        state,
         &league,
-        games_at_once,
+        unrated.games_at_once.max(1),
         machinery.builtins,
         OnOverload::Replay,
     );
-    let two = [&challenge.entrant, &challenge.opponent];
-    file.tournament.bots.retain(|bot| two.contains(&&bot.name));
+    file.tournament
+        .bots
+        .retain(|bot| unrated.two.contains(&bot.name.as_str()));
     if file.tournament.bots.len() != 2 {
-        return Err(format!(
-            "{} or {} no longer plays in the contest",
-            challenge.entrant, challenge.opponent
-        ));
+        let [a, b] = unrated.two;
+        return Err(format!("{a} or {b} no longer plays in the contest"));
     }
-    file.tournament.name = format!("challenge {}", job.id);
-    file.tournament.seed ^= u64::try_from(job.id)
+    file.tournament.name = format!("{} {}", unrated.what, unrated.job);
+    file.tournament.seed ^= u64::try_from(unrated.job)
         .unwrap_or_default()
         .wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    file.tournament.games_per_pair = 2 * challenge.pairs;
-    let out = challenge_dir(&site.dir, job.id);
+    file.tournament.games_per_pair = 2 * unrated.pairs;
+    let out = unrated.out.clone();
     file.settings.out = out.clone();
     let plan = TournamentPlan {
         file,
@@ -109,12 +156,17 @@ async fn play_one(site: &Site, job: &Job, machinery: Machinery<'_>) -> Result<Sc
         builtins: machinery.builtins,
     };
     let unserved = async |_: &Path, _: &Arc<Live>| Ok::<(), std::io::Error>(());
-    let played = play(plan, &mut Quiet, std::future::pending(), unserved)
+    let played = play(plan, observer, std::future::pending(), unserved)
         .await
-        .map_err(|error| crate::builds::without_folder(&crate::builds::chain(&error), &site.dir))?;
+        .map_err(|error| crate::builds::without_folder(&crate::causes::chain(&error), &site.dir))?;
     drop(played);
-    let journal = std::fs::read(out.join(pahtum_run::resume::JOURNAL)).map_err(|error| error.to_string())?;
-    Ok(score_of(&journal, &challenge.entrant))
+    std::fs::read(out.join(pahtum_run::resume::JOURNAL)).map_err(|error| error.to_string())
+}
+
+/// The game records of the journal `journal`, in its order (its header and any line that is not a whole
+/// record left out: a journal read while it grows may end in part of a line).
+pub fn records(journal: &[u8]) -> impl Iterator<Item = GameRecord> + '_ {
+    (journal.split(|&byte| byte == b'\n').skip(1)).filter_map(|line| serde_json::from_slice::<GameRecord>(line).ok())
 }
 
 /// The score of `entrant` over the games of the journal `journal`.
@@ -124,10 +176,7 @@ pub fn score_of(journal: &[u8], entrant: &str) -> Score {
         draws: 0,
         losses: 0,
     };
-    for line in journal.split(|&byte| byte == b'\n').skip(1) {
-        let Ok(record) = serde_json::from_slice::<GameRecord>(line) else {
-            continue;
-        };
+    for record in records(journal) {
         let mine = match record.result {
             Outcome::Draw => None,
             Outcome::White => Some(record.white == entrant),

@@ -1,6 +1,8 @@
 //! The author's side of the API, for `arena submit`: a bot's folder packed
 //! (or an archive or a source file sent as it is), uploaded with a token,
-//! and followed through its build and check until it plays or fails.
+//! and followed through its build and check until it plays or fails, then,
+//! for a version made on condition, through its test until it is promoted
+//! or not.
 //!
 //! It speaks only the documented API ([`crate::web::api`]'s types), as an
 //! author's own script would; the logs it receives are the stranger's
@@ -13,6 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::store::SubmissionState;
 use crate::web::api::{ErrorAnswer, FILE_NAME_HEADER, LOGS, Queued, SubmissionAnswer};
+use crate::web::promotion::{PromotionAnswer, PromotionState};
 
 /// How often a submission's state is asked for while it builds.
 const POLL_EVERY: Duration = Duration::from_millis(500);
@@ -136,9 +139,13 @@ impl Client {
         })
     }
 
-    /// Uploads `body` (with its file name, for a single file); the queued submission.
-    pub fn submit(&self, body: &[u8], file_name: Option<&str>) -> Result<Queued, SubmitError> {
-        let route = "/api/submissions";
+    /// Uploads `body` (with its file name, for a single file), on condition where `if_not_weaker` (it becomes
+    /// the active version only if its test finds it not weaker than the one that plays); the queued submission.
+    pub fn submit(&self, body: &[u8], file_name: Option<&str>, if_not_weaker: bool) -> Result<Queued, SubmitError> {
+        let route = match if_not_weaker {
+            true => "/api/submissions?if_not_weaker=true",
+            false => "/api/submissions",
+        };
         let mut request = self
             .agent
             .post(format!("{}{route}", self.base))
@@ -161,6 +168,44 @@ impl Client {
             .call()
             .map_err(self.http_error(&route))?;
         self.answer(&route, response)
+    }
+
+    /// The test of submission `id` now; none where it has none (it was made active without one).
+    pub fn promotion(&self, id: i64) -> Result<Option<PromotionAnswer>, SubmitError> {
+        let route = format!("/api/submissions/{id}/promotion");
+        let response = self
+            .agent
+            .get(format!("{}{route}", self.base))
+            .header("authorization", format!("Bearer {}", self.token))
+            .call()
+            .map_err(self.http_error(&route))?;
+        if response.status() == ureq::http::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        self.answer(&route, response).map(Some)
+    }
+
+    /// Follows the test of submission `id` until it ends, handing each new state of it to `show`; the test as
+    /// it ended, none where it has none.
+    pub fn follow_promotion(
+        &self,
+        id: i64,
+        show: &mut dyn FnMut(&PromotionAnswer),
+    ) -> Result<Option<PromotionAnswer>, SubmitError> {
+        let mut last = None;
+        loop {
+            let Some(now) = self.promotion(id)? else {
+                return Ok(None);
+            };
+            if last.as_ref() != Some(&(now.state, now.games)) {
+                show(&now);
+                last = Some((now.state, now.games));
+            }
+            if !matches!(now.state, PromotionState::Queued | PromotionState::Testing) {
+                return Ok(Some(now));
+            }
+            std::thread::sleep(POLL_EVERY);
+        }
     }
 
     /// The bytes of the log `name` of submission `id` from byte `from`.

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use pahtum_stats::Sprt;
 use serde::Deserialize;
 
 use crate::season::Phases;
@@ -60,9 +61,16 @@ pub struct Contest {
     /// The final: the places it tells apart and its cap on games (`[final]`).
     #[serde(default, rename = "final")]
     pub final_settings: FinalSettings,
+    /// Where the rounds of the ladder and the final are played: on this machine, or on a cluster
+    /// (`[cluster]`).
+    #[serde(default)]
+    pub cluster: Option<ClusterSettings>,
     /// The limits and quotas.
     #[serde(default)]
     pub limits: Limits,
+    /// The test a version submitted on condition passes to become the active one (`[promotion]`).
+    #[serde(default)]
+    pub promotion: PromotionSettings,
     /// The season's phases (`[phases]`), checked in order; none: always open, never frozen.
     #[serde(default)]
     pub phases: Option<Phases>,
@@ -100,6 +108,70 @@ impl Default for FinalSettings {
     }
 }
 
+/// The scheduler that a cluster's rounds are submitted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterKind {
+    /// Slurm: each round a job array (`sbatch --array`), watched with `squeue`, cancelled with `scancel`.
+    Slurm,
+}
+
+/// A cluster that plays the contest's rounds (`[cluster]`): each round's games are dealt to `tasks` shards,
+/// each a task of a job array, which play into their own journals on the shared folder; the server checks
+/// every record of each and merges them into the league's journal (`crate::cluster`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSettings {
+    /// The scheduler.
+    pub kind: ClusterKind,
+    /// The partition the jobs are submitted to; empty: the cluster's default.
+    #[serde(default)]
+    pub partition: String,
+    /// The account the jobs are charged to; empty: the submitter's default.
+    #[serde(default)]
+    pub account: String,
+    /// The tasks (shards) of each round.
+    #[serde(default = "cluster_defaults::tasks")]
+    pub tasks: u32,
+    /// The cores of each task: the games it plays at once.
+    #[serde(default = "cluster_defaults::cpus_per_task")]
+    pub cpus_per_task: u32,
+    /// A folder every node sees (NFS, Lustre...), where each round's shards are played; relative: to the
+    /// contest's folder. Default: `cluster` in the contest's folder.
+    #[serde(default = "cluster_defaults::folder")]
+    pub folder: PathBuf,
+    /// The `arena` executable the tasks run, as the nodes see it; empty: this server's own.
+    #[serde(default)]
+    pub arena: String,
+    /// More options for `sbatch`, each a word (e.g. `["--time=01:00:00", "--qos=short"]`).
+    #[serde(default)]
+    pub sbatch_args: Vec<String>,
+    /// How often a failed or lost task is submitted again before the round stops with an error.
+    #[serde(default = "cluster_defaults::retries")]
+    pub retries: u32,
+    /// How often, in seconds, the server asks the scheduler what is left.
+    #[serde(default = "cluster_defaults::poll_s")]
+    pub poll_s: u32,
+}
+
+mod cluster_defaults {
+    pub(super) fn tasks() -> u32 {
+        4
+    }
+    pub(super) fn cpus_per_task() -> u32 {
+        2
+    }
+    pub(super) fn folder() -> std::path::PathBuf {
+        "cluster".into()
+    }
+    pub(super) fn retries() -> u32 {
+        3
+    }
+    pub(super) fn poll_s() -> u32 {
+        5
+    }
+}
+
 impl FinalSettings {
     /// The final's rules beyond the league's, checked by the league's own reader of `league.toml`: the
     /// most games per pair, the seed, and the `[separate]` table of its pairing rule.
@@ -116,6 +188,68 @@ impl FinalSettings {
         let text = format!("name = \"final\"\n{}", self.league_keys());
         let league = pahtum_league::rules::parse(Path::new("final"), &text)?;
         Ok(league.separate.expect("a [separate] table"))
+    }
+}
+
+/// How a version submitted "only if not weaker" is tested against its author's active version
+/// (`[promotion]`): unrated games in layout pairs until the pentanomial SPRT decides between H0 "the new
+/// version is at most `elo0` Elo stronger" (with a negative `elo0`: at least that much weaker) and H1 "at
+/// least `elo1`", or until `max_games` are played ([`crate::promotions`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PromotionSettings {
+    /// H0: the new version is at most this many Elo stronger (negative: weaker by at least its opposite).
+    pub elo0: f64,
+    /// H1: the new version is at least this many Elo stronger.
+    pub elo1: f64,
+    /// The risk of making a weaker version active (accepting H1 when H0 holds).
+    pub alpha: f64,
+    /// The risk of keeping out a version that is not weaker (accepting H0 when H1 holds).
+    pub beta: f64,
+    /// The most games of one test (an even number: layout pairs); a test that has not decided then leaves
+    /// the new version out.
+    pub max_games: u32,
+    /// The games of a test played at once: the share of the machine that promotions take beside the ladder
+    /// (one test plays at a time).
+    pub games_at_once: usize,
+}
+
+impl Default for PromotionSettings {
+    fn default() -> PromotionSettings {
+        PromotionSettings {
+            elo0: -10.0,
+            elo1: 0.0,
+            alpha: 0.05,
+            beta: 0.05,
+            max_games: 1000,
+            games_at_once: 1,
+        }
+    }
+}
+
+impl PromotionSettings {
+    /// The test, or what is wrong with its bounds.
+    pub fn sprt(&self) -> Result<Sprt, pahtum_stats::StatsError> {
+        Sprt::new(self.elo0, self.elo1, self.alpha, self.beta)
+    }
+
+    /// What is wrong with the settings, in words that name the key; `None` when they can be used.
+    fn problem(&self) -> Option<String> {
+        let least = 2 * pahtum_stats::sprt::MIN_PAIRS;
+        if let Err(error) = self.sprt() {
+            Some(error.to_string())
+        } else if u64::from(self.max_games) < least || self.max_games % 2 == 1 {
+            Some(format!(
+                "max_games = {} must be an even number of at least {least}: the test's LLR moves only after {} \
+                 layout pairs",
+                self.max_games,
+                pahtum_stats::sprt::MIN_PAIRS
+            ))
+        } else if self.games_at_once == 0 {
+            Some("games_at_once must be 1 or more".to_owned())
+        } else {
+            None
+        }
     }
 }
 
@@ -255,6 +389,16 @@ impl Contest {
             .final_settings
             .separate()
             .map_err(|error| invalid(format!("[final]: {error}")))?;
+        if let Some(problem) = contest.promotion.problem() {
+            return Err(invalid(format!("[promotion]: {problem}")));
+        }
+        if let Some(cluster) = &contest.cluster
+            && (cluster.tasks == 0 || cluster.cpus_per_task == 0 || cluster.poll_s == 0)
+        {
+            return Err(invalid(
+                "[cluster]: tasks, cpus_per_task and poll_s must each be 1 or more".to_owned(),
+            ));
+        }
         Ok(contest)
     }
 
@@ -308,6 +452,43 @@ mod tests {
         let serialized = format!("{:?}", Limits::default());
         let fields = serialized.matches(": ").count();
         assert_eq!(limits.len(), fields, "every limit is in the reference file");
+        let promotion = keys["promotion"].as_table().unwrap();
+        let fields = format!("{:?}", PromotionSettings::default()).matches(": ").count();
+        assert_eq!(
+            promotion.len(),
+            fields,
+            "every key of [promotion] is in the reference file"
+        );
+        let final_keys = keys["final"].as_table().unwrap();
+        let fields = format!("{:?}", FinalSettings::default()).matches(": ").count();
+        assert_eq!(
+            final_keys.len(),
+            fields,
+            "every key of [final] is in the reference file"
+        );
+    }
+
+    /// The reference file's `[cluster]`, commented out there, reads as a Slurm cluster of every default once
+    /// its lines are uncommented.
+    #[test]
+    fn the_reference_files_cluster_reads_with_its_defaults() {
+        let text = reference();
+        let start = text.find("# [cluster]").unwrap();
+        let block: String = text[start..]
+            .lines()
+            .take_while(|line| line.starts_with("# "))
+            .map(|line| format!("{}\n", &line[2..]))
+            .collect();
+        let contest = Contest::parse(Path::new("contest.toml"), &format!("name = \"x\"\n{block}")).unwrap();
+        let cluster = contest.cluster.unwrap();
+        assert_eq!(cluster.kind, ClusterKind::Slurm);
+        assert_eq!(
+            (cluster.tasks, cluster.cpus_per_task, cluster.retries, cluster.poll_s),
+            (4, 2, 3, 5)
+        );
+        assert_eq!(cluster.folder, Path::new("cluster"));
+        let minimal = Contest::parse(Path::new("contest.toml"), "name = \"x\"\n[cluster]\nkind = \"slurm\"\n").unwrap();
+        assert_eq!(minimal.cluster.unwrap(), cluster);
     }
 
     /// The reference file's `[phases]`, commented out there (a contest has no season unless it says so), reads
@@ -372,6 +553,33 @@ mod tests {
             let error = Contest::parse(path, text).unwrap_err().to_string();
             assert!(error.contains(says), "{text}: {error}");
         }
+        for (promotion, says) in [
+            (
+                "elo0 = 5.0",
+                "[promotion]: invalid sprt parameters: elo0 must be below elo1, got 5 and 0",
+            ),
+            (
+                "alpha = 1.5",
+                "[promotion]: invalid sprt parameters: alpha must be between 0 and 1, got 1.5",
+            ),
+            (
+                "max_games = 7",
+                "[promotion]: max_games = 7 must be an even number of at least 20",
+            ),
+            (
+                "max_games = 10",
+                "[promotion]: max_games = 10 must be an even number of at least 20",
+            ),
+            ("games_at_once = 0", "[promotion]: games_at_once must be 1 or more"),
+            ("elo2 = 3.0", "elo2"),
+        ] {
+            let text = format!("name = \"x\"\n[promotion]\n{promotion}\n");
+            let error = Contest::parse(path, &text).unwrap_err().to_string();
+            assert!(error.contains(says), "{text}: {error}");
+        }
+        let quick = Contest::parse(path, "name = \"x\"\n[promotion]\nelo0 = -50\nelo1 = 50\nmax_games = 20").unwrap();
+        let sprt = quick.promotion.sprt().unwrap();
+        assert_eq!((sprt.elo0(), sprt.elo1(), quick.promotion.max_games), (-50.0, 50.0, 20));
         let tls = Contest::parse(path, "name = \"x\"\npublic_url = \"https://c.example\"").unwrap();
         assert!(tls.over_tls());
         let season = Contest::parse(path, &format!("name = \"x\"\n[phases]\n{SEASON}")).unwrap();

@@ -30,11 +30,12 @@ use pahtum_league::separation::{Boundary, Over, boundaries, places};
 use pahtum_league::table::{fold, table};
 use pahtum_league::{League, folder};
 use pahtum_run::resume::JOURNAL;
-use pahtum_runner::league::{Ended, Options, PlayLeagueError, play};
+use pahtum_runner::league::{Ended, Options, play};
 use pahtum_tournament::config::OnOverload;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::cluster::Cluster;
 use crate::config::FinalSettings;
 use crate::ladder::{Machinery, Shared};
 use crate::service::{ContestError, LEAGUE, io_error};
@@ -246,13 +247,17 @@ pub fn view(dir: &Path) -> Result<Option<FinalView>, ContestError> {
     }))
 }
 
-/// Plays the final in the contest's `dir` until it is over or `stop` completes; its games in progress are
-/// shared as the ladder's are.
+/// Plays the final in the contest's `dir` until it is over or `stop` completes: on this machine, its games
+/// in progress shared as the ladder's are, or on `cluster`, a job array a round.
 pub async fn play_final<S: std::future::Future<Output = ()>>(
     dir: &Path,
     machinery: Machinery<'_>,
+    cluster: Option<&Cluster>,
     stop: std::pin::Pin<&mut S>,
-) -> Result<Ended, PlayLeagueError> {
+) -> Result<Ended, ContestError> {
+    if let Some(cluster) = cluster {
+        return Ok(crate::cluster::play_league(&folder_of(dir), FINAL, cluster, stop).await?);
+    }
     let options = Options {
         games: None,
         until: None,
@@ -264,7 +269,7 @@ pub async fn play_final<S: std::future::Future<Output = ()>>(
         on_overload: OnOverload::Replay,
     };
     let mut shown = Shared;
-    play(&folder_of(dir), &options, &mut shown, stop).await
+    Ok(play(&folder_of(dir), &options, &mut shown, stop).await?)
 }
 
 /// The final's table and boundaries, shared by the pages and the API, made at most once per journal size.

@@ -129,6 +129,7 @@ impl Hosting {
             () = stages => {}
             () = analyses::work(Arc::clone(&site)) => {}
             () = challenges::work(Arc::clone(&site), machinery) => {}
+            () = crate::promotions::work(Arc::clone(&site), machinery) => {}
         }
         stop_all.cancel();
         server

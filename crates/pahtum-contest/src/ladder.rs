@@ -26,7 +26,9 @@ use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
 use pahtum_tournament::config::OnOverload;
 
-use crate::builds::{Ready, chain};
+use crate::builds::Ready;
+use crate::causes::chain;
+use crate::cluster::{Cluster, ClusterError, play_next_round};
 use crate::service::LEAGUE;
 use crate::store::{Store, SubmissionState, now_ms};
 
@@ -58,12 +60,14 @@ impl Show for Shared {
     }
 }
 
-/// Plays the contest's league in `dir` until `stop` completes: entrants in `ready` join between turns;
-/// an error of the league's is recorded in `failures` and the ladder waits for the next entrant.
+/// Plays the contest's league in `dir` until `stop` completes, here or on `cluster` (a round a turn):
+/// entrants in `ready` join between turns; after an error of the league's the ladder waits for the next
+/// entrant.
 pub async fn play_on<S: std::future::Future<Output = ()>>(
     dir: &Path,
     store: &Store,
     machinery: Machinery<'_>,
+    cluster: Option<&Cluster>,
     ready: &Ready,
     mut stop: std::pin::Pin<&mut S>,
 ) {
@@ -82,11 +86,16 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
             // no one.
             on_overload: OnOverload::Replay,
         };
-        let ended = play(&league, &options, &mut shown, stop.as_mut()).await;
+        let ended = match cluster {
+            Some(cluster) => play_next_round(&league, LEAGUE, cluster, stop.as_mut()).await,
+            None => play(&league, &options, &mut shown, stop.as_mut())
+                .await
+                .map_err(ClusterError::from),
+        };
         match ended {
             Ok(Ended::Played) => {}
             Ok(Ended::Interrupted) => return,
-            Err(PlayLeagueError::League(error)) if locked(&error) => tokio::time::sleep(LOCK_RETRY).await,
+            Err(error) if turn_locked(&error) => tokio::time::sleep(LOCK_RETRY).await,
             Ok(Ended::Settled(_) | Ended::ShardDone { .. }) | Err(_) => {
                 if let Err(error) = &ended {
                     eprintln!("the ladder waits for the next entrant: {}", chain(error));
@@ -114,6 +123,15 @@ const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 /// `exec`, so the ladder tries again.
 fn locked(error: &LeagueError) -> bool {
     matches!(error, LeagueError::Journal(JournalError::Locked { .. }))
+}
+
+/// Whether a turn's `error` is the journal's lock held elsewhere.
+fn turn_locked(error: &ClusterError) -> bool {
+    match error {
+        ClusterError::Play(play) => matches!(&**play, PlayLeagueError::League(error) if locked(error)),
+        ClusterError::League(error) => locked(error),
+        _ => false,
+    }
 }
 
 /// The league in `league` opened, trying again for [`LOCK_PATIENCE`] while its journal is locked.
@@ -173,10 +191,11 @@ pub(crate) async fn join_ready(league: &Path, store: &Store, ready: &Ready) {
         let before = to_retire(&opened.state, &name);
         match prepared.join(&mut opened) {
             Ok(label) => {
-                for old in before {
+                let (state, retiring) = crate::held::on_join(store, submission, &label, before);
+                for old in retiring {
                     retire(&mut opened, store, &old);
                 }
-                let _ = store.set_submission(submission, SubmissionState::Playing, Some(&label), None, now_ms());
+                let _ = store.set_submission(submission, state, Some(&label), None, now_ms());
             }
             Err(error) => failed(store, submission, &error),
         }

@@ -19,21 +19,26 @@
 //! passwords and secrets ([`accounts`]), the commands that set up a
 //! contest's folder ([`service`]), the jobs authors ask for beside the
 //! ladder ([`jobs`]): analyses of their lost games ([`analyses`]) and
-//! unrated challenges ([`challenges`]), and the season's phases, which open
-//! and freeze the submissions ([`season`]).
+//! unrated challenges ([`challenges`]), the tests that promote a version
+//! submitted on condition ([`promotions`]), and the season's phases, which
+//! open and freeze the submissions ([`season`]).
 
 #![warn(missing_docs)]
 
 pub mod accounts;
 pub mod analyses;
 pub mod builds;
+pub mod causes;
 pub mod challenges;
 pub mod client;
+pub mod cluster;
 pub mod config;
 pub mod finals;
+pub mod held;
 pub mod host;
 pub mod jobs;
 pub mod ladder;
+pub mod promotions;
 pub mod season;
 pub mod service;
 pub mod stages;

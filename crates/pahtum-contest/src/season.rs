@@ -559,7 +559,7 @@ mod tests {
             .unwrap_err();
         assert!(matches!(refused, MoveRefused::Order { .. }), "{refused}");
         assert_eq!(
-            crate::builds::chain(&refused),
+            crate::causes::chain(&refused),
             "moving the final to 2026-12-19T00:00:00Z breaks the order: move the other instant first\n  \
              caused by: final (2026-12-19T00:00:00Z) must come no earlier than freeze (2026-12-20T12:00:00Z): \
              the phases go open < freeze <= final < end"

@@ -48,6 +48,9 @@ pub enum ContestError {
     /// The final's table.
     #[error(transparent)]
     Table(#[from] pahtum_league::service::ServiceError),
+    /// The league could not be played, here or on the cluster.
+    #[error(transparent)]
+    Play(Box<crate::cluster::ClusterError>),
     /// A file or folder of the contest's.
     #[error("cannot {what} {}", path.display())]
     Io {
@@ -83,6 +86,18 @@ pub enum ContestError {
         /// The name.
         name: String,
     },
+}
+
+impl From<crate::cluster::ClusterError> for ContestError {
+    fn from(error: crate::cluster::ClusterError) -> ContestError {
+        ContestError::Play(Box::new(error))
+    }
+}
+
+impl From<pahtum_runner::league::PlayLeagueError> for ContestError {
+    fn from(error: pahtum_runner::league::PlayLeagueError) -> ContestError {
+        ContestError::from(crate::cluster::ClusterError::from(error))
+    }
 }
 
 /// An `std::io::Error` as a [`ContestError`] about `path`.

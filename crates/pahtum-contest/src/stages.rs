@@ -17,7 +17,8 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use tokio_util::sync::CancellationToken;
 
-use crate::builds::chain;
+use crate::causes::chain;
+use crate::cluster::Cluster;
 use crate::finals;
 use crate::ladder::{self, Machinery};
 use crate::season::{self, Phase};
@@ -34,7 +35,19 @@ pub async fn play(site: Arc<Site>, machinery: Machinery<'_>, stop: CancellationT
         }
     };
     tokio::pin!(ladder_stop);
-    let ladder = ladder::play_on(&site.dir, &site.store, machinery, &site.ready, ladder_stop);
+    let cluster = site
+        .contest
+        .cluster
+        .as_ref()
+        .map(|settings| Cluster::new(settings, &site.dir, machinery.arena));
+    let ladder = ladder::play_on(
+        &site.dir,
+        &site.store,
+        machinery,
+        cluster.as_ref(),
+        &site.ready,
+        ladder_stop,
+    );
     // Set up at the freeze once every submission made before it is settled (the ladder lets the admitted
     // ones in), so that the last-minute author is a finalist too.
     let publish = async {
@@ -42,8 +55,15 @@ pub async fn play(site: Arc<Site>, machinery: Machinery<'_>, stop: CancellationT
             () = stop.cancelled() => Ok(()),
             () = async {
                 reached(&site, Phase::Frozen).await;
-                while site.store.unsettled().unwrap_or(0) > 0 {
-                    tokio::time::sleep(SETTLING).await;
+                let settled = async {
+                    while site.store.unsettled().unwrap_or(0) > 0 {
+                        tokio::time::sleep(SETTLING).await;
+                    }
+                };
+                // Once the final begins the ladder lets no one in: those still unsettled join below.
+                tokio::select! {
+                    () = settled => {}
+                    () = reached(&site, Phase::Final) => {}
                 }
             } => set_up(&site).await,
         }
@@ -65,7 +85,7 @@ pub async fn play(site: Arc<Site>, machinery: Machinery<'_>, stop: CancellationT
         }
     }
     let played = match published.and(set_up(&site).await) {
-        Ok(()) => play_final(&site, machinery, &stop).await,
+        Ok(()) => play_final(&site, machinery, cluster.as_ref(), &stop).await,
         Err(error) => Err(error),
     };
     if let Err(error) = played {
@@ -90,7 +110,12 @@ async fn set_up(site: &Arc<Site>) -> Result<(), String> {
 }
 
 /// Plays the set-up final until it is over, the season ends, or `stop` is cancelled.
-async fn play_final(site: &Arc<Site>, machinery: Machinery<'_>, stop: &CancellationToken) -> Result<(), String> {
+async fn play_final(
+    site: &Arc<Site>,
+    machinery: Machinery<'_>,
+    cluster: Option<&Cluster>,
+    stop: &CancellationToken,
+) -> Result<(), String> {
     let ends = reached(site, Phase::Ended);
     let final_stop = async {
         tokio::select! {
@@ -99,7 +124,7 @@ async fn play_final(site: &Arc<Site>, machinery: Machinery<'_>, stop: &Cancellat
         }
     };
     tokio::pin!(final_stop);
-    let ended = finals::play_final(&site.dir, machinery, final_stop).await;
+    let ended = finals::play_final(&site.dir, machinery, cluster, final_stop).await;
     site.finals.forget();
     ended.map(|_| ()).map_err(|error| chain(&error))
 }

@@ -1,6 +1,7 @@
 //! What changes in a contest, in SQLite: authors, their password hashes,
 //! sessions, API tokens, invitations, submissions and their states, the
-//! authors' jobs (analyses of their lost games, challenges), the
+//! authors' jobs (analyses of their lost games, challenges, the tests of
+//! versions submitted on condition), the
 //! organiser's moves of the season's phases, and the organiser's actions.
 //!
 //! The games are not here: the league's journal is their record, append-only
@@ -101,6 +102,28 @@ CREATE TABLE phase_moves (
     who TEXT NOT NULL,
     moved_ms INTEGER NOT NULL
 );
+",
+    // Promotions: a submission made on condition, what came of its test, and jobs of a third kind (SQLite
+    // changes a CHECK only by making the table again).
+    r"
+ALTER TABLE submissions ADD COLUMN if_not_weaker INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE submissions ADD COLUMN note TEXT;
+CREATE TABLE jobs_of_three_kinds (
+    id INTEGER PRIMARY KEY,
+    author INTEGER NOT NULL REFERENCES authors (id),
+    kind TEXT NOT NULL CHECK (kind IN ('analysis', 'challenge', 'promotion')),
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    asked TEXT NOT NULL,
+    outcome TEXT,
+    error TEXT,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+INSERT INTO jobs_of_three_kinds SELECT id, author, kind, state, asked, outcome, error, created_ms, updated_ms FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_of_three_kinds RENAME TO jobs;
+CREATE INDEX jobs_by_state ON jobs (kind, state, id);
+CREATE INDEX jobs_by_author ON jobs (author, kind, id);
 ",
 ];
 
@@ -206,6 +229,11 @@ pub struct Submission {
     pub label: Option<String>,
     /// Why it failed.
     pub error: Option<String>,
+    /// Submitted on condition: it becomes its author's active version only if a test finds it not weaker
+    /// than the active one ([`crate::promotions`]).
+    pub if_not_weaker: bool,
+    /// What came of its test, or where the test stands, in words.
+    pub note: Option<String>,
     /// When it came.
     pub created_ms: i64,
     /// When its state last changed.
@@ -235,6 +263,8 @@ pub enum JobKind {
     Analysis,
     /// Play unrated games against a chosen entrant.
     Challenge,
+    /// Test a version submitted on condition against its author's active version.
+    Promotion,
 }
 
 /// Where a job stands.
@@ -262,9 +292,11 @@ pub struct Job {
     pub kind: JobKind,
     /// Where it stands.
     pub state: JobState,
-    /// What was asked (an analysis: nothing; a challenge: `entrant`, `opponent`, `pairs`).
+    /// What was asked (an analysis: nothing; a challenge: `entrant`, `opponent`, `pairs`; a promotion:
+    /// `submission`, `candidate`, `opponent`).
     pub asked: serde_json::Value,
-    /// What came of it, once done (an analysis: `games`; a challenge: `wins`, `draws`, `losses`).
+    /// What came of it, once done (an analysis: `games`; a challenge: `wins`, `draws`, `losses`; a
+    /// promotion: `promoted`, `games`, `llr`).
     pub outcome: Option<serde_json::Value>,
     /// Why it failed.
     pub error: Option<String>,
@@ -294,6 +326,17 @@ pub enum JobRefused {
     Daily(u32),
     /// The queue of this kind is full.
     QueueFull(usize),
+}
+
+/// What a submission sends.
+#[derive(Debug, Clone, Copy)]
+pub struct Upload<'a> {
+    /// The SHA-256 of its upload, in hex.
+    pub archive: &'a str,
+    /// The uploaded file's name, for a single source file.
+    pub file_name: Option<&'a str>,
+    /// Made on condition: active only if not weaker than its author's active version.
+    pub if_not_weaker: bool,
 }
 
 /// Why a submission was not queued.
@@ -530,14 +573,14 @@ impl Store {
         Ok(changed == 1)
     }
 
-    /// Queues a submission of account `author` (its archive's hash, and its file name for a single file),
-    /// within its daily quota and the queue's length: recorded first, then counted in the same
-    /// transaction, which is undone when over, so that requests at once cannot race past either.
+    /// Queues a submission of account `author` (its archive's hash, its file name for a single file, and
+    /// whether it is made on condition), within its daily quota and the queue's length: recorded first, then
+    /// counted in the same transaction, which is undone when over, so that requests at once cannot race past
+    /// either.
     pub fn submit(
         &self,
         author: i64,
-        archive: &str,
-        file_name: Option<&str>,
+        upload: Upload<'_>,
         now: i64,
         per_day: u32,
         queue: usize,
@@ -545,9 +588,9 @@ impl Store {
         let mut connection = self.connection();
         let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         transaction.execute(
-            "INSERT INTO submissions (author, archive, file_name, state, created_ms, updated_ms) \
-             VALUES (?1, ?2, ?3, 'queued', ?4, ?4)",
-            params![author, archive, file_name, now],
+            "INSERT INTO submissions (author, archive, file_name, if_not_weaker, state, created_ms, updated_ms) \
+             VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5)",
+            params![author, upload.archive, upload.file_name, upload.if_not_weaker, now],
         )?;
         let id = transaction.last_insert_rowid();
         let day_start = now - now.rem_euclid(DAY_MS);
@@ -651,6 +694,15 @@ impl Store {
         )?;
         let labels = statement.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
         Ok(labels)
+    }
+
+    /// Sets the note of submission `id`: what came of its test, or where the test stands.
+    pub fn set_note(&self, id: i64, note: &str, now: i64) -> Result<(), StoreError> {
+        self.connection().execute(
+            "UPDATE submissions SET note = ?2, updated_ms = ?3 WHERE id = ?1",
+            params![id, note, now],
+        )?;
+        Ok(())
     }
 
     /// Marks the submission whose entrant is `label` retired: another version of its bot plays now.
@@ -845,6 +897,15 @@ impl Store {
         Ok(jobs)
     }
 
+    /// The latest promotion of submission `id`: the test of a version made on condition.
+    pub fn promotion_of(&self, id: i64) -> Result<Option<Job>, StoreError> {
+        let sql = format!(
+            "SELECT {JOB_FIELDS} FROM jobs WHERE kind = 'promotion' AND json_extract(asked, '$.submission') = ?1 \
+             ORDER BY id DESC LIMIT 1"
+        );
+        Ok(self.connection().query_row(&sql, params![id], job_of_row).optional()?)
+    }
+
     /// Queues again the jobs that a stop cut off. Their number.
     pub fn requeue_jobs(&self, now: i64) -> Result<usize, StoreError> {
         Ok(self.connection().execute(
@@ -860,6 +921,7 @@ fn job_kind_text(kind: JobKind) -> &'static str {
     match kind {
         JobKind::Analysis => "analysis",
         JobKind::Challenge => "challenge",
+        JobKind::Promotion => "promotion",
     }
 }
 
@@ -867,7 +929,8 @@ fn job_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
     let text = |index: usize| -> rusqlite::Result<String> { row.get(index) };
     let kind = match text(2)?.as_str() {
         "analysis" => JobKind::Analysis,
-        _ => JobKind::Challenge,
+        "challenge" => JobKind::Challenge,
+        _ => JobKind::Promotion,
     };
     let state = match text(3)?.as_str() {
         "queued" => JobState::Queued,
@@ -904,8 +967,8 @@ fn commit_unless<R>(
     Ok(Ok(id))
 }
 
-const SUBMISSION_COLUMNS: &str =
-    "SELECT id, author, archive, file_name, state, label, error, created_ms, updated_ms FROM submissions";
+const SUBMISSION_COLUMNS: &str = "SELECT id, author, archive, file_name, state, label, error, created_ms, \
+                                  updated_ms, if_not_weaker, note FROM submissions";
 
 /// Applies the migrations the database has not had, each in a transaction with its new version.
 fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
@@ -963,6 +1026,8 @@ fn submission_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Submission> {
         },
         label: row.get(5)?,
         error: row.get(6)?,
+        if_not_weaker: row.get(9)?,
+        note: row.get(10)?,
         created_ms: row.get(7)?,
         updated_ms: row.get(8)?,
     })

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// An upload of the archive `archive`, not on condition.
+fn upload(archive: &str) -> Upload<'_> {
+    Upload {
+        archive,
+        file_name: None,
+        if_not_weaker: false,
+    }
+}
+
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("contest.db")).unwrap();
@@ -79,18 +88,18 @@ fn submissions_keep_to_the_daily_quota_and_the_queue() {
     let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
     let day = DAY_MS;
     for _ in 0..2 {
-        assert!(store.submit(ada, "aa", None, day + 5, 2, 10).unwrap().is_ok());
+        assert!(store.submit(ada, upload("aa"), day + 5, 2, 10).unwrap().is_ok());
     }
     assert_eq!(
-        store.submit(ada, "aa", None, day + 6, 2, 10).unwrap(),
+        store.submit(ada, upload("aa"), day + 6, 2, 10).unwrap(),
         Err(Refused::Daily(2))
     );
     assert!(
-        store.submit(ada, "aa", None, 2 * day, 2, 10).unwrap().is_ok(),
+        store.submit(ada, upload("aa"), 2 * day, 2, 10).unwrap().is_ok(),
         "a new day"
     );
     assert_eq!(
-        store.submit(bob, "bb", None, 2 * day, 2, 3).unwrap(),
+        store.submit(bob, upload("bb"), 2 * day, 2, 3).unwrap(),
         Err(Refused::QueueFull(3))
     );
     assert_eq!(
@@ -106,9 +115,9 @@ fn one_build_at_a_time_per_author_and_interrupted_builds_queue_again() {
     let (_dir, store) = store();
     let ada = store.add_author("ada", Role::Author, AccountState::Active, 0).unwrap();
     let bob = store.add_author("bob", Role::Author, AccountState::Active, 0).unwrap();
-    let first = store.submit(ada, "a1", None, 1, 9, 9).unwrap().unwrap();
-    let second = store.submit(ada, "a2", None, 2, 9, 9).unwrap().unwrap();
-    let bobs = store.submit(bob, "b1", None, 3, 9, 9).unwrap().unwrap();
+    let first = store.submit(ada, upload("a1"), 1, 9, 9).unwrap().unwrap();
+    let second = store.submit(ada, upload("a2"), 2, 9, 9).unwrap().unwrap();
+    let bobs = store.submit(bob, upload("b1"), 3, 9, 9).unwrap().unwrap();
     let claimed = store.claim_next(4).unwrap().unwrap();
     assert_eq!((claimed.id, claimed.state), (first, SubmissionState::Building));
     assert_eq!(
@@ -147,7 +156,7 @@ fn builders_at_once_claim_each_submission_once() {
         })
         .collect();
     for &author in &authors {
-        store.submit(author, "x", None, 1, 9, 99).unwrap().unwrap();
+        store.submit(author, upload("x"), 1, 9, 99).unwrap().unwrap();
     }
     let claimed = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -276,5 +285,71 @@ fn a_phase_moved_is_kept_and_logged_and_one_refused_leaves_nothing() {
             "organiser".to_owned(),
             "moved freeze to 2026-12-03T21:05:00Z".to_owned()
         )]
+    );
+}
+
+/// A submission made on condition keeps its condition and its note, and its promotion is found by its number;
+/// a database made before promotions is migrated with its jobs kept.
+#[test]
+fn a_promotion_is_found_by_its_submission_and_older_jobs_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("contest.db");
+    let mut before = Connection::open(&path).unwrap();
+    for sql in &MIGRATIONS[..3] {
+        before.execute_batch(sql).unwrap();
+    }
+    before.pragma_update(None, "user_version", 3).unwrap();
+    let transaction = before.transaction().unwrap();
+    transaction
+        .execute(
+            "INSERT INTO authors (name, role, state, created_ms) VALUES ('ada', 'author', 'active', 0)",
+            [],
+        )
+        .unwrap();
+    transaction
+        .execute(
+            "INSERT INTO jobs (author, kind, state, asked, created_ms, updated_ms) \
+             VALUES (1, 'challenge', 'done', '{}', 1, 2)",
+            [],
+        )
+        .unwrap();
+    transaction.commit().unwrap();
+    drop(before);
+
+    let store = Store::open(&path).unwrap();
+    let old = store.job(1).unwrap().unwrap();
+    assert_eq!(
+        (old.kind, old.state, old.updated_ms),
+        (JobKind::Challenge, JobState::Done, 2)
+    );
+    let plain = store.submit(1, upload("a1"), 3, 9, 9).unwrap().unwrap();
+    let on_condition = Upload {
+        if_not_weaker: true,
+        ..upload("a2")
+    };
+    let held = store.submit(1, on_condition, 4, 9, 9).unwrap().unwrap();
+    assert!(!store.submission(plain).unwrap().unwrap().if_not_weaker);
+    assert!(store.submission(held).unwrap().unwrap().if_not_weaker);
+    let rules = JobRules {
+        at_once: usize::MAX,
+        per_day: None,
+        queue: usize::MAX,
+    };
+    let asked = |submission| serde_json::json!({"submission": submission, "candidate": "ada@2", "opponent": "ada@1"});
+    for submission in [held, plain + 100, held] {
+        store
+            .request_job(1, JobKind::Promotion, &asked(submission), rules, 5)
+            .unwrap()
+            .unwrap();
+    }
+    let found = store.promotion_of(held).unwrap().unwrap();
+    assert_eq!((found.id, found.kind), (4, JobKind::Promotion), "the latest of its own");
+    assert_eq!(store.promotion_of(plain).unwrap(), None);
+    assert_eq!(store.claim_job(JobKind::Promotion, 6).unwrap().unwrap().id, 2);
+    store.set_note(held, "on test against ada@1", 7).unwrap();
+    let noted = store.submission(held).unwrap().unwrap();
+    assert_eq!(
+        (noted.note.as_deref(), noted.updated_ms),
+        (Some("on test against ada@1"), 7)
     );
 }

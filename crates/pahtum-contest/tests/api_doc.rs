@@ -2,10 +2,12 @@
 //! type its marker names and writes back to the same JSON, so the page and
 //! the API cannot drift apart.
 
+use pahtum_contest::finals::FinalView;
 use pahtum_contest::store::{Author, Job, Token};
 use pahtum_contest::web::api::{ErrorAnswer, MadeToken, Queued, SubmissionAnswer};
 use pahtum_contest::web::ladder::Ladder;
 use pahtum_contest::web::organiser::OrganiserView;
+use pahtum_contest::web::promotion::PromotionAnswer;
 use pahtum_contest::web::season::SeasonAnswer;
 use pahtum_referee::stderr_log::StderrLine;
 use serde::Serialize;
@@ -45,10 +47,12 @@ fn every_example_of_the_api_page_is_its_type() {
             "Jobs" => round_trips::<Vec<Job>>(json),
             "OrganiserView" => round_trips::<OrganiserView>(json),
             "SeasonAnswer" => round_trips::<SeasonAnswer>(json),
+            "PromotionAnswer" => round_trips::<PromotionAnswer>(json),
+            "FinalView" => round_trips::<FinalView>(json),
             other => Err(format!("no type is named {other}")),
         };
         assert_eq!(checked_as, Ok(()), "the example of {marker}:\n{json}");
         checked.push(marker);
     }
-    assert_eq!(checked.len(), 11, "{checked:?}");
+    assert_eq!(checked.len(), 13, "{checked:?}");
 }

@@ -52,6 +52,7 @@ pub mod service;
 mod snapshot;
 pub mod state;
 pub mod table;
+pub mod take;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 #[cfg(test)]

@@ -208,6 +208,19 @@ impl Place {
         Ok((place, rest))
     }
 
+    /// Puts this place (its league as read so far) after the first `bytes` bytes, `lines` lines, of a file:
+    /// how a second file that holds the same lines up to there is read on, with the league as the lines
+    /// read since, of other files too, say.
+    pub(crate) fn reposition(&mut self, bytes: u64, lines: usize) {
+        self.ending = LinesEnd {
+            records: 0,
+            valid_len: bytes,
+            torn: false,
+            unterminated: false,
+        };
+        self.number = lines;
+    }
+
     /// Reads the lines of `source` (the journal at `path` from this place on), checking each against the
     /// league as the lines before it say, and each event by `check` too: each game's record (its moves as
     /// `moves` says, made into what `keep` keeps on the reading threads) goes to `each`, each faulty line to

@@ -16,7 +16,9 @@
 //!   one layout pair each: a round robin ties the whole field into the fit;
 //! * then each boundary not apart plays `pairs_per_round` layout pairs
 //!   between its two entrants, the games that tell most about the one
-//!   difference that is in doubt;
+//!   difference that is in doubt; once the rules' games per pair let those
+//!   two meet no more, each of them meets the nearest entrant of the table it
+//!   may still meet instead (common opponents tie the two ratings closer);
 //! * never past `max_games` decided games (the round is cut to fit), nor past
 //!   the rules' games per pair.
 //!
@@ -121,12 +123,22 @@ pub fn next_round(state: &LeagueState, table: &Table, separate: &Separate) -> Ve
     }
     if wanted.is_empty() {
         // A table of another moment's journal may name an entrant this state does not know yet: left out.
-        wanted = boundaries(table, separate)
+        let order: Vec<usize> = table
+            .active
             .iter()
-            .filter(|boundary| !boundary.apart)
-            .filter_map(|boundary| Some((state.number_of(&boundary.above)?, state.number_of(&boundary.below)?)))
-            .map(|(a, b)| (a.min(b), a.max(b), separate.pairs_per_round))
+            .filter_map(|row| state.number_of(&row.entrant))
             .collect();
+        for boundary in boundaries(table, separate).iter().filter(|boundary| !boundary.apart) {
+            let (Some(a), Some(b)) = (state.number_of(&boundary.above), state.number_of(&boundary.below)) else {
+                continue;
+            };
+            for (x, y) in meetings(state, &order, a, b) {
+                let pair = (x.min(y), x.max(y), separate.pairs_per_round);
+                if !wanted.iter().any(|&(p, q, _)| (p, q) == (pair.0, pair.1)) {
+                    wanted.push(pair);
+                }
+            }
+        }
     }
     let mut room = (separate.max_games as usize).saturating_sub(state.decided_games()) / 2;
     let mut round = Vec::new();
@@ -141,6 +153,27 @@ pub fn next_round(state: &LeagueState, table: &Table, separate: &Separate) -> Ve
         }
     }
     round
+}
+
+/// Who plays to tell `a` from `b` (adjacent in the fit's `order`, entrants' numbers strongest first): the
+/// two of them, while the rules let them meet again; once they may not, each meets the nearest other
+/// entrant of the order it may still meet, so that common opponents tie their ratings closer.
+fn meetings(state: &LeagueState, order: &[usize], a: usize, b: usize) -> Vec<(usize, usize)> {
+    if state.next_layout_round(a, b).is_some() {
+        return vec![(a, b)];
+    }
+    let rank = |who: usize| order.iter().position(|&other| other == who).unwrap_or(order.len());
+    [a, b]
+        .into_iter()
+        .filter_map(|x| {
+            let nearest = order
+                .iter()
+                .copied()
+                .filter(|&y| y != a && y != b && state.next_layout_round(x, y).is_some())
+                .min_by_key(|&y| rank(y).abs_diff(rank(x)))?;
+            Some((x, nearest))
+        })
+        .collect()
 }
 
 /// Why a final needs no round.

@@ -279,6 +279,28 @@ impl SimulatedLeague {
         pairs
     }
 
+    /// Decides a round of the round robin, as a tournament orders it: every pair's next layout round; its
+    /// layout pairs, empty once every pair has played what the rules allow.
+    pub fn decide_round_robin(&mut self) -> Vec<crate::LayoutPair> {
+        let size = self.state.entrants().len();
+        let pairs: Vec<crate::LayoutPair> = (0..size)
+            .flat_map(|a| (a + 1..size).map(move |b| (a, b)))
+            .filter_map(|(a, b)| {
+                let k = self.state.next_layout_round(a, b)?;
+                Some(crate::LayoutPair(a as u32, b as u32, k))
+            })
+            .collect();
+        if !pairs.is_empty() {
+            let round = crate::Event::Round(crate::Round {
+                number: self.state.rounds() + 1,
+                pairs: pairs.clone(),
+            });
+            line(&mut self.lines, &round);
+            self.state.apply_event(round).expect("a round robin's round is sound");
+        }
+        pairs
+    }
+
     /// Plays every game decided and not recorded.
     pub fn play_decided(&mut self) {
         for pending in self.state.pending() {
@@ -304,5 +326,68 @@ impl SimulatedLeague {
             self.state.apply_game(&record, &hashes).expect("a decided game");
             self.tallies.add(&record);
         }
+    }
+}
+
+/// A round cut out of a league's journal, as a cluster's shards leave it ([`cut_round`]).
+#[derive(Debug)]
+pub struct CutRound {
+    /// The league's folder: its rules, and its journal without the round's games.
+    pub league: std::path::PathBuf,
+    /// The shards' journals: each a copy of the league's, with its share of the round's games after it.
+    pub shards: Vec<std::path::PathBuf>,
+    /// The length of the league's journal: where each shard's own lines start.
+    pub from: u64,
+    /// The games before the round's.
+    pub before: usize,
+}
+
+/// Cuts the last `new` games of the journal at `path` (written by [`synthetic_league`], whose last round
+/// holds them) out into `count` shards dealt in turn, beside it: a league's folder `league/` of the rest
+/// (with a `league.toml` of the header's games per pair) and the shards' journals `shard-K.jsonl`.
+pub fn cut_round(path: &Path, count: usize, new: usize) -> CutRound {
+    use std::io::{BufRead, Write};
+    let dir = path.parent().expect("a journal in a folder");
+    let lines: Vec<String> = std::io::BufReader::new(std::fs::File::open(path).expect("the journal"))
+        .lines()
+        .map(|line| line.expect("a line"))
+        .collect();
+    let is_game = |line: &String| line.starts_with("{\"id\":");
+    let games = lines.iter().filter(|line| is_game(line)).count();
+    let league = dir.join("league");
+    let _ = std::fs::remove_dir_all(&league);
+    std::fs::create_dir_all(&league).expect("the league's folder");
+    let header: serde_json::Value = serde_json::from_str(&lines[0]).expect("a header");
+    let rules = format!(
+        "name = \"bench\"\ngames_per_pair = {}\n",
+        header["league"]["games_per_pair"]
+    );
+    std::fs::write(league.join("league.toml"), rules).expect("league.toml");
+    let journal = league.join("journal.jsonl");
+    let shards: Vec<std::path::PathBuf> = (1..=count).map(|k| dir.join(format!("shard-{k}.jsonl"))).collect();
+    let create = |path: &Path| std::io::BufWriter::new(std::fs::File::create(path).expect("a journal"));
+    let mut before = create(&journal);
+    let mut writers: Vec<_> = shards.iter().map(|shard| create(shard)).collect();
+    let mut seen = 0;
+    for line in &lines {
+        let of_the_round = is_game(line) && {
+            seen += 1;
+            seen > games - new
+        };
+        if of_the_round {
+            writeln!(writers[seen % count], "{line}").expect("a shard's line");
+        } else {
+            writeln!(before, "{line}").expect("a line");
+            for writer in &mut writers {
+                writeln!(writer, "{line}").expect("a shard's line");
+            }
+        }
+    }
+    drop((before, writers));
+    CutRound {
+        from: std::fs::metadata(&journal).expect("the journal").len(),
+        league,
+        shards,
+        before: games - new,
     }
 }

@@ -132,19 +132,26 @@ impl Server {
     /// arguments (as `--concurrency 1`), once it printed its address; its
     /// stderr is the test's.
     pub fn start(dir: &Path, extra: &[&str]) -> Server {
-        Server::spawn(dir, extra, false)
+        Server::spawn(dir, extra, false, &[])
+    }
+
+    /// As [`Server::start`], with the variables `env` added to its
+    /// environment (a cluster's `SLURM_CONF`, say).
+    pub fn start_with_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn(dir, extra, false, env)
     }
 
     /// As [`Server::start`], its stderr echoed line by line (`[server] ...`)
     /// and kept, for [`Server::stderr`].
     pub fn start_keeping_stderr(dir: &Path, extra: &[&str]) -> Server {
-        Server::spawn(dir, extra, true)
+        Server::spawn(dir, extra, true, &[])
     }
 
-    fn spawn(dir: &Path, extra: &[&str], keep_stderr: bool) -> Server {
+    fn spawn(dir: &Path, extra: &[&str], keep_stderr: bool, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(ARENA)
             .args(["contest", "serve", s(dir), "--listen", "127.0.0.1:0"])
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(if keep_stderr { Stdio::piped() } else { Stdio::inherit() })
             .spawn()

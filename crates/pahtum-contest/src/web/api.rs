@@ -26,7 +26,7 @@ use crate::builds::submission_dir;
 use crate::config::Visibility;
 use crate::service::UPLOADS;
 use crate::store::now_ms;
-use crate::store::{AccountState, Author, Refused, Role, Submission, SubmissionState, Token};
+use crate::store::{AccountState, Author, JobState, Refused, Role, Submission, SubmissionState, Token, Upload};
 
 /// An error's answer.
 #[derive(Debug, Serialize, Deserialize)]
@@ -150,12 +150,22 @@ fn open_to(site: &Site, what: &str) -> Result<(), ApiError> {
 /// The header that names an upload that is a single source file.
 pub const FILE_NAME_HEADER: &str = "x-file-name";
 
-/// `POST /api/submissions`: the body is the upload (a `.tar.gz`, a `.zip`, or one source file named by
-/// `X-File-Name`), kept by its SHA-256, and queued within the author's daily quota and the queue, while the
-/// season is open.
+/// How a submission is made: `POST /api/submissions?if_not_weaker=true` makes it on condition.
+#[derive(Debug, Deserialize)]
+pub struct Condition {
+    /// Make it the active version only if a test finds it not weaker than the one that plays
+    /// ([`crate::promotions`]).
+    #[serde(default)]
+    pub if_not_weaker: bool,
+}
+
+/// `POST /api/submissions[?if_not_weaker=true]`: the body is the upload (a `.tar.gz`, a `.zip`, or one source
+/// file named by `X-File-Name`), kept by its SHA-256, and queued within the author's daily quota and the
+/// queue, while the season is open.
 pub async fn submit(
     State(site): State<Arc<Site>>,
     headers: HeaderMap,
+    Query(condition): Query<Condition>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Queued>), ApiError> {
     let author = required(&site, &headers)?;
@@ -197,8 +207,11 @@ pub async fn submit(
         .store
         .submit(
             author.id,
-            &archive,
-            file_name.filter(|_| single).as_deref(),
+            Upload {
+                archive: &archive,
+                file_name: file_name.filter(|_| single).as_deref(),
+                if_not_weaker: condition.if_not_weaker,
+            },
             now_ms(),
             limits.submissions_per_day,
             limits.build_queue,
@@ -452,6 +465,18 @@ pub async fn activate(
         return Err(ApiError::Forbidden("only its author makes a version active"));
     }
     open_to(&site, "version changes")?;
+    let testing = site
+        .store
+        .promotion_of(id)
+        .map_err(|_| ApiError::Failed("read its test"))?
+        .is_some_and(|job| matches!(job.state, JobState::Queued | JobState::Running));
+    if testing {
+        return Err(ApiError::Bad(
+            "this version waits for its test, and becomes active if the test finds it not weaker: follow it on \
+             its page"
+                .into(),
+        ));
+    }
     match (submission.state, submission.label) {
         (SubmissionState::Retired, Some(label)) => {
             site.ready.activate(label);

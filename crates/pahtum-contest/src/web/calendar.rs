@@ -11,7 +11,7 @@ use crate::store::StoreError;
 
 /// Why authors may not change what plays now (submit, or make another version active): none while the season
 /// is open, or without a season.
-pub(super) fn closed_now(site: &Site) -> Result<Option<Closed>, StoreError> {
+pub(crate) fn closed_now(site: &Site) -> Result<Option<Closed>, StoreError> {
     let phases = season::effective(&site.contest, &site.store)?;
     Ok(phases.and_then(|phases| phases.closed(Timestamp::now())))
 }

@@ -19,7 +19,7 @@ use super::game::visible_challenge;
 use super::pages::{refused, to_login};
 use super::site::Site;
 use crate::challenges::{Challenge, challenge_dir};
-use crate::store::{AccountState, Author, Job, JobKind, JobRefused, JobRules, Role, SubmissionState, now_ms};
+use crate::store::{AccountState, Author, Job, JobKind, JobRefused, Role, SubmissionState, now_ms};
 
 /// How many of an author's jobs of a kind a list shows, the latest first.
 const LISTED: usize = 20;
@@ -38,19 +38,7 @@ fn queue(site: &Site, author: &Author, kind: JobKind, asked: &serde_json::Value)
     if author.role != Role::Author || author.state != AccountState::Active {
         return Err(ApiError::Forbidden("only an author's active account asks for this"));
     }
-    let limits = &site.contest.limits;
-    let rules = match kind {
-        JobKind::Analysis => JobRules {
-            at_once: 1,
-            per_day: None,
-            queue: limits.analysis_queue,
-        },
-        JobKind::Challenge => JobRules {
-            at_once: 1,
-            per_day: Some(limits.challenges_per_day),
-            queue: limits.challenge_queue,
-        },
-    };
+    let rules = crate::jobs::rules(kind, &site.contest.limits);
     match site.store.request_job(author.id, kind, asked, rules, now_ms()) {
         Ok(Ok(id)) => {
             site.bells.of(kind).notify_one();

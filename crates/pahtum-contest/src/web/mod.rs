@@ -20,10 +20,12 @@ pub mod jobs;
 pub mod ladder;
 pub mod organiser;
 pub mod pages;
+pub mod promotion;
 pub mod records;
 pub mod season;
 mod site;
 
+pub(crate) use calendar::closed_now;
 pub use site::{Bells, MAX_FORM, Site};
 
 use std::sync::Arc;
@@ -77,6 +79,7 @@ pub fn router(site: Arc<Site>) -> Router {
         .route("/api/submissions/{id}", get(api::submission))
         .route("/api/submissions/{id}/logs/{log}", get(api::log))
         .route("/api/submissions/{id}/activate", post(api::activate))
+        .route("/api/submissions/{id}/promotion", get(promotion::promotion))
         .route("/api/analyses", get(jobs::analyses).post(jobs::ask_analysis))
         .route("/api/challenges", get(jobs::challenges).post(jobs::ask_challenge))
         .route("/api/challenges/{id}/journal", get(jobs::challenge_journal))

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::api::{ApiError, logs_of, may_view, new_token, read_from, visible_submission};
 use super::auth::{caller, session_cookie, session_of};
 use super::calendar;
+use super::promotion::promotion_of;
 use super::records::recent_games_of;
 use super::site::Site;
 use crate::accounts::{DECOY_HASH, acceptable, hash_password, new_secret, secret_hash, verify_password};
@@ -345,7 +346,9 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
         .submissions(Some(me.id))
         .unwrap_or_default()
         .into_iter()
-        .map(|s| context! { id => s.id, label => s.label, state => s.state, when => when(s.created_ms) })
+        .map(
+            |s| context! { id => s.id, label => s.label, state => s.state, when => when(s.created_ms), note => s.note },
+        )
         .collect();
     let tokens: Vec<_> = site
         .store
@@ -385,7 +388,7 @@ async fn own(site: &Arc<Site>, me: &Author, made: Option<&str>) -> Response {
         submissions => submissions, tokens => tokens, made => made, games => games,
         analysis => jobs(JobKind::Analysis, 1).pop(), challenges => jobs(JobKind::Challenge, 10),
         analysis_games => limits.analysis_games, challenge_pairs => limits.challenge_pairs,
-        challenges_per_day => limits.challenges_per_day,
+        challenges_per_day => limits.challenges_per_day, promotion_games => site.contest.promotion.max_games,
     };
     page(site, "me.html", Some(me), context)
 }
@@ -433,6 +436,7 @@ pub async fn submission_page(State(site): State<Arc<Site>>, headers: HeaderMap, 
         })
         .collect();
     let error = submission.error.as_deref().map(shown);
+    let promotion = promotion_of(&site, &submission).ok().flatten();
     let mine = submission.author == me.id;
     let owner = (me.role == Role::Organiser)
         .then(|| {
@@ -447,7 +451,10 @@ pub async fn submission_page(State(site): State<Arc<Site>>, headers: HeaderMap, 
         &site,
         "submission.html",
         Some(&me),
-        context! { s => submission, error => error, logs => logs, owner => owner, mine => mine },
+        context! {
+            s => submission, error => error, logs => logs, owner => owner, mine => mine,
+            promotion => promotion.as_ref().map(super::promotion::shown),
+        },
     )
 }
 

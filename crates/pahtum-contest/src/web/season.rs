@@ -25,7 +25,7 @@ use super::calendar::utc;
 use super::organiser::organiser;
 use super::pages::{page, refused, when};
 use super::site::Site;
-use crate::builds::chain;
+use crate::causes::chain;
 use crate::season::{self, Phase, PhaseKey, PhaseMove, Phases};
 use crate::store::{Author, Role};
 
@@ -91,6 +91,16 @@ pub async fn api_season(State(site): State<Arc<Site>>) -> Result<Json<SeasonAnsw
 /// `GET /season`: the season's page.
 pub async fn season_page(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     let me = caller(&site, &headers);
+    // The final's progress, once it is set up, for those who may see the ladder.
+    let final_view = if super::api::may_view(&site, me.as_ref()) {
+        let site = Arc::clone(&site);
+        tokio::task::spawn_blocking(move || site.finals.get(&site.dir).ok().flatten())
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
     match season_at(&site, Timestamp::now()) {
         Ok(season) => {
             let moves: Vec<_> = season
@@ -103,7 +113,12 @@ pub async fn season_page(State(site): State<Arc<Site>>, headers: HeaderMap) -> R
                     }
                 })
                 .collect();
-            page(&site, "season.html", me.as_ref(), context! { moves => moves })
+            page(
+                &site,
+                "season.html",
+                me.as_ref(),
+                context! { moves => moves, final => final_view.as_deref() },
+            )
         }
         Err(why) => refused(&site, me.as_ref(), why),
     }

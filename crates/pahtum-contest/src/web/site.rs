@@ -127,11 +127,13 @@ impl GamesPage {
     }
 }
 
-/// The bell of each kind's worker, rung when a job of that kind is queued.
+/// The bell of each kind's worker, rung when a job of that kind is queued through the pages or the API (a
+/// promotion, which the ladder queues, is found by its worker's next look at its queue: [`crate::jobs`]).
 #[derive(Debug, Default)]
 pub struct Bells {
     analysis: Notify,
     challenge: Notify,
+    promotion: Notify,
 }
 
 impl Bells {
@@ -140,6 +142,7 @@ impl Bells {
         match kind {
             JobKind::Analysis => &self.analysis,
             JobKind::Challenge => &self.challenge,
+            JobKind::Promotion => &self.promotion,
         }
     }
 }

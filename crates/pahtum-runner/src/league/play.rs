@@ -120,6 +120,7 @@ pub async fn play<S: Future<Output = ()>>(
     mut stop: Pin<&mut S>,
 ) -> Result<Ended, PlayLeagueError> {
     let mut played = 0;
+    // Whether this call decided a round.
     let mut decided = false;
     loop {
         let mut opened = folder::open(dir)?;
@@ -163,7 +164,9 @@ pub async fn play<S: Future<Output = ()>>(
         if ending == RunEnding::Interrupted {
             return Ok(Ended::Interrupted);
         }
-        if options.shard.is_some() && decided {
+        // A shard's share of the round it found is played: the next round is decided once the shards are
+        // merged, never by a shard that cannot see the others' games.
+        if options.shard.is_some() {
             return Ok(Ended::Played);
         }
     }
