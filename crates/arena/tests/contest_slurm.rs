@@ -166,20 +166,28 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     let settings = contest.join("contest.toml");
     let base = std::fs::read_to_string(&settings).unwrap();
     let wrapper = tampering_wrapper(root.path());
-    let season = |freeze: i64, final_start: i64| {
+    // The ladder plays on this machine while the bots are admitted (quick); the final on the cluster, a few
+    // rounds of up to four layout pairs, each round's tasks held three seconds in the queue (for the scancel).
+    let season = |freeze: i64, final_start: i64, cluster: bool| {
+        let cluster = if cluster {
+            format!(
+                "[cluster]\nkind = \"slurm\"\ntasks = 3\ncpus_per_task = 1\npoll_s = 1\narena = \"{}\"\n\
+                 sbatch_args = [\"--begin=now+3\"]\n",
+                wrapper.display()
+            )
+        } else {
+            String::new()
+        };
         format!(
             "{base}\n[phases]\nopen = \"{}\"\nfreeze = \"{}\"\nfinal = \"{}\"\nend = \"{}\"\n\n\
-             [final]\nplaces = 2\nconfidence = 0.9\nmax_games = 36\nseed = 3\n\n\
-             [cluster]\nkind = \"slurm\"\ntasks = 3\ncpus_per_task = 1\npoll_s = 1\narena = \"{}\"\n\
-             sbatch_args = [\"--begin=now+3\"]\n",
+             [final]\nplaces = 1\nconfidence = 0.9\nmax_games = 30\npairs_per_round = 4\nseed = 3\n\n{cluster}",
             instant(-3600),
             instant(freeze),
             instant(final_start),
             instant(final_start + 3600),
-            wrapper.display()
         )
     };
-    std::fs::write(&settings, season(3600, 3601)).unwrap();
+    std::fs::write(&settings, season(3600, 3601, false)).unwrap();
     let server = Server::start_with_env(&contest, &["--concurrency", "2"], &env);
     for (token, command) in tokens.iter().zip(["engine --level 0", "heuristic", "first-free"]) {
         let folder = bot_folder(
@@ -205,7 +213,7 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     });
     server.stop();
 
-    std::fs::write(&settings, season(-2, -1)).unwrap();
+    std::fs::write(&settings, season(-2, -1, true)).unwrap();
     let server = Server::start_with_env(&contest, &["--concurrency", "2"], &env);
     // The first round's tasks wait three seconds in the queue: task 2 is cancelled there.
     let first_round = contest.join("cluster/final/round-00001");

@@ -44,6 +44,7 @@ use pahtum_tournament::config::OnOverload;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterSettings;
+use crate::locks::{locked, open_league};
 
 /// The batch script of a round's tasks: `{arena}`, `{round}` and `{tasks}` are filled in, quoted.
 pub const SCRIPT: &str = r#"#!/bin/sh
@@ -110,6 +111,17 @@ pub enum ClusterError {
         /// Its last output.
         output: PathBuf,
     },
+}
+
+impl ClusterError {
+    /// Whether it is a league's journal locked elsewhere for a moment ([`crate::locks`]): try again.
+    pub(crate) fn is_locked(&self) -> bool {
+        match self {
+            ClusterError::Play(play) => matches!(&**play, PlayLeagueError::League(error) if locked(error)),
+            ClusterError::League(error) => locked(error),
+            _ => false,
+        }
+    }
 }
 
 impl From<PlayLeagueError> for ClusterError {
@@ -219,7 +231,7 @@ pub async fn play_next_round<S: std::future::Future<Output = ()>>(
         Ended::Played => {}
         other => return Ok(other),
     }
-    let round = folder::open(league)?.state.rounds();
+    let round = open_league(league).await?.state.rounds();
     let dir = cluster.folder.join(stage).join(format!("round-{round:05}"));
     Ok(if play_round(league, &dir, round, cluster, stop).await? {
         Ended::Interrupted
@@ -268,7 +280,7 @@ async fn play_round<S: std::future::Future<Output = ()>>(
             let shards: Vec<PathBuf> = (1..=tasks)
                 .map(|task| dir.join(format!("shard-{task}")).join(JOURNAL))
                 .collect();
-            let mut opened = folder::open(league)?;
+            let mut opened = open_league(league).await?;
             let outcomes = take_shards(&mut opened, &league.join(JOURNAL), &shards, submitted.from)?;
             for (task, outcome) in (1..=tasks).zip(outcomes) {
                 if let Taken::Refused(line, fault) = outcome {

@@ -35,9 +35,10 @@ use pahtum_tournament::config::OnOverload;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, ClusterError};
 use crate::config::FinalSettings;
 use crate::ladder::{Machinery, Shared};
+use crate::locks::{LOCK_RETRY, open_league_blocking};
 use crate::service::{ContestError, LEAGUE, io_error};
 
 /// The final's folder in a contest's.
@@ -132,7 +133,7 @@ pub fn folder_of(dir: &Path) -> PathBuf {
 pub fn start(dir: &Path, settings: &FinalSettings) -> Result<(), ContestError> {
     let (ladder, final_dir) = (dir.join(LEAGUE), folder_of(dir));
     if final_dir.join(JOURNAL).exists() {
-        let mut opened = folder::open(&final_dir)?;
+        let mut opened = open_league_blocking(&final_dir)?;
         if opened.state.rounds() == 0 {
             join_finalists(&ladder, &final_dir, &mut opened)?;
         }
@@ -144,7 +145,7 @@ pub fn start(dir: &Path, settings: &FinalSettings) -> Result<(), ContestError> {
     }
     let keys = format!("name = \"final\"\n{}", settings.league_keys());
     folder::init_from(&ladder, &aside, &keys)?;
-    let mut opened = folder::open(&aside)?;
+    let mut opened = open_league_blocking(&aside)?;
     join_finalists(&ladder, &aside, &mut opened)?;
     drop(opened);
     std::fs::rename(&aside, &final_dir).map_err(io_error("put in place", &final_dir))
@@ -255,9 +256,27 @@ pub async fn play_final<S: std::future::Future<Output = ()>>(
     cluster: Option<&Cluster>,
     stop: std::pin::Pin<&mut S>,
 ) -> Result<Ended, ContestError> {
-    if let Some(cluster) = cluster {
-        return Ok(crate::cluster::play_league(&folder_of(dir), FINAL, cluster, stop).await?);
+    let mut stop = stop;
+    loop {
+        let played = match cluster {
+            Some(cluster) => crate::cluster::play_league(&folder_of(dir), FINAL, cluster, stop.as_mut()).await,
+            None => play_here(dir, machinery, stop.as_mut())
+                .await
+                .map_err(ClusterError::from),
+        };
+        match played {
+            Err(error) if error.is_locked() => tokio::time::sleep(LOCK_RETRY).await,
+            played => return Ok(played?),
+        }
     }
+}
+
+/// Plays the final in the contest's `dir` on this machine until it is over or `stop` completes.
+async fn play_here<S: std::future::Future<Output = ()>>(
+    dir: &Path,
+    machinery: Machinery<'_>,
+    stop: std::pin::Pin<&mut S>,
+) -> Result<Ended, pahtum_runner::league::PlayLeagueError> {
     let options = Options {
         games: None,
         until: None,
@@ -269,7 +288,7 @@ pub async fn play_final<S: std::future::Future<Output = ()>>(
         on_overload: OnOverload::Replay,
     };
     let mut shown = Shared;
-    Ok(play(&folder_of(dir), &options, &mut shown, stop).await?)
+    play(&folder_of(dir), &options, &mut shown, stop).await
 }
 
 /// The final's table and boundaries, shared by the pages and the API, made at most once per journal size.

@@ -15,13 +15,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use pahtum_journal::JournalError;
 use pahtum_league::Retirement;
 use pahtum_league::decide::to_retire;
 use pahtum_league::folder;
-use pahtum_league::{Event, LeagueError, Voided};
+use pahtum_league::{Event, Voided};
 use pahtum_run::events::{Observer, Quiet};
-use pahtum_runner::league::{Ended, Options, PlayLeagueError, Show, play};
+use pahtum_runner::league::{Ended, Options, Show, play};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
 use pahtum_tournament::config::OnOverload;
@@ -29,6 +28,7 @@ use pahtum_tournament::config::OnOverload;
 use crate::builds::Ready;
 use crate::causes::chain;
 use crate::cluster::{Cluster, ClusterError, play_next_round};
+use crate::locks::{LOCK_RETRY, open_league};
 use crate::service::LEAGUE;
 use crate::store::{Store, SubmissionState, now_ms};
 
@@ -95,7 +95,7 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
         match ended {
             Ok(Ended::Played) => {}
             Ok(Ended::Interrupted) => return,
-            Err(error) if turn_locked(&error) => tokio::time::sleep(LOCK_RETRY).await,
+            Err(error) if error.is_locked() => tokio::time::sleep(LOCK_RETRY).await,
             Ok(Ended::Settled(_) | Ended::ShardDone { .. }) | Err(_) => {
                 if let Err(error) = &ended {
                     eprintln!("the ladder waits for the next entrant: {}", chain(error));
@@ -105,44 +105,6 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
                     () = stop.as_mut() => return,
                 }
             }
-        }
-    }
-}
-
-/// How long the ladder waits before it tries again a journal that is locked.
-const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// How long the ladder tries to lock the journal before it gives up on a turn's changes.
-const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Whether `error` is the journal's lock held elsewhere.
-///
-/// The lock is an `flock` on the journal's open file, which a forked child shares until it runs its
-/// program: while the builder starts a build or a check, a child of this very process may hold the
-/// ladder's lock for some milliseconds after the ladder closed the journal. It is let go at the child's
-/// `exec`, so the ladder tries again.
-fn locked(error: &LeagueError) -> bool {
-    matches!(error, LeagueError::Journal(JournalError::Locked { .. }))
-}
-
-/// Whether a turn's `error` is the journal's lock held elsewhere.
-fn turn_locked(error: &ClusterError) -> bool {
-    match error {
-        ClusterError::Play(play) => matches!(&**play, PlayLeagueError::League(error) if locked(error)),
-        ClusterError::League(error) => locked(error),
-        _ => false,
-    }
-}
-
-/// The league in `league` opened, trying again for [`LOCK_PATIENCE`] while its journal is locked.
-async fn open_league(league: &Path) -> Result<folder::Opened, LeagueError> {
-    let started = std::time::Instant::now();
-    loop {
-        match folder::open(league) {
-            Err(error) if locked(&error) && started.elapsed() < LOCK_PATIENCE => {
-                tokio::time::sleep(LOCK_RETRY).await;
-            }
-            opened => return opened,
         }
     }
 }

@@ -38,6 +38,7 @@ pub mod held;
 pub mod host;
 pub mod jobs;
 pub mod ladder;
+mod locks;
 pub mod promotions;
 pub mod season;
 pub mod service;
