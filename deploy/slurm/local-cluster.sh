@@ -82,14 +82,7 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$work/slurm.conf
 
-wait_for() { # wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds
-    local deadline=$((SECONDS + $1)) what=$2
-    shift 2
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || { echo "timed out waiting for $what" >&2; return 1; }
-        sleep 0.5
-    done
-}
+source "$(dirname "$0")/wait-for.sh"
 wait_for 10 munged test -S "$socket"
 slurmctld -D -f "$SLURM_CONF" </dev/null >>"$work/slurmctld.log" 2>&1 &
 echo $! >>"$work/pids"

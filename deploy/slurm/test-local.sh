@@ -27,14 +27,7 @@ trap cleanup EXIT
 export SLURM_CONF=$work/slurm.conf
 mkdir -p "$work/run"
 
-wait_for() { # wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds
-    local deadline=$((SECONDS + $1)) what=$2
-    shift 2
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || { echo "timed out waiting for $what" >&2; return 1; }
-        sleep 0.5
-    done
-}
+source "$(dirname "$0")/wait-for.sh"
 
 cp "$root/deploy/instant.toml" "$work/t.toml"
 

@@ -44,6 +44,16 @@ fn final_view(server: &Server, token: &str) -> Option<serde_json::Value> {
     (status == 200).then(|| serde_json::from_str(&body).unwrap())
 }
 
+/// The final as `/api/final` says, once it is over.
+fn over_within(server: &Server, token: &str) -> serde_json::Value {
+    let mut over = None;
+    wait_until("the final is over", FINAL_WITHIN, || {
+        over = final_view(server, token).filter(|view| !view["over"].is_null());
+        over.is_some()
+    });
+    over.unwrap()
+}
+
 /// An RFC 3339 instant `seconds` from now (before now when negative), in UTC.
 fn instant(seconds: i64) -> String {
     let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(seconds);
@@ -137,12 +147,7 @@ fn the_final_publishes_its_schedule_plays_until_its_places_are_apart_and_verifie
     });
     server.kill();
     let server = Server::start(&contest, &["--concurrency", "2"]);
-    let mut over = None;
-    wait_until("the final is over", FINAL_WITHIN, || {
-        over = final_view(&server, &ada).filter(|view| !view["over"].is_null());
-        over.is_some()
-    });
-    let over = over.unwrap();
+    let over = over_within(&server, &ada);
     assert_eq!(over["published"], *rules, "the published rules are unchanged");
     assert_eq!(over["over"], "separated", "{over}");
     assert_eq!(over["faults"], 0, "{over}");
@@ -164,6 +169,11 @@ fn the_final_publishes_its_schedule_plays_until_its_places_are_apart_and_verifie
             .iter()
             .all(|b| b["apart"] == true),
         "{over}"
+    );
+    let (_, season) = get(&server, "/season", &ada);
+    assert!(
+        season.contains("id=\"season-boundaries\"") && season.contains("every prize place is apart"),
+        "{season}"
     );
 
     // The journal, downloaded, verifies with the schedule the page shows; a tampered copy is refused by line.
@@ -231,12 +241,7 @@ fn a_final_of_equal_bots_stops_at_its_cap_and_shows_the_places_tied() {
     let (contest, [ada, ..]) = contest_of(root.path(), ["first-free", "first-free", "first-free"], keys);
     season(&contest, -2, -1, keys);
     let server = Server::start(&contest, &["--concurrency", "2"]);
-    let mut over = None;
-    wait_until("the final is over", FINAL_WITHIN, || {
-        over = final_view(&server, &ada).filter(|view| !view["over"].is_null());
-        over.is_some()
-    });
-    let over = over.unwrap();
+    let over = over_within(&server, &ada);
     assert_eq!(over["over"], "capped", "{over}");
     assert_eq!(over["games"], 24, "{over}");
     let boundaries = over["boundaries"].as_array().unwrap();

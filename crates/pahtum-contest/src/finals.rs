@@ -30,8 +30,7 @@ use pahtum_league::separation::{Boundary, Over, boundaries, places};
 use pahtum_league::table::{fold, table};
 use pahtum_league::{League, folder};
 use pahtum_run::resume::JOURNAL;
-use pahtum_runner::league::{Ended, Options, play};
-use pahtum_tournament::config::OnOverload;
+use pahtum_runner::league::{Ended, play};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -277,16 +276,7 @@ async fn play_here<S: std::future::Future<Output = ()>>(
     machinery: Machinery<'_>,
     stop: std::pin::Pin<&mut S>,
 ) -> Result<Ended, pahtum_runner::league::PlayLeagueError> {
-    let options = Options {
-        games: None,
-        until: None,
-        concurrency: machinery.concurrency.max(1),
-        shard: None,
-        arena: machinery.arena,
-        builtins: machinery.builtins,
-        // A game the arena failed counts for no one: it is played again.
-        on_overload: OnOverload::Replay,
-    };
+    let options = machinery.options(None);
     let mut shown = Shared;
     play(&folder_of(dir), &options, &mut shown, stop).await
 }

@@ -43,6 +43,23 @@ pub struct Machinery<'a> {
     pub concurrency: usize,
 }
 
+impl Machinery<'_> {
+    /// How the contest plays a league on this machine: `games` at most (`None`: until it needs no more), as
+    /// many at once as the machinery says, a game the server's own load lost on time played again (the
+    /// arena's failure counts for no one).
+    pub(crate) fn options(&self, games: Option<usize>) -> Options<'_> {
+        Options {
+            games,
+            until: None,
+            concurrency: self.concurrency.max(1),
+            shard: None,
+            arena: self.arena,
+            builtins: self.builtins,
+            on_overload: OnOverload::Replay,
+        }
+    }
+}
+
 /// The games of a turn, per game played at once.
 const TURN_PER_SLOT: usize = 2;
 
@@ -75,17 +92,7 @@ pub async fn play_on<S: std::future::Future<Output = ()>>(
     let mut shown = Shared;
     loop {
         join_ready(&league, store, ready).await;
-        let options = Options {
-            games: Some(machinery.concurrency.max(1) * TURN_PER_SLOT),
-            until: None,
-            concurrency: machinery.concurrency.max(1),
-            shard: None,
-            arena: machinery.arena,
-            builtins: machinery.builtins,
-            // A game the server's own load lost on time is the arena's failure: played again, it counts for
-            // no one.
-            on_overload: OnOverload::Replay,
-        };
+        let options = machinery.options(Some(machinery.concurrency.max(1) * TURN_PER_SLOT));
         let ended = match cluster {
             Some(cluster) => play_next_round(&league, LEAGUE, cluster, stop.as_mut()).await,
             None => play(&league, &options, &mut shown, stop.as_mut())

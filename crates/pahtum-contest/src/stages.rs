@@ -40,14 +40,24 @@ pub async fn play(site: Arc<Site>, machinery: Machinery<'_>, stop: CancellationT
         .cluster
         .as_ref()
         .map(|settings| Cluster::new(settings, &site.dir, machinery.arena));
-    let ladder = ladder::play_on(
-        &site.dir,
-        &site.store,
-        machinery,
-        cluster.as_ref(),
-        &site.ready,
-        ladder_stop,
-    );
+    // A server started in the final's phase starts no ladder turn only to stop it at once.
+    let final_now = season::effective(&site.contest, &site.store)
+        .ok()
+        .flatten()
+        .is_some_and(|phases| order(phases.at(Timestamp::now())) >= order(Phase::Final));
+    let ladder = async {
+        if !final_now {
+            ladder::play_on(
+                &site.dir,
+                &site.store,
+                machinery,
+                cluster.as_ref(),
+                &site.ready,
+                ladder_stop,
+            )
+            .await;
+        }
+    };
     // Set up at the freeze once every submission made before it is settled (the ladder lets the admitted
     // ones in), so that the last-minute author is a finalist too.
     let publish = async {

@@ -41,6 +41,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("challenge.html", include_str!("templates/challenge.html")),
     ("season.html", include_str!("templates/season.html")),
     ("final.html", include_str!("templates/final.html")),
+    ("boundaries.html", include_str!("templates/boundaries.html")),
 ];
 
 /// The page `name` for `me`, with the contest's name, its season, and `context`.
