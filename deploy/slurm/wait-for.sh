@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Sourced by the local Slurm scripts: wait_for SECONDS WHAT COMMAND... polls
 # COMMAND every half second until it succeeds, or says what it timed out
 # waiting for and fails.

@@ -161,24 +161,23 @@ impl Client {
     /// The submission `id` now.
     pub fn submission(&self, id: i64) -> Result<SubmissionAnswer, SubmitError> {
         let route = format!("/api/submissions/{id}");
-        let response = self
-            .agent
+        let response = self.get(&route)?;
+        self.answer(&route, response)
+    }
+
+    /// `GET route` with the author's token: the response, whatever its status.
+    fn get(&self, route: &str) -> Result<ureq::http::Response<ureq::Body>, SubmitError> {
+        self.agent
             .get(format!("{}{route}", self.base))
             .header("authorization", format!("Bearer {}", self.token))
             .call()
-            .map_err(self.http_error(&route))?;
-        self.answer(&route, response)
+            .map_err(self.http_error(route))
     }
 
     /// The test of submission `id` now; none where it has none (it was made active without one).
     pub fn promotion(&self, id: i64) -> Result<Option<PromotionAnswer>, SubmitError> {
         let route = format!("/api/submissions/{id}/promotion");
-        let response = self
-            .agent
-            .get(format!("{}{route}", self.base))
-            .header("authorization", format!("Bearer {}", self.token))
-            .call()
-            .map_err(self.http_error(&route))?;
+        let response = self.get(&route)?;
         if response.status() == ureq::http::StatusCode::NOT_FOUND {
             return Ok(None);
         }

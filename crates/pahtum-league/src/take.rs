@@ -74,13 +74,7 @@ pub fn take_shards(
         trial.reposition(from, lines_before);
         let mut first_fault = None;
         let mut spans = Vec::new();
-        let io_error = |source| {
-            LeagueError::from(JournalError::Io {
-                action: "read",
-                path: shard.clone(),
-                source,
-            })
-        };
+        let io_error = read_error(shard);
         let mut file = std::fs::File::open(shard).map_err(io_error)?;
         file.seek(SeekFrom::Start(from)).map_err(io_error)?;
         let scanned = trial.scan(
@@ -120,16 +114,21 @@ pub fn take_shards(
     Ok(outcomes)
 }
 
-/// The lines in the first `bytes` bytes of the file at `path` (which end with a line's end), the first line
-/// counted as 1.
-fn lines_in(path: &Path, bytes: u64) -> Result<usize, LeagueError> {
-    let io_error = |source| {
+/// An error reading the file at `path`, as the league's.
+fn read_error(path: &Path) -> impl Fn(std::io::Error) -> LeagueError + Copy + '_ {
+    move |source| {
         LeagueError::from(JournalError::Io {
             action: "read",
             path: path.to_owned(),
             source,
         })
-    };
+    }
+}
+
+/// The lines in the first `bytes` bytes of the file at `path` (which end with a line's end), the first line
+/// counted as 1.
+fn lines_in(path: &Path, bytes: u64) -> Result<usize, LeagueError> {
+    let io_error = read_error(path);
     let mut head = Vec::new();
     std::fs::File::open(path)
         .map_err(io_error)?
@@ -149,13 +148,7 @@ fn lines_in(path: &Path, bytes: u64) -> Result<usize, LeagueError> {
 fn append(opened: &mut Opened, taken: &[(PathBuf, Vec<Span>)]) -> Result<(), LeagueError> {
     opened.journal.set_durability(Durability::None);
     for (shard, spans) in taken {
-        let io_error = |source| {
-            LeagueError::from(JournalError::Io {
-                action: "read",
-                path: shard.clone(),
-                source,
-            })
-        };
+        let io_error = read_error(shard);
         let mut file = std::fs::File::open(shard).map_err(io_error)?;
         let mut line = Vec::new();
         for span in spans {
