@@ -21,7 +21,9 @@
 //! ladder ([`jobs`]): analyses of their lost games ([`analyses`]) and
 //! unrated challenges ([`challenges`]), the tests that promote a version
 //! submitted on condition ([`promotions`]), and the season's phases, which
-//! open and freeze the submissions ([`season`]).
+//! open and freeze the submissions ([`season`]), with its stages in time
+//! ([`stages`]): the ladder, then the final ([`finals`]), each round played
+//! here or on a Slurm cluster ([`cluster`]).
 
 #![warn(missing_docs)]
 

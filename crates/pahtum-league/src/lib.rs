@@ -23,7 +23,13 @@
 //! and joint rating fit. A league's journal is read by
 //! `pahtum_report::fold::fold_journal` like a tournament's, so `arena standings`,
 //! `arena report` and `arena serve` show a league as a run; `arena verify`
-//! lists every faulty line of it ([`read::verify`]).
+//! lists every faulty line of it ([`audit::verify`]), and decides each round
+//! of a final again by its rule.
+//!
+//! A final is a league whose rules carry its own pairing rule
+//! ([`separation`]): it plays until its prize places are apart. A round played
+//! in shards (on a cluster) comes back through [`take`], which checks and
+//! appends only what each shard added.
 //!
 //! An entrant's folder is a stranger's upload: [`folder`] stages it, and a
 //! private module, `snapshot`, walks it through file descriptors (regular
