@@ -93,12 +93,17 @@ pub async fn start(command: &Command, policy: &Policy) -> io::Result<Process> {
     if let Some(limits) = contained.limits() {
         cgroup_procs.extend(limits.procs_files()?);
     }
-    for procs in cgroup_procs.iter().map(AsRawFd::as_raw_fd) {
-        // SAFETY: the closure makes one write(2) between fork and exec;
-        // the descriptor stays open until the spawn has returned.
+    for procs in cgroup_procs {
+        // SAFETY: the closure makes one write(2) between fork and exec. It
+        // owns the descriptor, which so lives as long as the command: the
+        // spawner thread drops it only after the fork, even when the caller
+        // stopped waiting for the spawn (a stopped round). A raw number
+        // closed earlier could be the spawn's own error pipe by the time of
+        // the fork, and the child's write a short report that std answers by
+        // waiting for the child forever.
         unsafe {
             child_command.pre_exec(move || {
-                cgroup::enter(procs);
+                cgroup::enter(procs.as_raw_fd());
                 Ok(())
             });
         }
@@ -110,9 +115,7 @@ pub async fn start(command: &Command, policy: &Policy) -> io::Result<Process> {
     if let Some(core) = policy.core {
         crate::affinity::pin(&mut child_command, core);
     }
-    let spawned = spawn_from_the_spawner_thread(child_command).await;
-    drop(cgroup_procs);
-    let child = spawned?;
+    let child = spawn_from_the_spawner_thread(child_command).await?;
     let pid = child.id().expect("a child that was just spawned has a pid");
     Ok(Process {
         group: Pid::from_raw(pid as i32),
