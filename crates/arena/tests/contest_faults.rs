@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use contesting::{
-    Server, api, arena, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz, text,
+    Server, api, arena, at_most_every, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz,
+    text,
 };
 use pahtum_testkit::{wait_for, wait_until};
 
@@ -125,19 +126,6 @@ fn game_ids(journal: &Path) -> Vec<String> {
         }
     }
     ids
-}
-
-/// `probe`, looked at most once every `every` (`wait_for` looks every few milliseconds: too often for a
-/// request to the server, or a read of the whole journal).
-fn at_most_every<T>(every: Duration, mut probe: impl FnMut() -> Option<T>) -> impl FnMut() -> Option<T> {
-    let mut last: Option<Instant> = None;
-    move || {
-        if last.is_some_and(|last| last.elapsed() < every) {
-            return None;
-        }
-        last = Some(Instant::now());
-        probe()
-    }
 }
 
 #[test]

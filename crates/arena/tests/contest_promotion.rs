@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use contesting::{
-    Server, api, arena, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz, text,
+    Server, api, arena, at_most_every, bot_folder, invite_token, new_contest, private_folder, s, sandbox_runs, tar_gz,
+    text,
 };
 use pahtum_testkit::wait_for;
 
@@ -88,18 +89,6 @@ fn league_pairs(contest: &Path) -> Vec<[String; 2]> {
             two
         })
         .collect()
-}
-
-/// `probe`, looked at most once every `every`.
-fn at_most_every<T>(every: Duration, mut probe: impl FnMut() -> Option<T>) -> impl FnMut() -> Option<T> {
-    let mut last: Option<Instant> = None;
-    move || {
-        if last.is_some_and(|last| last.elapsed() < every) {
-            return None;
-        }
-        last = Some(Instant::now());
-        probe()
-    }
 }
 
 #[test]

@@ -328,3 +328,16 @@ pub fn session_set_by(answer: &str) -> String {
         .unwrap()
         .to_owned()
 }
+
+/// `probe`, looked at most once every `every` (`wait_for` looks every few milliseconds: too often for a
+/// request to the server, or a read of the whole journal).
+pub fn at_most_every<T>(every: Duration, mut probe: impl FnMut() -> Option<T>) -> impl FnMut() -> Option<T> {
+    let mut last: Option<Instant> = None;
+    move || {
+        if last.is_some_and(|last| last.elapsed() < every) {
+            return None;
+        }
+        last = Some(Instant::now());
+        probe()
+    }
+}
