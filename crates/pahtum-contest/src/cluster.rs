@@ -45,6 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterSettings;
 use crate::locks::{locked, open_league};
+use pahtum_protocol::untrusted::escape;
 
 /// The batch script of a round's tasks: `{arena}`, `{round}` and `{tasks}` are filled in, quoted.
 pub const SCRIPT: &str = r#"#!/bin/sh
@@ -284,10 +285,9 @@ async fn play_round<S: std::future::Future<Output = ()>>(
             let outcomes = take_shards(&mut opened, &league.join(JOURNAL), &shards, submitted.from)?;
             for (task, outcome) in (1..=tasks).zip(outcomes) {
                 if let Taken::Refused(line, fault) = outcome {
-                    let job = task_id(&submitted, task);
-                    let why = format!("line {line}: {}", crate::causes::chain(&fault));
-                    eprintln!("round {round}: the shard of task {task} (job {job}) is refused, {why}; it plays again");
-                    submitted.refused.push(format!("task {task} (job {job}): {why}"));
+                    let refused = refusal(task, &task_id(&submitted, task), line, &fault);
+                    eprintln!("round {round}: the shard of {refused}; refused, it plays again");
+                    submitted.refused.push(refused);
                     let shard = dir.join(format!("shard-{task}"));
                     std::fs::remove_dir_all(&shard).map_err(io_error("drop", &shard))?;
                     again.push(task);
@@ -343,6 +343,14 @@ fn prepare(league: &Path, dir: &Path, cluster: &Cluster) -> Result<u64, ClusterE
     std::fs::write(&path, script).map_err(io_error("write", &path))?;
     std::fs::rename(&aside, &copy).map_err(io_error("put in place", &copy))?;
     Ok(from)
+}
+
+/// Why the shard of `task` (its job `job`) is refused: its faulty line `line` and what is wrong with it. The
+/// shard's journal is the cluster's writing, which the server does not trust: what it says of its line is
+/// shown escaped, control characters visible, in the server's log and in `round.json`.
+fn refusal(task: u32, job: &str, line: usize, fault: &pahtum_league::LeagueFault) -> String {
+    let why = crate::causes::chain(fault);
+    format!("task {task} (job {job}): line {line}: {}", escape(&why))
 }
 
 /// Writes what was submitted to `record`.
@@ -457,5 +465,23 @@ fn describe(ended: &Exit) -> String {
         Exit::Exited(status) => format!("it ended with {status}"),
         Exit::TimedOut(limit) => format!("it took longer than {} s", limit.as_secs()),
         Exit::OutOfMemory(_) => "it ran out of memory".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shard's faulty line names the game as its journal wrote it: a terminal's controls in it are shown,
+    /// not obeyed.
+    #[test]
+    fn a_refusal_shows_what_the_shard_wrote_escaped() {
+        let fault = pahtum_league::LeagueFault::NotDecided {
+            id: "000-001-00-a\u{1b}[2J\u{7}".to_owned(),
+        };
+        let said = refusal(2, "17_2", 9, &fault);
+        assert!(said.starts_with("task 2 (job 17_2): line 9: "), "{said}");
+        assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+        assert!(said.contains("[2J"), "{said}");
     }
 }

@@ -99,7 +99,7 @@ pub async fn play(site: Arc<Site>, machinery: Machinery<'_>, stop: CancellationT
         Err(error) => Err(error),
     };
     if let Err(error) = played {
-        eprintln!("the final stopped: {error}");
+        eprintln!("the final stopped: {}", pahtum_protocol::untrusted::escape(&error));
     }
     stop.cancelled().await;
 }
