@@ -13,6 +13,8 @@
 //!   then the merge after the whole array), and the two batch scripts run as Slurm would run
 //!   them (each array task's environment, the `--chdir`, the `--cpus-per-task`), on a tournament of
 //!   instant bots: the merged standings equal an unsharded run's.
+//! * Kubernetes for a contest: `contest.yaml` holds the claim the reference `contest.toml` names and a Role
+//!   that lets the server create and list Jobs.
 //! * `bash -n` on every shell script of `deploy/`.
 //!
 //! `deploy/slurm/test-local.sh` runs the Slurm scripts on a real one-node Slurm (in `.ci/run`).
@@ -685,4 +687,41 @@ fn every_shell_script_of_deploy_parses() {
             script.display()
         );
     }
+}
+
+/// `deploy/k8s/contest.yaml` gives a contest's server what `[cluster] kind = "kubernetes"` uses: the claim
+/// the reference `contest.toml` names, and a Role, bound to the server's ServiceAccount, that may create and
+/// list Jobs (`kubectl create -f`, `kubectl get jobs -l`), and nothing beyond Jobs.
+#[test]
+fn the_contests_kubernetes_manifest_grants_what_the_server_runs() {
+    let documents = documents("deploy/k8s/contest.yaml");
+    let named = |kind: &str| {
+        documents
+            .iter()
+            .find(|d| d["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind}"))
+    };
+    let reference = read("tournaments/contest/contest.toml");
+    let claim = named("PersistentVolumeClaim")["metadata"]["name"].as_str().unwrap();
+    assert!(
+        reference.contains(&format!("claim = \"{claim}\"")),
+        "the reference names the claim {claim}"
+    );
+    assert_eq!(
+        strings(&named("PersistentVolumeClaim")["spec"]["accessModes"]),
+        ["ReadWriteMany"]
+    );
+    let rules = named("Role")["rules"].as_sequence().unwrap();
+    assert_eq!(rules.len(), 1, "{rules:?}");
+    assert_eq!(strings(&rules[0]["apiGroups"]), ["batch"]);
+    assert_eq!(strings(&rules[0]["resources"]), ["jobs"]);
+    let verbs = strings(&rules[0]["verbs"]);
+    assert!(
+        verbs.contains(&"create".to_owned()) && verbs.contains(&"list".to_owned()),
+        "{verbs:?}"
+    );
+    let binding = named("RoleBinding");
+    let account = named("ServiceAccount")["metadata"]["name"].as_str().unwrap();
+    assert_eq!(binding["subjects"][0]["name"], account);
+    assert_eq!(binding["roleRef"]["name"], named("Role")["metadata"]["name"]);
 }

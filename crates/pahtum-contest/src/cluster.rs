@@ -1,18 +1,22 @@
 //! A league's rounds played on a cluster: each round's games dealt to shards,
-//! each shard a task of one Slurm job array, merged back into the league's
-//! journal once every record of every shard has been checked.
+//! each shard a task of one Slurm job array or one Kubernetes Indexed Job,
+//! merged back into the league's journal once every record of every shard has
+//! been checked.
 //!
 //! It is today's shards (`arena league run DIR --shard K/N`, and the league's
 //! merge of shards' journals) submitted to the cluster's own scheduler; the
-//! arena runs no worker fleet of its own:
+//! arena runs no worker fleet of its own. The round's loop is one for both
+//! schedulers, which differ only in how tasks are submitted and listed
+//! ([`slurm`], [`kubernetes`]); here it is told with Slurm's words:
 //! * the server decides the round in the league's journal, as it does when it
 //!   plays it itself, and copies the league (its rules, that journal, the
 //!   entrants' built snapshots) into the round's folder on the shared storage;
-//! * `sbatch --array=1-N` runs the round's batch script ([`SCRIPT`]): task `K`
+//! * `sbatch --array=1-N` (or an Indexed Job of N pods) runs the round's
+//!   script ([`SCRIPT`]): task `K`
 //!   copies the league (the snapshots hard-linked) into `shard-K/` and plays
 //!   shard `K` of `N` into its journal, the games the machine failed played
 //!   again, then writes its exit status beside it;
-//! * the server asks `squeue` what is left. A task that ended without success,
+//! * the server asks `squeue` (or `kubectl get jobs`) what is left. A task that ended without success,
 //!   or left the queue without a status (cancelled with `scancel`, lost with
 //!   its node), is submitted again and resumes its journal: nothing it played
 //!   is lost, and its games count for no one until they are played;
@@ -28,33 +32,52 @@
 //! server started again watch the same jobs: a stop never submits a round
 //! twice.
 
+mod error;
+mod kubernetes;
+mod program;
+mod slurm;
+mod tasks;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pahtum_league::folder;
 use pahtum_league::take::{Taken, take_shards};
+use pahtum_protocol::untrusted::escape;
 use pahtum_run::events::{Observer, Quiet};
 use pahtum_run::resume::JOURNAL;
-use pahtum_runner::league::{Ended, Options, PlayLeagueError, Show, play};
+use pahtum_runner::league::{Ended, Options, Show, play};
 use pahtum_runner::live::Live;
 use pahtum_runner::live_socket::LiveSocket;
-use pahtum_supervise::{Command, Ended as Exit, Output, Policy};
 use pahtum_tournament::config::OnOverload;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ClusterSettings;
-use crate::locks::{locked, open_league};
-use pahtum_protocol::untrusted::escape;
+pub use error::ClusterError;
+use error::io_error;
+pub use tasks::Cluster;
+use tasks::{SCRIPT_FILE, Tasks};
 
-/// The batch script of a round's tasks: `{arena}`, `{round}` and `{tasks}` are filled in, quoted.
+use crate::config::ClusterKind;
+use crate::locks::open_league;
+
+/// The script of a round's tasks: `{arena}`, `{round}` and `{tasks}` are filled in, quoted.
 pub const SCRIPT: &str = r#"#!/bin/sh
-# One shard of a league's round, as task K of a Slurm job array (sbatch --array=1-N):
-# the league copied into shard-K (its entrants' snapshots hard-linked), shard K of N
-# played into its journal, and the exit status written beside it for the server.
+# One shard of a league's round, as task K of N: a Slurm job array's task (sbatch --array=1-N; K is
+# SLURM_ARRAY_TASK_ID, its output where --output says) or a pod of a Kubernetes Indexed Job (K is
+# JOB_COMPLETION_INDEX + ARENA_FIRST_TASK, its output appended to task-K.out here). The league copied
+# into shard-K (its entrants' snapshots hard-linked), shard K of N played into its journal, and the
+# exit status written beside it for the server.
 set -u
 round={round}
-k=$SLURM_ARRAY_TASK_ID
+if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
+    k=$SLURM_ARRAY_TASK_ID
+    cpus=${SLURM_CPUS_PER_TASK:-1}
+else
+    k=$((JOB_COMPLETION_INDEX + ARENA_FIRST_TASK))
+    cpus=${ARENA_CPUS:-1}
+    exec >>"$round/task-$k.out" 2>&1
+fi
 shard="$round/shard-$k"
 if [ ! -d "$shard" ]; then
     rm -rf "$shard.new" && mkdir "$shard.new" &&
@@ -62,107 +85,29 @@ if [ ! -d "$shard" ]; then
         cp -al "$round/league/entrants" "$shard.new/entrants" &&
         mv "$shard.new" "$shard" || exit 1
 fi
-{arena} league run "$shard" --shard "$k/{tasks}" --replay-overloaded --concurrency "${SLURM_CPUS_PER_TASK:-1}"
+{arena} league run "$shard" --shard "$k/{tasks}" --replay-overloaded --concurrency "$cpus"
 echo $? > "$round/exit-$k.new" && mv "$round/exit-$k.new" "$round/exit-$k"
 "#;
 
-/// The longest a scheduler's command may take.
-const SCHEDULER_PATIENCE: Duration = Duration::from_secs(60);
-
-/// Why a league's round could not be played on the cluster.
-#[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
-    /// The league could not be played (deciding its round, or opening it).
-    #[error(transparent)]
-    Play(Box<PlayLeagueError>),
-    /// The league's folder or journal.
-    #[error(transparent)]
-    League(#[from] pahtum_league::LeagueError),
-    /// The round's folder on the shared storage.
-    #[error("cannot {what} {}", path.display())]
-    Io {
-        /// What was done.
-        what: &'static str,
-        /// Where.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A scheduler's command failed.
-    #[error("`{command}` failed: {output}; check the cluster's settings in contest.toml ([cluster])")]
-    Scheduler {
-        /// The command.
-        command: String,
-        /// What it printed, or how it ended.
-        output: String,
-    },
-    /// A task failed more often than the settings allow.
-    #[error(
-        "task {task} of round {round} failed {tries} times (its output: {}); the round stops",
-        output.display()
-    )]
-    TaskFailed {
-        /// The round.
-        round: u32,
-        /// The task.
-        task: u32,
-        /// How often it was submitted.
-        tries: u32,
-        /// Its last output.
-        output: PathBuf,
-    },
-}
-
-impl ClusterError {
-    /// Whether it is a league's journal locked elsewhere for a moment ([`crate::locks`]): try again.
-    pub(crate) fn is_locked(&self) -> bool {
-        match self {
-            ClusterError::Play(play) => matches!(&**play, PlayLeagueError::League(error) if locked(error)),
-            ClusterError::League(error) => locked(error),
-            _ => false,
+impl Cluster {
+    /// Submits `tasks` of the round in `dir`, its `nth` submission: the job's id.
+    async fn submit(&self, dir: &Path, tasks: Tasks, nth: usize) -> Result<String, ClusterError> {
+        match self.settings.kind {
+            ClusterKind::Slurm => slurm::submit(dir, self, tasks).await,
+            ClusterKind::Kubernetes => kubernetes::submit(dir, self, tasks, nth).await,
         }
     }
-}
 
-impl From<PlayLeagueError> for ClusterError {
-    fn from(error: PlayLeagueError) -> ClusterError {
-        ClusterError::Play(Box::new(error))
-    }
-}
-
-/// An `std::io::Error` about `path`.
-fn io_error<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ClusterError + 'a {
-    move |source| ClusterError::Io {
-        what,
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// A cluster, as the contest's settings and folder make it.
-#[derive(Debug, Clone)]
-pub struct Cluster {
-    /// The settings.
-    pub settings: ClusterSettings,
-    /// The shared folder the rounds are played in.
-    pub folder: PathBuf,
-    /// The `arena` executable the tasks run.
-    pub arena: PathBuf,
-}
-
-impl Cluster {
-    /// The cluster of `settings`, for the contest in `dir`, its tasks running `arena` unless the settings
-    /// name another.
-    pub fn new(settings: &ClusterSettings, dir: &Path, arena: &Path) -> Cluster {
-        Cluster {
-            folder: dir.join(&settings.folder),
-            arena: if settings.arena.is_empty() {
-                arena.to_owned()
-            } else {
-                PathBuf::from(&settings.arena)
-            },
-            settings: settings.clone(),
+    /// The tasks of the round in `dir` (`submitted`) still waiting or running, as `JOB_TASK`.
+    async fn queued(&self, dir: &Path, submitted: &Submitted) -> Result<Vec<String>, ClusterError> {
+        match self.settings.kind {
+            ClusterKind::Slurm => {
+                let mut jobs: Vec<&str> = submitted.tasks.values().flatten().map(String::as_str).collect();
+                jobs.sort_unstable();
+                jobs.dedup();
+                slurm::queued(&jobs).await
+            }
+            ClusterKind::Kubernetes => kubernetes::queued(dir, self).await,
         }
     }
 }
@@ -259,12 +204,12 @@ async fn play_round<S: std::future::Future<Output = ()>>(
     };
     if submitted.tasks.is_empty() {
         submitted.from = prepare(league, dir, cluster)?;
-        let job = submit(dir, cluster, &format!("1-{tasks}")).await?;
+        let job = cluster.submit(dir, Tasks { first: 1, count: tasks }, 1).await?;
         submitted.tasks = (1..=tasks).map(|task| (task, vec![job.clone()])).collect();
         save(&record, &submitted)?;
     }
     loop {
-        let queued = queued(&submitted).await?;
+        let queued = cluster.queued(dir, &submitted).await?;
         let mut again = Vec::new();
         let mut finished = 0;
         for task in 1..=tasks {
@@ -308,7 +253,14 @@ async fn play_round<S: std::future::Future<Output = ()>>(
                 });
             }
             let _ = std::fs::remove_file(dir.join(format!("exit-{task}")));
-            let job = submit(dir, cluster, &task.to_string()).await?;
+            let nth = submitted
+                .tasks
+                .values()
+                .flatten()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                + 1;
+            let job = cluster.submit(dir, Tasks { first: task, count: 1 }, nth).await?;
             submitted.tasks.entry(task).or_default().push(job);
             save(&record, &submitted)?;
         }
@@ -339,7 +291,7 @@ fn prepare(league: &Path, dir: &Path, cluster: &Cluster) -> Result<u64, ClusterE
         .replace("{round}", &quote(dir).unwrap_or_default())
         .replace("{arena}", &quote(&cluster.arena).unwrap_or_default())
         .replace("{tasks}", &cluster.settings.tasks.to_string());
-    let path = dir.join("shard.sbatch");
+    let path = dir.join(SCRIPT_FILE);
     std::fs::write(&path, script).map_err(io_error("write", &path))?;
     std::fs::rename(&aside, &copy).map_err(io_error("put in place", &copy))?;
     Ok(from)
@@ -370,102 +322,6 @@ fn task_id(submitted: &Submitted, task: u32) -> String {
         .cloned()
         .unwrap_or_default();
     format!("{job}_{task}")
-}
-
-/// Submits tasks `array` (`1-4`, or `3`) of the round in `dir`: the job's id.
-async fn submit(dir: &Path, cluster: &Cluster, array: &str) -> Result<String, ClusterError> {
-    let settings = &cluster.settings;
-    let mut args = vec![
-        "--parsable".to_owned(),
-        format!("--array={array}"),
-        format!(
-            "--job-name=arena-{}",
-            dir.file_name().unwrap_or_default().to_string_lossy()
-        ),
-        format!("--cpus-per-task={}", settings.cpus_per_task),
-        format!("--output={}", dir.join("task-%a.out").display()),
-        format!("--chdir={}", dir.display()),
-    ];
-    if !settings.partition.is_empty() {
-        args.push(format!("--partition={}", settings.partition));
-    }
-    if !settings.account.is_empty() {
-        args.push(format!("--account={}", settings.account));
-    }
-    args.extend(settings.sbatch_args.iter().cloned());
-    args.push(dir.join("shard.sbatch").display().to_string());
-    let printed = scheduler("sbatch", args, dir).await?;
-    // `--parsable` prints `JOB` or `JOB;CLUSTER`.
-    let job = printed.trim().split(';').next().unwrap_or_default().to_owned();
-    if job.is_empty() || !job.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Err(ClusterError::Scheduler {
-            command: "sbatch".to_owned(),
-            output: printed,
-        });
-    }
-    Ok(job)
-}
-
-/// The tasks still queued or running, as `squeue` names them (`JOB_TASK`, one a line).
-async fn queued(submitted: &Submitted) -> Result<Vec<String>, ClusterError> {
-    let mut jobs: Vec<&String> = submitted.tasks.values().flatten().collect();
-    jobs.sort();
-    jobs.dedup();
-    let list = jobs.iter().map(|job| job.as_str()).collect::<Vec<_>>().join(",");
-    let args = vec![
-        "-h".to_owned(),
-        "-r".to_owned(),
-        "-o".to_owned(),
-        "%i".to_owned(),
-        "-j".to_owned(),
-        list,
-    ];
-    match scheduler("squeue", args, Path::new("/")).await {
-        Ok(printed) => Ok(printed.lines().map(|line| line.trim().to_owned()).collect()),
-        // `squeue -j` of jobs it no longer knows fails: none of them is queued.
-        Err(ClusterError::Scheduler { output, .. }) if output.contains("Invalid job id") => Ok(Vec::new()),
-        Err(error) => Err(error),
-    }
-}
-
-/// Runs the scheduler's `program` with `args` through the one supervisor (the organiser's trusted program,
-/// outside the sandbox, with a time limit): what it printed, or why it failed.
-async fn scheduler(program: &str, args: Vec<String>, dir: &Path) -> Result<String, ClusterError> {
-    let log = tempfile::NamedTempFile::new().map_err(io_error("create a log for", Path::new(program)))?;
-    let command = Command {
-        program: program.to_owned(),
-        args,
-        dir: Some(dir.to_owned()),
-        env: Vec::new(),
-    };
-    let policy = Policy {
-        sandbox: None,
-        output: Output::Log(log.path().to_owned()),
-        time_limit: Some(SCHEDULER_PATIENCE),
-        core: None,
-    };
-    let failed = |output: String| ClusterError::Scheduler {
-        command: command.line(),
-        output,
-    };
-    let ended = match pahtum_supervise::start(&command, &policy).await {
-        Ok(process) => process.finish().await.map_err(|error| failed(error.to_string()))?,
-        Err(error) => return Err(failed(error.to_string())),
-    };
-    let printed = std::fs::read_to_string(log.path()).unwrap_or_default();
-    match ended {
-        Exit::Exited(status) if status.success() => Ok(printed),
-        other => Err(failed(format!("{}; it printed: {}", describe(&other), printed.trim()))),
-    }
-}
-
-/// How a scheduler's command ended, in words.
-fn describe(ended: &Exit) -> String {
-    match ended {
-        Exit::Exited(status) => format!("it ended with {status}"),
-        Exit::TimedOut(limit) => format!("it took longer than {} s", limit.as_secs()),
-        Exit::OutOfMemory(_) => "it ran out of memory".to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ use serde::Deserialize;
 
 use crate::season::Phases;
 
+mod cluster;
+pub use cluster::{ClusterKind, ClusterSettings};
+
 /// The contest's file in its folder.
 pub const CONTEST_FILE: &str = "contest.toml";
 
@@ -105,70 +108,6 @@ impl Default for FinalSettings {
             pairs_per_round: 1,
             seed: 0,
         }
-    }
-}
-
-/// The scheduler that a cluster's rounds are submitted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ClusterKind {
-    /// Slurm: each round a job array (`sbatch --array`), watched with `squeue`, cancelled with `scancel`.
-    Slurm,
-}
-
-/// A cluster that plays the contest's rounds (`[cluster]`): each round's games are dealt to `tasks` shards,
-/// each a task of a job array, which play into their own journals on the shared folder; the server checks
-/// every record of each and merges them into the league's journal (`crate::cluster`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClusterSettings {
-    /// The scheduler.
-    pub kind: ClusterKind,
-    /// The partition the jobs are submitted to; empty: the cluster's default.
-    #[serde(default)]
-    pub partition: String,
-    /// The account the jobs are charged to; empty: the submitter's default.
-    #[serde(default)]
-    pub account: String,
-    /// The tasks (shards) of each round.
-    #[serde(default = "cluster_defaults::tasks")]
-    pub tasks: u32,
-    /// The cores of each task: the games it plays at once.
-    #[serde(default = "cluster_defaults::cpus_per_task")]
-    pub cpus_per_task: u32,
-    /// A folder every node sees (NFS, Lustre...), where each round's shards are played; relative: to the
-    /// contest's folder. Default: `cluster` in the contest's folder.
-    #[serde(default = "cluster_defaults::folder")]
-    pub folder: PathBuf,
-    /// The `arena` executable the tasks run, as the nodes see it; empty: this server's own.
-    #[serde(default)]
-    pub arena: String,
-    /// More options for `sbatch`, each a word (e.g. `["--time=01:00:00", "--qos=short"]`).
-    #[serde(default)]
-    pub sbatch_args: Vec<String>,
-    /// How often a failed or lost task is submitted again before the round stops with an error.
-    #[serde(default = "cluster_defaults::retries")]
-    pub retries: u32,
-    /// How often, in seconds, the server asks the scheduler what is left.
-    #[serde(default = "cluster_defaults::poll_s")]
-    pub poll_s: u32,
-}
-
-mod cluster_defaults {
-    pub(super) fn tasks() -> u32 {
-        4
-    }
-    pub(super) fn cpus_per_task() -> u32 {
-        2
-    }
-    pub(super) fn folder() -> std::path::PathBuf {
-        "cluster".into()
-    }
-    pub(super) fn retries() -> u32 {
-        3
-    }
-    pub(super) fn poll_s() -> u32 {
-        5
     }
 }
 
@@ -392,12 +331,8 @@ impl Contest {
         if let Some(problem) = contest.promotion.problem() {
             return Err(invalid(format!("[promotion]: {problem}")));
         }
-        if let Some(cluster) = &contest.cluster
-            && (cluster.tasks == 0 || cluster.cpus_per_task == 0 || cluster.poll_s == 0)
-        {
-            return Err(invalid(
-                "[cluster]: tasks, cpus_per_task and poll_s must each be 1 or more".to_owned(),
-            ));
+        if let Some(problem) = contest.cluster.as_ref().and_then(ClusterSettings::problem) {
+            return Err(invalid(format!("[cluster]: {problem}")));
         }
         Ok(contest)
     }
@@ -468,27 +403,85 @@ mod tests {
         );
     }
 
-    /// The reference file's `[cluster]`, commented out there, reads as a Slurm cluster of every default once
-    /// its lines are uncommented.
-    #[test]
-    fn the_reference_files_cluster_reads_with_its_defaults() {
+    /// The reference file's two `[cluster]` tables, commented out there, one a scheduler's, each uncommented.
+    fn reference_clusters() -> Vec<String> {
         let text = reference();
-        let start = text.find("# [cluster]").unwrap();
-        let block: String = text[start..]
-            .lines()
-            .take_while(|line| line.starts_with("# "))
-            .map(|line| format!("{}\n", &line[2..]))
-            .collect();
-        let contest = Contest::parse(Path::new("contest.toml"), &format!("name = \"x\"\n{block}")).unwrap();
-        let cluster = contest.cluster.unwrap();
-        assert_eq!(cluster.kind, ClusterKind::Slurm);
+        text.match_indices("# [cluster]")
+            .map(|(start, _)| {
+                text[start..]
+                    .lines()
+                    .take_while(|line| line.starts_with("# "))
+                    .map(|line| format!("{}\n", &line[2..]))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The reference file's `[cluster]` of Slurm reads as a Slurm cluster of every default, and its
+    /// Kubernetes one as a Kubernetes cluster; the two name every key of `[cluster]`.
+    #[test]
+    fn the_reference_files_clusters_read_with_their_defaults() {
+        let blocks = reference_clusters();
+        assert_eq!(blocks.len(), 2, "a Slurm and a Kubernetes [cluster]");
+        let read = |block: &str| {
+            Contest::parse(Path::new("contest.toml"), &format!("name = \"x\"\n{block}"))
+                .unwrap()
+                .cluster
+                .unwrap()
+        };
+        let slurm = read(&blocks[0]);
+        assert_eq!(slurm.kind, ClusterKind::Slurm);
         assert_eq!(
-            (cluster.tasks, cluster.cpus_per_task, cluster.retries, cluster.poll_s),
+            (slurm.tasks, slurm.cpus_per_task, slurm.retries, slurm.poll_s),
             (4, 2, 3, 5)
         );
-        assert_eq!(cluster.folder, Path::new("cluster"));
-        let minimal = Contest::parse(Path::new("contest.toml"), "name = \"x\"\n[cluster]\nkind = \"slurm\"\n").unwrap();
-        assert_eq!(minimal.cluster.unwrap(), cluster);
+        assert_eq!(slurm.folder, Path::new("cluster"));
+        assert_eq!(read("[cluster]\nkind = \"slurm\"\n"), slurm);
+        let kubernetes = read(&blocks[1]);
+        assert_eq!(kubernetes.kind, ClusterKind::Kubernetes);
+        assert_eq!(
+            (
+                kubernetes.job_prefix.as_str(),
+                kubernetes.memory.as_str(),
+                kubernetes.privileged
+            ),
+            ("arena", "2Gi", false)
+        );
+        assert_eq!(kubernetes.kubectl, ["kubectl"]);
+        let keys: std::collections::BTreeSet<String> = blocks
+            .iter()
+            .flat_map(|block| {
+                let table: toml::Table = toml::from_str(block).unwrap();
+                table["cluster"].as_table().unwrap().keys().cloned().collect::<Vec<_>>()
+            })
+            .collect();
+        let fields = format!("{slurm:?}").matches(": ").count();
+        assert_eq!(
+            keys.len(),
+            fields,
+            "every key of [cluster] is in the reference file: {keys:?}"
+        );
+    }
+
+    /// A key of the other scheduler's is refused by its name, and Kubernetes without its image or claim.
+    #[test]
+    fn a_cluster_refuses_the_other_schedulers_keys() {
+        let problem = |table: &str| {
+            let error =
+                Contest::parse(Path::new("contest.toml"), &format!("name = \"x\"\n[cluster]\n{table}")).unwrap_err();
+            error.to_string()
+        };
+        let said = problem("kind = \"slurm\"\nimage = \"a\"\n");
+        assert!(said.contains("image is not a key of kind = \"slurm\""), "{said}");
+        let said = problem("kind = \"kubernetes\"\nimage = \"a\"\nclaim = \"c\"\nsbatch_args = [\"-t1\"]\n");
+        assert!(
+            said.contains("sbatch_args is not a key of kind = \"kubernetes\""),
+            "{said}"
+        );
+        let said = problem("kind = \"kubernetes\"\nimage = \"a\"\n");
+        assert!(said.contains("needs the pods' image and the claim"), "{said}");
+        let said = problem("kind = \"kubernetes\"\nimage = \"a\"\nclaim = \"c\"\njob_prefix = \"Cup_1\"\n");
+        assert!(said.contains("job_prefix \"Cup_1\""), "{said}");
     }
 
     /// The reference file's `[phases]`, commented out there (a contest has no season unless it says so), reads

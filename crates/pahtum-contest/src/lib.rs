@@ -23,7 +23,7 @@
 //! submitted on condition ([`promotions`]), and the season's phases, which
 //! open and freeze the submissions ([`season`]), with its stages in time
 //! ([`stages`]): the ladder, then the final ([`finals`]), each round played
-//! here or on a Slurm cluster ([`cluster`]).
+//! here or on a Slurm or Kubernetes cluster ([`cluster`]).
 
 #![warn(missing_docs)]
 

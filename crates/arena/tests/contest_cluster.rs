@@ -1,10 +1,12 @@
-//! A contest's final played on a real Slurm cluster: a one-node cluster on
-//! localhost (`deploy/slurm/local-cluster.sh`), the server submitting each
-//! round as a job array of shards, checking every shard's journal and merging
-//! it into the final's.
+//! A contest's final played on a cluster, the server submitting each round as
+//! a job array of shards, checking every shard's journal and merging it into
+//! the final's: on a real Slurm, a one-node cluster on localhost
+//! (`deploy/slurm/local-cluster.sh`), and on Kubernetes through a stand-in
+//! `kubectl` (`fixtures/kubectl-standin.py`) that runs each Indexed Job's pods
+//! on this machine from the manifest the server wrote. On each:
 //!
-//! * one task of the first round is cancelled with `scancel` while it waits:
-//!   it is submitted again and nothing is lost;
+//! * one task of the first round fails while it waits (cancelled with
+//!   `scancel`; its pod evicted): it is submitted again and nothing is lost;
 //! * the first shard to finish writes a tampered record (its `arena` is a
 //!   wrapper that edits one game's result afterwards, once): it is refused,
 //!   named by its task, and its games are played again;
@@ -12,8 +14,8 @@
 //!   for record (each game's players, stones and result), the final played
 //!   on one machine from the same rules and finalists.
 //!
-//! Needs root, Slurm and munge (CI installs them), and the sandbox; skipped
-//! where they are missing, failed under `CI=true`.
+//! Needs the sandbox, and for Slurm root, Slurm and munge (CI installs them);
+//! skipped where they are missing, failed under `CI=true`.
 
 mod contesting;
 
@@ -122,15 +124,15 @@ fn games_of(text: &str) -> BTreeMap<String, (String, String, Vec<String>, String
 }
 
 /// The `arena` wrapper the cluster's tasks run: the real one, then, for the first shard of the final that
-/// played a game, once (the marker `tampered`), one game's result changed.
+/// played a game, once (the marker `tampered`, made with `mkdir`, which only one of the tasks that end at once
+/// can make), one game's result changed.
 fn tampering_wrapper(root: &Path) -> PathBuf {
     let mark = root.join("tampered");
     let wrapper = root.join("arena-wrapper.sh");
     let script = format!(
         "#!/bin/sh\n\"{ARENA}\" \"$@\"\nstatus=$?\nshard=$3\n\
          case \"$shard\" in */cluster/final/*) ;; *) exit $status ;; esac\n\
-         if [ ! -e '{mark}' ] && grep -q '\"id\"' \"$shard/journal.jsonl\"; then\n\
-         touch '{mark}'\n\
+         if grep -q '\"id\"' \"$shard/journal.jsonl\" && mkdir '{mark}' 2>/dev/null; then\n\
          python3 - \"$shard/journal.jsonl\" <<'EOF'\n\
          import json, sys\n\
          path = sys.argv[1]\n\
@@ -159,7 +161,98 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     }
     let cluster = LocalCluster::start();
     let conf = cluster.conf();
-    let env = [("SLURM_CONF", s(&conf))];
+    // Each round's tasks are held three seconds in the queue: the first round's task 2 is cancelled there.
+    let table = |arena: &Path| {
+        format!(
+            "[cluster]\nkind = \"slurm\"\ntasks = 3\ncpus_per_task = 1\npoll_s = 1\narena = \"{}\"\n\
+             sbatch_args = [\"--begin=now+3\"]\n",
+            arena.display()
+        )
+    };
+    let cancel = |job: &str| {
+        let cancelled = Command::new("scancel")
+            .arg(format!("{job}_2"))
+            .env("SLURM_CONF", &conf)
+            .output()
+            .unwrap();
+        assert!(cancelled.status.success(), "{}", text(&cancelled));
+    };
+    final_on_a_cluster(&table, &[("SLURM_CONF", s(&conf))], cancel);
+}
+
+#[test]
+fn a_final_played_as_kubernetes_indexed_jobs_survives_an_evicted_pod_and_a_tampered_shard() {
+    if !sandbox_runs() {
+        return;
+    }
+    let scheduler = tempfile::tempdir().unwrap();
+    let state = scheduler.path().join("jobs");
+    std::fs::create_dir(&state).unwrap();
+    // The pods stay pending while `hold` exists: the first round's task 2 is evicted there, then all run.
+    let hold = scheduler.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let kubectl = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kubectl-standin.py");
+    let table = |arena: &Path| {
+        format!(
+            "[cluster]\nkind = \"kubernetes\"\ntasks = 3\ncpus_per_task = 1\npoll_s = 1\narena = \"{}\"\n\
+             image = \"pahtum-arena:test\"\nclaim = \"arena-cluster\"\nnamespace = \"cup\"\nkubectl = [\"{}\"]\n",
+            arena.display(),
+            kubectl.display()
+        )
+    };
+    let scheduler_env = [("STANDIN_STATE", s(&state)), ("STANDIN_HOLD", s(&hold))];
+    let _controller = Controller(
+        Command::new(&kubectl)
+            .arg("_controller")
+            .envs(scheduler_env)
+            .spawn()
+            .unwrap(),
+    );
+    let evict = |job: &str| {
+        let evicted = Command::new(&kubectl)
+            .args(["--namespace", "cup", "fail", job, "1"])
+            .env("STANDIN_STATE", &state)
+            .output()
+            .unwrap();
+        assert!(evicted.status.success(), "{}", text(&evicted));
+        std::fs::remove_file(&hold).unwrap();
+    };
+    let (_root, contest) = final_on_a_cluster(
+        &table,
+        &[("STANDIN_STATE", s(&state)), ("STANDIN_HOLD", s(&hold))],
+        evict,
+    );
+    // Task 2 of the first round was submitted again alone: an Indexed Job of one pod, from task 2.
+    let again: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(contest.join("cluster/final/round-00001/job-2.json")).unwrap()).unwrap();
+    assert_eq!(again["spec"]["completions"], 1, "{again}");
+    assert_eq!(
+        again["metadata"]["annotations"]["pahtum-arena/first-task"], "2",
+        "{again}"
+    );
+    assert_eq!(again["metadata"]["name"], "arena-final-round-00001-2", "{again}");
+}
+
+/// The stand-in cluster's controller, which runs the Jobs' pods: stopped when dropped.
+struct Controller(std::process::Child);
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Plays a contest's final of three bots on the cluster of `table` (the `[cluster]` table, given the `arena`
+/// its tasks run), the server started with `env`; `fail_task_2` fails the first round's task 2 while it
+/// waits, given its job. Then checks that nothing was lost or doubled, that one tampered shard was refused by
+/// its task, and that the final equals the one machine's from the same rules and finalists. The contest's
+/// folder, in the private folder that holds it.
+fn final_on_a_cluster(
+    table: &dyn Fn(&Path) -> String,
+    env: &[(&str, &str)],
+    fail_task_2: impl FnOnce(&str),
+) -> (tempfile::TempDir, PathBuf) {
     let root = private_folder();
     let (contest, _) = new_contest(root.path(), "Cluster cup");
     let tokens = ["ada", "bob", "cy"].map(|name| invite_token(&contest, name));
@@ -167,17 +260,9 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     let base = std::fs::read_to_string(&settings).unwrap();
     let wrapper = tampering_wrapper(root.path());
     // The ladder plays on this machine while the bots are admitted (quick); the final on the cluster, a few
-    // rounds of up to four layout pairs, each round's tasks held three seconds in the queue (for the scancel).
+    // rounds of up to four layout pairs.
     let season = |freeze: i64, final_start: i64, cluster: bool| {
-        let cluster = if cluster {
-            format!(
-                "[cluster]\nkind = \"slurm\"\ntasks = 3\ncpus_per_task = 1\npoll_s = 1\narena = \"{}\"\n\
-                 sbatch_args = [\"--begin=now+3\"]\n",
-                wrapper.display()
-            )
-        } else {
-            String::new()
-        };
+        let cluster = if cluster { table(&wrapper) } else { String::new() };
         format!(
             "{base}\n[phases]\nopen = \"{}\"\nfreeze = \"{}\"\nfinal = \"{}\"\nend = \"{}\"\n\n\
              [final]\nplaces = 1\nconfidence = 0.9\nmax_games = 30\npairs_per_round = 4\nseed = 3\n\n{cluster}",
@@ -188,7 +273,7 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
         )
     };
     std::fs::write(&settings, season(3600, 3601, false)).unwrap();
-    let server = Server::start_with_env(&contest, &["--concurrency", "2"], &env);
+    let server = Server::start_with_env(&contest, &["--concurrency", "2"], env);
     for (token, command) in tokens.iter().zip(["engine --level 0", "heuristic", "first-free"]) {
         let folder = bot_folder(
             root.path(),
@@ -214,8 +299,7 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     server.stop();
 
     std::fs::write(&settings, season(-2, -1, true)).unwrap();
-    let server = Server::start_with_env(&contest, &["--concurrency", "2"], &env);
-    // The first round's tasks wait three seconds in the queue: task 2 is cancelled there.
+    let server = Server::start_with_env(&contest, &["--concurrency", "2"], env);
     let first_round = contest.join("cluster/final/round-00001");
     let mut job = String::new();
     wait_until("the first round is submitted", ANSWER_WITHIN, || {
@@ -226,12 +310,7 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
             .unwrap_or_default();
         !job.is_empty()
     });
-    let cancelled = Command::new("scancel")
-        .arg(format!("{job}_2"))
-        .env("SLURM_CONF", &conf)
-        .output()
-        .unwrap();
-    assert!(cancelled.status.success(), "{}", text(&cancelled));
+    fail_task_2(&job);
 
     let mut over = None;
     wait_until("the final is over", FINAL_WITHIN, || {
@@ -244,7 +323,7 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
     let over = over.unwrap();
     assert_eq!(over["faults"], 0, "{over}");
 
-    // Task 2 of the first round ran twice: cancelled, then submitted again.
+    // Task 2 of the first round ran twice: failed, then submitted again.
     let submitted: serde_json::Value =
         serde_json::from_slice(&std::fs::read(first_round.join("round.json")).unwrap()).unwrap();
     assert_eq!(submitted["tasks"]["2"].as_array().unwrap().len(), 2, "{submitted}");
@@ -297,4 +376,5 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
         on_cluster, one_machine,
         "the cluster's final is the one machine's, record for record"
     );
+    (root, contest)
 }
