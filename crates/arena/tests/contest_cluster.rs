@@ -5,6 +5,8 @@
 //! `kubectl` (`fixtures/kubectl-standin.py`) that runs each Indexed Job's pods
 //! on this machine from the manifest the server wrote. On each:
 //!
+//! * the ladder plays on the cluster too (on Kubernetes; on Slurm, whose
+//!   queue is slower, it plays on the server's machine);
 //! * one task of the first round fails while it waits (cancelled with
 //!   `scancel`; its pod evicted): it is submitted again and nothing is lost;
 //! * the first shard to finish writes a tampered record (its `arena` is a
@@ -177,7 +179,13 @@ fn a_final_played_as_slurm_job_arrays_survives_a_cancelled_task_and_a_tampered_s
             .unwrap();
         assert!(cancelled.status.success(), "{}", text(&cancelled));
     };
-    final_on_a_cluster(&table, &[("SLURM_CONF", s(&conf))], cancel);
+    final_on_a_cluster(Scheduler {
+        table: &table,
+        env: &[("SLURM_CONF", s(&conf))],
+        ladder: false,
+        before_final: Box::new(|| {}),
+        fail_task_2: Box::new(cancel),
+    });
 }
 
 #[test]
@@ -188,9 +196,9 @@ fn a_final_played_as_kubernetes_indexed_jobs_survives_an_evicted_pod_and_a_tampe
     let scheduler = tempfile::tempdir().unwrap();
     let state = scheduler.path().join("jobs");
     std::fs::create_dir(&state).unwrap();
-    // The pods stay pending while `hold` exists: the first round's task 2 is evicted there, then all run.
+    // The pods stay pending while `hold` exists: made before the final, whose first round's task 2 is evicted
+    // there, then all run. The ladder plays on the cluster too, unheld.
     let hold = scheduler.path().join("hold");
-    std::fs::write(&hold, "").unwrap();
     let kubectl = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kubectl-standin.py");
     let table = |arena: &Path| {
         format!(
@@ -217,11 +225,13 @@ fn a_final_played_as_kubernetes_indexed_jobs_survives_an_evicted_pod_and_a_tampe
         assert!(evicted.status.success(), "{}", text(&evicted));
         std::fs::remove_file(&hold).unwrap();
     };
-    let (_root, contest) = final_on_a_cluster(
-        &table,
-        &[("STANDIN_STATE", s(&state)), ("STANDIN_HOLD", s(&hold))],
-        evict,
-    );
+    let (_root, contest) = final_on_a_cluster(Scheduler {
+        table: &table,
+        env: &scheduler_env,
+        ladder: true,
+        before_final: Box::new(|| std::fs::write(&hold, "").unwrap()),
+        fail_task_2: Box::new(evict),
+    });
     // Task 2 of the first round was submitted again alone: an Indexed Job of one pod, from task 2.
     let again: serde_json::Value =
         serde_json::from_slice(&std::fs::read(contest.join("cluster/final/round-00001/job-2.json")).unwrap()).unwrap();
@@ -231,6 +241,21 @@ fn a_final_played_as_kubernetes_indexed_jobs_survives_an_evicted_pod_and_a_tampe
         "{again}"
     );
     assert_eq!(again["metadata"]["name"], "arena-final-round-00001-2", "{again}");
+}
+
+/// How a test drives its scheduler through [`final_on_a_cluster`].
+struct Scheduler<'a> {
+    /// The `[cluster]` table, given the `arena` its tasks run.
+    table: &'a dyn Fn(&Path) -> String,
+    /// The server's environment.
+    env: &'a [(&'a str, &'a str)],
+    /// Whether the ladder plays on the cluster too (else on the server's machine, quicker where the queue
+    /// is slow).
+    ladder: bool,
+    /// Done before the final's server starts.
+    before_final: Box<dyn FnOnce() + 'a>,
+    /// Fails the first round's task 2 while it waits, given its job.
+    fail_task_2: Box<dyn FnOnce(&str) + 'a>,
 }
 
 /// The stand-in cluster's controller, which runs the Jobs' pods: stopped when dropped.
@@ -243,24 +268,26 @@ impl Drop for Controller {
     }
 }
 
-/// Plays a contest's final of three bots on the cluster of `table` (the `[cluster]` table, given the `arena`
-/// its tasks run), the server started with `env`; `fail_task_2` fails the first round's task 2 while it
-/// waits, given its job. Then checks that nothing was lost or doubled, that one tampered shard was refused by
-/// its task, and that the final equals the one machine's from the same rules and finalists. The contest's
-/// folder, in the private folder that holds it.
-fn final_on_a_cluster(
-    table: &dyn Fn(&Path) -> String,
-    env: &[(&str, &str)],
-    fail_task_2: impl FnOnce(&str),
-) -> (tempfile::TempDir, PathBuf) {
+/// Plays a contest's final of three bots on the cluster of `scheduler`, the first round's task 2 failed while
+/// it waits. Then checks that nothing was lost or doubled, that one tampered shard was refused by its task,
+/// and that the final equals the one machine's from the same rules and finalists. The contest's folder, in
+/// the private folder that holds it.
+fn final_on_a_cluster(scheduler: Scheduler) -> (tempfile::TempDir, PathBuf) {
+    let Scheduler {
+        table,
+        env,
+        ladder,
+        before_final,
+        fail_task_2,
+    } = scheduler;
     let root = private_folder();
     let (contest, _) = new_contest(root.path(), "Cluster cup");
     let tokens = ["ada", "bob", "cy"].map(|name| invite_token(&contest, name));
     let settings = contest.join("contest.toml");
     let base = std::fs::read_to_string(&settings).unwrap();
     let wrapper = tampering_wrapper(root.path());
-    // The ladder plays on this machine while the bots are admitted (quick); the final on the cluster, a few
-    // rounds of up to four layout pairs.
+    // The ladder plays while the bots are admitted; the final on the cluster, a few rounds of up to four layout
+    // pairs.
     let season = |freeze: i64, final_start: i64, cluster: bool| {
         let cluster = if cluster { table(&wrapper) } else { String::new() };
         format!(
@@ -272,7 +299,7 @@ fn final_on_a_cluster(
             instant(final_start + 3600),
         )
     };
-    std::fs::write(&settings, season(3600, 3601, false)).unwrap();
+    std::fs::write(&settings, season(3600, 3601, ladder)).unwrap();
     let server = Server::start_with_env(&contest, &["--concurrency", "2"], env);
     for (token, command) in tokens.iter().zip(["engine --level 0", "heuristic", "first-free"]) {
         let folder = bot_folder(
@@ -296,7 +323,14 @@ fn final_on_a_cluster(
                 mine.contains("\"state\":\"playing\"")
             })
     });
+    if ladder {
+        wait_until("a round of the ladder is played on the cluster", FINAL_WITHIN, || {
+            let journal = std::fs::read_to_string(contest.join("league/journal.jsonl")).unwrap_or_default();
+            contest.join("cluster/league/round-00001/exit-1").exists() && !games_of(&journal).is_empty()
+        });
+    }
     server.stop();
+    before_final();
 
     std::fs::write(&settings, season(-2, -1, true)).unwrap();
     let server = Server::start_with_env(&contest, &["--concurrency", "2"], env);
