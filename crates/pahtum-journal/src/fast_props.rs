@@ -8,8 +8,8 @@
 use pahtum::Seat;
 use pahtum_protocol::bot::Identity;
 use pahtum_record::{
-    Forfeit, GameRecord, Hellos, MoveKind, MoveRecord, Opening, Origin, OtherForfeit, Players, SeatTimes, Termination,
-    Timing,
+    BookLine, Forfeit, GameRecord, Hellos, MoveKind, MoveRecord, Opening, Origin, OtherForfeit, Players, SeatTimes,
+    Termination, Timing,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -98,9 +98,14 @@ fn record() -> BoxedStrategy<GameRecord> {
     );
     let players = (name(), name(), name(), name());
     let origin = (text(), text()).prop_map(|(file, game)| Origin { file, game });
+    let book = (text(), prop_oneof![1..60_usize, Just(usize::MAX)]).prop_map(|(file, line)| BookLine { file, line });
     let opening = proptest::option::of(
-        (prop_oneof![0..12_usize, Just(usize::MAX)], proptest::option::of(origin))
-            .prop_map(|(plies, from)| Opening { plies, from }),
+        (
+            prop_oneof![0..12_usize, Just(usize::MAX)],
+            proptest::option::of(origin),
+            proptest::option::of(book),
+        )
+            .prop_map(|(plies, from, book)| Opening { plies, from, book }),
     );
     let play = (
         proptest::collection::vec(cell(), 0..8),

@@ -257,7 +257,23 @@ pub fn parse(path: &Path, text: &str) -> Result<League, ConfigError> {
     })
 }
 
+/// A league's reader of books: none yet. Its folder is copied whole into shards and cluster rounds, which a
+/// book beside it would have to follow; until it does, `openings` is refused in `league.toml` (`resolve`).
+fn no_book(_: &str) -> std::io::Result<String> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "a league plays no opening book yet",
+    ))
+}
+
 fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
+    if keys.rules.openings.is_some() {
+        return Err(key_error(
+            "rules.openings",
+            "a league plays no opening book yet",
+            "remove `openings`: a league's layouts come from `placement` (tournaments and matches play books)",
+        ));
+    }
     let name = keys
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
@@ -327,7 +343,7 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
             DEFAULT_MAX_MB,
             "give the most MiB an entrant's files may take together, 1 or more",
         )?,
-        rules: resolve_rules(keys.rules)?,
+        rules: resolve_rules(keys.rules, &no_book)?,
         time: resolve_time("time", &keys.time)?,
         separate: keys.separate.map(separate).transpose()?,
     })

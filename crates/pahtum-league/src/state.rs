@@ -308,6 +308,8 @@ impl LeagueState {
             seed: layout.seed,
             rules: layout.rules,
             blocks: layout.blocks.clone(),
+            opening: layout.opening.clone(),
+            book: layout.book.clone(),
         }
     }
 

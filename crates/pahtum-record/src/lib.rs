@@ -22,7 +22,7 @@ mod spec;
 mod start;
 
 pub use replay_error::{NameMismatch, ReplayError};
-pub use spec::{GameSpec, OpeningError};
+pub use spec::{GameSpec, OpeningError, play_opening};
 pub use start::{PlyError, ReplayingError, TypedOpeningError, parse_plies};
 
 use pahtum::{Action, Bitboard, Cell, Color, Game, Outcome, Score, Seat};
@@ -127,9 +127,31 @@ pub struct Opening {
     /// How many plies were given: the bots' first ply is `plies + 1`.
     pub plies: usize,
     /// The recorded game they were taken from (`--from`); absent when they
-    /// were typed (`--moves`).
+    /// were typed (`--moves`) or taken from a book.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Origin>,
+    /// The opening book's line they were taken from (a tournament's, a
+    /// match's or a league's `openings`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book: Option<BookLine>,
+}
+
+/// One opening of an opening book: the book's file and the opening's line in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BookLine {
+    /// The book's file, as the tournament file names it.
+    pub file: String,
+    /// The opening's line in it, from 1.
+    pub line: usize,
+}
+
+/// Where the plies given before the bots played came from, when not typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A recorded game (`--from`).
+    Game(Origin),
+    /// An opening book's line.
+    Book(BookLine),
 }
 
 /// A recorded game that a game started from.

@@ -7,7 +7,7 @@
 use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{GameRecord, MoveKind, MoveRecord, Opening, Origin, Players, SeatTimes, Termination, Timing, unix_ms};
+use crate::{GameRecord, MoveKind, MoveRecord, Opening, Players, SeatTimes, Source, Termination, Timing, unix_ms};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,8 +38,8 @@ pub struct GameSpec {
     /// referee plays them by the rules before its first request, and the
     /// requests' `moves` include them. Empty for a game from its layout.
     pub opening: Vec<Action>,
-    /// The recorded game the opening was taken from, for the record.
-    pub origin: Option<Origin>,
+    /// Where the opening was taken from (a recorded game, a book's line), for the record.
+    pub origin: Option<Source>,
 }
 
 /// Why the plies given to [`GameSpec::with_opening`] cannot start the game.
@@ -62,6 +62,21 @@ pub enum OpeningError {
         /// How many plies were given.
         plies: usize,
     },
+}
+
+/// Plays the given plies `opening` on `game` by the rules, which must leave the bots something to play.
+pub fn play_opening(game: &mut Game, opening: &[Action]) -> Result<(), OpeningError> {
+    for (index, &action) in opening.iter().enumerate() {
+        game.play(action).map_err(|illegal| OpeningError::Illegal {
+            ply: index + 1,
+            action,
+            illegal,
+        })?;
+    }
+    if game.is_finished() {
+        return Err(OpeningError::Finished { plies: opening.len() });
+    }
+    Ok(())
 }
 
 impl GameSpec {
@@ -116,7 +131,14 @@ impl GameSpec {
             blocks: game.position().blocks().cells().collect(),
             opening: (!self.opening.is_empty() || self.origin.is_some()).then(|| Opening {
                 plies: self.opening.len(),
-                from: self.origin.clone(),
+                from: match &self.origin {
+                    Some(Source::Game(origin)) => Some(origin.clone()),
+                    _ => None,
+                },
+                book: match &self.origin {
+                    Some(Source::Book(line)) => Some(line.clone()),
+                    _ => None,
+                },
             }),
             moves,
             swap: game.swapped(),
@@ -246,24 +268,14 @@ impl GameSpec {
     }
 
     /// The same game started from the plies `opening` (given before the bots
-    /// play; see [`GameSpec::opening`]), taken from the recorded game `origin`
+    /// play; see [`GameSpec::opening`]), taken from `origin` (a recorded game, a book's line)
     /// if any. The rules check each ply; the game must not end with them.
     ///
     /// # Panics
     ///
     /// If the spec contradicts itself, as [`GameSpec::initial_game`].
-    pub fn with_opening(self, opening: Vec<Action>, origin: Option<Origin>) -> Result<GameSpec, OpeningError> {
-        let mut game = self.initial_game();
-        for (index, &action) in opening.iter().enumerate() {
-            game.play(action).map_err(|illegal| OpeningError::Illegal {
-                ply: index + 1,
-                action,
-                illegal,
-            })?;
-        }
-        if game.is_finished() {
-            return Err(OpeningError::Finished { plies: opening.len() });
-        }
+    pub fn with_opening(self, opening: Vec<Action>, origin: Option<Source>) -> Result<GameSpec, OpeningError> {
+        play_opening(&mut self.initial_game(), &opening)?;
         Ok(GameSpec {
             opening,
             origin,

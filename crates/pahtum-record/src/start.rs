@@ -9,7 +9,7 @@
 use pahtum::{Action, ParseActionError};
 
 use crate::spec::{GameSpec, OpeningError};
-use crate::{GameRecord, Origin, ReplayError};
+use crate::{GameRecord, Origin, ReplayError, Source};
 
 /// A typed ply that is no action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -126,7 +126,7 @@ impl GameSpec {
             file: file.clone(),
             game,
         };
-        spec.with_opening(recorded[..ply - 1].to_vec(), Some(origin))
+        spec.with_opening(recorded[..ply - 1].to_vec(), Some(Source::Game(origin)))
             .map_err(|opening| ReplayingError::Opening { file, ply, opening })
     }
 }
@@ -199,7 +199,9 @@ mod tests {
         );
         assert_eq!(spec.opening, record.replay().unwrap().history()[..2]);
         assert_eq!(spec.time, layout.time, "the record's time control");
-        let origin = spec.origin.unwrap();
+        let Some(Source::Game(origin)) = spec.origin else {
+            panic!("taken from a game: {:?}", spec.origin);
+        };
         assert_eq!((origin.file.as_str(), origin.game.as_str()), ("runs/t", "recorded"));
         let own = fresh("again", 100).replaying(&record, "runs/t", 1, true).unwrap();
         assert_eq!((own.time.move_ms, own.opening.len()), (Some(100), 0));

@@ -4,7 +4,7 @@ use pahtum::{Action, Color, IllegalAction, Outcome, Phase, Score, Seat};
 use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
 use pahtum_record::{
-    Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin, OtherForfeit, ReplayError, SeatTimes,
+    BookLine, Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin, OtherForfeit, ReplayError, SeatTimes,
 };
 
 /// `arena game --white first-free --black heuristic --blocks 41 --seed 7 --json`
@@ -284,7 +284,11 @@ fn plies_are_numbered_as_the_protocol_lists_them_pie_decision_included() {
 fn an_opening_is_checked_and_tells_the_given_moves_apart() {
     let mut record = record();
     // The real game: White's first stone (ply 1), Black kept (ply 2), then seven stones.
-    record.opening = Some(Opening { plies: 1, from: None });
+    record.opening = Some(Opening {
+        plies: 1,
+        from: None,
+        book: None,
+    });
     record.replay().unwrap();
     assert_eq!(
         (0..record.moves.len())
@@ -293,12 +297,20 @@ fn an_opening_is_checked_and_tells_the_given_moves_apart() {
         [true, false, false, false, false, false, false, false]
     );
     let replayed = |record: &GameRecord| record.replay().map(drop);
-    record.opening = Some(Opening { plies: 9, from: None });
+    record.opening = Some(Opening {
+        plies: 9,
+        from: None,
+        book: None,
+    });
     assert_eq!(replayed(&record), Err(ReplayError::GivenPieTimed));
     record.swap_move = None;
     replayed(&record).unwrap();
     assert!(record.is_given(7));
-    record.opening = Some(Opening { plies: 10, from: None });
+    record.opening = Some(Opening {
+        plies: 10,
+        from: None,
+        book: None,
+    });
     assert_eq!(
         replayed(&record),
         Err(ReplayError::OpeningTooLong { given: 10, plies: 9 })
@@ -309,11 +321,25 @@ fn an_opening_is_checked_and_tells_the_given_moves_apart() {
             file: "runs/t".into(),
             game: "003-01-b".into(),
         }),
+        book: None,
     })
     .unwrap();
     assert_eq!(
         json,
         serde_json::json!({"plies": 3, "from": {"file": "runs/t", "game": "003-01-b"}})
+    );
+    let json = serde_json::to_value(Opening {
+        plies: 2,
+        from: None,
+        book: Some(BookLine {
+            file: "books/even.txt".into(),
+            line: 12,
+        }),
+    })
+    .unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"plies": 2, "book": {"file": "books/even.txt", "line": 12}})
     );
     assert!(
         serde_json::to_value(self::record()).unwrap().get("opening").is_none(),

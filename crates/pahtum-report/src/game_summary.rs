@@ -35,6 +35,9 @@ pub fn summary(record: &GameRecord, evidence: impl Fn(&Forfeit) -> String) -> Re
         if let Some(from) = &opening.from {
             text += &format!(" of game {} in {}", escape(&from.game), escape(&from.file));
         }
+        if let Some(book) = &opening.book {
+            text += &format!(", the opening of line {} of the book {}", book.line, escape(&book.file));
+        }
         text += ": the plies before it were given.\n";
     }
     if let Some(swap) = record.swap {

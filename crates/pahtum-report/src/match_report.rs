@@ -149,6 +149,16 @@ fn rules_text(rules: &RulesConfig) -> String {
         BlockSource::Random { counts: these } => format!("{} random blocks", counts(these)),
         BlockSource::Players { counts: these } => format!("{} blocks placed by the players", counts(these)),
         BlockSource::Fixed { layouts } => format!("{} fixed layouts", layouts.len()),
+        BlockSource::Book {
+            file,
+            shuffled,
+            openings,
+        } => format!(
+            "{} openings of the book {}{}",
+            openings.len(),
+            pahtum_protocol::untrusted::escape(file),
+            if *shuffled { ", shuffled" } else { "" }
+        ),
     };
     let pie = if rules.pie { "pie rule" } else { "no pie rule" };
     format!("{pie}, {blocks}")

@@ -259,9 +259,11 @@ fn markdown(standings: &Standings) -> String {
     sections.join("\n\n") + "\n"
 }
 
-/// The schedule as a terminal table, for `arena run --dry-run`.
+/// The schedule as a terminal table, for `arena run --dry-run`; with an `opening` column (the book's line and
+/// its plies) when a game starts from an opening book.
 pub fn schedule_table(games: &[ScheduledGame]) -> String {
-    let header = [
+    let openings = games.iter().any(|game| game.book.is_some());
+    let mut header = vec![
         "#",
         "game",
         "layout",
@@ -271,8 +273,12 @@ pub fn schedule_table(games: &[ScheduledGame]) -> String {
         "seed",
         "cells",
     ];
+    if openings {
+        header.push("opening");
+    }
+    let words = |items: Vec<String>| items.join(" ");
     let rows = games.iter().map(|game| {
-        vec![
+        let mut row = vec![
             game.index.to_string(),
             game.id.clone(),
             game.layout.clone(),
@@ -280,12 +286,18 @@ pub fn schedule_table(games: &[ScheduledGame]) -> String {
             game.second.clone(),
             format!("{} {}", game.rules.blocks, placement_name(game.rules.placement)),
             game.seed.map(|seed| format!("{seed:016x}")).unwrap_or_default(),
-            game.blocks
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" "),
-        ]
+            words(game.blocks.iter().map(ToString::to_string).collect()),
+        ];
+        if openings {
+            row.push(game.book.as_ref().map_or(String::new(), |book| {
+                format!(
+                    "line {}: {}",
+                    book.line,
+                    words(game.opening.iter().map(ToString::to_string).collect())
+                )
+            }));
+        }
+        row
     });
     let mut builder = Builder::default();
     builder.push_record(header);

@@ -157,9 +157,15 @@ fn header(record: &GameRecord) -> String {
     )
     .unwrap();
     if let Some(opening) = &record.opening {
-        let from = opening.from.as_ref().map_or(String::new(), |origin| {
-            format!(" from game {} of {}", escape(&origin.game), escape(&origin.file))
-        });
+        let game = opening
+            .from
+            .as_ref()
+            .map(|origin| format!(" from game {} of {}", escape(&origin.game), escape(&origin.file)));
+        let book = opening
+            .book
+            .as_ref()
+            .map(|book| format!(" from line {} of the book {}", book.line, escape(&book.file)));
+        let from = game.or(book).unwrap_or_default();
         writeln!(
             out,
             "Started at ply {}: plies 1 to {} were given{from}, not played by the bots",
@@ -693,6 +699,7 @@ mod tests {
                 file: "runs/x".into(),
                 game: "001-02-b".into(),
             }),
+            book: None,
         });
         for played in &mut game.moves[..1] {
             played.timing = Timing::default();
@@ -925,7 +932,11 @@ mod tests {
 
         // A given ply has no time: its columns stay in place.
         let mut opened = record.clone();
-        opened.opening = Some(pahtum_record::Opening { plies: 1, from: None });
+        opened.opening = Some(pahtum_record::Opening {
+            plies: 1,
+            from: None,
+            book: None,
+        });
         let text = plain_with(&opened, View::Compact, found);
         let (given, played) = (ply_line(&text, 1), ply_line(&text, 2));
         assert_eq!(given, "  1. a1    white  given                42%           best e2");

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod book;
 pub mod config;
 pub mod durability;
 pub mod game_set;

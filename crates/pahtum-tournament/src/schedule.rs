@@ -60,12 +60,23 @@
 //! * with `"random"`, the blocks are `pahtum::setup::random_blocks(count, seed)`
 //!   and the games carry the seed; with `"players"` the players place them;
 //! * with `"fixed"`, round `r` plays `layouts[r % layouts.len()]`.
+//!
+//! # Openings
+//!
+//! With an opening book (`openings = "FILE"`, [`crate::book`]), round `r` starts from the book's opening
+//! `order[r % n]` of its `n`: its blocks and its given plies, the game's rules the ones it implies (its block
+//! count, given or placed by the players), and no seed. `order` is the book's order, or with
+//! `openings_order = "shuffled"` a permutation of it drawn once from the tournament's seed (ChaCha8 seeded
+//! with `SHA-256("pahtum-arena/book-order" || seed)`, a Fisher-Yates shuffle); so every opening is played
+//! once before any is played again, each as a layout pair, seats swapped.
 
 use std::ops::Range;
 
-use pahtum::Cell;
-use pahtum_protocol::Rules;
-use pahtum_record::GameSpec;
+use pahtum::{Action, Cell};
+use pahtum_protocol::{Placement, Rules};
+use pahtum_record::{BookLine, GameSpec, Source};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use sha2::{Digest, Sha256};
 
 use crate::config::{BlockSource, Format, Tournament};
@@ -89,6 +100,10 @@ pub struct ScheduledGame {
     pub rules: Rules,
     /// The blocks, empty when the players place them.
     pub blocks: Vec<Cell>,
+    /// The plies given before the bots play (an opening book's), checked by the rules when the book was read.
+    pub opening: Vec<Action>,
+    /// The book's line the opening is, if any.
+    pub book: Option<BookLine>,
 }
 
 impl ScheduledGame {
@@ -104,8 +119,8 @@ impl ScheduledGame {
             time: tournament.time,
             time_by_seat: None,
             pause_idle: tournament.pause_idle,
-            opening: Vec::new(),
-            origin: None,
+            opening: self.opening.clone(),
+            origin: self.book.clone().map(Source::Book),
         }
         .with_seat_times(tournament.time_of(&self.first), tournament.time_of(&self.second))
     }
@@ -120,6 +135,8 @@ pub struct Schedule {
     /// The pairs of bots that meet, by name, in pair-number order (stage by stage).
     pairs: Vec<(String, String)>,
     shape: ScheduleShape,
+    /// The order the openings of the tournament's book are played in (empty without a book).
+    openings: Vec<usize>,
 }
 
 impl Schedule {
@@ -142,6 +159,7 @@ impl Schedule {
                 stages: stages.iter().map(Vec::len).collect(),
                 rounds: rounds(tournament),
             },
+            openings: openings_order(tournament),
             tournament: tournament.clone(),
             joins: joins.to_vec(),
             pairs: stages.into_iter().flatten().collect(),
@@ -204,7 +222,7 @@ impl Schedule {
     ///
     /// If `index` is not below [`Schedule::len`].
     pub fn game(&self, index: usize) -> ScheduledGame {
-        let layout = round_layout(&self.tournament, self.round_of(index));
+        let layout = round_layout(&self.tournament, self.round_of(index), &self.openings);
         self.game_in(index, &layout)
     }
 
@@ -241,9 +259,11 @@ impl Schedule {
             rules: Rules {
                 pie: self.tournament.rules.pie,
                 blocks: layout.count,
-                placement: self.tournament.rules.blocks.placement(),
+                placement: layout.placement,
             },
             blocks: layout.blocks.clone(),
+            opening: layout.opening.clone(),
+            book: layout.book.clone(),
         }
     }
 }
@@ -264,7 +284,10 @@ impl<I: Iterator<Item = usize>> Iterator for Games<'_, I> {
         let index = self.indices.next()?;
         let round = self.schedule.round_of(index);
         if self.round.as_ref().is_none_or(|(cached, _)| *cached != round) {
-            self.round = Some((round, round_layout(&self.schedule.tournament, round)));
+            self.round = Some((
+                round,
+                round_layout(&self.schedule.tournament, round, &self.schedule.openings),
+            ));
         }
         let (_, layout) = self.round.as_ref().expect("the round's layout was just made");
         Some(self.schedule.game_in(index, layout))
@@ -373,7 +396,10 @@ impl ScheduleShape {
 struct RoundLayout {
     seed: Option<u64>,
     count: usize,
+    placement: Placement,
     blocks: Vec<Cell>,
+    opening: Vec<Action>,
+    book: Option<BookLine>,
 }
 
 /// The layout rounds each pair plays.
@@ -434,7 +460,26 @@ fn pairs_with(tournament: &Tournament, new: usize) -> Vec<(String, String)> {
     }
 }
 
-fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
+/// The order the openings of `tournament`'s book are played in (see the module's openings); empty without a
+/// book.
+fn openings_order(tournament: &Tournament) -> Vec<usize> {
+    let BlockSource::Book { shuffled, openings, .. } = &tournament.rules.blocks else {
+        return Vec::new();
+    };
+    let mut order: Vec<usize> = (0..openings.len()).collect();
+    if *shuffled {
+        let digest = Sha256::new()
+            .chain_update(b"pahtum-arena/book-order")
+            .chain_update(tournament.seed.to_le_bytes())
+            .finalize();
+        let seed: [u8; 32] = digest.into();
+        order.shuffle(&mut rand_chacha::ChaCha8Rng::from_seed(seed));
+    }
+    order
+}
+
+/// The layout of round `round` of `tournament`, whose book's openings (if any) are played in `order`.
+fn round_layout(tournament: &Tournament, round: usize, order: &[usize]) -> RoundLayout {
     let digest = Sha256::new()
         .chain_update(b"pahtum-arena/layout")
         .chain_update(tournament.seed.to_le_bytes())
@@ -457,13 +502,19 @@ fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
             RoundLayout {
                 seed: Some(seed),
                 count,
+                placement: Placement::Random,
                 blocks: blocks.cells().collect(),
+                opening: Vec::new(),
+                book: None,
             }
         }
         BlockSource::Players { counts } => RoundLayout {
             seed: None,
             count: pick(counts),
+            placement: Placement::Players,
             blocks: Vec::new(),
+            opening: Vec::new(),
+            book: None,
         },
         BlockSource::Fixed { layouts } => {
             // In board order, as the referee lists the blocks of the games it plays: a record built without
@@ -473,7 +524,25 @@ fn round_layout(tournament: &Tournament, round: usize) -> RoundLayout {
             RoundLayout {
                 seed: None,
                 count: blocks.len(),
+                placement: Placement::Fixed,
                 blocks,
+                opening: Vec::new(),
+                book: None,
+            }
+        }
+        BlockSource::Book { file, openings, .. } => {
+            let opening = &openings[order[round % order.len()]];
+            let rules = opening.rules(tournament.rules.pie);
+            RoundLayout {
+                seed: None,
+                count: rules.blocks,
+                placement: rules.placement,
+                blocks: opening.blocks.clone(),
+                opening: opening.plies.clone(),
+                book: Some(BookLine {
+                    file: file.clone(),
+                    line: opening.line,
+                }),
             }
         }
     }
@@ -504,7 +573,7 @@ mod tests {
         let pairs = pairs(t, t.bots.len());
         let mut games = Vec::new();
         for round in 0..t.games_per_pair as usize / 2 {
-            let layout = round_layout(t, round);
+            let layout = round_layout(t, round, &openings_order(t));
             for (pair, (a, b)) in pairs.iter().enumerate() {
                 for (side, first, second) in [("a", a, b), ("b", b, a)] {
                     games.push(ScheduledGame {
@@ -517,9 +586,11 @@ mod tests {
                         rules: Rules {
                             pie: t.rules.pie,
                             blocks: layout.count,
-                            placement: t.rules.blocks.placement(),
+                            placement: layout.placement,
                         },
                         blocks: layout.blocks.clone(),
+                        opening: layout.opening.clone(),
+                        book: layout.book.clone(),
                     });
                 }
             }
@@ -554,6 +625,71 @@ mod tests {
 
     /// For random tournaments, every game computed alone, walked in order or at random indices, and found by
     /// its id is the game the definition gives; ids that are not the schedule's, digit for digit, are not found.
+    /// A book's openings are played in the book's order, or in a permutation drawn from the seed, each as a
+    /// layout pair whose games carry its blocks, its plies, the rules it implies and its line.
+    #[test]
+    fn a_books_openings_are_played_each_as_a_layout_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: Vec<String> = (0..7)
+            .map(|k| {
+                format!(
+                    "a1 b2 c3 d4 e5 | {} keep",
+                    ["g7", "f6", "e7", "a7", "b7", "c7", "d7"][k]
+                )
+            })
+            .collect();
+        let book = dir.path().join("book.txt");
+        std::fs::write(&book, format!("| #a1 #b2 #c3 g7\n{}\n", lines.join("\n"))).unwrap();
+        let with_order = |order: &str| {
+            tournament(
+                &format!(
+                    "games_per_pair = 16\n[rules]\nopenings = \"{}\"\nopenings_order = \"{order}\"\n",
+                    book.display()
+                ),
+                3,
+            )
+        };
+        let lines_of = |t: &Tournament| -> Vec<usize> {
+            let games = schedule(t);
+            for pair in games.chunks(2) {
+                assert_eq!(
+                    (&pair[0].blocks, &pair[0].opening, &pair[0].book),
+                    (&pair[1].blocks, &pair[1].opening, &pair[1].book)
+                );
+                assert_eq!((&pair[0].first, &pair[0].second), (&pair[1].second, &pair[1].first));
+            }
+            games
+                .iter()
+                .step_by(6)
+                .map(|game| game.book.as_ref().unwrap().line)
+                .collect()
+        };
+        let in_order = with_order("sequence");
+        assert_eq!(lines_of(&in_order), [1, 2, 3, 4, 5, 6, 7, 8]);
+        let first = &schedule(&in_order)[0];
+        assert_eq!(
+            (first.rules.placement, first.rules.blocks, first.blocks.len()),
+            (Placement::Players, 3, 0)
+        );
+        assert_eq!(first.opening.len(), 4);
+        let second = &schedule(&in_order)[6];
+        assert_eq!((second.rules.placement, second.rules.blocks), (Placement::Fixed, 5));
+        let spec = second.spec(&in_order);
+        assert_eq!(spec.opening, second.opening);
+        assert!(spec.with_opening(second.opening.clone(), None).is_ok());
+
+        let shuffled = lines_of(&with_order("shuffled"));
+        assert_ne!(shuffled, [1, 2, 3, 4, 5, 6, 7, 8]);
+        let mut once: Vec<usize> = shuffled.clone();
+        once.sort_unstable();
+        assert_eq!(once, [1, 2, 3, 4, 5, 6, 7, 8], "every opening once in eight rounds");
+        assert_eq!(
+            shuffled,
+            lines_of(&with_order("shuffled")),
+            "the same seed, the same order"
+        );
+    }
+
     #[test]
     fn the_lazy_schedule_is_the_defined_one() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);

@@ -47,6 +47,8 @@ pub struct RulesKeys {
     pub placement: Option<String>,
     pub blocks: Option<Vec<i64>>,
     pub layouts: Option<Vec<Vec<String>>>,
+    pub openings: Option<String>,
+    pub openings_order: Option<String>,
     pub pie: Option<bool>,
 }
 

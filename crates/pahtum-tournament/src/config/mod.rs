@@ -64,11 +64,12 @@ pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, ConfigError> {
         problem,
         fix: fix.to_owned(),
     };
-    let (tournament, settings) = resolve::resolve(file).map_err(|e| invalid(&e.key, e.problem, &e.fix))?;
     let base_dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
         _ => PathBuf::from("."),
     };
+    let read_book = |book: &str| std::fs::read_to_string(base_dir.join(book));
+    let (tournament, settings) = resolve::resolve(file, &read_book).map_err(|e| invalid(&e.key, e.problem, &e.fix))?;
     Ok(TournamentFile {
         path: path.to_owned(),
         base_dir,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use pahtum::Cell;
-use pahtum_protocol::{Placement, TimeControl};
+use pahtum_protocol::TimeControl;
 use serde::{Deserialize, Serialize};
 
 use crate::durability::Durability;
@@ -99,17 +99,17 @@ pub enum BlockSource {
         /// The layouts, each a list of blocked cells.
         layouts: Vec<Vec<Cell>>,
     },
-}
-
-impl BlockSource {
-    /// The protocol's name for this kind of placement.
-    pub fn placement(&self) -> Placement {
-        match self {
-            BlockSource::Random { .. } => Placement::Random,
-            BlockSource::Players { .. } => Placement::Players,
-            BlockSource::Fixed { .. } => Placement::Fixed,
-        }
-    }
+    /// An opening book's (`openings = "FILE"`; RECORD.md, "Opening books"): layout round `r` starts from its
+    /// opening `order[r % n]`, its blocks and its given plies; the book is held whole, so that the journal's
+    /// hash of the tournament covers every opening and a book changed under a run is noticed.
+    Book {
+        /// The book's file, as the tournament file names it.
+        file: String,
+        /// Played in an order shuffled by the tournament's seed (else in the book's order).
+        shuffled: bool,
+        /// The openings, in the book's order.
+        openings: Vec<crate::book::BookOpening>,
+    },
 }
 
 /// One bot of the tournament.

@@ -9,6 +9,8 @@ use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, TimeControl};
 
 use crate::durability::Durability;
 
+use crate::book;
+
 use super::keys::{BotKeys, FileKeys, KeyError, RulesKeys, TimeKeys, key_error};
 use super::model::*;
 use super::names::check_name;
@@ -130,7 +132,8 @@ impl SandboxLimits {
     }
 }
 
-pub(super) fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyError> {
+/// The tournament and settings that `file` gives, a book it names read by `read_book` (its path as written).
+pub(super) fn resolve(file: FileKeys, read_book: ReadBook) -> Result<(Tournament, RunSettings), KeyError> {
     let limits = SandboxLimits::of_file(&file);
     let name = file
         .name
@@ -172,7 +175,7 @@ pub(super) fn resolve(file: FileKeys) -> Result<(Tournament, RunSettings), KeyEr
         seed: file.seed.unwrap_or(0),
         format,
         games_per_pair,
-        rules: resolve_rules(file.rules)?,
+        rules: resolve_rules(file.rules, read_book)?,
         time: resolve_time("time", &file.time)?,
         pause_idle: file.pause_idle.unwrap_or(false),
         bots,
@@ -371,9 +374,23 @@ pub(super) fn resolve_format(
     }
 }
 
-/// The rules of play that `keys` give, each default filled in, or the first key that is wrong.
-pub fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
+/// How a file's opening book is read: its text, from the book's path as the file writes it.
+pub type ReadBook<'a> = &'a dyn Fn(&str) -> std::io::Result<String>;
+
+/// The rules of play that `keys` give, each default filled in, or the first key that is wrong; the book of
+/// `openings`, if any, read by `read_book` and checked opening by opening.
+pub fn resolve_rules(keys: RulesKeys, read_book: ReadBook) -> Result<RulesConfig, KeyError> {
     let pie = keys.pie.unwrap_or(true);
+    if let Some(file) = &keys.openings {
+        return resolve_book(&keys, file, pie, read_book);
+    }
+    if keys.openings_order.is_some() {
+        return Err(key_error(
+            "rules.openings_order",
+            "an order of openings without `openings`",
+            "name the book with `openings = \"FILE\"`, or remove `openings_order`",
+        ));
+    }
     let placement = keys.placement.as_deref().unwrap_or("random");
     let counts = || -> Result<Vec<usize>, KeyError> {
         let Some(counts) = &keys.blocks else {
@@ -442,6 +459,69 @@ pub fn resolve_rules(keys: RulesKeys) -> Result<RulesConfig, KeyError> {
     Ok(RulesConfig {
         pie,
         blocks,
+        cycle_counts: false,
+    })
+}
+
+/// The rules of a tournament whose layouts come from the book `file` (`keys.openings`).
+fn resolve_book(keys: &RulesKeys, file: &str, pie: bool, read_book: ReadBook) -> Result<RulesConfig, KeyError> {
+    let others = [
+        ("rules.placement", keys.placement.is_some()),
+        ("rules.blocks", keys.blocks.is_some()),
+        ("rules.layouts", keys.layouts.is_some()),
+    ];
+    if let Some((key, _)) = others.iter().find(|(_, set)| *set) {
+        return Err(key_error(
+            *key,
+            "not used with `openings`: the book gives each game's blocks",
+            "remove it, or remove `openings`",
+        ));
+    }
+    let shuffled = match keys.openings_order.as_deref().unwrap_or("sequence") {
+        "sequence" => false,
+        "shuffled" => true,
+        other => {
+            return Err(key_error(
+                "rules.openings_order",
+                format!("\"{other}\" is not an order"),
+                "use \"sequence\" (the book's order) or \"shuffled\" (an order drawn from the seed)",
+            ));
+        }
+    };
+    let text = read_book(file).map_err(|error| {
+        key_error(
+            "rules.openings",
+            format!("cannot read the book {file:?}: {error}"),
+            "give the book's path, relative to this file's folder",
+        )
+    })?;
+    let openings = book::parse(&text, pie).map_err(|error| {
+        let mut said = format!("{file}: {error}");
+        let mut cause = std::error::Error::source(&error);
+        while let Some(source) = cause {
+            said += &format!(": {source}");
+            cause = source.source();
+        }
+        key_error(
+            "rules.openings",
+            said,
+            "correct or remove the line (RECORD.md, \"Opening books\", says the format)",
+        )
+    })?;
+    if openings.is_empty() {
+        return Err(key_error(
+            "rules.openings",
+            format!("the book {file:?} has no opening"),
+            "give a book with one opening or more, e.g. the line `a1 d4 g7 b2 c3 | c6`",
+        ));
+    }
+    Ok(RulesConfig {
+        pie,
+        blocks: BlockSource::Book {
+            file: file.to_owned(),
+            shuffled,
+            openings,
+        },
         cycle_counts: false,
     })
 }

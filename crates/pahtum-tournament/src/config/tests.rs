@@ -1,4 +1,4 @@
-use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, Placement, TimeControl};
+use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, TimeControl};
 
 use super::*;
 use crate::durability::Durability;
@@ -309,7 +309,7 @@ fn fixed_and_players_placements() {
     .unwrap();
     let rules = &file.tournament.rules;
     assert!(!rules.pie);
-    assert_eq!(rules.blocks.placement(), Placement::Fixed);
+    assert!(matches!(rules.blocks, BlockSource::Fixed { .. }), "{:?}", rules.blocks);
     let file = parse_text(&format!("{MINIMAL}\n[rules]\nplacement = \"players\"\nblocks = [3]\n")).unwrap();
     assert_eq!(file.tournament.rules.blocks, BlockSource::Players { counts: vec![3] });
 }
@@ -351,4 +351,48 @@ fn the_resolved_tournament_round_trips_through_json() {
     let tournament = parse_text(MINIMAL).unwrap().tournament;
     let json = serde_json::to_string(&tournament).unwrap();
     assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), tournament);
+}
+
+/// A book beside the tournament file, read relative to the file's folder, held whole in the tournament.
+#[test]
+fn an_opening_book_is_read_beside_the_file_and_checked_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = "# two openings\na1 d4 g7 | c6 keep d3\n| #a1 #b2 #c3 e5\n";
+    std::fs::write(dir.path().join("book.txt"), book).unwrap();
+    let file = dir.path().join("t.toml");
+    let text = format!("{MINIMAL}\n[rules]\nopenings = \"book.txt\"\nopenings_order = \"shuffled\"\n");
+    let read = parse(&file, &text).unwrap();
+    let BlockSource::Book {
+        file: named,
+        shuffled,
+        openings,
+    } = &read.tournament.rules.blocks
+    else {
+        panic!("{:?}", read.tournament.rules.blocks);
+    };
+    assert_eq!((named.as_str(), *shuffled), ("book.txt", true));
+    assert_eq!(openings.iter().map(|o| o.line).collect::<Vec<_>>(), [2, 3]);
+
+    // A faulty line is refused with the key, the line's number and why.
+    std::fs::write(dir.path().join("book.txt"), "a1 d4 g7 | c6\na1 d4 g7 | d4\n").unwrap();
+    let said = parse(&file, &text).unwrap_err().to_string();
+    assert!(
+        said.contains("rules.openings") && said.contains("book.txt: line 2"),
+        "{said}"
+    );
+    assert!(said.contains("ply 1 (d4)"), "{said}");
+    // The keys a book replaces, an unknown order, a missing or empty book.
+    let with = |extra: &str| {
+        parse(&file, &format!("{MINIMAL}\n[rules]\nopenings = \"book.txt\"\n{extra}"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(with("placement = \"fixed\"\n").contains("rules.placement"));
+    assert!(with("openings_order = \"random\"\n").contains("\"random\" is not an order"));
+    std::fs::write(dir.path().join("book.txt"), "# nothing\n").unwrap();
+    assert!(with("").contains("has no opening"));
+    std::fs::remove_file(dir.path().join("book.txt")).unwrap();
+    assert!(with("").contains("cannot read the book \"book.txt\""));
+    let said = error_of(&format!("{MINIMAL}\n[rules]\nopenings_order = \"sequence\"\n"));
+    assert!(said.contains("rules.openings_order"), "{said}");
 }
