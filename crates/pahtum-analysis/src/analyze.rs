@@ -1,13 +1,16 @@
 //! The analysis of one game record: [`Analyzer::analyze`].
 //!
-//! The positions are visited from the last to the first. The solver works
-//! backwards best: the small endgames are cheap and fill its table for the
-//! larger ones, and once a position cannot be solved (too many free cells,
-//! blocks still to place, or the time budget spent) no earlier one can, so
-//! the exact region is the end of the game and the estimates come before it.
-//! Where a position is exact, every move from it is solved too, which gives
-//! all the optimal moves; the value after a move is the value of the next
-//! position, seen by the same player.
+//! The solver visits the positions from the last to the first: it works
+//! backwards best, as the small endgames are cheap and fill its table for
+//! the larger ones, and once a position cannot be solved (too many free
+//! cells, blocks still to place, or the time budget spent) no earlier one
+//! can, so the exact region is the end of the game. Where a position is
+//! exact, every move from it is asked whether it keeps that value (a null
+//! window search each, far cheaper than solving it), which gives all the
+//! optimal moves. The tree search then estimates the positions before the
+//! exact region from the first on, each search starting from what the one
+//! before learnt below the move played. The value after a move is the value
+//! of the next position, seen by the same player.
 
 use std::time::{Duration, Instant};
 
@@ -21,12 +24,14 @@ use crate::values::{Values, after};
 /// How hard an analysis tries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// The solver's table has `2^table_bits` entries of 24 bytes: the memory
+    /// The solver's table has `2^table_bits` entries of 32 bytes: the memory
     /// of one analysis (with the tree search's, a few tens of MB).
     pub table_bits: u32,
     /// Solve positions with at most this many free cells.
     pub exact_from: u32,
-    /// The tree search's playouts per estimated position.
+    /// The tree search's playouts through each estimated position: those
+    /// the search of the position before spent below the move played count
+    /// (see [`crate::analyze`]), the rest are its own.
     pub playouts: u64,
     /// The tree search's seed: the same seed and playouts give the same
     /// analysis.
@@ -50,13 +55,13 @@ impl Settings {
 }
 
 impl Default for Settings {
-    /// 18 free cells (the engine's own exact endgame), 20,000 playouts, a 24
-    /// MB table: a few seconds a game on one core.
+    /// 18 free cells (the engine's own exact endgame), 7,500 playouts, a 32
+    /// MB table: about half a second a game on one core (docs/performance.md).
     fn default() -> Self {
         Settings {
             table_bits: 20,
             exact_from: 18,
-            playouts: 20_000,
+            playouts: 7_500,
             seed: 1,
             budget: None,
         }
@@ -104,30 +109,41 @@ impl Analyzer {
         for &action in end.history() {
             positions.push(after(positions.last().expect("the first position"), action));
         }
-        self.values.deadline = self.settings.budget.map(|budget| Instant::now() + budget);
+        self.values
+            .start_game(self.settings.budget.map(|budget| Instant::now() + budget));
         let plies = end.history().len();
-        // The value of the position after the ply, for the seat to act there
-        // (or any seat, when the game is over).
-        let last = &positions[plies];
-        let mut next = {
-            let seat = last.seat_to_act().unwrap_or(Seat::First);
-            let exact = self.values.exact(last, seat).map(Value::exact);
-            (seat, exact.unwrap_or_else(|| self.values.estimate(last, seat).0))
-        };
-        let mut solving = true;
-        let mut moves = Vec::with_capacity(plies);
+        // Each position's value for the seat to act there (or any seat, when
+        // the game is over), and its best moves.
+        let seat_at = |index: usize| positions[index].seat_to_act().unwrap_or(Seat::First);
+        let mut solved = vec![None; plies + 1];
+        solved[plies] = self
+            .values
+            .exact(&positions[plies], seat_at(plies))
+            .map(|margin| (Value::exact(margin), Vec::new()));
         for index in (0..plies).rev() {
-            let game = &positions[index];
-            let seat = game.seat_to_act().expect("a ply's game is not over");
-            let exact = if solving {
-                self.exact_with_best(game, seat)
-            } else {
-                None
+            let Some(exact) = self.exact_with_best(&positions[index], seat_at(index)) else {
+                break;
             };
-            solving = exact.is_some();
-            let (before, best) = exact.unwrap_or_else(|| self.values.estimate(game, seat));
-            let after = if next.0 == seat { next.1 } else { next.1.flipped() };
-            let action = end.history()[index];
+            solved[index] = Some(exact);
+        }
+        let values: Vec<(Value, Vec<Action>)> = solved
+            .into_iter()
+            .enumerate()
+            .map(|(index, solved)| solved.unwrap_or_else(|| self.values.estimate(&positions[index], seat_at(index))))
+            .collect();
+        let mut moves = Vec::with_capacity(plies);
+        for (index, &action) in end.history().iter().enumerate() {
+            let game = &positions[index];
+            let seat = seat_at(index);
+            let (before, best) = &values[index];
+            let before = *before;
+            // The value after the ply is the next position's, seen by `seat`.
+            let next = values[index + 1].0;
+            let after = if seat_at(index + 1) == seat {
+                next
+            } else {
+                next.flipped()
+            };
             let ply = index + 1;
             let given = record.opening.as_ref().is_some_and(|opening| ply <= opening.plies);
             moves.push(MoveAnalysis {
@@ -147,9 +163,7 @@ impl Analyzer {
                 loss: loss(&before, &after),
                 grade: if given { None } else { grade(&before, &after) },
             });
-            next = (seat, before);
         }
-        moves.reverse();
         let losing_of = |seat: Seat| {
             moves
                 .iter()
@@ -176,19 +190,15 @@ impl Analyzer {
         })
     }
 
-    /// The exact value of `game` for `seat` (to act) and every optimal move,
-    /// each move solved on its own; `None` where any of them is not solved.
+    /// The exact value of `game` for `seat` (to act) and every optimal move:
+    /// those after which `seat` still gets that value (none gets more),
+    /// each asked of the solver on its own; `None` where any of them is not
+    /// solved.
     fn exact_with_best(&mut self, game: &Game, seat: Seat) -> Option<(Value, Vec<Action>)> {
         let before = self.values.exact(game, seat)?;
         let mut best = Vec::new();
-        let mut top = i32::MIN;
         for action in game.legal_moves() {
-            let value = self.values.exact(&after(game, action), seat)?;
-            if value > top {
-                top = value;
-                best.clear();
-            }
-            if value == top {
+            if self.values.at_least(&after(game, action), seat, before)? {
                 best.push(action);
             }
         }

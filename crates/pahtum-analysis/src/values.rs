@@ -3,6 +3,13 @@
 //! small enough to solve, the tree search's expected result (a fixed number of
 //! playouts, a seed mixed from the settings' seed and the position) elsewhere.
 //!
+//! A game's estimates are made from its first position on, and each search
+//! starts from what the one before learnt below the move played (the tree
+//! search's [`Tree::reroot`]): the playouts a position already had there
+//! count towards its number, so a game costs far fewer playouts than its
+//! positions times that number, and still the same game, seed and number
+//! give the same values, whatever was analysed before.
+//!
 //! The rules' [`Game`] is the position here, not the search's `Board`, since
 //! the pie decision and the first stone under the pie rule are positions too:
 //! the decision's value is the better of the two colours for the player who
@@ -31,7 +38,9 @@ pub(crate) struct Values {
     /// Mixed into every estimate's random generator.
     pub seed: u64,
     /// When the solver must give up (the time budget of a game).
-    pub deadline: Option<Instant>,
+    deadline: Option<Instant>,
+    /// The position the tree search last searched, in this game.
+    searched: Option<Board>,
 }
 
 impl Values {
@@ -43,7 +52,15 @@ impl Values {
             playouts,
             seed,
             deadline: None,
+            searched: None,
         }
+    }
+
+    /// Starts a game: the solver gives up at `deadline`, and the tree search
+    /// keeps nothing of the games before.
+    pub fn start_game(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+        self.searched = None;
     }
 
     /// The final margin for `seat` of `game` with perfect play, or `None`
@@ -93,15 +110,37 @@ impl Values {
         }
     }
 
+    /// Whether the final margin for `seat` of `game` with perfect play is
+    /// at least `margin`, or `None` where it is not solved (as
+    /// [`Values::exact`]). In the stone phase a null window search answers,
+    /// far cheaper than the margin itself: the analysis asks it of every
+    /// move to find the best ones, whose margin it already knows.
+    pub fn at_least(&mut self, game: &Game, seat: Seat, margin: i32) -> Option<bool> {
+        let board = Board::from_game(game);
+        let stones = match game.phase() {
+            Phase::Stones => true,
+            Phase::FirstStone => !game.pie_rule(),
+            _ => false,
+        };
+        if !stones || board.free().count_ones() > self.exact_from {
+            return Some(self.exact(game, seat)? >= margin);
+        }
+        // The mover's final margin is `now` plus the future margin.
+        let now = mover_now(&board);
+        if game.seat_to_act() == Some(seat) {
+            // now + future >= margin, unless future <= margin - now - 1.
+            let below = self.solver.at_most(&board, margin - now - 1, self.deadline)?;
+            Some(!below)
+        } else {
+            // -(now + future) >= margin: future <= -margin - now.
+            self.solver.at_most(&board, -margin - now, self.deadline)
+        }
+    }
+
     /// The final margin for the mover of `board` with perfect play.
     fn mover_margin(&mut self, board: &Board) -> Option<i32> {
-        let now = if board.mover == WHITE {
-            board.margin()
-        } else {
-            -board.margin()
-        };
-        let solution = self.solver.solve(board, self.deadline)?;
-        Some(now + solution.value)
+        let future = self.solver.value(board, self.deadline)?;
+        Some(mover_now(board) + future)
     }
 
     /// The expected result for `seat` of `game` by the tree search, and the
@@ -150,8 +189,15 @@ impl Values {
             keep_tree: false,
             ..Settings::default()
         };
+        // The position searched last is this one or one move before it
+        // when a game's estimates are made in order: the playouts already
+        // spent below that move count towards this position's.
+        let kept = match self.searched.replace(*board) {
+            Some(last) => self.tree.reroot(&last, board),
+            None => 0,
+        };
         let limits = Limits {
-            playouts: Some(self.playouts),
+            playouts: Some(self.playouts.saturating_sub(u64::from(kept))),
             deadline: None,
             stop_when_decided: false,
         };
@@ -159,6 +205,15 @@ impl Values {
         let report = self.tree.search(board, pie, &settings, &limits, &mut rng);
         let cell = Cell::from_index(report.best.cell).expect("the search's move is a cell");
         (f64::from(report.best.value), cell)
+    }
+}
+
+/// The mover's points minus the other's on `board`, now.
+fn mover_now(board: &Board) -> i32 {
+    if board.mover == WHITE {
+        board.margin()
+    } else {
+        -board.margin()
     }
 }
 

@@ -194,7 +194,8 @@ pub struct Effort {
     /// Positions with at most this many free cells (stones to come) were
     /// solved, unless the time budget ran out first.
     pub exact_from: u32,
-    /// The tree search's playouts per estimated position.
+    /// The tree search's playouts through each estimated position (those the search of the position before
+    /// spent below the move played count).
     pub playouts: u64,
     /// The tree search's seed.
     pub seed: u64,

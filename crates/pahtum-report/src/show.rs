@@ -869,17 +869,17 @@ mod tests {
         );
         assert!(!text.contains("no analysis"), "{text}");
         for (number, line) in [
-            (1, "  1. a1    white  a      0.0 ms    42%           best e2"),
-            (2, "  2. keep  black  b      0.0 ms    58%"),
+            (1, "  1. a1    white  a      0.0 ms    34%   -7% ?!  best e2"),
+            (2, "  2. keep  black  b      0.0 ms    66%"),
             (
                 3,
-                "  3. f3    black  b      0.0 ms    27%  -31% ??  ← losing move  best e2",
+                "  3. f3    black  b      0.0 ms    27%  -38% ??  ← losing move  best c2",
             ),
             (
                 4,
                 "  4. b1    white  a      0.0 ms    53%  -20% ??  ← losing move  best d1",
             ),
-            (5, "  5. c1    black  b      0.0 ms    40%   -7% ?!"),
+            (5, "  5. c1    black  b      0.0 ms    50%"),
             (7, "  7. d3    black  b      0.0 ms    47%  -14% ?   best c2"),
             (9, "  9. e1    black  b      0.0 ms     =0  -15% ?   best c2"),
             (
@@ -939,8 +939,8 @@ mod tests {
         });
         let text = plain_with(&opened, View::Compact, found);
         let (given, played) = (ply_line(&text, 1), ply_line(&text, 2));
-        assert_eq!(given, "  1. a1    white  given                42%           best e2");
-        assert_eq!(given.find("42%"), played.find("58%"), "{given}\n{played}");
+        assert_eq!(given, "  1. a1    white  given                34%   -7% ?!  best e2");
+        assert_eq!(given.find("34%"), played.find("66%"), "{given}\n{played}");
 
         // What the file says is escaped, as what the record says.
         let mut hostile = analysis.clone();

@@ -29,7 +29,9 @@
 //! knowledge's stake, which is what makes cut-offs come early. A cheap bound
 //! prunes too: neither side can gain more than it would by getting every free
 //! cell, line by line. The search can be stopped by a deadline; a stopped
-//! search reports nothing. What was tried and what paid, with the figures of
+//! search reports nothing. The analysis of games asks only for margins
+//! ([`Solver::value`], no best line) and whether a move keeps one
+//! ([`Solver::at_most`], a null window), which cost far less. What was tried and what paid, with the figures of
 //! this crate's `examples/solver_bench.rs`: `bots/pahtum-engine/EXPERIMENTS.md`.
 
 use std::time::Instant;
@@ -170,6 +172,38 @@ impl Solver {
             line,
             nodes: self.nodes,
         })
+    }
+
+    /// The future margin for the mover of the stone phase position `board`
+    /// (at least one free cell) with best play, as [`Solution::value`]
+    /// counts it, or `None` if `deadline` came first: [`Solver::solve`]
+    /// without the best move and its line, so that a warm table answers at
+    /// once (the analysis needs only values).
+    pub fn value(&mut self, board: &Board, deadline: Option<Instant>) -> Option<i32> {
+        let window = i32::from(i16::MAX);
+        self.windowed(board, -window, window, deadline)
+    }
+
+    /// Whether the future margin for the mover of the stone phase position
+    /// `board` (at least one free cell) with best play is at most `bound`,
+    /// or `None` if `deadline` came first. A null window: it only has to
+    /// refute one side of `bound`, which costs far less than the value.
+    pub fn at_most(&mut self, board: &Board, bound: i32, deadline: Option<Instant>) -> Option<bool> {
+        let value = self.windowed(board, bound, bound + 1, deadline)?;
+        Some(value <= bound)
+    }
+
+    /// The search of `board` in the window `(alpha, beta)` from a node that
+    /// is no root (it may take its value from the table), or `None` if
+    /// `deadline` came first.
+    fn windowed(&mut self, board: &Board, alpha: i32, beta: i32, deadline: Option<Instant>) -> Option<i32> {
+        debug_assert!(board.blocks_left == 0 && board.free() != 0);
+        self.start(board, deadline);
+        let mine = board.stones[board.mover];
+        let theirs = board.stones[board.mover ^ 1];
+        let free = board.free();
+        let value = self.search(mine, theirs, free, potentials(mine, theirs, free), alpha, beta, false);
+        (!self.stopped).then_some(value)
     }
 
     /// The exact value of every move of the stone phase position `board`
@@ -650,6 +684,22 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
+        fn the_value_and_its_null_windows_agree_with_the_solution(seed in any::<u64>(), blocks in 0u32..8, free in 1u32..=10) {
+            let board = position(seed, blocks * 2 + 1, free);
+            let exact = Solver::new(12).solve(&board, None).unwrap().value;
+            let mut warm = Solver::new(12);
+            prop_assert_eq!(warm.value(&board, None), Some(exact));
+            for bound in [exact - 1, exact, exact + 1] {
+                prop_assert_eq!(warm.at_most(&board, bound, None), Some(exact <= bound));
+                prop_assert_eq!(Solver::new(12).at_most(&board, bound, None), Some(exact <= bound));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
         fn the_outcome_is_the_sign_of_the_exact_margin(seed in any::<u64>(), blocks in 0u32..8, free in 1u32..=10) {
             let board = position(seed, blocks * 2 + 1, free);
             let exact = Solver::new(12).solve(&board, None).unwrap();
@@ -693,5 +743,7 @@ mod tests {
         let board = position(5, 5, 30);
         let mut solver = Solver::new(12);
         assert_eq!(solver.solve(&board, Some(Instant::now())), None);
+        assert_eq!(solver.value(&board, Some(Instant::now())), None);
+        assert_eq!(solver.at_most(&board, 0, Some(Instant::now())), None);
     }
 }

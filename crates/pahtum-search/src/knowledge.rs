@@ -67,10 +67,16 @@ pub fn expected(own: usize, dead: usize) -> f32 {
     EXPECTED[own << 7 | dead]
 }
 
+/// The table behind [`expected`], for callers that look it up many times.
+pub(crate) fn table() -> &'static [f32] {
+    &EXPECTED
+}
+
 /// What owning rather than losing `bit` is worth in one line, to the colour
-/// with `own` stones and `dead` cells there.
+/// with `own` stones and `dead` cells there (`table` is [`table`]): one of
+/// the four parts of a [`stake`].
 #[inline]
-fn line_stake(table: &[f32], own: usize, dead: usize, bit: usize) -> f32 {
+pub(crate) fn line_stake(table: &[f32], own: usize, dead: usize, bit: usize) -> f32 {
     table[(own | bit) << 7 | dead] - table[own << 7 | dead | bit]
 }
 

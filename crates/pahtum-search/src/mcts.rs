@@ -16,18 +16,22 @@
 //! shared statistic while a child has few visits of its own and lets go of it
 //! as they grow (the MC-RAVE schedule with an equivalence parameter).
 //!
-//! Nodes live in one vector, children of a node side by side. A node is
-//! expanded (its children created) on its second visit, which halves the memory
-//! for the same search; when the vector is full the tree stops growing and the
-//! search goes on with playouts from its leaves.
+//! Nodes live in one vector, children of a node side by side, in the order
+//! of their cells. Each node keeps its blended mean, recomputed when its
+//! statistics change: a selection reads every child's, an update changes
+//! only some. A node is expanded (its children created) on its second visit,
+//! which halves the memory for the same search; when the vector is full the
+//! tree stops growing and the search goes on with playouts from its leaves.
 //!
 //! The tree outlives its search: two plies later (the engine's move and the
 //! reply) the position is usually a grandchild of the old root, and the
 //! playouts already spent below it are worth keeping, so the next search
-//! starts from that subtree, copied to the front of the vector. When asked to
-//! (with a game clock, where time saved is spent later), a search also stops
-//! before its deadline once the remaining time could not change the most
-//! visited move, leaving the time to positions that are still unclear.
+//! starts from that subtree, copied to the front of the vector (the analysis
+//! of a game, which searches every position in turn, moves the root one move
+//! on instead: [`Tree::reroot`]). When asked to (with a game clock, where
+//! time saved is spent later), a search also stops before its deadline once
+//! the remaining time could not change the most visited move, leaving the
+//! time to positions that are still unclear.
 //!
 //! The pie rule at the first stone is part of the root: the opponent will take
 //! over White's position if it is better, so White's value for a first stone is
@@ -138,10 +142,36 @@ struct Node {
     /// parent's mover got this cell, and their results for that mover.
     amaf_wins: f32,
     amaf_visits: u32,
+    /// The mean that selection reads ([`Node::blended`]), kept up to date
+    /// as the statistics change, which is far less often than a selection
+    /// reads it.
+    mean: f32,
     /// Index of the first child; 0 while the node is not expanded.
     first_child: u32,
     child_count: u8,
     cell: u8,
+}
+
+impl Node {
+    /// The mean result for the player who moved into this node, blended
+    /// with its all-moves-as-first mean by `rave` (see [`Settings::rave`]);
+    /// meaningless while both have no visits. Unvisited, the blend's weight
+    /// is all on the all-moves-as-first mean.
+    #[inline]
+    fn blended(&self, rave: f32) -> f32 {
+        let own = if self.visits > 0 {
+            self.wins / self.visits as f32
+        } else {
+            0.0
+        };
+        if rave > 0.0 && self.amaf_visits > 0 {
+            let (n, amaf_n) = (self.visits as f32, self.amaf_visits as f32);
+            let beta = amaf_n / (amaf_n + n + n * amaf_n / rave);
+            (1.0 - beta) * own + beta * self.amaf_wins / amaf_n
+        } else {
+            own
+        }
+    }
 }
 
 /// A reusable search tree (the vector is kept between searches).
@@ -153,6 +183,8 @@ pub struct Tree {
     /// The position at the root of `nodes` and the settings it was searched
     /// with, while its subtrees may be kept for a later search.
     root: Option<(Board, Settings)>,
+    /// The position [`Tree::reroot`] made the root, for the next search.
+    rerooted: Option<Board>,
 }
 
 impl Tree {
@@ -174,8 +206,10 @@ impl Tree {
         debug_assert!(board.free() != 0);
         let may_keep = settings.keep_tree && !pie;
         let previous = self.root.take();
-        if !(may_keep
-            && previous.is_some_and(|(old, old_settings)| old_settings == *settings && self.keep(&old, board)))
+        let rerooted = self.rerooted.take() == Some(*board);
+        if !(rerooted
+            || may_keep
+                && previous.is_some_and(|(old, old_settings)| old_settings == *settings && self.keep(&old, board)))
         {
             self.nodes.clear();
             self.nodes.push(Node {
@@ -184,6 +218,7 @@ impl Tree {
                 prior: 1.0,
                 amaf_wins: 0.0,
                 amaf_visits: 0,
+                mean: 0.0,
                 first_child: 0,
                 child_count: 0,
                 cell: 0,
@@ -246,6 +281,49 @@ impl Tree {
         let Some(kept) = kept else {
             return false;
         };
+        self.lift(kept);
+        true
+    }
+
+    /// Makes `board` the root for the next search, which must be run with
+    /// the settings of the last one: `board` is the last search's root
+    /// (`last`) or the position one move after it, and what the last search
+    /// learnt below that move is kept. Returns the visits kept at the new
+    /// root: 0 where the tree holds nothing of `board` (the next search
+    /// starts afresh).
+    ///
+    /// This is how the analysis of a game follows its moves: the engine,
+    /// which searches every other position, keeps its tree with
+    /// [`Settings::keep_tree`] instead.
+    pub fn reroot(&mut self, last: &Board, board: &Board) -> u32 {
+        self.rerooted = None;
+        if self.nodes.is_empty() {
+            return 0;
+        }
+        let node = if last == board {
+            Some(0)
+        } else {
+            let taken = last.free() & !board.free();
+            let mut next = *last;
+            if taken.count_ones() == 1 {
+                next.play(taken.trailing_zeros() as usize);
+            }
+            (next == *board)
+                .then(|| self.child_on(0, taken.trailing_zeros()))
+                .flatten()
+        };
+        let Some(node) = node.filter(|&node| self.nodes[node].first_child != 0) else {
+            return 0;
+        };
+        if node != 0 {
+            self.lift(node);
+        }
+        self.rerooted = Some(*board);
+        self.nodes[0].visits
+    }
+
+    /// Makes the node `kept` the root, with its subtree, and drops the rest.
+    fn lift(&mut self, kept: usize) {
         // Copies the subtree breadth first, children still side by side.
         self.spare.clear();
         self.spare.push(self.nodes[kept]);
@@ -261,7 +339,6 @@ impl Tree {
             next += 1;
         }
         std::mem::swap(&mut self.nodes, &mut self.spare);
-        true
     }
 
     /// The child of `node` on `cell`, if `node` is expanded.
@@ -301,11 +378,13 @@ impl Tree {
         pie: bool,
         settings: &Settings,
         rng: &mut R,
-        path: &mut Vec<u32>,
+        path: &mut Vec<(u32, u64)>,
     ) -> u32 {
         let mut board = *root;
+        // Each node of the path with the free cells of its position: its
+        // children's cells, in order.
         path.clear();
-        path.push(0);
+        path.push((0, board.free()));
         let mut node = 0usize;
         loop {
             if self.nodes[node].first_child == 0 {
@@ -317,28 +396,29 @@ impl Tree {
             }
             node = self.select(node, pie && node == 0, settings);
             board.play(usize::from(self.nodes[node].cell));
-            path.push(node as u32);
+            path.push((node as u32, board.free()));
         }
         let end = playout(&board, settings.epsilon, rng);
         let white_result = value_for_white(&end, root.mover, settings);
         // The player who moved into the node at depth d is the root's mover
         // for odd d; the root itself is credited to the other colour.
-        for (depth, &index) in path.iter().enumerate() {
+        for (depth, &(index, free)) in path.iter().enumerate() {
             let mover = root.mover ^ (depth & 1) ^ 1;
             let node = &mut self.nodes[index as usize];
             node.visits += 1;
             node.wins += result_for(mover, white_result);
-            let (first, count) = (node.first_child as usize, usize::from(node.child_count));
+            node.mean = node.blended(settings.rave);
+            let first = node.first_child as usize;
             if settings.rave > 0.0 && first != 0 && depth as u32 >= root.blocks_left {
-                // The children's mover is this node's other colour.
+                // The children's mover is this node's other colour; its
+                // cells' children, found by their rank among the free cells.
                 let chooser = mover ^ 1;
-                let owned = end.stones[chooser];
                 let result = result_for(chooser, white_result);
-                for child in &mut self.nodes[first..first + count] {
-                    if owned & (1 << child.cell) != 0 {
-                        child.amaf_visits += 1;
-                        child.amaf_wins += result;
-                    }
+                for cell in cells_of(end.stones[chooser] & free) {
+                    let child = &mut self.nodes[first + (free & ((1 << cell) - 1)).count_ones() as usize];
+                    child.amaf_visits += 1;
+                    child.amaf_wins += result;
+                    child.mean = child.blended(settings.rave);
                 }
             }
         }
@@ -364,6 +444,7 @@ impl Tree {
                 prior: logit,
                 amaf_wins: 0.0,
                 amaf_visits: 0,
+                mean: 0.0,
                 first_child: 0,
                 child_count: 0,
                 cell: cell as u8,
@@ -397,22 +478,10 @@ impl Tree {
         let mut best_score = f32::NEG_INFINITY;
         for index in first..first + usize::from(parent.child_count) {
             let child = &self.nodes[index];
-            let own = if child.visits > 0 {
-                child.wins / child.visits as f32
+            let mean = if child.visits > 0 || child.amaf_visits > 0 {
+                adjusted(child.mean, pie)
             } else {
                 first_play
-            };
-            let mean = if settings.rave > 0.0 && child.amaf_visits > 0 {
-                let (n, amaf_n) = (child.visits as f32, child.amaf_visits as f32);
-                let beta = amaf_n / (amaf_n + n + n * amaf_n / settings.rave);
-                (1.0 - beta) * own + beta * child.amaf_wins / amaf_n
-            } else {
-                own
-            };
-            let mean = if child.visits > 0 || child.amaf_visits > 0 {
-                adjusted(mean, pie)
-            } else {
-                mean
             };
             let score = mean + scale * child.prior / (1 + child.visits) as f32;
             if score > best_score {
@@ -593,6 +662,48 @@ mod tests {
             ..settings
         };
         assert_eq!(tree.search(&next, false, &fresh, &limits, &mut rng).kept, 0);
+    }
+
+    #[test]
+    fn a_rerooted_search_goes_on_from_the_position_one_move_on() {
+        let board =
+            Board::from_game(&pahtum::Game::with_blocks(pahtum::setup::random_blocks(9, 6).unwrap(), false).unwrap());
+        let limits = |playouts| Limits {
+            playouts: Some(playouts),
+            deadline: None,
+            stop_when_decided: false,
+        };
+        let settings = Settings {
+            keep_tree: false,
+            ..Settings::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut tree = Tree::default();
+        let first = tree.search(&board, false, &settings, &limits(2000), &mut rng);
+        let mut next = board;
+        next.play(first.best.cell);
+        let kept = tree.reroot(&board, &next);
+        assert_eq!(kept, first.best.visits, "the best move's playouts are kept");
+        let second = tree.search(&next, false, &settings, &limits(500), &mut rng);
+        assert_eq!((second.kept, tree.nodes[0].visits), (kept, kept + 500));
+        assert_consistent(&tree);
+        // The same position again keeps it all; a position two moves on, or a
+        // move the tree never expanded, nothing.
+        assert_eq!(tree.reroot(&next, &next), kept + 500);
+        assert_eq!(
+            tree.search(&next, false, &settings, &limits(0), &mut rng).best,
+            second.best
+        );
+        let mut far = next;
+        far.play(second.line[0]);
+        far.play(second.line[1]);
+        assert_eq!(tree.reroot(&next, &far), 0);
+        assert_eq!(tree.search(&far, false, &settings, &limits(10), &mut rng).kept, 0);
+        let unexplored = cells_of(far.free()).last().unwrap();
+        let mut unseen = far;
+        unseen.play(unexplored);
+        assert_eq!(tree.reroot(&far, &unseen), 0);
+        assert_eq!(Tree::default().reroot(&far, &unseen), 0);
     }
 
     #[test]

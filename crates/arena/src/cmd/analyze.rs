@@ -53,14 +53,15 @@ pub struct Args {
     /// Solve positions with at most this many free cells exactly.
     #[arg(long, value_name = "N", default_value_t = Settings::default().exact_from)]
     pub exact_cells: u32,
-    /// The tree search's playouts per estimated position.
+    /// The tree search's playouts through each estimated position (those the position before spent below the move
+    /// played count).
     #[arg(long, value_name = "N", default_value_t = Settings::default().playouts,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub playouts: u64,
     /// The tree search's seed.
     #[arg(long, value_name = "N", default_value_t = Settings::default().seed)]
     pub seed: u64,
-    /// The solver's table has 2^BITS entries of 24 bytes, per game analysed at once.
+    /// The solver's table has 2^BITS entries of 32 bytes, per game analysed at once.
     #[arg(long, value_name = "BITS", default_value_t = Settings::default().table_bits,
           value_parser = clap::value_parser!(u32).range(10..=30))]
     pub table_bits: u32,
