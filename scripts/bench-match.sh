@@ -14,13 +14,16 @@
 # the referee and both bots (user + sys), games per second and the arena's
 # peak RSS. Read a figure against the floor of the same run, and compare
 # variants by CPU time when the load is high (see docs/performance.md).
+#
+# ARENA=PATH measures that binary instead of building this tree's (another
+# commit's, say, alternated with this one's; the floor is this tree's).
 set -euo pipefail
 games=${1:-4700}
 dir=${2:-target/bench-match}
 concurrency=${3:-1}
 shift $(( $# < 3 ? $# : 3 ))
-arena=target/release/arena
-cargo build --release -p arena --quiet
+arena=${ARENA:-target/release/arena}
+[ -n "${ARENA:-}" ] || cargo build --release -p arena --quiet
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 BENCH_GAMES=100 BENCH_TIMING_MOVES=0 taskset -c 0 cargo bench --quiet -p pahtum-referee --bench referee 2>/dev/null |
   sed -n '/^raw pipe/,/^referee/p' | grep -v '^referee' | sed 's/^/floor: /'

@@ -10,15 +10,16 @@
 //! id, colour and clock filled in. The last clock encoded is kept with its
 //! text and used again while it does not change (on a per-move limit without
 //! a Fischer clock, every request of a seat shows the same clock; encoding it
-//! was a fifth of the referee's own instructions per move). Every value is
-//! encoded by serde; only the object's framing is written here, and a test
-//! holds the result to the protocol's own encoder, byte for byte.
+//! was a fifth of the referee's own instructions per move). The cells and
+//! actions are written by hand in the rules' notation, every other value is
+//! encoded by serde, and a test holds the result to the protocol's own
+//! encoder, byte for byte.
 
 use std::io::Write;
 
 use pahtum::{Action, Cell, Color, Phase};
 use pahtum_protocol::{Clock, Rules};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 /// The growing text of one game's requests.
 #[derive(Debug)]
@@ -52,8 +53,8 @@ impl RequestLine {
             moves: Vec::with_capacity(LIST_BYTES),
             clock: None,
         };
-        for cell in blocks {
-            append(&mut line.blocks, cell);
+        for &cell in blocks {
+            append_string(&mut line.blocks, "", &cell_text(cell));
         }
         line
     }
@@ -61,12 +62,21 @@ impl RequestLine {
     /// Takes in `action`, played by (or, for a block, on the turn of) `color`.
     pub(crate) fn played(&mut self, action: Action, color: Color) {
         match action {
-            Action::Block(cell) => append(&mut self.blocks, &cell),
-            Action::Stone(cell) if color == Color::White => append(&mut self.white, &cell),
-            Action::Stone(cell) => append(&mut self.black, &cell),
-            Action::Pie(_) => {}
+            Action::Block(cell) => {
+                append_string(&mut self.blocks, "", &cell_text(cell));
+                append_string(&mut self.moves, "#", &cell_text(cell));
+            }
+            Action::Stone(cell) => {
+                let list = if color == Color::White {
+                    &mut self.white
+                } else {
+                    &mut self.black
+                };
+                append_string(list, "", &cell_text(cell));
+                append_string(&mut self.moves, "", &cell_text(cell));
+            }
+            Action::Pie(swap) => append_string(&mut self.moves, "", if swap { b"swap" } else { b"keep" }),
         }
-        append(&mut self.moves, &AsText(action));
     }
 
     /// Writes the request of type `kind` with `id`, for `color`, with `clock`,
@@ -118,21 +128,23 @@ pub(crate) fn kind_of(phase: Phase) -> &'static str {
     }
 }
 
-/// An action in the rules' notation, as a JSON string (`"#d4"`, `"swap"`),
-/// encoded without an intermediate `String`.
-struct AsText(Action);
-
-impl Serialize for AsText {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
-    }
+/// `cell` in the rules' notation (`d4`).
+fn cell_text(cell: Cell) -> [u8; 2] {
+    [b'a' + cell.column() as u8, b'1' + cell.row() as u8]
 }
 
-fn append(list: &mut Vec<u8>, value: &impl Serialize) {
+/// Appends `prefix` and `text` as a JSON string, written by hand: through serde and `Display`, a cell cost
+/// more instructions than the rest of the request's text (docs/performance.md, issue 41). The rules'
+/// notation is ASCII letters, digits and `#`, which a JSON string holds as they are; the test below holds
+/// the requests to the protocol's encoder.
+fn append_string(list: &mut Vec<u8>, prefix: &str, text: &[u8]) {
     if !list.is_empty() {
         list.push(b',');
     }
-    write_json(list, value);
+    list.push(b'"');
+    list.extend_from_slice(prefix.as_bytes());
+    list.extend_from_slice(text);
+    list.push(b'"');
 }
 
 fn write_json(out: &mut impl Write, value: &(impl Serialize + ?Sized)) {

@@ -20,8 +20,18 @@
 //! state of every game in progress), so that neither the games nor memory
 //! wait on it. The first line every reader gets is a snapshot too, taken under
 //! the same lock as the events, so that nothing is missed or seen twice.
+//!
+//! **A move costs its game alone.** Every move of every game passes here,
+//! watched or not, so that a page opened mid-run sees each game from its
+//! start. A game's task holds its entry ([`Playing`], from [`Live::started`]),
+//! so a move neither looks its game up by id nor takes the run's lock while
+//! nobody reads: it takes only its own game's lock, which no other game
+//! takes, and reads the count of readers. A reader is counted before its
+//! snapshot locks each game, so a move that saw no reader is in the snapshot;
+//! a move that sees one takes the run's lock as every event does.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -155,15 +165,22 @@ pub struct LiveEnd {
 #[derive(Debug, Default)]
 pub struct Live {
     state: Mutex<State>,
+    /// The subscriptions: changed under `state`'s lock, read by a move without it (see the module's doc).
+    readers: AtomicUsize,
 }
+
+/// A game in progress, shared by the run's list and the game's own [`Playing`]; locked after the run's
+/// `state`, never before it.
+type Shared = Arc<Mutex<LiveGame>>;
 
 #[derive(Debug)]
 struct State {
-    games: HashMap<String, LiveGame>,
+    games: HashMap<String, Shared>,
     ended: VecDeque<LiveEnd>,
     /// `None` once closed: the readers end after what they have.
     sender: Option<broadcast::Sender<Arc<str>>>,
-    /// The snapshot of the state as it is, once made.
+    /// The snapshot of the state as it is, once made; only while someone reads (a move that nobody
+    /// reads does not clear it).
     snapshot: Option<Arc<str>>,
 }
 
@@ -179,22 +196,9 @@ impl Default for State {
 }
 
 impl State {
-    /// Applies `event` and passes it on to the readers.
-    fn publish(&mut self, event: &LiveEvent) {
-        self.apply(event);
-        self.send(event);
-    }
-
-    /// Whether anyone reads the events.
-    fn is_read(&self) -> bool {
-        self.sender.as_ref().is_some_and(|sender| sender.receiver_count() > 0)
-    }
-
-    /// Passes `event` on to the readers, written as JSON only if there are any.
-    fn send(&self, event: &LiveEvent) {
-        if let Some(sender) = &self.sender
-            && self.is_read()
-        {
+    /// Passes `event` on to the readers, written as JSON only if `read`.
+    fn send(&self, read: bool, event: &LiveEvent) {
+        if let Some(sender) = self.sender.as_ref().filter(|_| read) {
             let line = serde_json::to_string(event).expect("live events serialize");
             let _ = sender.send(line.into());
         }
@@ -206,16 +210,16 @@ impl State {
             LiveEvent::Snapshot { games, ended } => {
                 self.games.clear();
                 for game in games {
-                    self.start(game);
+                    self.start(game.clone());
                 }
                 self.ended = ended.iter().rev().take(ENDED_KEPT).rev().cloned().collect();
             }
-            LiveEvent::Start { game } => self.start(game),
+            LiveEvent::Start { game } => {
+                self.start(game.clone());
+            }
             LiveEvent::Move { game, ply } => {
-                if let Some(game) = self.games.get_mut(game)
-                    && game.plies.len() < MAX_PLIES
-                {
-                    game.plies.push(ply.clone());
+                if let Some(game) = self.games.get(game) {
+                    lock(game).push(ply.clone());
                 }
             }
             LiveEvent::End(end) => {
@@ -229,20 +233,23 @@ impl State {
     }
 
     /// Adds `game`, unless it would make more than [`MAX_GAMES`] (a server following a socket keeps no
-    /// more, whatever the socket says).
-    fn start(&mut self, game: &LiveGame) {
-        if self.games.len() < MAX_GAMES || self.games.contains_key(&game.id) {
-            let mut game = game.clone();
-            game.plies.truncate(MAX_PLIES);
-            self.games.insert(game.id.clone(), game);
+    /// more, whatever the socket says); its entry, if added.
+    fn start(&mut self, mut game: LiveGame) -> Option<Shared> {
+        if self.games.len() >= MAX_GAMES && !self.games.contains_key(&game.id) {
+            return None;
         }
+        game.plies.truncate(MAX_PLIES);
+        let shared = Arc::new(Mutex::new(game));
+        let id = lock(&shared).id.clone();
+        self.games.insert(id, Arc::clone(&shared));
+        Some(shared)
     }
 
     fn snapshot(&mut self) -> Arc<str> {
         let games = &self.games;
         let ended = &self.ended;
         Arc::clone(self.snapshot.get_or_insert_with(|| {
-            let mut games: Vec<LiveGame> = games.values().cloned().collect();
+            let mut games: Vec<LiveGame> = games.values().map(|game| lock(game).clone()).collect();
             games.sort_by(|a, b| a.id.cmp(&b.id));
             let snapshot = LiveEvent::Snapshot {
                 games,
@@ -253,20 +260,42 @@ impl State {
     }
 }
 
+impl LiveGame {
+    /// Adds `ply`, unless the game has [`MAX_PLIES`] already.
+    fn push(&mut self, ply: LivePly) {
+        if self.plies.len() < MAX_PLIES {
+            self.plies.push(ply);
+        }
+    }
+}
+
+/// Locks `game` (a game is never left half changed, so a panic elsewhere leaves it usable).
+fn lock(game: &Mutex<LiveGame>) -> MutexGuard<'_, LiveGame> {
+    game.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Live {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Applies `event` and passes it on to the readers.
-    pub fn publish(&self, event: LiveEvent) {
-        self.state().publish(&event);
+    /// Whether anyone reads the events.
+    fn is_read(&self) -> bool {
+        self.readers.load(Ordering::SeqCst) > 0
     }
 
-    /// A game of `spec` starts between `first` and `second` (the plies its opening gives are played).
-    pub fn started(&self, spec: &GameSpec, first: &str, second: &str) {
+    /// Applies `event` and passes it on to the readers.
+    pub fn publish(&self, event: LiveEvent) {
+        let mut state = self.state();
+        state.apply(&event);
+        state.send(self.is_read(), &event);
+    }
+
+    /// A game of `spec` starts between `first` and `second` (the plies its opening gives are played): the
+    /// entry its moves go to.
+    pub fn started(&self, spec: &GameSpec, first: &str, second: &str) -> Playing<'_> {
         let mut game = spec.initial_game();
-        let mut plies = Vec::with_capacity(spec.opening.len());
+        let mut plies = Vec::with_capacity(MAX_PLIES);
         for &action in &spec.opening {
             let (Some(seat), Some(color)) = (game.seat_to_act(), game.color_to_act()) else {
                 break;
@@ -286,21 +315,71 @@ impl Live {
                 unix_ms: unix_ms(),
             });
         }
-        self.publish(LiveEvent::Start {
-            game: LiveGame {
-                id: spec.id.clone(),
-                first: first.to_owned(),
-                second: second.to_owned(),
-                rules: spec.rules,
-                blocks: spec.blocks.clone(),
-                time: [Seat::First, Seat::Second].map(|seat| spec.time_of(seat)),
-                plies,
-            },
-        });
+        let game = LiveGame {
+            id: spec.id.clone(),
+            first: first.to_owned(),
+            second: second.to_owned(),
+            rules: spec.rules,
+            blocks: spec.blocks.clone(),
+            time: [Seat::First, Seat::Second].map(|seat| spec.time_of(seat)),
+            plies,
+        };
+        let mut state = self.state();
+        state.snapshot = None;
+        let read = self.is_read();
+        let event = read.then(|| LiveEvent::Start { game: game.clone() });
+        let game = state.start(game);
+        if let Some(event) = event {
+            state.send(read, &event);
+        }
+        Playing { live: self, game }
     }
 
-    /// What the referee says of game `id` as it is played (a move; its end comes from the journal).
-    pub fn played(&self, id: &str, event: GameEvent) {
+    /// A reader: the snapshot first, then every event (see [`Subscription::next`]).
+    pub fn subscribe(self: &Arc<Self>) -> Subscription {
+        let mut state = self.state();
+        // Counted before the snapshot locks each game: see the module's doc.
+        self.readers.fetch_add(1, Ordering::SeqCst);
+        let snapshot = state.snapshot();
+        Subscription {
+            live: Arc::clone(self),
+            receiver: state.sender.as_ref().map(broadcast::Sender::subscribe),
+            pending: Some(snapshot),
+        }
+    }
+
+    /// How many readers there are (none once [`close`](Self::close)d).
+    pub fn readers(&self) -> usize {
+        let state = self.state();
+        if state.sender.is_some() {
+            self.readers.load(Ordering::SeqCst)
+        } else {
+            0
+        }
+    }
+
+    /// Whether events still come (not [`close`](Self::close)d).
+    pub fn is_open(&self) -> bool {
+        self.state().sender.is_some()
+    }
+
+    /// No more events: each reader ends after the lines it has not read yet.
+    pub fn close(&self) {
+        self.state().sender = None;
+    }
+}
+
+/// A game in progress, held by the task that plays it: where its moves go.
+#[derive(Debug)]
+pub struct Playing<'a> {
+    live: &'a Live,
+    /// `None` when the run had [`MAX_GAMES`] in progress already: the game is not shown.
+    game: Option<Shared>,
+}
+
+impl Playing<'_> {
+    /// What the referee says of the game as it is played (a move; its end comes from the journal).
+    pub fn played(&mut self, event: GameEvent) {
         let GameEvent::Played {
             seat,
             color,
@@ -313,72 +392,51 @@ impl Live {
         else {
             return;
         };
-        let unix_ms = unix_ms();
-        let mut state = self.state();
-        let read = state.is_read();
-        state.snapshot = None;
-        let Some(game) = state.games.get_mut(id) else {
+        let Some(shared) = &self.game else {
             return;
         };
-        let last = game.plies.iter().rev().find_map(|ply| ply.clocks);
-        let clocks = [Seat::First, Seat::Second].map(|each| LiveClock {
-            left_ms: remaining_ms[each.index()],
-            used_ms: to_the_microsecond(
-                last.map_or(0.0, |clocks| clocks[each.index()].used_ms) + if each == seat { ms } else { 0.0 },
-            ),
-        });
-        let ply = LivePly {
-            ply: game.plies.len() + 1,
-            seat,
-            color,
-            action,
-            given: false,
-            ms: Some(ms),
-            clocks: Some(clocks),
-            info,
-            unix_ms,
+        let unix_ms = unix_ms();
+        let ply = |game: &LiveGame| {
+            let last = game.plies.iter().rev().find_map(|ply| ply.clocks);
+            let clocks = [Seat::First, Seat::Second].map(|each| LiveClock {
+                left_ms: remaining_ms[each.index()],
+                used_ms: to_the_microsecond(
+                    last.map_or(0.0, |clocks| clocks[each.index()].used_ms) + if each == seat { ms } else { 0.0 },
+                ),
+            });
+            LivePly {
+                ply: game.plies.len() + 1,
+                seat,
+                color,
+                action,
+                given: false,
+                ms: Some(ms),
+                clocks: Some(clocks),
+                info,
+                unix_ms,
+            }
         };
-        // Every move of every game passes here: with nobody reading, the ply goes straight into its
-        // game, with no event made, looked up again or copied (as `publish` would).
-        let event = read.then(|| LiveEvent::Move {
-            game: id.to_owned(),
+        {
+            let mut game = lock(shared);
+            if !self.live.is_read() {
+                let ply = ply(&game);
+                game.push(ply);
+                return;
+            }
+        }
+        // Read: the move and its event under the run's lock, in the same order for every reader as its
+        // snapshot.
+        let mut state = self.live.state();
+        state.snapshot = None;
+        let mut game = lock(shared);
+        let ply = ply(&game);
+        let event = LiveEvent::Move {
+            game: game.id.clone(),
             ply: ply.clone(),
-        });
-        if game.plies.len() < MAX_PLIES {
-            game.plies.push(ply);
-        }
-        if let Some(event) = event {
-            state.send(&event);
-        }
-    }
-
-    /// A reader: the snapshot first, then every event (see [`Subscription::next`]).
-    pub fn subscribe(self: &Arc<Self>) -> Subscription {
-        let mut state = self.state();
-        let snapshot = state.snapshot();
-        Subscription {
-            live: Arc::clone(self),
-            receiver: state.sender.as_ref().map(broadcast::Sender::subscribe),
-            pending: Some(snapshot),
-        }
-    }
-
-    /// How many readers there are.
-    pub fn readers(&self) -> usize {
-        self.state()
-            .sender
-            .as_ref()
-            .map_or(0, broadcast::Sender::receiver_count)
-    }
-
-    /// Whether events still come (not [`close`](Self::close)d).
-    pub fn is_open(&self) -> bool {
-        self.state().sender.is_some()
-    }
-
-    /// No more events: each reader ends after the lines it has not read yet.
-    pub fn close(&self) {
-        self.state().sender = None;
+        };
+        game.push(ply);
+        drop(game);
+        state.send(true, &event);
     }
 }
 
@@ -450,9 +508,20 @@ impl Subscription {
 
     /// A fresh snapshot, and the events after it.
     fn again(&mut self) -> Arc<str> {
-        let fresh = self.live.subscribe();
-        self.receiver = fresh.receiver;
-        fresh.pending.expect("a subscription starts with a snapshot")
+        let mut state = self.live.state();
+        let snapshot = state.snapshot();
+        self.receiver = state.sender.as_ref().map(broadcast::Sender::subscribe);
+        snapshot
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut state = self.live.state();
+        if self.live.readers.fetch_sub(1, Ordering::SeqCst) == 1 {
+            // The moves that nobody reads do not clear it.
+            state.snapshot = None;
+        }
     }
 }
 
@@ -466,7 +535,7 @@ mod tests {
     use super::*;
 
     /// A game of `id` started on `live`, with a Fischer clock of a second and no increment.
-    fn started(live: &Live, id: &str) {
+    fn started<'a>(live: &'a Live, id: &str) -> Playing<'a> {
         let time = fischer(Duration::from_secs(1), Duration::ZERO);
         let spec = GameSpec::fixed(
             id,
@@ -475,22 +544,19 @@ mod tests {
             time,
         )
         .unwrap();
-        live.started(&spec, "a", "b");
+        live.started(&spec, "a", "b")
     }
 
-    fn stone(live: &Live, id: &str, seat: Seat, cell: &str, ms: f64, left: [u64; 2]) {
-        live.played(
-            id,
-            GameEvent::Played {
-                seat,
-                color: seat.starting_color(),
-                action: Action::Stone(cell.parse().unwrap()),
-                ms,
-                position: Position::new(Bitboard::default()),
-                info: None,
-                remaining_ms: left.map(Some),
-            },
-        );
+    fn stone(game: &mut Playing<'_>, seat: Seat, cell: &str, ms: f64, left: [u64; 2]) {
+        game.played(GameEvent::Played {
+            seat,
+            color: seat.starting_color(),
+            action: Action::Stone(cell.parse().unwrap()),
+            ms,
+            position: Position::new(Bitboard::default()),
+            info: None,
+            remaining_ms: left.map(Some),
+        });
     }
 
     fn parse(line: &str) -> LiveEvent {
@@ -502,16 +568,16 @@ mod tests {
     #[tokio::test]
     async fn a_reader_follows_the_games_from_a_snapshot() {
         let live = Arc::new(Live::default());
-        started(&live, "g1");
-        stone(&live, "g1", Seat::First, "d4", 10.5, [990, 1000]);
+        let mut g1 = started(&live, "g1");
+        stone(&mut g1, Seat::First, "d4", 10.5, [990, 1000]);
         let mut reader = live.subscribe();
         let first = reader.next().await.unwrap();
         let LiveEvent::Snapshot { games, ended } = parse(&first[0]) else {
             panic!("{first:?}")
         };
         assert_eq!((games.len(), games[0].plies.len(), ended.len()), (1, 1, 0));
-        stone(&live, "g1", Seat::Second, "d5", 2.25, [990, 998]);
-        stone(&live, "g1", Seat::First, "e4", 1.0, [989, 998]);
+        stone(&mut g1, Seat::Second, "d5", 2.25, [990, 998]);
+        stone(&mut g1, Seat::First, "e4", 1.0, [989, 998]);
         let lines = reader.next().await.unwrap();
         assert_eq!(lines.len(), 2, "both moves at once");
         let LiveEvent::Move { ply, .. } = parse(&lines[1]) else {
@@ -547,10 +613,11 @@ mod tests {
         let mut reader = live.subscribe();
         reader.next().await.unwrap();
         started(&live, "g1");
-        for index in 0..CAPACITY {
-            started(&live, &format!("g{index}"));
-        }
-        stone(&live, "g1", Seat::First, "d4", 1.0, [999, 1000]);
+        // "g1" starts again among them (a replayed game), in place of the first.
+        let mut playing: Vec<Playing<'_>> = (0..CAPACITY)
+            .map(|index| started(&live, &format!("g{index}")))
+            .collect();
+        stone(&mut playing[1], Seat::First, "d4", 1.0, [999, 1000]);
         let lines = reader.next().await.unwrap();
         assert_eq!(lines.len(), 1);
         let LiveEvent::Snapshot { games, .. } = parse(&lines[0]) else {
@@ -558,11 +625,53 @@ mod tests {
         };
         assert_eq!(games.len(), CAPACITY);
         assert_eq!(games.iter().find(|game| game.id == "g1").unwrap().plies.len(), 1);
-        stone(&live, "g1", Seat::Second, "d5", 1.0, [999, 999]);
+        stone(&mut playing[1], Seat::Second, "d5", 1.0, [999, 999]);
         let lines = reader.next().await.unwrap();
         assert!(
             matches!(parse(&lines[0]), LiveEvent::Move { .. }),
             "and the events after it"
         );
+    }
+
+    /// A reader that comes while a game plays, its moves going straight into their game while nobody
+    /// read, has every ply once: those before it in its snapshot, the others as events.
+    #[tokio::test]
+    async fn a_reader_that_comes_mid_game_misses_no_move_and_sees_none_twice() {
+        let cells: Vec<String> = Cell::all()
+            .cycle()
+            .take(MAX_PLIES)
+            .map(|cell| cell.to_string())
+            .collect();
+        for _ in 0..50 {
+            let live = Arc::new(Live::default());
+            let mut game = started(&live, "g1");
+            let start = std::sync::Barrier::new(2);
+            let (mut reader, plies) = std::thread::scope(|scope| {
+                let mover = scope.spawn(|| {
+                    start.wait();
+                    for cell in &cells {
+                        stone(&mut game, Seat::First, cell, 1.0, [999, 1000]);
+                    }
+                });
+                start.wait();
+                let reader = live.subscribe();
+                mover.join().unwrap();
+                (reader, cells.len())
+            });
+            live.close();
+            let mut seen = Vec::new();
+            while let Some(lines) = reader.next().await {
+                for line in lines {
+                    match parse(&line) {
+                        LiveEvent::Snapshot { games, .. } => {
+                            seen.extend(games.iter().flat_map(|game| game.plies.iter().map(|ply| ply.ply)));
+                        }
+                        LiveEvent::Move { ply, .. } => seen.push(ply.ply),
+                        other => panic!("{other:?}"),
+                    }
+                }
+            }
+            assert_eq!(seen, (1..=plies).collect::<Vec<_>>());
+        }
     }
 }

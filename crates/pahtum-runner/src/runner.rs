@@ -312,13 +312,10 @@ async fn play_once(game: &ScheduledGame, spec: &GameSpec, pool: &Pool, slot: &Sl
         );
         let record = match (first, second) {
             (Ok(mut first), Ok(mut second)) => {
-                let live = pool.live.as_deref();
-                if let Some(live) = live {
-                    live.started(spec, &game.first, &game.second);
-                }
+                let mut playing = (pool.live.as_deref()).map(|live| live.started(spec, &game.first, &game.second));
                 let mut show = |event| {
-                    if let Some(live) = live {
-                        live.played(&spec.id, event);
+                    if let Some(playing) = &mut playing {
+                        playing.played(event);
                     }
                 };
                 let record = play_game(spec, &mut first.bot, &mut second.bot, &mut show).await;

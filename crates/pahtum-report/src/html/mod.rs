@@ -270,9 +270,9 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let options = self.options;
-        let forfeits: Vec<(String, Kept<L>)> = self.listed_forfeits.values().collect();
-        let others: Vec<(String, Kept<L>)> = self.listed_others.values().collect();
-        fn bytes<L>(games: &[(String, Kept<L>)]) -> impl Iterator<Item = usize> + '_ {
+        let forfeits: Vec<(&str, Kept<L>)> = self.listed_forfeits.values().collect();
+        let others: Vec<(&str, Kept<L>)> = self.listed_others.values().collect();
+        fn bytes<'a, L>(games: &'a [(&str, Kept<L>)]) -> impl Iterator<Item = usize> + 'a {
             games.iter().map(|(_, kept)| kept.replay.bytes)
         }
         // The forfeits' replays come first, within the byte budget; the other games get what they leave.
@@ -284,25 +284,25 @@ impl<L: Copy> ReportBuilder<L> {
         );
         // The forfeits' replays first, then the others', each lowest-ranked first: the order in which
         // their comments are numbered.
-        let replays: Vec<(String, L, bool)> = forfeits[..forfeit_replays]
+        let replays: Vec<(&str, L, bool)> = forfeits[..forfeit_replays]
             .iter()
             .chain(&others[..other_replays])
-            .map(|(id, kept)| (id.clone(), kept.at, kept.replay.commented))
+            .map(|&(id, kept)| (id, kept.at, kept.replay.commented))
             .collect();
-        let analysed: HashMap<String, Span> = forfeits[..forfeit_replays]
+        let analysed: HashMap<&str, Span> = forfeits[..forfeit_replays]
             .iter()
             .chain(&others[..other_replays])
-            .filter_map(|(id, kept)| Some((id.clone(), kept.analysis?)))
+            .filter_map(|&(id, kept)| Some((id, kept.analysis?)))
             .collect();
         let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
         let index = self.analyses.as_ref();
         let embedded = replays.len();
-        let mut listed: Vec<(String, L)> = forfeits
+        let mut listed: Vec<(&str, L)> = forfeits
             .into_iter()
             .chain(others)
             .map(|(id, kept)| (id, kept.at))
             .collect();
-        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        listed.sort_by(|a, b| a.0.cmp(b.0));
         let replays_note = (embedded < self.games).then(|| {
             let chosen = if forfeit_replays == self.forfeits {
                 "every forfeit, and a sample of the rest chosen by game id (the same each time)".to_owned()
@@ -389,11 +389,11 @@ type AnalysisOf<'a> = Box<dyn FnMut(&str) -> Option<GameAnalysis> + 'a>;
 fn one_game<'a>(
     record: &'a GameRecord,
     analysis: Option<&'a GameAnalysis>,
-) -> GameData<(), ReadOne<'a>, AnalysisOf<'a>> {
+) -> GameData<'a, (), ReadOne<'a>, AnalysisOf<'a>> {
     GameData {
-        listed: vec![(record.id.clone(), ())],
+        listed: vec![(&record.id, ())],
         played: 1,
-        replays: vec![(record.id.clone(), (), true)],
+        replays: vec![(&record.id, (), true)],
         read: Box::new(|()| serde_json::to_vec(record).map_err(io::Error::from)),
         analysis: Box::new(move |_: &str| analysis.cloned()),
     }
@@ -411,16 +411,16 @@ fn io_error(error: PageError<io::Error>) -> io::Error {
 /// The games of a page, as the viewer's script reads them, still to be read back: the games listed, sorted
 /// by id; the games replayed, in the order their comments are numbered; how to read a record back; and the
 /// analysis of a game replayed, by its id, if it has one.
-struct GameData<L, R, A> {
-    listed: Vec<(String, L)>,
+struct GameData<'a, L, R, A> {
+    listed: Vec<(&'a str, L)>,
     played: usize,
-    replays: Vec<(String, L, bool)>,
+    replays: Vec<(&'a str, L, bool)>,
     read: R,
     analysis: A,
 }
 
 impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>, A: FnMut(&str) -> Option<GameAnalysis>>
-    GameData<L, R, A>
+    GameData<'_, L, R, A>
 {
     /// What `parse` makes of the record of game `id`, read back from `at`, if it is that game's (`id_of`).
     fn read<T>(
@@ -459,16 +459,16 @@ impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>,
         for (id, at, _) in replays.iter().filter(|(_, _, commented)| *commented) {
             comments.add(&self.record(id, *at)?);
         }
-        replays.sort_by(|a, b| a.0.cmp(&b.0));
+        replays.sort_by(|a, b| a.0.cmp(b.0));
         out.write_all(b"{\"games\":[")?;
         for (n, (id, at)) in std::mem::take(&mut self.listed).into_iter().enumerate() {
-            let row = self.read(&id, at, GameRow::read, |row| &row.id)?;
+            let row = self.read(id, at, GameRow::read, |row| &row.id)?;
             write!(out, "{}{}", if n == 0 { "" } else { "," }, script_json(&row))?;
         }
         write!(out, "],\"played\":{},\"replays\":{{", self.played)?;
         for (n, (id, at, _)) in replays.into_iter().enumerate() {
-            let analysis = (self.analysis)(&id);
-            let replay = Replay::of(&self.record(&id, at)?, &mut comments, analysis.as_ref());
+            let analysis = (self.analysis)(id);
+            let replay = Replay::of(&self.record(id, at)?, &mut comments, analysis.as_ref());
             let (id, replay) = (script_json(&id), script_json(&replay));
             write!(out, "{}{id}:{replay}", if n == 0 { "" } else { "," })?;
         }
@@ -494,7 +494,7 @@ fn write_page<L: Copy, E: std::error::Error + 'static>(
     league: Option<&LeaguePage>,
     analysis: Option<AnalysisTables>,
     notes: Vec<String>,
-    games: GameData<L, impl FnMut(L) -> Result<Vec<u8>, E>, impl FnMut(&str) -> Option<GameAnalysis>>,
+    games: GameData<'_, L, impl FnMut(L) -> Result<Vec<u8>, E>, impl FnMut(&str) -> Option<GameAnalysis>>,
 ) -> Result<(), PageError<E>> {
     let (before, after) = TEMPLATE
         .split_once(DATA_SLOT)

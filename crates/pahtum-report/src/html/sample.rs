@@ -96,12 +96,13 @@ impl<T> Sample<T> {
         self.entries.is_empty()
     }
 
-    /// The games kept, lowest-ranked first, with their ids.
-    pub fn values(&self) -> impl Iterator<Item = (String, T)> + '_
+    /// The games kept, lowest-ranked first, with their ids (borrowed: a page of 10,000 games would
+    /// otherwise copy each id into every list it makes of them).
+    pub fn values(&self) -> impl Iterator<Item = (&str, T)> + '_
     where
         T: Copy,
     {
-        self.entries.iter().map(|(key, value)| (key.id.clone(), *value))
+        self.entries.iter().map(|(key, value)| (key.id.as_str(), *value))
     }
 }
 
@@ -130,7 +131,7 @@ mod tests {
     use super::*;
 
     fn ids(sample: Sample<usize>) -> Vec<String> {
-        sample.values().map(|(id, _)| id).collect()
+        sample.values().map(|(id, _)| id.to_owned()).collect()
     }
 
     fn offered(ids: impl Iterator<Item = String>, cap: usize) -> Sample<usize> {
