@@ -19,17 +19,10 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use cpu_time::ThreadTime;
+
 use pahtum_analysis::analyze::{Analyzer, Settings};
 use pahtum_record::GameRecord;
-
-/// The CPU time the calling thread has used.
-fn thread_cpu_time() -> Duration {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `now` is a valid timespec for the call to write into.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(status, 0, "the thread's CPU clock is readable");
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
-}
 
 fn main() {
     let mut source = None;
@@ -64,9 +57,9 @@ fn main() {
     let mut analyzer = Analyzer::new(settings);
     let mut times = Vec::new();
     for record in &records {
-        let start = thread_cpu_time();
+        let start = ThreadTime::now();
         let analysis = analyzer.analyze(record).expect("the record replays");
-        let time = thread_cpu_time() - start;
+        let time = start.elapsed();
         let exact = analysis.moves.iter().filter(|entry| entry.before.exact).count();
         println!(
             "{:<12} {:>3} plies {:>3} exact {:>8.3} s",

@@ -20,6 +20,8 @@
 
 use std::time::Duration;
 
+use cpu_time::ThreadTime;
+
 use pahtum_search::board::{Board, WHITE};
 use pahtum_search::endgame::Solver;
 use pahtum_search::knowledge::best_stake;
@@ -52,15 +54,6 @@ fn position(seed: u64, blocks: usize, free: u32) -> Board {
         board.play(cell);
     }
     board
-}
-
-/// The CPU time the calling thread has used.
-fn thread_cpu_time() -> Duration {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `now` is a valid timespec for the call to write into.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(status, 0, "the thread's CPU clock is readable");
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
 fn main() {
@@ -104,7 +97,7 @@ fn main() {
             let mut visited = 0;
             for _ in 0..repeat {
                 let mut solver = Solver::new(bits);
-                let start = thread_cpu_time();
+                let start = ThreadTime::now();
                 (value, visited) = if outcome {
                     let found = solver.outcome(&board, None).expect("no deadline");
                     (found.result as i64, found.nodes)
@@ -112,7 +105,7 @@ fn main() {
                     let found = solver.solve(&board, None).expect("no deadline");
                     (i64::from(found.value), found.nodes)
                 };
-                fastest = fastest.min(thread_cpu_time() - start);
+                fastest = fastest.min(start.elapsed());
             }
             times.push(fastest);
             nodes.push(visited);
