@@ -180,3 +180,66 @@ fn a_faulty_book_is_refused_before_any_game_with_its_line() {
     );
     assert!(!dir.path().join("out").exists(), "no game played");
 }
+
+#[test]
+fn a_match_plays_a_book_in_its_order_each_opening_a_layout_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = "# four openings\na1 d4 g7 | c6\nb2 d4 f6 | c6 keep d3\n| #a1 #b2 #c3 e5\na1 b2 c3 d4 e5 | g7 swap\n";
+    std::fs::write(dir.path().join("book.txt"), book).unwrap();
+    let args = [
+        "match",
+        "first-free",
+        "heuristic",
+        "--games",
+        "8",
+        "--openings",
+        "book.txt",
+    ];
+    let played = arena(&[&args[..], &["--out", "m"]].concat(), dir.path());
+    assert!(played.status.success(), "{}", said(&played));
+    let journal = std::fs::read_to_string(dir.path().join("m/journal.jsonl")).unwrap();
+    // Layout round r (the game `000-0r-a` and `-b`) plays the book's r-th opening.
+    let mut lines: Vec<(String, u64)> = journal
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let game: Value = serde_json::from_str(line).unwrap();
+            let id = game["id"].as_str().unwrap().to_owned();
+            (id, game["opening"]["book"]["line"].as_u64().unwrap())
+        })
+        .collect();
+    lines.sort();
+    let rounds: Vec<(String, u64)> = (0..4)
+        .flat_map(|round| ["a", "b"].map(|seat| (format!("000-{round:02}-{seat}"), round + 2)))
+        .collect();
+    assert_eq!(lines, rounds, "the book's order, each opening twice");
+
+    // A book's faulty line, and the flags a book replaces.
+    std::fs::write(dir.path().join("bad.txt"), "a1 d4 g7 | c6\n\na1 d4 | c6\n").unwrap();
+    let refused = arena(
+        &[
+            "match",
+            "first-free",
+            "heuristic",
+            "--games",
+            "2",
+            "--openings",
+            "bad.txt",
+            "--out",
+            "n",
+        ],
+        dir.path(),
+    );
+    assert!(!refused.status.success());
+    let told = said(&refused);
+    assert!(
+        told.contains("--openings") && told.contains("bad.txt: line 3"),
+        "{told}"
+    );
+    let both = arena(&[&args[..], &["--blocks", "5", "--out", "o"]].concat(), dir.path());
+    assert!(
+        !both.status.success() && said(&both).contains("--blocks"),
+        "{}",
+        said(&both)
+    );
+}

@@ -149,11 +149,11 @@ fn rules_text(rules: &RulesConfig) -> String {
         BlockSource::Random { counts: these } => format!("{} random blocks", counts(these)),
         BlockSource::Players { counts: these } => format!("{} blocks placed by the players", counts(these)),
         BlockSource::Fixed { layouts } => format!("{} fixed layouts", layouts.len()),
-        BlockSource::Book {
+        BlockSource::Book(pahtum_tournament::book::Openings {
             file,
             shuffled,
             openings,
-        } => format!(
+        }) => format!(
             "{} openings of the book {}{}",
             openings.len(),
             pahtum_protocol::untrusted::escape(file),

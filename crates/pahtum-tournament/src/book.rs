@@ -21,6 +21,85 @@ use pahtum_protocol::{Placement, Rules};
 use pahtum_record::{OpeningError, play_opening};
 use serde::{Deserialize, Serialize};
 
+/// A book as a tournament plays it: its file, its order, and every opening in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Openings {
+    /// The book's file, as the tournament file (or `arena match --openings`) names it.
+    pub file: String,
+    /// Played in an order shuffled by the tournament's seed (else in the book's order).
+    pub shuffled: bool,
+    /// The openings, in the book's order.
+    pub openings: Vec<BookOpening>,
+}
+
+/// Why a book cannot be played.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadBookError {
+    /// The file could not be read.
+    #[error("cannot read the book {file:?}")]
+    Read {
+        /// The book's file, as named.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is no opening.
+    #[error("{file}")]
+    Line {
+        /// The book's file, as named.
+        file: String,
+        /// The line and why.
+        #[source]
+        error: BookError,
+    },
+    /// The book has no opening.
+    #[error("the book {file:?} has no opening: give one or more, e.g. the line `a1 d4 g7 b2 c3 | c6`")]
+    Empty {
+        /// The book's file, as named.
+        file: String,
+    },
+}
+
+impl Openings {
+    /// The book `file` (as named) whose text `read` gives, every opening checked by the rules with the pie
+    /// rule `pie`, to be played in its order or `shuffled`.
+    pub fn read(
+        file: &str,
+        shuffled: bool,
+        pie: bool,
+        read: impl FnOnce(&str) -> std::io::Result<String>,
+    ) -> Result<Openings, ReadBookError> {
+        let text = read(file).map_err(|source| ReadBookError::Read {
+            file: file.to_owned(),
+            source,
+        })?;
+        let openings = parse(&text, pie).map_err(|error| ReadBookError::Line {
+            file: file.to_owned(),
+            error,
+        })?;
+        if openings.is_empty() {
+            return Err(ReadBookError::Empty { file: file.to_owned() });
+        }
+        Ok(Openings {
+            file: file.to_owned(),
+            shuffled,
+            openings,
+        })
+    }
+}
+
+/// `error` and each of its causes, `: ` between them: what a person reads of a book's fault.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut said = error.to_string();
+    let mut cause = error.source();
+    while let Some(source) = cause {
+        said += &format!(": {source}");
+        cause = source.source();
+    }
+    said
+}
+
 /// One opening of a book.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BookOpening {
@@ -179,13 +258,7 @@ mod tests {
 
     fn fault(text: &str) -> (usize, String) {
         let error = parse(text, true).unwrap_err();
-        let mut said = error.fault.to_string();
-        let mut source = std::error::Error::source(&error.fault);
-        while let Some(cause) = source {
-            said += &format!(": {cause}");
-            source = cause.source();
-        }
-        (error.line, said)
+        (error.line, chain(&error.fault))
     }
 
     #[test]

@@ -79,6 +79,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use sha2::{Digest, Sha256};
 
+use crate::book::Openings;
 use crate::config::{BlockSource, Format, Tournament};
 
 /// One game of the schedule.
@@ -463,7 +464,7 @@ fn pairs_with(tournament: &Tournament, new: usize) -> Vec<(String, String)> {
 /// The order the openings of `tournament`'s book are played in (see the module's openings); empty without a
 /// book.
 fn openings_order(tournament: &Tournament) -> Vec<usize> {
-    let BlockSource::Book { shuffled, openings, .. } = &tournament.rules.blocks else {
+    let BlockSource::Book(Openings { shuffled, openings, .. }) = &tournament.rules.blocks else {
         return Vec::new();
     };
     let mut order: Vec<usize> = (0..openings.len()).collect();
@@ -530,7 +531,7 @@ fn round_layout(tournament: &Tournament, round: usize, order: &[usize]) -> Round
                 book: None,
             }
         }
-        BlockSource::Book { file, openings, .. } => {
+        BlockSource::Book(Openings { file, openings, .. }) => {
             let opening = &openings[order[round % order.len()]];
             let rules = opening.rules(tournament.rules.pie);
             RoundLayout {

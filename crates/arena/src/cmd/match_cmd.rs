@@ -40,6 +40,7 @@ use pahtum_runner::head_to_head::{self, MatchPlan};
 use pahtum_runner::live::Live;
 use pahtum_standings::strength::AnchorSpec;
 use pahtum_stats::Sprt;
+use pahtum_tournament::book::Openings;
 use pahtum_tournament::config::head_to_head::Match;
 use pahtum_tournament::config::{OnOverload, Restart, Tournament};
 use pahtum_tournament::durability::Durability;
@@ -92,6 +93,13 @@ pub struct Args {
     /// last.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', value_parser = crate::flags::parse_block_count)]
     placed_blocks: Option<Vec<usize>>,
+    /// Start the games from an opening book instead: one opening a line, the blocks, `|`, the given plies
+    /// (RECORD.md, "Opening books"); each opening is played as a layout pair, seats swapped.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["blocks", "placed_blocks"])]
+    openings: Option<String>,
+    /// The order the book is played in: its own, or shuffled by the seed.
+    #[arg(long, value_name = "ORDER", value_enum, default_value_t = OpeningsOrder::Sequence, requires = "openings")]
+    openings_order: OpeningsOrder,
     #[command(flatten)]
     pie: crate::flags::PieFlag,
     #[command(flatten)]
@@ -123,6 +131,15 @@ pub struct Args {
     pub serve: crate::flags::ServeFlag,
     #[command(flatten)]
     wide: crate::flags::WideFlag,
+}
+
+/// The order an opening book is played in (`--openings-order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OpeningsOrder {
+    /// The book's own order.
+    Sequence,
+    /// An order drawn once from the seed.
+    Shuffled,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -226,6 +243,15 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         times,
         counts: args.placed_blocks.clone().unwrap_or_else(|| args.blocks.clone()),
         placed: args.placed_blocks.is_some(),
+        openings: args
+            .openings
+            .as_deref()
+            .map(|file| {
+                let shuffled = args.openings_order == OpeningsOrder::Shuffled;
+                Openings::read(file, shuffled, args.pie.pie(), |file| std::fs::read_to_string(file))
+                    .context("--openings")
+            })
+            .transpose()?,
         games: args.games,
         seed: args.seed,
         pie: args.pie.pie(),

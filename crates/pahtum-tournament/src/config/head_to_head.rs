@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use pahtum_protocol::TimeControl;
 
 use super::{BlockSource, BotConfig, Format, Launch, RulesConfig, Tournament};
+use crate::book::Openings;
 
 /// Why the flags of a match make no tournament.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,8 @@ pub struct Match<'a> {
     pub counts: Vec<usize>,
     /// Whether the players place the blocks, rather than the referee drawing them.
     pub placed: bool,
+    /// An opening book that gives every layout instead (`counts` and `placed` then unused).
+    pub openings: Option<Openings>,
     /// Games in all: an even number, each layout played twice with the seats swapped.
     pub games: u32,
     /// The seed the layouts are drawn from.
@@ -64,10 +67,12 @@ impl Match<'_> {
         // hash it had before the counts cycled, and resumes.
         let cycle_counts = self.counts.len() > 1;
         let counts = self.counts.clone();
-        let blocks = match self.placed {
-            true => BlockSource::Players { counts },
-            false => BlockSource::Random { counts },
+        let blocks = match (&self.openings, self.placed) {
+            (Some(book), _) => BlockSource::Book(book.clone()),
+            (None, true) => BlockSource::Players { counts },
+            (None, false) => BlockSource::Random { counts },
         };
+        let cycle_counts = cycle_counts && self.openings.is_none();
         let bots = (0..2)
             .map(|bot| self.bot_config(&self.names[bot], self.commands[bot], own_times[bot]))
             .collect::<Result<Vec<_>, _>>()?;
@@ -132,6 +137,7 @@ mod tests {
             times,
             counts,
             placed: false,
+            openings: None,
             games: 10,
             seed: 3,
             pie: true,

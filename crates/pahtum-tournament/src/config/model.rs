@@ -102,14 +102,7 @@ pub enum BlockSource {
     /// An opening book's (`openings = "FILE"`; RECORD.md, "Opening books"): layout round `r` starts from its
     /// opening `order[r % n]`, its blocks and its given plies; the book is held whole, so that the journal's
     /// hash of the tournament covers every opening and a book changed under a run is noticed.
-    Book {
-        /// The book's file, as the tournament file names it.
-        file: String,
-        /// Played in an order shuffled by the tournament's seed (else in the book's order).
-        shuffled: bool,
-        /// The openings, in the book's order.
-        openings: Vec<crate::book::BookOpening>,
-    },
+    Book(crate::book::Openings),
 }
 
 /// One bot of the tournament.

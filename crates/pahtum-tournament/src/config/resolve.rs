@@ -488,40 +488,19 @@ fn resolve_book(keys: &RulesKeys, file: &str, pie: bool, read_book: ReadBook) ->
             ));
         }
     };
-    let text = read_book(file).map_err(|error| {
-        key_error(
-            "rules.openings",
-            format!("cannot read the book {file:?}: {error}"),
-            "give the book's path, relative to this file's folder",
-        )
+    let openings = book::Openings::read(file, shuffled, pie, read_book).map_err(|error| {
+        let fix = match error {
+            book::ReadBookError::Read { .. } => "give the book's path, relative to this file's folder",
+            book::ReadBookError::Line { .. } => {
+                "correct or remove the line (RECORD.md, \"Opening books\", says the format)"
+            }
+            book::ReadBookError::Empty { .. } => "add an opening to the book, or remove `openings`",
+        };
+        key_error("rules.openings", book::chain(&error), fix)
     })?;
-    let openings = book::parse(&text, pie).map_err(|error| {
-        let mut said = format!("{file}: {error}");
-        let mut cause = std::error::Error::source(&error);
-        while let Some(source) = cause {
-            said += &format!(": {source}");
-            cause = source.source();
-        }
-        key_error(
-            "rules.openings",
-            said,
-            "correct or remove the line (RECORD.md, \"Opening books\", says the format)",
-        )
-    })?;
-    if openings.is_empty() {
-        return Err(key_error(
-            "rules.openings",
-            format!("the book {file:?} has no opening"),
-            "give a book with one opening or more, e.g. the line `a1 d4 g7 b2 c3 | c6`",
-        ));
-    }
     Ok(RulesConfig {
         pie,
-        blocks: BlockSource::Book {
-            file: file.to_owned(),
-            shuffled,
-            openings,
-        },
+        blocks: BlockSource::Book(openings),
         cycle_counts: false,
     })
 }

@@ -362,11 +362,11 @@ fn an_opening_book_is_read_beside_the_file_and_checked_line_by_line() {
     let file = dir.path().join("t.toml");
     let text = format!("{MINIMAL}\n[rules]\nopenings = \"book.txt\"\nopenings_order = \"shuffled\"\n");
     let read = parse(&file, &text).unwrap();
-    let BlockSource::Book {
+    let BlockSource::Book(crate::book::Openings {
         file: named,
         shuffled,
         openings,
-    } = &read.tournament.rules.blocks
+    }) = &read.tournament.rules.blocks
     else {
         panic!("{:?}", read.tournament.rules.blocks);
     };
