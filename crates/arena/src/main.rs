@@ -79,6 +79,8 @@ subcommands! {
     Show => show,
     /// Analyse games: each move's value, the best moves, mistakes and the losing moves, into analysis.jsonl.
     Analyze => analyze,
+    /// Make an opening book: random layouts and plies, optionally only those near an even game.
+    Book => book,
     /// Serve the runs of a folder in the browser: each run's report, kept current as its games end.
     Serve => serve,
     /// Run a league: bots and versions join over time and play only the games their ratings need.

@@ -243,3 +243,73 @@ fn a_match_plays_a_book_in_its_order_each_opening_a_layout_pair() {
         said(&both)
     );
 }
+
+#[test]
+fn arena_book_makes_the_same_balanced_book_every_time_and_a_match_plays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |out: &str| {
+        let made = arena(
+            &[
+                "book",
+                "--count",
+                "6",
+                "--plies",
+                "3",
+                "--balanced",
+                "0.1",
+                "--playouts",
+                "300",
+                "--seed",
+                "3",
+                "--out",
+                out,
+            ],
+            dir.path(),
+        );
+        assert!(made.status.success(), "{}", said(&made));
+        std::fs::read_to_string(dir.path().join(out)).unwrap()
+    };
+    let book = make("made.txt");
+    assert_eq!(make("again.txt"), book, "the same flags, the same book");
+    assert!(
+        book.starts_with("# An opening book made by `arena book --count 6 --plies 3"),
+        "{book}"
+    );
+    let estimates: Vec<f64> = book
+        .lines()
+        .filter_map(|line| line.strip_prefix("# expected "))
+        .map(|value| value.parse().unwrap())
+        .collect();
+    assert_eq!(estimates.len(), 6);
+    assert!(estimates.iter().all(|e| (e - 0.5).abs() <= 0.1), "{estimates:?}");
+    let openings: Vec<&str> = book.lines().filter(|line| !line.starts_with('#')).collect();
+    assert_eq!(openings.len(), 6);
+    assert!(
+        openings
+            .iter()
+            .all(|line| line.split(" | ").nth(1).unwrap().split(' ').count() == 3),
+        "{book}"
+    );
+
+    let played = arena(
+        &[
+            "match",
+            "first-free",
+            "heuristic",
+            "--games",
+            "12",
+            "--openings",
+            "made.txt",
+            "--out",
+            "m",
+        ],
+        dir.path(),
+    );
+    assert!(played.status.success(), "{}", said(&played));
+    let refused = arena(&["book", "--count", "2", "--balanced", "0.7"], dir.path());
+    assert!(
+        !refused.status.success() && said(&refused).contains("no band"),
+        "{}",
+        said(&refused)
+    );
+}

@@ -11,12 +11,15 @@
 //! before that (an expected result, so an analysis is reproducible).
 //! [`driver`] analyses many games into `analysis.jsonl` on a pool of threads,
 //! resuming the file; `arena analyze` chooses the games and calls it.
+//! [`book`] draws the openings of a book and keeps those the same estimates
+//! find near an even game (`arena book`).
 //!
 //! The file's types, and where it lies and how its lines are read back, are
 //! [`pahtum_record::annotations`], not here: the report and the server show
 //! analyses without linking the search this crate computes them with.
 
 pub mod analyze;
+pub mod book;
 pub mod driver;
 pub mod grade;
 mod values;

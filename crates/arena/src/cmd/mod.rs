@@ -3,6 +3,7 @@
 //! a run tells its organiser.
 
 pub mod analyze;
+pub mod book;
 pub mod bot;
 pub mod check;
 pub mod completions;
