@@ -1,7 +1,7 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # (issue 40, docs/performance.md "What a balanced book buys an SPRT")
 # The games an SPRT needs to tell two engine levels apart: random layouts against a balanced book, alternated by seed.
-# usage: sprt.sh ARENA RUNS FIRST_SEED A B SPRT BOOK
+# usage: scripts/sprt-books.sh ARENA RUNS FIRST_SEED A B SPRT BOOK
 arena=$1; runs=$2; first=$3; a=$4; b=$5; sprt=$6; book=$7
 for ((s=first; s<first+runs; s++)); do
   for mode in random book; do
