@@ -220,7 +220,7 @@ fn the_final_publishes_its_schedule_plays_until_its_places_are_apart_and_verifie
     assert!(!refused.status.success(), "{}", text(&refused));
     let said = String::from_utf8_lossy(&refused.stdout);
     assert!(
-        said.contains(&format!("line {}: ", number + 1)) && said.contains("is not the round the final's rule decides"),
+        said.contains(&format!("line {}: ", number + 1)) && said.contains("is not the round the league's rule decides"),
         "{said}"
     );
 

@@ -64,7 +64,7 @@ pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
             Ok(())
         },
         |state, event| match event {
-            Event::Round(round) if state.league().separate.is_none() => {
+            Event::Round(round) if state.league().separate.is_none() && state.league().swiss.is_none() => {
                 scheduled(&mut schedule, round);
                 Ok(())
             }
@@ -75,7 +75,7 @@ pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
                     source,
                 })?;
                 let decided = next_round(state, &table, f64::from(state.league().precision_elo));
-                if decided == round.pairs {
+                if decided.pairs == round.pairs && decided.bye == round.bye {
                     scheduled(&mut schedule, round);
                     Ok(())
                 } else {
@@ -159,7 +159,7 @@ mod tests {
         let fault = verified.faults.first().expect("a fault");
         assert_eq!(fault.line, number + 1);
         assert!(
-            matches!(&fault.fault, LeagueFault::NotTheRule { number: 2, decided } if decided[0] == first),
+            matches!(&fault.fault, LeagueFault::NotTheRule { number: 2, decided } if decided.pairs[0] == first),
             "{}",
             fault.fault
         );

@@ -11,10 +11,11 @@
 
 use std::fmt;
 
-use super::lines::{LayoutPair, label};
+use super::lines::{Decided, LayoutPair, label};
 use super::pairing;
 use super::separation::{self, Over};
 use super::state::LeagueState;
+use super::swiss;
 use super::table::Table;
 
 /// The version an entrant of `name` gets when none is given: one more than the number of versions of
@@ -37,13 +38,16 @@ pub fn to_retire(state: &LeagueState, entrant: &str) -> Vec<String> {
         .collect()
 }
 
-/// The layout pairs of the league's next round, from `table` (one fit of every game so far): by the final's
-/// rule when the league has one ([`separation::next_round`]), else by the pairing rule ([`pairing::round`]),
-/// every active entrant played to a 95% half-width of `target` Elo. Empty when the league needs no more
-/// games now ([`Settled`] says why).
-pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Vec<LayoutPair> {
+/// The league's next round, from `table` (one fit of every game so far): by the final's rule when the league
+/// has one ([`separation::next_round`]), by the Swiss's when it is one ([`swiss::next_round`]), else by the
+/// pairing rule ([`pairing::round`]), every active entrant played to a 95% half-width of `target` Elo. Empty
+/// when the league needs no more games now ([`Settled`] says why).
+pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Decided {
     if let Some(separate) = &state.league().separate {
-        return separation::next_round(state, table, separate);
+        return Decided::pairs(separation::next_round(state, table, separate));
+    }
+    if let Some(rule) = &state.league().swiss {
+        return swiss::next_round(state, &table.standings, rule);
     }
     let entrants: Vec<pairing::Entrant> = state
         .entrants()
@@ -71,15 +75,17 @@ pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Vec<Layout
         |a, b| state.next_layout_round(a, b).is_some(),
         |a, b| state.decided_between(a, b),
     );
-    pairs
-        .into_iter()
-        .map(|(a, b)| {
-            let k = state
-                .next_layout_round(a, b)
-                .expect("the rule asked for a pair that may play");
-            LayoutPair(a as u32, b as u32, k)
-        })
-        .collect()
+    Decided::pairs(
+        pairs
+            .into_iter()
+            .map(|(a, b)| {
+                let k = state
+                    .next_layout_round(a, b)
+                    .expect("the rule asked for a pair that may play");
+                LayoutPair(a as u32, b as u32, k)
+            })
+            .collect(),
+    )
 }
 
 /// Why a league needs no round now (its [`fmt::Display`] says it in words).
@@ -95,6 +101,8 @@ pub enum Settled {
     },
     /// The league is a final, and it is over.
     Final(Over),
+    /// The league is a Swiss, and it is over.
+    Swiss(swiss::Over),
 }
 
 impl Settled {
@@ -103,6 +111,9 @@ impl Settled {
     pub fn of(state: &LeagueState, table: &Table, target: f64) -> Settled {
         if let Some(separate) = &state.league().separate {
             return Settled::Final(Over::of(state, table, separate));
+        }
+        if let Some(rule) = &state.league().swiss {
+            return Settled::Swiss(swiss::Over::of(state, rule));
         }
         let active = (0..state.entrants().len()).filter(|&n| !state.is_retired(n)).count();
         if active < 2 {
@@ -125,6 +136,10 @@ impl fmt::Display for Settled {
                  or its pairs have played every game the rules allow (games_per_pair)."
             ),
             Settled::Final(over) => over.fmt(f),
+            Settled::Swiss(swiss::Over::Played) => f.write_str("The Swiss is over: its rounds are played."),
+            Settled::Swiss(swiss::Over::Unpairable) => f.write_str(
+                "The Swiss is over before its last round: no two active entrants are left that have not met.",
+            ),
         }
     }
 }
@@ -221,7 +236,7 @@ mod tests {
         let state = league(4, &["a@1", "b@1", "c@1"], &["b@1"]);
         let (_, table) = played(&[("a", "1"), ("b", "1"), ("c", "1")], 0);
         assert_eq!(
-            next_round(&state, &table, 50.0),
+            next_round(&state, &table, 50.0).pairs,
             [LayoutPair(0, 2, 0)],
             "never the retired b@1"
         );

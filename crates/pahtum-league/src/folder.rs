@@ -93,6 +93,12 @@ pub struct Opened {
 /// Writes a new league in `dir` (created if missing): a `league.toml` of every default named `name`, and
 /// a journal of no entrant. Refuses a folder that holds either already.
 pub fn init(dir: &Path, name: &str) -> Result<(), LeagueError> {
+    init_with(dir, &rules::default_file(name))
+}
+
+/// Writes a new league in `dir` (created if missing) whose `league.toml` is `text`, checked before anything
+/// is written, and a journal of no entrant. Refuses a folder that holds either already.
+pub fn init_with(dir: &Path, text: &str) -> Result<(), LeagueError> {
     let rules_path = dir.join(LEAGUE_FILE);
     if rules_path.exists() || dir.join(JOURNAL).exists() {
         return Err(LeagueError::Refused(format!(
@@ -100,9 +106,9 @@ pub fn init(dir: &Path, name: &str) -> Result<(), LeagueError> {
             dir.display()
         )));
     }
-    let league = rules::parse(&rules_path, &rules::default_file(name))?;
+    let league = rules::parse(&rules_path, text)?;
     fs::create_dir_all(dir).map_err(|source| io_error("create", dir, source))?;
-    fs::write(&rules_path, rules::default_file(name)).map_err(|source| io_error("write", &rules_path, source))?;
+    fs::write(&rules_path, text).map_err(|source| io_error("write", &rules_path, source))?;
     Journal::create_with(&dir.join(JOURNAL), &LeagueHeader::new(&league))?;
     Ok(())
 }
@@ -366,12 +372,6 @@ pub fn admit(league: &Path, opened: &mut Opened, staged: &Path, entrant: Entrant
 /// are checked before anything is written; a folder that holds a league already is refused.
 pub fn init_from(from: &Path, dir: &Path, keys: &str) -> Result<(), LeagueError> {
     let rules_path = dir.join(LEAGUE_FILE);
-    if rules_path.exists() || dir.join(JOURNAL).exists() {
-        return Err(LeagueError::Refused(format!(
-            "{} holds a league already; use another folder",
-            dir.display()
-        )));
-    }
     let source = from.join(LEAGUE_FILE);
     let syntax = |path: &Path, error: toml::de::Error| {
         LeagueError::Config(ConfigError::Syntax {
@@ -383,12 +383,7 @@ pub fn init_from(from: &Path, dir: &Path, keys: &str) -> Result<(), LeagueError>
     let mut table: toml::Table = toml::from_str(&text).map_err(|error| syntax(&source, error))?;
     let set: toml::Table = toml::from_str(keys).map_err(|error| syntax(&rules_path, error))?;
     table.extend(set);
-    let text = toml::to_string(&table).expect("a TOML table writes as TOML");
-    let league = rules::parse(&rules_path, &text)?;
-    fs::create_dir_all(dir).map_err(|source| io_error("create", dir, source))?;
-    fs::write(&rules_path, &text).map_err(|source| io_error("write", &rules_path, source))?;
-    Journal::create_with(&dir.join(JOURNAL), &LeagueHeader::new(&league))?;
-    Ok(())
+    init_with(dir, &toml::to_string(&table).expect("a TOML table writes as TOML"))
 }
 
 /// Lets `entrant` of the league folder `from` join the league `opened` in `dir`, as it is, built: its

@@ -57,6 +57,7 @@ pub mod separation;
 pub mod service;
 mod snapshot;
 pub mod state;
+pub mod swiss;
 pub mod table;
 pub mod take;
 #[cfg(any(test, feature = "testing"))]
@@ -66,7 +67,7 @@ mod tests;
 mod voids;
 
 pub use audit::{LineFault, Verified, verify};
-pub use lines::{Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round, Voided};
+pub use lines::{Decided, Entrant, Event, FORMAT, LayoutPair, LeagueHeader, Retirement, Round, Voided};
 pub use read::{LeagueError, Read, is_league_journal, read};
 pub use rules::{LEAGUE_FILE, League};
 pub use state::{LeagueFault, LeagueState, PendingGame};

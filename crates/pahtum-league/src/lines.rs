@@ -112,6 +112,31 @@ pub struct Round {
     pub number: u32,
     /// The layout pairs to play.
     pub pairs: Vec<LayoutPair>,
+    /// A Swiss round's bye: the entrant (by number) left out of an odd field, scored as a won layout
+    /// pair ([`crate::swiss`]); never in another league's rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bye: Option<u32>,
+}
+
+/// A round a league decided, before its number is given (the round line's content): its layout pairs and, in a Swiss, its bye.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decided {
+    /// The layout pairs to play; none when the league needs no round.
+    pub pairs: Vec<LayoutPair>,
+    /// The entrant (by number) left out of an odd Swiss field.
+    pub bye: Option<u32>,
+}
+
+impl Decided {
+    /// The round of `pairs`, with no bye.
+    pub fn pairs(pairs: Vec<LayoutPair>) -> Decided {
+        Decided { pairs, bye: None }
+    }
+
+    /// Whether the league needs no round.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
 }
 
 /// Two entrants (by number, the lower first) and the layout round they play: `[a, b, k]` in JSON.

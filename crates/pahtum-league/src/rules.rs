@@ -110,6 +110,31 @@ pub struct League {
     /// precision rule ([`super::pairing`]), every entrant played to `precision_elo`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separate: Option<Separate>,
+    /// The pairing rule of a Swiss (`[swiss]`): `rounds` rounds, each pairing entrants of equal score
+    /// ([`super::swiss`]); `None`: another rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<Swiss>,
+}
+
+/// The pairing rule of a Swiss, as `league.toml`'s `[swiss]` table says it: `rounds` rounds, in each of which
+/// every active entrant meets one of equal score (or near it) that it has not met, one layout pair each, and
+/// an odd field's lowest-ranked entrant without a bye has one ([`super::swiss`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Swiss {
+    /// The rounds the Swiss plays (each pair at most once, so at most one layout round each).
+    pub rounds: u32,
+}
+
+/// The most rounds of a Swiss: a pair's layout rounds are a 64-bit set, and Swiss round `r` plays layout
+/// round `r - 1`.
+pub const MAX_SWISS_ROUNDS: u32 = 64;
+
+/// The keys of `league.toml`'s `[swiss]` table, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SwissKeys {
+    rounds: Option<i64>,
 }
 
 /// The pairing rule of a final, as `league.toml`'s `[separate]` table says it: the league plays until each
@@ -199,6 +224,7 @@ struct LeagueKeys {
     #[serde(default)]
     time: TimeKeys,
     separate: Option<SeparateKeys>,
+    swiss: Option<SwissKeys>,
 }
 
 /// The `league.toml` that `arena league init` writes: every key at its default, each explained.
@@ -278,7 +304,24 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
     check_name("name", &name)?;
+    let swiss = keys.swiss.map(swiss).transpose()?;
+    if swiss.is_some() && keys.separate.is_some() {
+        return Err(key_error(
+            "swiss",
+            "given with [separate]",
+            "choose one pairing rule: [swiss] plays a number of rounds, [separate] plays until places are apart",
+        ));
+    }
     let games_per_pair = match keys.games_per_pair {
+        // A Swiss pair meets once: one layout pair.
+        None if swiss.is_some() => 2,
+        Some(n) if swiss.is_some() && n != 2 => {
+            return Err(key_error(
+                "games_per_pair",
+                format!("{n} games per pair in a Swiss"),
+                "remove games_per_pair: in a Swiss no pair meets twice, so each plays one layout pair (2 games)",
+            ));
+        }
         None => DEFAULT_GAMES_PER_PAIR,
         Some(n) if n >= 2 && n % 2 == 0 && n <= i64::from(MAX_GAMES_PER_PAIR) => n as u32,
         Some(n) => {
@@ -346,7 +389,26 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         rules: resolve_rules(keys.rules, &no_book)?,
         time: resolve_time("time", &keys.time)?,
         separate: keys.separate.map(separate).transpose()?,
+        swiss,
     })
+}
+
+/// The Swiss's pairing rule: its rounds, from 1 to [`MAX_SWISS_ROUNDS`].
+fn swiss(keys: SwissKeys) -> Result<Swiss, KeyError> {
+    match keys.rounds {
+        Some(n) if (1..=i64::from(MAX_SWISS_ROUNDS)).contains(&n) => Ok(Swiss { rounds: n as u32 }),
+        Some(n) => Err(key_error(
+            "swiss.rounds",
+            n,
+            format!("give the rounds of the Swiss, from 1 to {MAX_SWISS_ROUNDS}, e.g. 5"),
+        )),
+        None => Err(key_error(
+            "swiss.rounds",
+            "missing",
+            "give the rounds of the Swiss, e.g. `rounds = 5` (about log2 of the entrants, plus a few, to tell \
+             the first from the rest)",
+        )),
+    }
 }
 
 /// The final's pairing rule, every default filled in.
@@ -433,9 +495,14 @@ impl League {
         }
     }
 
-    /// The layout rounds one pair of entrants may play.
+    /// The layout rounds the league's pairs play: `games_per_pair / 2` for each pair, or in a Swiss, whose
+    /// pairs meet once, one for each of its rounds (round `r` plays layout round `r - 1`, so that each round
+    /// has a layout of its own).
     pub fn rounds(&self) -> u32 {
-        self.games_per_pair / 2
+        match self.swiss {
+            Some(swiss) => swiss.rounds,
+            None => self.games_per_pair / 2,
+        }
     }
 
     /// The tournament of two placeholder bots with the league's rules: its schedule lays out the
@@ -452,7 +519,8 @@ impl League {
             name: self.name.clone(),
             seed: self.seed,
             format: Format::RoundRobin,
-            games_per_pair: self.games_per_pair,
+            // Two games a layout round: a Swiss's rounds each lay out one of the schedule's layouts.
+            games_per_pair: 2 * self.rounds(),
             rules: self.rules.clone(),
             time: self.time,
             pause_idle: false,

@@ -14,7 +14,8 @@
 //!   pair is pending again, and it may be recorded once more);
 //! * a round: the next number; each layout pair two active entrants, the
 //!   lower first, a layout round the rules allow (`games_per_pair / 2`) and not
-//!   decided before, so that no pair plays more than the rules ask;
+//!   decided before, so that no pair plays more than the rules ask; a bye
+//!   (a Swiss's only) an active entrant that is in none of the round's pairs;
 //! * a game: an id naming a layout pair of a round decided before it, not
 //!   recorded before; its players by seat, their content hashes, its layout,
 //!   seed, rules, blocks and time control those the league gives it (the
@@ -74,16 +75,17 @@ pub enum LeagueFault {
         /// What is wrong.
         problem: String,
     },
-    /// A final's round that its rule does not decide from the games before it.
+    /// A final's or a Swiss's round that its rule does not decide from the games before it.
     #[error(
-        "round {number} is not the round the final's rule decides from the games before it, which is {}",
-        pairs_text(decided)
+        "round {number} is not the round the league's rule decides from the games before it, which is {}{}",
+        pairs_text(&decided.pairs),
+        decided.bye.map(|bye| format!(" with the bye {bye}")).unwrap_or_default()
     )]
     NotTheRule {
         /// The round's number.
         number: u32,
-        /// The layout pairs the rule decides.
-        decided: Vec<LayoutPair>,
+        /// The round the rule decides.
+        decided: super::lines::Decided,
     },
     /// The games before a final's round cannot be fitted, so the round cannot be decided again.
     #[error("round {number} cannot be decided again: the games before it cannot be rated")]
@@ -145,6 +147,8 @@ pub struct LeagueState {
     /// The entrants' labels, by number.
     labels: Vec<String>,
     retired: Vec<bool>,
+    /// The byes each entrant has had (a Swiss's).
+    byes: Vec<u32>,
     by_label: HashMap<String, usize>,
     rounds: u32,
     /// The layout pairs of the last round, in its order.
@@ -189,6 +193,7 @@ impl LeagueState {
             entrants: Vec::new(),
             labels: Vec::new(),
             retired: Vec::new(),
+            byes: Vec::new(),
             by_label: HashMap::new(),
             rounds: 0,
             last_round: Vec::new(),
@@ -210,6 +215,11 @@ impl LeagueState {
     /// Whether entrant `number` retired.
     pub fn is_retired(&self, number: usize) -> bool {
         self.retired[number]
+    }
+
+    /// The byes entrant `number` has had (in a Swiss's rounds).
+    pub fn byes(&self, number: usize) -> u32 {
+        self.byes[number]
     }
 
     /// The number of the entrant labelled `label`.
@@ -387,6 +397,7 @@ impl LeagueState {
         self.labels.push(label);
         self.entrants.push(entrant);
         self.retired.push(false);
+        self.byes.push(0);
         Ok(())
     }
 
@@ -416,8 +427,22 @@ impl LeagueState {
             }
             *rounds |= 1 << k;
         }
+        if let Some(bye) = round.bye {
+            let active = (bye as usize) < self.entrants.len() && !self.retired[bye as usize];
+            if self.league.swiss.is_none() {
+                return bad(format!("a bye (entrant {bye}) in a league that is no Swiss"));
+            }
+            if !active || round.pairs.iter().any(|pair| pair.0 == bye || pair.1 == bye) {
+                return bad(format!(
+                    "the bye {bye} is not an active entrant left out of the round's pairs"
+                ));
+            }
+        }
         for (pair, rounds) in decided {
             self.pairs.entry(pair).or_default().decided = rounds;
+        }
+        if let Some(bye) = round.bye {
+            self.byes[bye as usize] += 1;
         }
         self.rounds = number;
         self.last_round = round.pairs;
@@ -466,7 +491,7 @@ impl LeagueState {
 /// Layout pairs as the journal writes them: `[[a, b, k], ...]`, or `no round` for none.
 fn pairs_text(pairs: &[LayoutPair]) -> String {
     if pairs.is_empty() {
-        return "no round (the final is over)".to_owned();
+        return "no round (the league is over)".to_owned();
     }
     let each: Vec<String> = pairs
         .iter()

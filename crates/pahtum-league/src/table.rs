@@ -89,6 +89,10 @@ pub struct Table {
     /// The final's pairing rule, when the league is a final ([`super::separation`] tells its places).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub separate: Option<super::rules::Separate>,
+    /// A Swiss's rule and standings, by score and its tie-breaks ([`super::swiss::standings`]), when the
+    /// league is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<super::swiss::Standings>,
     /// The active entrants, strongest first (the unrated last, in the order they joined).
     pub active: Vec<Row>,
     /// The retired entrants, strongest first (the unrated last).
@@ -192,6 +196,10 @@ pub fn table(state: &LeagueState, tallies: Tallies, anchor: Option<&AnchorSpec>)
             to,
         });
     }
+    let swiss = state.league().swiss.map(|rule| super::swiss::Standings {
+        rule,
+        rows: super::swiss::standings(state, &standings),
+    });
     Ok(Table {
         league: state.league().name.clone(),
         games: state.games(),
@@ -202,5 +210,6 @@ pub fn table(state: &LeagueState, tallies: Tallies, anchor: Option<&AnchorSpec>)
         retired,
         versions,
         standings,
+        swiss,
     })
 }

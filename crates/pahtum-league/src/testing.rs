@@ -55,6 +55,7 @@ pub fn synthetic_league_of(path: &Path, names: &[(&str, &str)], games: usize) ->
         let event = Event::Round(Round {
             number: k + 1,
             pairs: units.clone(),
+            bye: None,
         });
         line(&mut lines, &event);
         state.apply_event(event).expect("a new round");
@@ -230,9 +231,15 @@ impl SimulatedLeague {
         let text = "name = \"simulated\"\ngames_per_pair = 128\n";
         let mut league = crate::rules::parse(Path::new("league.toml"), text).expect("a valid league.toml");
         league.separate = separate;
-        let mut state = crate::LeagueState::new(&league);
+        SimulatedLeague::of(&league, strength, seed)
+    }
+
+    /// A league of `league`'s rules whose entrants `e0`, `e1`, ... are of Elo `strength`, its games drawn
+    /// from `seed`.
+    pub fn of(league: &crate::League, strength: &[f64], seed: u64) -> SimulatedLeague {
+        let mut state = crate::LeagueState::new(league);
         let mut lines = Vec::new();
-        line(&mut lines, &crate::LeagueHeader::new(&league));
+        line(&mut lines, &crate::LeagueHeader::new(league));
         for number in 0..strength.len() {
             let joined = crate::Event::Entrant(entrant(number, &format!("e{number}"), "1"));
             line(&mut lines, &joined);
@@ -266,12 +273,14 @@ impl SimulatedLeague {
     /// Decides the next round as the league does and records it; its layout pairs, empty when none is needed.
     pub fn decide(&mut self) -> Vec<crate::LayoutPair> {
         let target = f64::from(self.state.league().precision_elo);
-        let pairs = crate::decide::next_round(&self.state, &self.table(), target);
+        let decided = crate::decide::next_round(&self.state, &self.table(), target);
+        let pairs = decided.pairs.clone();
         if !pairs.is_empty() {
             let number = self.state.rounds() + 1;
             let round = crate::Event::Round(crate::Round {
                 number,
-                pairs: pairs.clone(),
+                pairs: decided.pairs,
+                bye: decided.bye,
             });
             line(&mut self.lines, &round);
             self.state.apply_event(round).expect("the rule decides a sound round");
@@ -294,6 +303,7 @@ impl SimulatedLeague {
             let round = crate::Event::Round(crate::Round {
                 number: self.state.rounds() + 1,
                 pairs: pairs.clone(),
+                bye: None,
             });
             line(&mut self.lines, &round);
             self.state.apply_event(round).expect("a round robin's round is sound");

@@ -1,6 +1,7 @@
 //! A league's ladder as text: the active entrants and the retired apart,
 //! each with its rating, 95% interval, games, score and content hash; each
-//! bot's versions with the change from one to the next; and, under them, the
+//! bot's versions with the change from one to the next; a Swiss's standings
+//! with their tie-breaks, a final's prize places; and, under them, the
 //! standings of every game as `arena standings` prints them (crosstable, LOS
 //! and pair tables). JSON holds the whole [`Table`].
 //!
@@ -10,6 +11,7 @@
 use std::fmt::Write;
 
 use pahtum_league::separation::{Boundary, boundaries};
+use pahtum_league::swiss::Standing;
 use pahtum_league::table::{Change, Row, Table};
 
 use crate::fit::Fit;
@@ -40,6 +42,14 @@ pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
         }
         write!(text, "\n{title}\n{}\n", build(entrant_rows(rows), style)).unwrap();
     }
+    if let Some(swiss) = &table.swiss {
+        write!(
+            text,
+            "\nSwiss standings ({SWISS_NOTE})\n{}\n",
+            build(swiss_rows(&swiss.rows), style)
+        )
+        .unwrap();
+    }
     if let Some(rule) = &table.separate {
         let found = boundaries(table, rule);
         write!(
@@ -69,6 +79,13 @@ pub fn summary(table: &Table) -> String {
             rule.places,
             f64::from(rule.confidence_permille) / 10.0,
             rule.max_games
+        );
+    }
+    if let Some(swiss) = &table.swiss {
+        return format!(
+            "Swiss {}: {} games in {} of {} rounds; the Swiss standings rank by score, the ratings are the joint \
+             fit of every game",
+            table.league, table.games, table.rounds, swiss.rule.rounds
         );
     }
     format!(
@@ -103,6 +120,25 @@ pub fn boundary_rows(found: &[Boundary]) -> impl Iterator<Item = Vec<String>> + 
             boundary.below.clone(),
             percent(boundary.los.map(|los| 100.0 * los)),
             if boundary.apart { "yes" } else { "no: tied" }.to_owned(),
+        ]
+    }))
+}
+
+/// How a Swiss's standings rank, in words.
+pub const SWISS_NOTE: &str = "by score (game points, a bye 2), then Buchholz (the opponents' scores), then \
+                              Sonneborn-Berger (each opponent's score times the share of its points taken)";
+
+/// The cells of a Swiss's standings, after a header: entrants that share a rank share its number.
+pub fn swiss_rows(rows: &[Standing]) -> impl Iterator<Item = Vec<String>> + '_ {
+    let header = ["#", "entrant", "score", "byes", "Buchholz", "Sonneborn-Berger"];
+    std::iter::once(header.map(str::to_owned).to_vec()).chain(rows.iter().map(|row| {
+        vec![
+            row.rank.to_string(),
+            row.entrant.clone(),
+            format!("{:.1}", row.score),
+            row.byes.to_string(),
+            format!("{:.1}", row.buchholz),
+            format!("{:.2}", row.sonneborn_berger),
         ]
     }))
 }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use pahtum_builtin::FIRST_FREE;
 use pahtum_league::service::{self, table_of};
+use pahtum_report::fit::Fit;
 use pahtum_report::league::render_table;
 use pahtum_report::progress::{PLAIN_EVERY, Progress};
 use pahtum_report::render::Format;
@@ -215,8 +216,14 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
             OnOverload::Count
         },
     };
+    play_shown(&args.dir, &options, args.wide.fit()).await
+}
+
+/// Plays the league in `dir` as `options` say, shown as a league's rounds are, then prints why it stopped and
+/// its table, fitted as `fit` says (`arena league run`, and `arena run` of a Swiss).
+pub(crate) async fn play_shown(dir: &Path, options: &Options<'_>, fit: Fit) -> anyhow::Result<ExitCode> {
     let stop = std::pin::pin!(StopSignals::default());
-    match play(&args.dir, &options, &mut Shown, stop).await? {
+    match play(dir, options, &mut Shown, stop).await? {
         Ended::Settled(settled) => outln!("{settled}"),
         Ended::ShardDone { shard, round } => errln!(
             "arena: shard {shard} has played its games of round {round}; merge the shards' folders with `arena merge`"
@@ -227,10 +234,7 @@ async fn play_league(args: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(crate::signals::interrupted());
         }
     }
-    out!(
-        "{}",
-        render_table(&table_of(&args.dir)?, Format::Table, args.wide.fit())
-    );
+    out!("{}", render_table(&table_of(dir)?, Format::Table, fit));
     Ok(ExitCode::SUCCESS)
 }
 

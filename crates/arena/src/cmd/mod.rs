@@ -22,5 +22,6 @@ pub mod serve;
 pub mod show;
 pub mod standings;
 pub mod submit;
+mod swiss;
 pub mod upload_unpack;
 pub mod verify;

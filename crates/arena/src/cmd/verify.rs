@@ -79,6 +79,8 @@ fn verify_league(path: &Path) -> anyhow::Result<ExitCode> {
     let retired = (0..entrants).filter(|&number| state.is_retired(number)).count();
     let rule = if state.league().separate.is_some() {
         ", each decided again by the final's rule"
+    } else if state.league().swiss.is_some() {
+        ", each paired again by the Swiss's rule"
     } else {
         ""
     };

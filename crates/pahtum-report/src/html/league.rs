@@ -17,7 +17,7 @@ use pahtum_standings::strength::BotRating;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
-use crate::league::{entrant_rows, summary, version_rows};
+use crate::league::{SWISS_NOTE, entrant_rows, summary, swiss_rows, version_rows};
 use crate::strength_render::elo;
 
 /// The width of the history's drawing, in its own units.
@@ -44,6 +44,10 @@ pub struct LeaguePage {
     pub active: Vec<Vec<String>>,
     /// The retired entrants, if any.
     pub retired: Option<Vec<Vec<String>>>,
+    /// A Swiss's standings (the first row is the header), if the league is one.
+    pub swiss: Option<Vec<Vec<String>>>,
+    /// How the Swiss's standings rank.
+    pub swiss_note: &'static str,
     /// The changes between versions, if a bot has more than one.
     pub versions: Option<Vec<Vec<String>>>,
     /// What the history shows and what it cost.
@@ -168,6 +172,8 @@ impl LeaguePage {
             summary: shown(&summary(table)),
             active: cells(entrant_rows(&table.active)),
             retired: (!table.retired.is_empty()).then(|| cells(entrant_rows(&table.retired))),
+            swiss: table.swiss.as_ref().map(|swiss| cells(swiss_rows(&swiss.rows))),
+            swiss_note: SWISS_NOTE,
             versions: (!table.versions.is_empty()).then(|| cells(version_rows(&table.versions))),
             history_note,
             axis: scale.ticks(),

@@ -565,6 +565,17 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
             los: Some(0.7),
         }],
         standings: standings(&[], &[label("1"), label("2")], None).unwrap(),
+        swiss: Some(pahtum_league::swiss::Standings {
+            rule: pahtum_league::rules::Swiss { rounds: 3 },
+            rows: vec![pahtum_league::swiss::Standing {
+                rank: 1,
+                entrant: label("2"),
+                score: 2.0,
+                byes: 0,
+                buchholz: 1.0,
+                sonneborn_berger: 1.0,
+            }],
+        }),
     };
     let history = History {
         stride: 1,
@@ -599,7 +610,15 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
         "no raw control character in the league's sections"
     );
     let escaped = "&lt;img src=x onerror=alert(1)&gt;\\x07&lt;&#x2f;script&gt;";
-    // In the ladder's rows, the version's change, the versions' chart, the history's legend and its points.
+    // In the Swiss's standings, the ladder's rows, the version's change, the versions' chart, the history's
+    // legend and its points.
+    let swiss = &sections[sections.find("<table class=\"swiss\">").expect("the Swiss's standings")..];
+    let cell = &swiss[swiss.find("<td class=\"name\">").unwrap() + "<td class=\"name\">".len()..];
+    assert!(
+        cell.starts_with(escaped),
+        "the Swiss's standings: {}",
+        &cell[..120.min(cell.len())]
+    );
     for part in [
         "<td class=\"name\">",
         "<p class=\"change\">",

@@ -35,6 +35,16 @@ pub enum Submission {
     /// A folder with a `bot.toml` (name, optional version, command, optional build): the whole folder is
     /// copied.
     Folder(PathBuf),
+    /// A folder and the command run in it, as the organiser gives them (a tournament's bot with a `dir`):
+    /// the whole folder is copied, as a `bot.toml`'s would be.
+    Tree {
+        /// The bot's name.
+        name: String,
+        /// Its folder.
+        from: PathBuf,
+        /// Its command, run in the copy of its folder.
+        command: Vec<String>,
+    },
     /// A bot's name and command: the files the command names are copied.
     Command {
         /// The bot's name (its versions share it).
@@ -205,6 +215,7 @@ pub async fn prepare(
             let command = shlex::split(&file.command).ok_or_else(|| AddError::BadCommand { folder: from.clone() })?;
             (file.name, file.version, command, file.build, Some(from.as_path()))
         }
+        Submission::Tree { name, from, command } => (name.clone(), None, command.clone(), None, Some(from.as_path())),
         Submission::Command { name, command } => (name.clone(), None, command.clone(), None, None),
     };
     let name = naming.name.map_or(file_name, str::to_owned);

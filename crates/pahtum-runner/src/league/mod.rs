@@ -17,10 +17,13 @@
 //!   round's pending games as the runner's work ([`Round`]);
 //! * [`play`](mod@play): [`play()`], the rounds the league needs now decided by the
 //!   pairing rule and played until it is settled, a number of games is
-//!   played, a shard's share is done, or a stop signal.
+//!   played, a shard's share is done, or a stop signal;
+//! * [`paired`]: a tournament paired as it is played (a Swiss) set up as a
+//!   league in its output folder.
 
 pub mod admit;
 pub mod entrant;
+pub mod paired;
 pub mod play;
 pub mod round;
 

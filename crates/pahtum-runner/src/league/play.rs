@@ -132,12 +132,16 @@ pub async fn play<S: Future<Output = ()>>(
                 return Ok(Ended::Played);
             }
             let table = table_of(dir)?;
-            let pairs = next_round(&opened.state, &table, target);
-            if pairs.is_empty() {
+            let round = next_round(&opened.state, &table, target);
+            if round.is_empty() {
                 return Ok(Ended::Settled(Settled::of(&opened.state, &table, target)));
             }
             let number = opened.state.rounds() + 1;
-            opened.record(Event::Round(RoundLine { number, pairs }))?;
+            opened.record(Event::Round(RoundLine {
+                number,
+                pairs: round.pairs,
+                bye: round.bye,
+            }))?;
             decided = true;
             pending = opened.state.pending();
         } else if let Some(shard) = options.shard {

@@ -17,6 +17,7 @@ pub(super) struct FileKeys {
     pub(super) seed: Option<u64>,
     pub(super) format: Option<String>,
     pub(super) challenger: Option<String>,
+    pub(super) rounds: Option<i64>,
     pub(super) games_per_pair: Option<i64>,
     pub(super) pause_idle: Option<bool>,
     pub(super) sandbox: Option<bool>,
@@ -70,6 +71,22 @@ pub(super) struct LimitKeys {
     pub(super) ping_ms: Option<u64>,
     pub(super) quit_grace_ms: Option<u64>,
     pub(super) stderr_cap_bytes: Option<u64>,
+}
+
+impl LimitKeys {
+    /// Whether any key of `[limits]` is given.
+    pub(super) fn is_given(&self) -> bool {
+        let LimitKeys {
+            startup_ms,
+            ready_ms,
+            ping_ms,
+            quit_grace_ms,
+            stderr_cap_bytes,
+        } = self;
+        [startup_ms, ready_ms, ping_ms, quit_grace_ms, stderr_cap_bytes]
+            .iter()
+            .any(|key| key.is_some())
+    }
 }
 
 #[derive(Debug, Deserialize)]

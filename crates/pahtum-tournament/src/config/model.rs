@@ -62,6 +62,24 @@ pub enum Format {
         /// The challenger's name (one of the bots).
         challenger: String,
     },
+    /// A Swiss: `rounds` rounds, each paired from the scores so far, so it has no schedule fixed in advance.
+    /// It is played as a league in the output folder (the league's `[swiss]` rule, `pahtum-league`'s
+    /// `swiss`): each round is decided from the journal and written to it before it is played.
+    Swiss {
+        /// The rounds it plays.
+        rounds: u32,
+    },
+}
+
+/// The most rounds of a Swiss: a pair's layout rounds are a 64-bit set, and Swiss round `r` plays layout
+/// round `r - 1`.
+pub const MAX_SWISS_ROUNDS: u32 = 64;
+
+impl Format {
+    /// Whether its rounds are paired as they are played (a Swiss), so that it is played as a league.
+    pub fn is_paired_as_played(&self) -> bool {
+        matches!(self, Format::Swiss { .. })
+    }
 }
 
 /// The rules every game of the tournament is played by.

@@ -134,6 +134,9 @@ impl SandboxLimits {
 
 /// The tournament and settings that `file` gives, a book it names read by `read_book` (its path as written).
 pub(super) fn resolve(file: FileKeys, read_book: ReadBook) -> Result<(Tournament, RunSettings), KeyError> {
+    if file.format.as_deref() == Some("swiss") {
+        swiss_keys(&file)?;
+    }
     let limits = SandboxLimits::of_file(&file);
     let name = file
         .name
@@ -158,7 +161,7 @@ pub(super) fn resolve(file: FileKeys, read_book: ReadBook) -> Result<(Tournament
         .map(|(index, keys)| resolve_bot(index, keys, defaults))
         .collect::<Result<Vec<_>, _>>()?;
     check_bots(&bots)?;
-    let format = resolve_format(file.format.as_deref(), file.challenger, &bots)?;
+    let format = resolve_format(file.format.as_deref(), file.challenger, file.rounds, &bots)?;
     let games_per_pair = match file.games_per_pair {
         None => DEFAULT_GAMES_PER_PAIR,
         Some(n) if n >= 2 && n % 2 == 0 => n as u32,
@@ -337,12 +340,124 @@ pub(super) fn check_bots(bots: &[BotConfig]) -> Result<(), KeyError> {
     Ok(())
 }
 
+/// Refuses the keys of `file` that a Swiss does not play by: it is played as a league, whose entrants all
+/// play by the tournament's time control and limits in one journal of its own (each key's error says so).
+fn swiss_keys(file: &FileKeys) -> Result<(), KeyError> {
+    let whole = [
+        (
+            "games_per_pair",
+            file.games_per_pair.is_some(),
+            "no pair meets twice: each pairing is one layout pair",
+        ),
+        (
+            "pause_idle",
+            file.pause_idle.is_some(),
+            "a Swiss's bots are not paused while their opponent thinks",
+        ),
+        (
+            "restart",
+            file.restart.is_some(),
+            "a Swiss's bot processes are reused while they work",
+        ),
+        (
+            "durability",
+            file.durability.is_some(),
+            "a Swiss's journal is synced in batches",
+        ),
+        (
+            "affinity",
+            file.affinity.is_some(),
+            "a Swiss's games are not pinned to cores",
+        ),
+        (
+            "limits",
+            file.limits.is_given(),
+            "a Swiss's bots have the referee's default limits",
+        ),
+    ];
+    if let Some((key, _, why)) = whole.iter().find(|(_, given, _)| *given) {
+        return Err(key_error(*key, "given in a Swiss", format!("remove it: {why}")));
+    }
+    if let Some(key) = SandboxLimits::of_file(file).first_given() {
+        return Err(key_error(
+            key,
+            "a sandbox limit in a Swiss",
+            "remove it: a Swiss's bots run in the sandbox with its default limits",
+        ));
+    }
+    for (index, bot) in file.bots.iter().enumerate() {
+        let limit = SandboxLimits::of_bot(bot).first_given();
+        let own = [
+            ("time", bot.time.is_some()),
+            ("env", !bot.env.is_empty()),
+            ("ro_paths", !bot.ro_paths.is_empty()),
+            ("rw_paths", !bot.rw_paths.is_empty()),
+            (limit.unwrap_or_default(), limit.is_some()),
+        ];
+        if let Some((key, _)) = own.iter().find(|(_, given)| *given) {
+            return Err(key_error(
+                format!("{}.{key}", TournamentFile::bot_key(index)),
+                "a bot's own setting in a Swiss",
+                "remove it: every bot of a Swiss plays by the tournament's [time] and the sandbox's defaults, in \
+                 the arena's environment",
+            ));
+        }
+        if bot
+            .sandbox
+            .is_some_and(|sandbox| sandbox != file.sandbox.unwrap_or(false))
+        {
+            return Err(key_error(
+                format!("{}.sandbox", TournamentFile::bot_key(index)),
+                "a bot's own sandbox setting in a Swiss",
+                "set `sandbox` once at the top of the file: a Swiss's bots all run in the sandbox or none does",
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn resolve_format(
     format: Option<&str>,
     challenger: Option<String>,
+    rounds: Option<i64>,
     bots: &[BotConfig],
 ) -> Result<Format, KeyError> {
-    match (format.unwrap_or("round-robin"), challenger) {
+    let format = format.unwrap_or("round-robin");
+    match (format, rounds) {
+        ("swiss", Some(n)) if (1..=i64::from(MAX_SWISS_ROUNDS)).contains(&n) => {
+            return match challenger {
+                None => Ok(Format::Swiss { rounds: n as u32 }),
+                Some(_) => Err(key_error(
+                    "challenger",
+                    "a challenger is only meaningful in a gauntlet",
+                    "remove `challenger`",
+                )),
+            };
+        }
+        ("swiss", Some(n)) => {
+            return Err(key_error(
+                "rounds",
+                n,
+                format!("give the rounds of the Swiss, from 1 to {MAX_SWISS_ROUNDS}"),
+            ));
+        }
+        ("swiss", None) => {
+            return Err(key_error(
+                "rounds",
+                "missing: a Swiss needs its number of rounds",
+                "add `rounds = N`: about log2 of the bots, plus a few to tell the first from the rest",
+            ));
+        }
+        (_, Some(_)) => {
+            return Err(key_error(
+                "rounds",
+                "rounds are only meaningful in a Swiss",
+                "set `format = \"swiss\"` or remove `rounds`",
+            ));
+        }
+        (_, None) => {}
+    }
+    match (format, challenger) {
         ("round-robin", None) => Ok(Format::RoundRobin),
         ("round-robin", Some(_)) => Err(key_error(
             "challenger",
@@ -369,7 +484,7 @@ pub(super) fn resolve_format(
         (other, _) => Err(key_error(
             "format",
             format!("\"{other}\" is not a format"),
-            "use \"round-robin\" or \"gauntlet\"",
+            "use \"round-robin\", \"gauntlet\" or \"swiss\"",
         )),
     }
 }

@@ -396,3 +396,61 @@ fn an_opening_book_is_read_beside_the_file_and_checked_line_by_line() {
     let said = error_of(&format!("{MINIMAL}\n[rules]\nopenings_order = \"sequence\"\n"));
     assert!(said.contains("rules.openings_order"), "{said}");
 }
+
+/// A Swiss names its rounds, and the keys it does not play by are refused by name, each with why.
+#[test]
+fn a_swiss_has_rounds_and_refuses_the_keys_it_does_not_play_by() {
+    let swiss = MINIMAL.replace("name = \"t\"", "name = \"t\"\nformat = \"swiss\"\nrounds = 5");
+    let file = parse_text(&swiss).unwrap();
+    assert_eq!(file.tournament.format, Format::Swiss { rounds: 5 });
+    assert!(file.tournament.format.is_paired_as_played());
+    for (text, key) in [
+        (
+            MINIMAL.replace("name = \"t\"", "name = \"t\"\nformat = \"swiss\""),
+            "rounds",
+        ),
+        (swiss.replace("rounds = 5", "rounds = 0"), "rounds"),
+        (swiss.replace("rounds = 5", "rounds = 65"), "rounds"),
+        (MINIMAL.replace("name = \"t\"", "name = \"t\"\nrounds = 5"), "rounds"),
+        (
+            swiss.replace("rounds = 5", "rounds = 5\ngames_per_pair = 4"),
+            "games_per_pair",
+        ),
+        (
+            swiss.replace("rounds = 5", "rounds = 5\nchallenger = \"a\""),
+            "challenger",
+        ),
+        (
+            swiss.replace("rounds = 5", "rounds = 5\npause_idle = true"),
+            "pause_idle",
+        ),
+        (format!("{swiss}\n[limits]\nping_ms = 5\n"), "limits"),
+        (
+            swiss.replace("rounds = 5", "rounds = 5\nsandbox = true\nmemory_mb = 64"),
+            "memory_mb",
+        ),
+        (
+            swiss.replace(
+                "command = \"python3 a.py\"",
+                "command = \"python3 a.py\"\n[bots.time]\nmove_ms = 5",
+            ),
+            "bots[0].time",
+        ),
+        (
+            swiss.replace(
+                "command = \"python3 a.py\"",
+                "command = \"python3 a.py\"\nenv = { A = \"1\" }",
+            ),
+            "bots[0].env",
+        ),
+        (
+            swiss.replace("builtin = \"heuristic\"", "builtin = \"heuristic\"\nsandbox = true"),
+            "bots[1].sandbox",
+        ),
+    ] {
+        let error = error_of(&text);
+        assert!(error.contains(&format!("key `{key}`")), "{key}: {error}");
+    }
+    let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nformat = \"knockout-ish\""));
+    assert!(error.contains("\"swiss\""), "{error}");
+}

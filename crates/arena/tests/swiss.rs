@@ -1,0 +1,224 @@
+//! A Swiss tournament played by the real `arena run`: nine bots (built-in and the Python fixture, all
+//! deterministic) over five rounds, so that every round has a bye; each round is decided from the journal
+//! before it is played, `arena verify` pairs every round again, a resume plays nothing twice, and the same
+//! Swiss played round by round in two shards and merged decides exactly the same rounds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
+
+fn arena(args: &[&str], dir: &Path) -> Output {
+    Command::new(ARENA).args(args).current_dir(dir).output().unwrap()
+}
+
+fn said(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn assert_success(output: &Output) {
+    assert!(output.status.success(), "status {:?}\n{}", output.status, said(output));
+}
+
+/// A Swiss of nine deterministic bots over five rounds, written to `dir/swiss.toml`, with the fixture bot in
+/// its own folder (`dir/py`, copied whole into the Swiss).
+fn swiss_file(dir: &Path) {
+    let py = dir.join("py");
+    std::fs::create_dir_all(&py).unwrap();
+    std::fs::copy(FIXTURE, py.join("bot.py")).unwrap();
+    let mut text = String::from(
+        "name = \"nine\"\nseed = 11\nformat = \"swiss\"\nrounds = 5\nconcurrency = 2\n\n[rules]\nblocks = [7, 9]\n\n\
+         [time]\nmove_ms = 5000\n",
+    );
+    let bots = [
+        ("ff", "builtin = \"first-free\""),
+        ("heur", "builtin = \"heuristic\""),
+        ("e0a", "builtin = \"engine --level 0 --seed 1\""),
+        ("e0b", "builtin = \"engine --level 0 --seed 2\""),
+        ("e1a", "builtin = \"engine --level 1 --seed 1\""),
+        ("e1b", "builtin = \"engine --level 1 --seed 2\""),
+        ("e1c", "builtin = \"engine --level 1 --seed 3\""),
+        ("e1d", "builtin = \"engine --level 1 --seed 4\""),
+        ("py", "command = \"python3 bot.py first-free\"\ndir = \"py\""),
+    ];
+    for (name, launch) in bots {
+        text.push_str(&format!("\n[[bots]]\nname = \"{name}\"\n{launch}\n"));
+    }
+    std::fs::write(dir.join("swiss.toml"), text).unwrap();
+}
+
+/// The lines of the journal in the folder `out`.
+fn lines(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The round lines of the journal in `out`: each round's pairs `[a, b, k]` and bye.
+fn rounds(out: &Path) -> Vec<(Vec<[u64; 3]>, Option<u64>)> {
+    lines(out)
+        .iter()
+        .filter_map(|line| line.get("round"))
+        .map(|round| {
+            let pairs = round["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|pair| {
+                    let pair = pair.as_array().unwrap();
+                    [0, 1, 2].map(|i| pair[i].as_u64().unwrap())
+                })
+                .collect();
+            (pairs, round.get("bye").and_then(Value::as_u64))
+        })
+        .collect()
+}
+
+/// The schedule hash `arena verify` gives the league in `out`, after checking that every line is sound and
+/// every round was paired again by the rule.
+fn verified_schedule(out: &Path, dir: &Path) -> String {
+    let output = arena(&["verify", out.join("journal.jsonl").to_str().unwrap()], dir);
+    assert_success(&output);
+    let text = said(&output);
+    assert!(text.contains("every line is sound"), "{text}");
+    assert!(text.contains("each paired again by the Swiss's rule"), "{text}");
+    text.split("schedule ").nth(1).unwrap().trim().to_owned()
+}
+
+#[test]
+fn a_swiss_of_nine_over_five_rounds_gives_a_bye_each_round_and_meets_no_pair_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    swiss_file(dir.path());
+    let dry = arena(&["run", "swiss.toml", "--out", "out", "--dry-run"], dir.path());
+    assert_success(&dry);
+    let text = said(&dry);
+    assert!(text.contains("A Swiss of 5 rounds and 9 bots"), "{text}");
+    assert!(text.contains("1. ff - e1a") && text.contains("bye: py"), "{text}");
+    assert!(!dir.path().join("out").exists(), "a dry run writes nothing");
+
+    let played = arena(&["run", "swiss.toml", "--out", "out"], dir.path());
+    assert_success(&played);
+    let text = said(&played);
+    assert!(text.contains("The Swiss is over: its rounds are played."), "{text}");
+    assert!(
+        text.contains("Swiss standings") && text.contains("Sonneborn-Berger"),
+        "{text}"
+    );
+    let out = dir.path().join("out");
+    let rounds = rounds(&out);
+    assert_eq!(rounds.len(), 5);
+    let mut met = std::collections::BTreeSet::new();
+    let mut byes = std::collections::BTreeSet::new();
+    for (index, (pairs, bye)) in rounds.iter().enumerate() {
+        assert_eq!(pairs.len(), 4, "round {}", index + 1);
+        let bye = bye.expect("a bye each round");
+        assert!(byes.insert(bye), "a second bye for entrant {bye}");
+        for &[a, b, k] in pairs {
+            assert_eq!(k, index as u64, "round {} plays its own layout", index + 1);
+            assert!(met.insert((a, b)), "{a} and {b} meet twice");
+            assert!(a != bye && b != bye);
+        }
+    }
+    // Both games of every pair of every round, and no other.
+    let ids: Vec<String> = lines(&out)
+        .iter()
+        .filter_map(|line| Some(line.get("id")?.as_str()?.to_owned()))
+        .collect();
+    assert_eq!(ids.len(), 5 * 4 * 2);
+    for (pairs, _) in &rounds {
+        for [a, b, k] in pairs {
+            for seat in ["a", "b"] {
+                assert!(
+                    ids.contains(&format!("{a:03}-{b:03}-{k:02}-{seat}")),
+                    "{a}-{b}-{k} {seat}"
+                );
+            }
+        }
+    }
+    verified_schedule(&out, dir.path());
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        report.contains("Swiss standings"),
+        "the report shows the Swiss's standings"
+    );
+
+    // Played again: nothing is left to play, and nothing is played twice.
+    let again = arena(&["run", "swiss.toml", "--out", "out"], dir.path());
+    assert_success(&again);
+    assert!(said(&again).contains("The Swiss is over"), "{}", said(&again));
+    assert_eq!(lines(&out).iter().filter(|l| l.get("id").is_some()).count(), 40);
+
+    // The file's rules changed: the Swiss in `out` is refused, not mixed with other rules.
+    let changed = std::fs::read_to_string(dir.path().join("swiss.toml"))
+        .unwrap()
+        .replace("blocks = [7, 9]", "blocks = [5]");
+    std::fs::write(dir.path().join("swiss.toml"), changed).unwrap();
+    let refused = arena(&["run", "swiss.toml", "--out", "out"], dir.path());
+    assert!(!refused.status.success());
+    assert!(
+        said(&refused).contains("holds a Swiss of other rules"),
+        "{}",
+        said(&refused)
+    );
+}
+
+/// Copies the folder `from` to `to` (which must not exist).
+fn copy(from: &Path, to: &Path) {
+    let status = Command::new("cp").args(["-a"]).arg(from).arg(to).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_swiss_played_round_by_round_in_two_shards_decides_the_rounds_of_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    swiss_file(dir.path());
+    let one = arena(&["run", "swiss.toml", "--out", "one"], dir.path());
+    assert_success(&one);
+    let root = dir.path();
+    let main: PathBuf = root.join("main");
+    // Round 1: shard 1 sets the Swiss up and plays its share; its copy plays shard 2's.
+    for round in 1..=5 {
+        let shards = [root.join("s1"), root.join("s2")];
+        if round == 1 {
+            assert_success(&arena(&["run", "swiss.toml", "--out", "s1", "--shard", "1/2"], root));
+            copy(&shards[0], &shards[1]);
+        } else {
+            copy(&main, &shards[0]);
+            copy(&main, &shards[1]);
+            assert_success(&arena(&["run", "swiss.toml", "--out", "s1", "--shard", "1/2"], root));
+        }
+        assert_success(&arena(&["run", "swiss.toml", "--out", "s2", "--shard", "2/2"], root));
+        for shard in &shards {
+            assert_eq!(rounds(shard).len(), round, "each shard decides round {round} alone");
+        }
+        let merged = root.join("merged");
+        assert_success(&arena(&["merge", "merged", "s1", "s2"], root));
+        assert_eq!(
+            lines(&merged).iter().filter(|l| l.get("id").is_some()).count(),
+            8 * round,
+            "round {round}: every game once"
+        );
+        let _ = std::fs::remove_dir_all(&main);
+        std::fs::rename(&merged, &main).unwrap();
+        for shard in &shards {
+            std::fs::remove_dir_all(shard).unwrap();
+        }
+    }
+    assert_eq!(rounds(&main), rounds(&root.join("one")));
+    assert_eq!(
+        verified_schedule(&main, root),
+        verified_schedule(&root.join("one"), root)
+    );
+    let over = arena(&["run", "swiss.toml", "--out", "main"], root);
+    assert_success(&over);
+    assert!(said(&over).contains("The Swiss is over"), "{}", said(&over));
+}

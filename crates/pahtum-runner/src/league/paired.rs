@@ -1,0 +1,169 @@
+//! A tournament paired as it is played (`format = "swiss"`) is a league in
+//! its output folder.
+//!
+//! Its rounds cannot be laid out in advance: each is paired from the scores
+//! so far. A league already decides its rounds from its journal, writes each
+//! before it is played, resumes a round cut off, deals a round to shards and
+//! takes them back, and `arena verify` decides each round again. So a Swiss
+//! tournament is set up as a league ([`set_up`]) and played by
+//! [`super::play()`]: its `league.toml` is written from the tournament file's
+//! `name`, `seed`, `sandbox`, `[rules]` and `[time]`, word for word, with
+//! `[swiss] rounds` ([`league_rules`]), and its entrants are its bots,
+//! version 1 each, copied into the league and checked as `arena league add`
+//! does (a bot with a `dir`: the folder whole; otherwise the files its
+//! command names; a built-in bot: nothing). A resume finds them there and
+//! plays their copies; a tournament file whose rules changed since is
+//! refused.
+
+use std::path::{Path, PathBuf};
+
+use pahtum_league::LEAGUE_FILE;
+use pahtum_league::LeagueError;
+use pahtum_league::folder;
+use pahtum_league::lines::label;
+use pahtum_tournament::config::{BlockSource, BotConfig, Format, Launch, TournamentFile};
+
+use super::admit::{AddError, Checker, Naming, Step, Submission, prepare};
+
+/// The version every bot of a Swiss has in its league.
+pub const VERSION: &str = "1";
+
+/// Why a tournament paired as it is played cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum PairedError {
+    /// The tournament file cannot be read again for its rules.
+    #[error("cannot read the tournament file {} again", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tournament plays a book, which a league cannot yet.
+    #[error("{}: a Swiss plays no opening book yet; remove `openings` from [rules]", path.display())]
+    Book {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The output folder holds the league of other rules.
+    #[error(
+        "{} holds a Swiss of other rules than {} has now; put the rules back, or play it into another folder \
+         (--out)",
+        dir.display(),
+        path.display()
+    )]
+    Changed {
+        /// The output folder.
+        dir: PathBuf,
+        /// The tournament file.
+        path: PathBuf,
+    },
+    /// The league's folder or journal.
+    #[error(transparent)]
+    League(#[from] LeagueError),
+    /// A bot could not join.
+    #[error(transparent)]
+    Add(#[from] Box<AddError>),
+}
+
+/// The `league.toml` of the Swiss of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and `[time]` as
+/// the file writes them, and `[swiss] rounds`; `None` when the tournament is not paired as it is played.
+pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError> {
+    let Format::Swiss { rounds } = file.tournament.format else {
+        return Ok(None);
+    };
+    if matches!(file.tournament.rules.blocks, BlockSource::Book(_)) {
+        return Err(PairedError::Book {
+            path: file.path.clone(),
+        });
+    }
+    let text = std::fs::read_to_string(&file.path).map_err(|source| PairedError::Read {
+        path: file.path.clone(),
+        source,
+    })?;
+    let keys: toml::Table = toml::from_str(&text).expect("the file was read as TOML when it was loaded");
+    let mut league = toml::Table::new();
+    for key in ["name", "seed", "sandbox", "rules", "time"] {
+        if let Some(value) = keys.get(key) {
+            league.insert(key.to_owned(), value.clone());
+        }
+    }
+    let mut swiss = toml::Table::new();
+    swiss.insert("rounds".to_owned(), toml::Value::Integer(i64::from(rounds)));
+    league.insert("swiss".to_owned(), toml::Value::Table(swiss));
+    Ok(Some(toml::to_string(&league).expect("a TOML table writes as TOML")))
+}
+
+/// Sets up the Swiss of `file` in its output folder `dir`: the league of [`league_rules`] written if the
+/// folder holds none (refused if it holds another), then each bot not yet in it copied, checked against
+/// `checker`'s opponent and joined, `joining` told each bot's name as its turn comes. A bot that cannot join
+/// stops the set-up with the league as it was (the bots before it stay, and a run again goes on from there).
+pub async fn set_up(
+    file: &TournamentFile,
+    rules: &str,
+    dir: &Path,
+    checker: &Checker<'_>,
+    joining: &(dyn Fn(&str, Step) + Sync),
+) -> Result<(), PairedError> {
+    match std::fs::read_to_string(dir.join(LEAGUE_FILE)) {
+        Ok(found) if found == rules => {}
+        Ok(_) => {
+            return Err(PairedError::Changed {
+                dir: dir.to_owned(),
+                path: file.path.clone(),
+            });
+        }
+        Err(_) => folder::init_with(dir, rules)?,
+    }
+    for bot in &file.tournament.bots {
+        let state = folder::open(dir)?.state;
+        if state.number_of(&label(&bot.name, VERSION)).is_some() {
+            continue;
+        }
+        let submission = submission(bot, &file.base_dir);
+        let naming = Naming {
+            version: Some(VERSION),
+            ..Naming::default()
+        };
+        let step = |step: Step| joining(&bot.name, step);
+        let prepared = prepare(dir, &state, &submission, naming, checker, &step)
+            .await
+            .map_err(Box::new)?;
+        let mut opened = folder::open(dir)?;
+        prepared.join(&mut opened).map_err(Box::new)?;
+    }
+    Ok(())
+}
+
+/// How `bot` of a tournament whose folder is `base_dir` joins its league: a built-in bot by its command
+/// line; a bot with a `dir` with that folder whole; any other with the files its command names, found from
+/// `base_dir`.
+fn submission(bot: &BotConfig, base_dir: &Path) -> Submission {
+    let name = bot.name.clone();
+    match (&bot.launch, &bot.dir) {
+        (Launch::Builtin(line), _) => Submission::Command {
+            name,
+            command: line.split_whitespace().map(str::to_owned).collect(),
+        },
+        (Launch::Command(words), Some(dir)) => Submission::Tree {
+            name,
+            from: base_dir.join(dir),
+            command: words.clone(),
+        },
+        (Launch::Command(words), None) => Submission::Command {
+            name,
+            command: words
+                .iter()
+                .map(|word| {
+                    let path = base_dir.join(word);
+                    if Path::new(word).is_relative() && path.is_file() {
+                        path.to_string_lossy().into_owned()
+                    } else {
+                        word.clone()
+                    }
+                })
+                .collect(),
+        },
+    }
+}
