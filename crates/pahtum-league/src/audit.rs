@@ -64,7 +64,7 @@ pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
             Ok(())
         },
         |state, event| match event {
-            Event::Round(round) if state.league().separate.is_none() && state.league().swiss.is_none() => {
+            Event::Round(round) if state.league().deciding_rule().is_none() => {
                 scheduled(&mut schedule, round);
                 Ok(())
             }

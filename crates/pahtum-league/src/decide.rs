@@ -15,8 +15,8 @@ use super::lines::{Decided, LayoutPair, label};
 use super::pairing;
 use super::separation::{self, Over};
 use super::state::LeagueState;
-use super::swiss;
 use super::table::Table;
+use super::{knockout, swiss};
 
 /// The version an entrant of `name` gets when none is given: one more than the number of versions of
 /// `name` so far, as text (the first version is "1"), or the next number after it that is free.
@@ -48,6 +48,9 @@ pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Decided {
     }
     if let Some(rule) = &state.league().swiss {
         return swiss::next_round(state, &table.standings, rule);
+    }
+    if let Some(rule) = &state.league().knockout {
+        return knockout::next_round(state, &table.standings, rule);
     }
     let entrants: Vec<pairing::Entrant> = state
         .entrants()
@@ -89,7 +92,7 @@ pub fn next_round(state: &LeagueState, table: &Table, target: f64) -> Decided {
 }
 
 /// Why a league needs no round now (its [`fmt::Display`] says it in words).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Settled {
     /// Fewer than two entrants are active: there is no pair to play.
     TooFewEntrants,
@@ -103,6 +106,8 @@ pub enum Settled {
     Final(Over),
     /// The league is a Swiss, and it is over.
     Swiss(swiss::Over),
+    /// The league is a knockout: over, with its champion, or waiting for a seed to join (`None`).
+    Knockout(Option<String>),
 }
 
 impl Settled {
@@ -114,6 +119,9 @@ impl Settled {
         }
         if let Some(rule) = &state.league().swiss {
             return Settled::Swiss(swiss::Over::of(state, rule));
+        }
+        if let Some(rule) = &state.league().knockout {
+            return Settled::Knockout(knockout::bracket(state, &table.standings, rule).champion);
         }
         let active = (0..state.entrants().len()).filter(|&n| !state.is_retired(n)).count();
         if active < 2 {
@@ -139,6 +147,14 @@ impl fmt::Display for Settled {
             Settled::Swiss(swiss::Over::Played) => f.write_str("The Swiss is over: its rounds are played."),
             Settled::Swiss(swiss::Over::Unpairable) => f.write_str(
                 "The Swiss is over before its last round: no two active entrants are left that have not met.",
+            ),
+            Settled::Knockout(Some(champion)) => write!(
+                f,
+                "The knockout is over: {} won the final.",
+                pahtum_protocol::untrusted::escape(champion)
+            ),
+            Settled::Knockout(None) => f.write_str(
+                "The knockout waits for its seeds: each entrant its [knockout] seeds names must join first.",
             ),
         }
     }

@@ -48,6 +48,7 @@ pub mod decide;
 pub mod folder;
 pub mod follow;
 pub mod history;
+pub mod knockout;
 pub mod lines;
 pub mod merge;
 pub mod pairing;

@@ -18,7 +18,10 @@ use sha2::{Digest, Sha256};
 use pahtum_tournament::config::keys::{KeyError, RulesKeys, TimeKeys, key_error};
 use pahtum_tournament::config::names::check_name;
 use pahtum_tournament::config::resolve::{resolve_rules, resolve_time};
-use pahtum_tournament::config::{ConfigError, Format, RulesConfig, SandboxConfig, Tournament};
+use pahtum_tournament::config::{
+    ConfigError, DEFAULT_KNOCKOUT_MAX_PAIRS, DEFAULT_KNOCKOUT_PAIRS, Format, MAX_KNOCKOUT_PAIRS, MAX_SWISS_ROUNDS,
+    RulesConfig, SandboxConfig, Tournament,
+};
 
 /// The file's name in a league's folder.
 pub const LEAGUE_FILE: &str = "league.toml";
@@ -114,6 +117,46 @@ pub struct League {
     /// ([`super::swiss`]); `None`: another rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swiss: Option<Swiss>,
+    /// The pairing rule of a knockout (`[knockout]`): a seeded bracket ([`super::knockout`]); `None`: another
+    /// rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knockout: Option<Knockout>,
+}
+
+/// The pairing rule of a knockout, as `league.toml`'s `[knockout]` table says it: the bracket of `seeds`,
+/// each match `pairs` layout pairs, one more a round while level, up to `max_pairs`, then the higher seed
+/// ([`super::knockout`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Knockout {
+    /// The layout pairs of a match.
+    pub pairs: u32,
+    /// The most layout pairs of a match, ties broken by more pairs up to it.
+    pub max_pairs: u32,
+    /// The field, by label (`NAME@VERSION`), the first seed first.
+    pub seeds: Vec<String>,
+}
+
+impl Knockout {
+    /// The stages of its bracket: one for each halving of the field down to the final.
+    pub fn stages(&self) -> u32 {
+        self.seeds.len().next_power_of_two().trailing_zeros()
+    }
+
+    /// The layout rounds of its schedule: `max_pairs` for each stage, so that each stage plays layouts of its
+    /// own (the `j`-th layout pair of a match of stage `s`, from 0, plays layout round `s * max_pairs + j`).
+    pub fn layout_rounds(&self) -> u32 {
+        self.stages() * self.max_pairs
+    }
+}
+
+/// The keys of `league.toml`'s `[knockout]` table, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnockoutKeys {
+    pairs: Option<i64>,
+    max_pairs: Option<i64>,
+    seeds: Option<Vec<String>>,
 }
 
 /// The pairing rule of a Swiss, as `league.toml`'s `[swiss]` table says it: `rounds` rounds, in each of which
@@ -125,10 +168,6 @@ pub struct Swiss {
     /// The rounds the Swiss plays (each pair at most once, so at most one layout round each).
     pub rounds: u32,
 }
-
-/// The most rounds of a Swiss: a pair's layout rounds are a 64-bit set, and Swiss round `r` plays layout
-/// round `r - 1`.
-pub const MAX_SWISS_ROUNDS: u32 = 64;
 
 /// The keys of `league.toml`'s `[swiss]` table, as written.
 #[derive(Debug, Deserialize)]
@@ -225,6 +264,7 @@ struct LeagueKeys {
     time: TimeKeys,
     separate: Option<SeparateKeys>,
     swiss: Option<SwissKeys>,
+    knockout: Option<KnockoutKeys>,
 }
 
 /// The `league.toml` that `arena league init` writes: every key at its default, each explained.
@@ -305,34 +345,55 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
     check_name("name", &name)?;
     let swiss = keys.swiss.map(swiss).transpose()?;
-    if swiss.is_some() && keys.separate.is_some() {
+    let knockout = keys.knockout.map(knockout).transpose()?;
+    let rules = [
+        ("separate", keys.separate.is_some()),
+        ("swiss", swiss.is_some()),
+        ("knockout", knockout.is_some()),
+    ];
+    if rules.iter().filter(|(_, given)| *given).count() > 1 {
         return Err(key_error(
-            "swiss",
-            "given with [separate]",
-            "choose one pairing rule: [swiss] plays a number of rounds, [separate] plays until places are apart",
+            rules.iter().rev().find(|(_, given)| *given).expect("two given").0,
+            "given with another pairing rule",
+            "choose one pairing rule: [separate] plays until places are apart, [swiss] a number of rounds, \
+             [knockout] a bracket",
         ));
     }
-    let games_per_pair = match keys.games_per_pair {
-        // A Swiss pair meets once: one layout pair.
-        None if swiss.is_some() => 2,
-        Some(n) if swiss.is_some() && n != 2 => {
-            return Err(key_error(
-                "games_per_pair",
-                format!("{n} games per pair in a Swiss"),
-                "remove games_per_pair: in a Swiss no pair meets twice, so each plays one layout pair (2 games)",
-            ));
-        }
-        None => DEFAULT_GAMES_PER_PAIR,
-        Some(n) if n >= 2 && n % 2 == 0 && n <= i64::from(MAX_GAMES_PER_PAIR) => n as u32,
-        Some(n) => {
+    // A Swiss pair meets once: one layout pair; a knockout's match is at most `max_pairs`.
+    let fixed = match (&swiss, &knockout) {
+        (Some(_), _) => Some((
+            2,
+            "in a Swiss no pair meets twice, so each plays one layout pair (2 games)",
+        )),
+        (_, Some(rule)) => Some((
+            2 * rule.max_pairs,
+            "a knockout's match plays at most [knockout] max_pairs layout pairs",
+        )),
+        _ => None,
+    };
+    let games_per_pair = match (keys.games_per_pair, fixed) {
+        (None, Some((games, _))) => games,
+        (Some(n), Some((games, why))) if n != i64::from(games) => {
             return Err(key_error(
                 "games_per_pair",
                 format!("{n} games per pair"),
-                format!(
-                    "use an even number from 2 to {MAX_GAMES_PER_PAIR}: each layout is played twice, seats swapped"
-                ),
+                format!("remove it: {why}"),
             ));
         }
+        (given, _) => match given {
+            None => DEFAULT_GAMES_PER_PAIR,
+            Some(n) if n >= 2 && n % 2 == 0 && n <= i64::from(MAX_GAMES_PER_PAIR) => n as u32,
+            Some(n) => {
+                return Err(key_error(
+                    "games_per_pair",
+                    format!("{n} games per pair"),
+                    format!(
+                        "use an even number from 2 to {MAX_GAMES_PER_PAIR}: each layout is played twice, seats \
+                         swapped"
+                    ),
+                ));
+            }
+        },
     };
     let positive = |key: &str, value: Option<i64>, default: u64, fix: &str| match value {
         None => Ok(default),
@@ -390,7 +451,57 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
         time: resolve_time("time", &keys.time)?,
         separate: keys.separate.map(separate).transpose()?,
         swiss,
+        knockout,
     })
+}
+
+/// The knockout's pairing rule, every default filled in: its layout pairs a match (1 or more), at most as
+/// many as `max_pairs` (up to 64, a pair's layout rounds), and its seeds (two or more labels, none twice).
+fn knockout(keys: KnockoutKeys) -> Result<Knockout, KeyError> {
+    let count = |key: &str, value: Option<i64>, default: u32| match value {
+        None => Ok(default),
+        Some(n) if (1..=i64::from(MAX_KNOCKOUT_PAIRS)).contains(&n) => Ok(n as u32),
+        Some(n) => Err(key_error(
+            format!("knockout.{key}"),
+            n,
+            format!("give a number of layout pairs from 1 to {MAX_KNOCKOUT_PAIRS}"),
+        )),
+    };
+    let pairs = count("pairs", keys.pairs, DEFAULT_KNOCKOUT_PAIRS)?;
+    let max_pairs = count("max_pairs", keys.max_pairs, DEFAULT_KNOCKOUT_MAX_PAIRS.max(pairs))?;
+    if max_pairs < pairs {
+        return Err(key_error(
+            "knockout.max_pairs",
+            format!("{max_pairs}, fewer than pairs = {pairs}"),
+            "give at least as many as `pairs`: a tied match plays more layout pairs up to it, then the higher seed \
+             goes on",
+        ));
+    }
+    let seeds = keys.seeds.unwrap_or_default();
+    let mut seen = std::collections::BTreeSet::new();
+    if seeds.len() < 2 || !seeds.iter().all(|label| seen.insert(label)) {
+        return Err(key_error(
+            "knockout.seeds",
+            format!("{} seed(s), or one given twice", seeds.len()),
+            "list the field by label, the first seed first, each once, e.g. seeds = [\"a@1\", \"b@1\"]",
+        ));
+    }
+    let knockout = Knockout {
+        pairs,
+        max_pairs,
+        seeds,
+    };
+    if knockout.layout_rounds() > MAX_KNOCKOUT_PAIRS {
+        return Err(key_error(
+            "knockout.max_pairs",
+            format!("{max_pairs} layout pairs in each of {} stages", knockout.stages()),
+            format!(
+                "give at most {} layout pairs a match: each stage has layouts of its own, {MAX_KNOCKOUT_PAIRS} in all",
+                MAX_KNOCKOUT_PAIRS / knockout.stages()
+            ),
+        ));
+    }
+    Ok(knockout)
 }
 
 /// The Swiss's pairing rule: its rounds, from 1 to [`MAX_SWISS_ROUNDS`].
@@ -495,13 +606,29 @@ impl League {
         }
     }
 
+    /// The name of the rule that decides each round from the games before it, which `arena verify` decides
+    /// again (a final's, a Swiss's or a knockout's); `None` for the precision rule, whose rounds depend on
+    /// when entrants joined.
+    pub fn deciding_rule(&self) -> Option<&'static str> {
+        if self.separate.is_some() {
+            Some("the final's")
+        } else if self.swiss.is_some() {
+            Some("the Swiss's")
+        } else if self.knockout.is_some() {
+            Some("the knockout's")
+        } else {
+            None
+        }
+    }
+
     /// The layout rounds the league's pairs play: `games_per_pair / 2` for each pair, or in a Swiss, whose
     /// pairs meet once, one for each of its rounds (round `r` plays layout round `r - 1`, so that each round
     /// has a layout of its own).
     pub fn rounds(&self) -> u32 {
-        match self.swiss {
-            Some(swiss) => swiss.rounds,
-            None => self.games_per_pair / 2,
+        match (&self.swiss, &self.knockout) {
+            (Some(swiss), _) => swiss.rounds,
+            (_, Some(knockout)) => knockout.layout_rounds(),
+            _ => self.games_per_pair / 2,
         }
     }
 
@@ -591,6 +718,31 @@ mod tests {
             ("name = \"x\"\n[build_env]\n\"A=B\" = \"1\"", "build_env"),
             ("name = \"x\"\n[time]\nclock = \"sun\"", "time.clock"),
             ("name = \"../x\"", "name"),
+            ("name = \"x\"\n[swiss]\nrounds = 65", "swiss.rounds"),
+            ("name = \"x\"\n[swiss]", "swiss.rounds"),
+            (
+                "name = \"x\"\ngames_per_pair = 4\n[swiss]\nrounds = 3",
+                "games_per_pair",
+            ),
+            ("name = \"x\"\n[separate]\n[swiss]\nrounds = 3", "swiss"),
+            (
+                "name = \"x\"\n[swiss]\nrounds = 3\n[knockout]\nseeds = [\"a@1\", \"b@1\"]",
+                "knockout",
+            ),
+            ("name = \"x\"\n[knockout]\nseeds = [\"a@1\", \"a@1\"]", "knockout.seeds"),
+            ("name = \"x\"\n[knockout]\nseeds = [\"a@1\"]", "knockout.seeds"),
+            (
+                "name = \"x\"\n[knockout]\npairs = 2\nmax_pairs = 1\nseeds = [\"a@1\", \"b@1\"]",
+                "knockout.max_pairs",
+            ),
+            (
+                // 64 seeds: 6 stages of 11 layout pairs are more than a pair's 64 layout rounds.
+                &format!(
+                    "name = \"x\"\n[knockout]\nmax_pairs = 11\nseeds = [{}]",
+                    (0..64).map(|n| format!("\"e{n}@1\"")).collect::<Vec<_>>().join(", ")
+                ),
+                "knockout.max_pairs",
+            ),
         ] {
             let error = parse(Path::new("league.toml"), text).unwrap_err();
             assert!(

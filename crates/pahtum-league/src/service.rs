@@ -48,6 +48,15 @@ pub enum ServiceError {
         /// The league's folder.
         dir: PathBuf,
     },
+    /// The journal whose ratings seed a knockout cannot be read.
+    #[error("cannot read the ratings of {} to seed the knockout", path.display())]
+    Seeds {
+        /// The journal.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<pahtum_journal::JournalError>,
+    },
     /// The output folder of a merge cannot be created.
     #[error("cannot create the output folder {}", path.display())]
     Output {
@@ -57,6 +66,59 @@ pub enum ServiceError {
         #[source]
         source: io::Error,
     },
+}
+
+/// The bots `names` in seed order by the ratings of the earlier run whose journal is `path` (a tournament's,
+/// or a league's, whose entrant `NAME@VERSION` rates the bot `NAME` by its best-rated version): the best
+/// rated first, then those it did not rate, in the order given.
+pub fn seeds_by_rating(path: &Path, names: &[String]) -> Result<Vec<String>, ServiceError> {
+    let ratings: Vec<(String, f64)> = if super::read::is_league_journal(path) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let table = table_of(dir)?;
+        table
+            .active
+            .iter()
+            .chain(&table.retired)
+            .filter_map(|row| {
+                let name = row
+                    .entrant
+                    .split_once('@')
+                    .map_or(row.entrant.as_str(), |(name, _)| name);
+                Some((name.to_owned(), row.elo?))
+            })
+            .collect()
+    } else {
+        let seeds = |source| ServiceError::Seeds {
+            path: path.to_owned(),
+            source: Box::new(source),
+        };
+        let mut tallies = pahtum_standings::standings::Tallies::new(&[]);
+        pahtum_journal::JournalReader::open(path)
+            .map_err(seeds)?
+            .for_each(Moves::Drop, |record| tallies.add(&record))
+            .map_err(seeds)?;
+        let standings = tallies.finish(None)?;
+        names
+            .iter()
+            .filter_map(|name| Some((name.clone(), standings.strength.rating(name)?.elo)))
+            .collect()
+    };
+    let best = |name: &str| {
+        ratings
+            .iter()
+            .filter(|(rated, _)| rated == name)
+            .map(|&(_, elo)| elo)
+            .max_by(f64::total_cmp)
+    };
+    let mut order: Vec<(usize, Option<f64>)> = names.iter().enumerate().map(|(i, name)| (i, best(name))).collect();
+    // Stable: the rated by Elo, best first; then the unrated, in the order given.
+    order.sort_by(|(_, a), (_, b)| match (a, b) {
+        (Some(a), Some(b)) => b.total_cmp(a),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    Ok(order.into_iter().map(|(i, _)| names[i].clone()).collect())
 }
 
 /// Writes a new league in `dir` (created if missing), named `name` or else after its folder, with every rule

@@ -93,6 +93,9 @@ pub struct Table {
     /// league is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swiss: Option<super::swiss::Standings>,
+    /// A knockout's bracket ([`super::knockout::bracket`]), when the league is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knockout: Option<super::knockout::Bracket>,
     /// The active entrants, strongest first (the unrated last, in the order they joined).
     pub active: Vec<Row>,
     /// The retired entrants, strongest first (the unrated last).
@@ -200,6 +203,7 @@ pub fn table(state: &LeagueState, tallies: Tallies, anchor: Option<&AnchorSpec>)
         rule,
         rows: super::swiss::standings(state, &standings),
     });
+    let knockout = (state.league().knockout.as_ref()).map(|rule| super::knockout::bracket(state, &standings, rule));
     Ok(Table {
         league: state.league().name.clone(),
         games: state.games(),
@@ -211,5 +215,6 @@ pub fn table(state: &LeagueState, tallies: Tallies, anchor: Option<&AnchorSpec>)
         versions,
         standings,
         swiss,
+        knockout,
     })
 }

@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use pahtum_league::knockout::{Bracket, Decision, Side};
 use pahtum_league::separation::{Boundary, boundaries};
 use pahtum_league::swiss::Standing;
 use pahtum_league::table::{Change, Row, Table};
@@ -50,6 +51,15 @@ pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
         )
         .unwrap();
     }
+    if let Some(bracket) = &table.knockout {
+        write!(
+            text,
+            "\nBracket ({})\n{}\n",
+            bracket_note(bracket),
+            build(bracket_rows(bracket), style)
+        )
+        .unwrap();
+    }
     if let Some(rule) = &table.separate {
         let found = boundaries(table, rule);
         write!(
@@ -79,6 +89,17 @@ pub fn summary(table: &Table) -> String {
             rule.places,
             f64::from(rule.confidence_permille) / 10.0,
             rule.max_games
+        );
+    }
+    if let Some(bracket) = &table.knockout {
+        let state = match (&bracket.champion, bracket.waiting.is_empty()) {
+            (Some(champion), _) => format!("{champion} won the final"),
+            (None, false) => format!("waiting for {} seed(s) to join", bracket.waiting.len()),
+            (None, true) => format!("stage {} of {} in play", bracket.stages.len(), stages(bracket)),
+        };
+        return format!(
+            "Knockout {}: {} games in {} rounds; {state}; the ratings are the joint fit of every game",
+            table.league, table.games, table.rounds
         );
     }
     if let Some(swiss) = &table.swiss {
@@ -122,6 +143,64 @@ pub fn boundary_rows(found: &[Boundary]) -> impl Iterator<Item = Vec<String>> + 
             if boundary.apart { "yes" } else { "no: tied" }.to_owned(),
         ]
     }))
+}
+
+/// The stages of the bracket of `bracket`'s field: one for each halving down to the final.
+fn stages(bracket: &Bracket) -> u32 {
+    bracket.rule.seeds.len().next_power_of_two().trailing_zeros()
+}
+
+/// How a knockout's matches are decided, in words.
+pub fn bracket_note(bracket: &Bracket) -> String {
+    format!(
+        "each match {} layout pair(s), the more game points going on; level, one more pair at a time up to {}, \
+         then the higher seed",
+        bracket.rule.pairs, bracket.rule.max_pairs
+    )
+}
+
+/// The cells of a knockout's bracket, after a header: each match of each stage known so far, in bracket
+/// order.
+pub fn bracket_rows(bracket: &Bracket) -> impl Iterator<Item = Vec<String>> + '_ {
+    let header = ["stage", "upper", "points", "lower", "points", "pairs", "goes on", "by"];
+    let total = stages(bracket);
+    std::iter::once(header.map(str::to_owned).to_vec()).chain(bracket.stages.iter().enumerate().flat_map(
+        move |(index, stage)| {
+            let name = stage_name(index as u32, total);
+            stage.iter().map(move |found| {
+                let side = |side: &Side| format!("({}) {}", side.seed, side.entrant);
+                let lower = found.lower.as_ref();
+                vec![
+                    name.clone(),
+                    side(&found.upper),
+                    lower.map_or_else(String::new, |_| format!("{:.1}", found.upper.points)),
+                    lower.map_or_else(|| "bye".to_owned(), side),
+                    lower.map_or_else(String::new, |lower| format!("{:.1}", lower.points)),
+                    found.pairs.to_string(),
+                    found.winner.clone().unwrap_or_else(|| "-".to_owned()),
+                    match found.decision {
+                        None => "in play",
+                        Some(Decision::Bye) => "bye",
+                        Some(Decision::Retired) => "retirement",
+                        Some(Decision::Points) => "points",
+                        Some(Decision::Seed) => "seed (level)",
+                    }
+                    .to_owned(),
+                ]
+            })
+        },
+    ))
+}
+
+/// The name of stage `index` (from 0) of `total`: the final, the semi-finals, the quarter-finals, else its
+/// number.
+fn stage_name(index: u32, total: u32) -> String {
+    match total - index {
+        1 => "final".to_owned(),
+        2 => "semi-final".to_owned(),
+        3 => "quarter-final".to_owned(),
+        _ => format!("stage {}", index + 1),
+    }
 }
 
 /// How a Swiss's standings rank, in words.

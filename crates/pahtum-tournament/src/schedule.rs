@@ -445,7 +445,7 @@ fn pairs(tournament: &Tournament, bots: usize) -> Vec<(String, String)> {
             .map(|other| (challenger.clone(), other.clone()))
             .collect(),
         // Paired round by round as it is played (as a league): no pair is fixed in advance.
-        Format::Swiss { .. } => Vec::new(),
+        Format::Swiss { .. } | Format::Knockout { .. } => Vec::new(),
     }
 }
 
@@ -460,7 +460,7 @@ fn pairs_with(tournament: &Tournament, new: usize) -> Vec<(String, String)> {
             .map(|bot| (bot.name.clone(), names[new].name.clone()))
             .collect(),
         Format::Gauntlet { challenger } => vec![(challenger.clone(), names[new].name.clone())],
-        Format::Swiss { .. } => Vec::new(),
+        Format::Swiss { .. } | Format::Knockout { .. } => Vec::new(),
     }
 }
 
@@ -783,7 +783,7 @@ mod tests {
             let expected_new_pairs = match &t.format {
                 Format::RoundRobin => t.bots.len() * (t.bots.len() - 1) / 2 - old.len() / rounds / 2,
                 Format::Gauntlet { .. } => t.bots.len() - joins[0],
-                Format::Swiss { .. } => 0,
+                Format::Swiss { .. } | Format::Knockout { .. } => 0,
             };
             assert_eq!(met.len(), expected_new_pairs, "{:?}", t.format);
             assert!(

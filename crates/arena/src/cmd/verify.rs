@@ -77,12 +77,9 @@ fn verify_league(path: &Path) -> anyhow::Result<ExitCode> {
     let state = &verified.state;
     let entrants = state.entrants().len();
     let retired = (0..entrants).filter(|&number| state.is_retired(number)).count();
-    let rule = if state.league().separate.is_some() {
-        ", each decided again by the final's rule"
-    } else if state.league().swiss.is_some() {
-        ", each paired again by the Swiss's rule"
-    } else {
-        ""
+    let rule = match state.league().deciding_rule() {
+        Some(rule) => format!(", each decided again by {rule} rule"),
+        None => String::new(),
     };
     let sound = format!(
         "{entrants} entrant(s) ({retired} retired), {} round(s) decided{rule}, {} game(s); schedule {}",

@@ -17,7 +17,7 @@ use pahtum_standings::strength::BotRating;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
-use crate::league::{SWISS_NOTE, entrant_rows, summary, swiss_rows, version_rows};
+use crate::league::{SWISS_NOTE, bracket_note, bracket_rows, entrant_rows, summary, swiss_rows, version_rows};
 use crate::strength_render::elo;
 
 /// The width of the history's drawing, in its own units.
@@ -48,6 +48,10 @@ pub struct LeaguePage {
     pub swiss: Option<Vec<Vec<String>>>,
     /// How the Swiss's standings rank.
     pub swiss_note: &'static str,
+    /// A knockout's bracket (the first row is the header), if the league is one.
+    pub bracket: Option<Vec<Vec<String>>>,
+    /// How the knockout's matches are decided.
+    pub bracket_note: Option<String>,
     /// The changes between versions, if a bot has more than one.
     pub versions: Option<Vec<Vec<String>>>,
     /// What the history shows and what it cost.
@@ -174,6 +178,8 @@ impl LeaguePage {
             retired: (!table.retired.is_empty()).then(|| cells(entrant_rows(&table.retired))),
             swiss: table.swiss.as_ref().map(|swiss| cells(swiss_rows(&swiss.rows))),
             swiss_note: SWISS_NOTE,
+            bracket: table.knockout.as_ref().map(|bracket| cells(bracket_rows(bracket))),
+            bracket_note: table.knockout.as_ref().map(bracket_note),
             versions: (!table.versions.is_empty()).then(|| cells(version_rows(&table.versions))),
             history_note,
             axis: scale.ticks(),

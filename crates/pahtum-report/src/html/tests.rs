@@ -576,6 +576,31 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
                 sonneborn_berger: 1.0,
             }],
         }),
+        knockout: Some(pahtum_league::knockout::Bracket {
+            rule: pahtum_league::rules::Knockout {
+                pairs: 1,
+                max_pairs: 3,
+                seeds: vec![label("2"), label("1")],
+            },
+            stages: vec![vec![pahtum_league::knockout::Match {
+                upper: pahtum_league::knockout::Side {
+                    seed: 1,
+                    entrant: label("2"),
+                    points: 2.0,
+                },
+                lower: Some(pahtum_league::knockout::Side {
+                    seed: 2,
+                    entrant: label("1"),
+                    points: 0.0,
+                }),
+                pairs: 1,
+                games: 2,
+                winner: Some(label("2")),
+                decision: Some(pahtum_league::knockout::Decision::Points),
+            }]],
+            champion: Some(label("2")),
+            waiting: Vec::new(),
+        }),
     };
     let history = History {
         stride: 1,
@@ -618,6 +643,16 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
         cell.starts_with(escaped),
         "the Swiss's standings: {}",
         &cell[..120.min(cell.len())]
+    );
+    let bracket = &sections[sections
+        .find("<table class=\"bracket\">")
+        .expect("the knockout's bracket")..];
+    let bracket = &bracket[..bracket.find("</table>").unwrap()];
+    assert_eq!(bracket.matches(&format!("(1) {escaped}")).count(), 1, "{bracket}");
+    assert_eq!(
+        bracket.matches(&format!("<td class=\"name\">{escaped}")).count(),
+        1,
+        "the winner: {bracket}"
     );
     for part in [
         "<td class=\"name\">",

@@ -1,14 +1,14 @@
-//! A tournament paired as it is played (`format = "swiss"`) is a league in
-//! its output folder.
+//! A tournament paired as it is played (`format = "swiss"` or `"knockout"`) is
+//! a league in its output folder.
 //!
 //! Its rounds cannot be laid out in advance: each is paired from the scores
 //! so far. A league already decides its rounds from its journal, writes each
 //! before it is played, resumes a round cut off, deals a round to shards and
 //! takes them back, and `arena verify` decides each round again. So a Swiss
-//! tournament is set up as a league ([`set_up`]) and played by
+//! or knockout tournament is set up as a league ([`set_up`]) and played by
 //! [`super::play()`]: its `league.toml` is written from the tournament file's
-//! `name`, `seed`, `sandbox`, `[rules]` and `[time]`, word for word, with
-//! `[swiss] rounds` ([`league_rules`]), and its entrants are its bots,
+//! `name`, `seed`, `sandbox`, `[rules]` and `[time]`, word for word, with its
+//! pairing rule ([`league_rules`]), and its entrants are its bots,
 //! version 1 each, copied into the league and checked as `arena league add`
 //! does (a bot with a `dir`: the folder whole; otherwise the files its
 //! command names; a built-in bot: nothing). A resume finds them there and
@@ -21,6 +21,7 @@ use pahtum_league::LEAGUE_FILE;
 use pahtum_league::LeagueError;
 use pahtum_league::folder;
 use pahtum_league::lines::label;
+use pahtum_league::service::{ServiceError, seeds_by_rating};
 use pahtum_tournament::config::{BlockSource, BotConfig, Format, Launch, TournamentFile};
 
 use super::admit::{AddError, Checker, Naming, Step, Submission, prepare};
@@ -62,16 +63,40 @@ pub enum PairedError {
     /// The league's folder or journal.
     #[error(transparent)]
     League(#[from] LeagueError),
+    /// The ratings that seed a knockout cannot be read.
+    #[error(transparent)]
+    Seeds(#[from] ServiceError),
     /// A bot could not join.
     #[error(transparent)]
     Add(#[from] Box<AddError>),
 }
 
-/// The `league.toml` of the Swiss of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and `[time]` as
-/// the file writes them, and `[swiss] rounds`; `None` when the tournament is not paired as it is played.
+/// The `league.toml` of the Swiss or knockout of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and
+/// `[time]` as the file writes them, and its pairing rule: `[swiss] rounds`, or `[knockout]` with its `pairs`,
+/// `max_pairs` and `seeds` (the bots as the league labels them, in file order or by the ratings of
+/// `seeds_from`); `None` when the tournament is not paired as it is played.
 pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError> {
-    let Format::Swiss { rounds } = file.tournament.format else {
-        return Ok(None);
+    let rule = match &file.tournament.format {
+        Format::Swiss { rounds } => ("swiss", table([("rounds", i64::from(*rounds).into())])),
+        Format::Knockout {
+            pairs,
+            max_pairs,
+            seeds_from,
+        } => {
+            let names: Vec<String> = file.tournament.bots.iter().map(|bot| bot.name.clone()).collect();
+            let order = match seeds_from {
+                Some(journal) => seeds_by_rating(&file.base_dir.join(journal), &names)?,
+                None => names,
+            };
+            let seeds: Vec<toml::Value> = order.iter().map(|name| label(name, VERSION).into()).collect();
+            let rule = table([
+                ("pairs", i64::from(*pairs).into()),
+                ("max_pairs", i64::from(*max_pairs).into()),
+                ("seeds", seeds.into()),
+            ]);
+            ("knockout", rule)
+        }
+        Format::RoundRobin | Format::Gauntlet { .. } => return Ok(None),
     };
     if matches!(file.tournament.rules.blocks, BlockSource::Book(_)) {
         return Err(PairedError::Book {
@@ -89,10 +114,13 @@ pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError
             league.insert(key.to_owned(), value.clone());
         }
     }
-    let mut swiss = toml::Table::new();
-    swiss.insert("rounds".to_owned(), toml::Value::Integer(i64::from(rounds)));
-    league.insert("swiss".to_owned(), toml::Value::Table(swiss));
+    league.insert(rule.0.to_owned(), toml::Value::Table(rule.1));
     Ok(Some(toml::to_string(&league).expect("a TOML table writes as TOML")))
+}
+
+/// The TOML table of `keys`.
+fn table<const N: usize>(keys: [(&str, toml::Value); N]) -> toml::Table {
+    keys.into_iter().map(|(key, value)| (key.to_owned(), value)).collect()
 }
 
 /// Sets up the Swiss of `file` in its output folder `dir`: the league of [`league_rules`] written if the

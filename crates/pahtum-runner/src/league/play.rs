@@ -65,7 +65,7 @@ pub trait Show {
 }
 
 /// Why [`play`] stopped.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Ended {
     /// The league needs no more games now, and why.
     Settled(Settled),

@@ -69,16 +69,36 @@ pub enum Format {
         /// The rounds it plays.
         rounds: u32,
     },
+    /// A knockout: a seeded bracket, each match `pairs` layout pairs, one more a round while level up to
+    /// `max_pairs`, then the higher seed. Played as a league in the output folder, like a Swiss (the
+    /// league's `[knockout]` rule, `pahtum-league`'s `knockout`).
+    Knockout {
+        /// The layout pairs of a match.
+        pairs: u32,
+        /// The most layout pairs of a match.
+        max_pairs: u32,
+        /// The journal of an earlier run whose ratings seed the bots (the best first; bots it did not rate
+        /// after them, in file order), relative to the file's folder; `None`: the bots in file order.
+        seeds_from: Option<String>,
+    },
 }
+
+/// The default layout pairs of a knockout's match.
+pub const DEFAULT_KNOCKOUT_PAIRS: u32 = 1;
+/// The default most layout pairs of a knockout's match.
+pub const DEFAULT_KNOCKOUT_MAX_PAIRS: u32 = 3;
+/// The most layout pairs of a knockout's match: a pair's layout rounds are a 64-bit set.
+pub const MAX_KNOCKOUT_PAIRS: u32 = 64;
 
 /// The most rounds of a Swiss: a pair's layout rounds are a 64-bit set, and Swiss round `r` plays layout
 /// round `r - 1`.
 pub const MAX_SWISS_ROUNDS: u32 = 64;
 
 impl Format {
-    /// Whether its rounds are paired as they are played (a Swiss), so that it is played as a league.
+    /// Whether its rounds are paired as they are played (a Swiss, a knockout), so that it is played as a
+    /// league.
     pub fn is_paired_as_played(&self) -> bool {
-        matches!(self, Format::Swiss { .. })
+        matches!(self, Format::Swiss { .. } | Format::Knockout { .. })
     }
 }
 

@@ -134,8 +134,8 @@ impl SandboxLimits {
 
 /// The tournament and settings that `file` gives, a book it names read by `read_book` (its path as written).
 pub(super) fn resolve(file: FileKeys, read_book: ReadBook) -> Result<(Tournament, RunSettings), KeyError> {
-    if file.format.as_deref() == Some("swiss") {
-        swiss_keys(&file)?;
+    if let Some(format @ ("swiss" | "knockout")) = file.format.as_deref() {
+        paired_keys(&file, if format == "swiss" { "a Swiss" } else { "a knockout" })?;
     }
     let limits = SandboxLimits::of_file(&file);
     let name = file
@@ -161,7 +161,13 @@ pub(super) fn resolve(file: FileKeys, read_book: ReadBook) -> Result<(Tournament
         .map(|(index, keys)| resolve_bot(index, keys, defaults))
         .collect::<Result<Vec<_>, _>>()?;
     check_bots(&bots)?;
-    let format = resolve_format(file.format.as_deref(), file.challenger, file.rounds, &bots)?;
+    let paired = PairedKeys {
+        rounds: file.rounds,
+        pairs: file.pairs,
+        max_pairs: file.max_pairs,
+        seeds_from: file.seeds_from,
+    };
+    let format = resolve_format(file.format.as_deref(), file.challenger, paired, &bots)?;
     let games_per_pair = match file.games_per_pair {
         None => DEFAULT_GAMES_PER_PAIR,
         Some(n) if n >= 2 && n % 2 == 0 => n as u32,
@@ -340,49 +346,46 @@ pub(super) fn check_bots(bots: &[BotConfig]) -> Result<(), KeyError> {
     Ok(())
 }
 
-/// Refuses the keys of `file` that a Swiss does not play by: it is played as a league, whose entrants all
-/// play by the tournament's time control and limits in one journal of its own (each key's error says so).
-fn swiss_keys(file: &FileKeys) -> Result<(), KeyError> {
+/// Refuses the keys of `file` that a tournament paired as it is played (`what`: a Swiss, a knockout) does
+/// not play by: it is played as a league, whose entrants all play by the tournament's time control and
+/// limits in one journal of its own (each key's error says so).
+fn paired_keys(file: &FileKeys, what: &str) -> Result<(), KeyError> {
     let whole = [
         (
             "games_per_pair",
             file.games_per_pair.is_some(),
-            "no pair meets twice: each pairing is one layout pair",
+            "its pairings decide how many games a pair plays",
         ),
         (
             "pause_idle",
             file.pause_idle.is_some(),
-            "a Swiss's bots are not paused while their opponent thinks",
+            "its bots are not paused while their opponent thinks",
         ),
         (
             "restart",
             file.restart.is_some(),
-            "a Swiss's bot processes are reused while they work",
+            "its bot processes are reused while they work",
         ),
         (
             "durability",
             file.durability.is_some(),
-            "a Swiss's journal is synced in batches",
+            "its journal is synced in batches",
         ),
-        (
-            "affinity",
-            file.affinity.is_some(),
-            "a Swiss's games are not pinned to cores",
-        ),
+        ("affinity", file.affinity.is_some(), "its games are not pinned to cores"),
         (
             "limits",
             file.limits.is_given(),
-            "a Swiss's bots have the referee's default limits",
+            "its bots have the referee's default limits",
         ),
     ];
     if let Some((key, _, why)) = whole.iter().find(|(_, given, _)| *given) {
-        return Err(key_error(*key, "given in a Swiss", format!("remove it: {why}")));
+        return Err(key_error(*key, format!("given in {what}"), format!("remove it: {why}")));
     }
     if let Some(key) = SandboxLimits::of_file(file).first_given() {
         return Err(key_error(
             key,
-            "a sandbox limit in a Swiss",
-            "remove it: a Swiss's bots run in the sandbox with its default limits",
+            format!("a sandbox limit in {what}"),
+            "remove it: its bots run in the sandbox with its default limits",
         ));
     }
     for (index, bot) in file.bots.iter().enumerate() {
@@ -397,9 +400,9 @@ fn swiss_keys(file: &FileKeys) -> Result<(), KeyError> {
         if let Some((key, _)) = own.iter().find(|(_, given)| *given) {
             return Err(key_error(
                 format!("{}.{key}", TournamentFile::bot_key(index)),
-                "a bot's own setting in a Swiss",
-                "remove it: every bot of a Swiss plays by the tournament's [time] and the sandbox's defaults, in \
-                 the arena's environment",
+                format!("a bot's own setting in {what}"),
+                "remove it: every bot plays by the tournament's [time] and the sandbox's defaults, in the arena's \
+                 environment",
             ));
         }
         if bot
@@ -408,21 +411,86 @@ fn swiss_keys(file: &FileKeys) -> Result<(), KeyError> {
         {
             return Err(key_error(
                 format!("{}.sandbox", TournamentFile::bot_key(index)),
-                "a bot's own sandbox setting in a Swiss",
-                "set `sandbox` once at the top of the file: a Swiss's bots all run in the sandbox or none does",
+                format!("a bot's own sandbox setting in {what}"),
+                "set `sandbox` once at the top of the file: its bots all run in the sandbox or none does",
             ));
         }
     }
     Ok(())
 }
 
+/// The keys of the formats paired as they are played, as written.
+#[derive(Debug, Default)]
+pub(super) struct PairedKeys {
+    rounds: Option<i64>,
+    pairs: Option<i64>,
+    max_pairs: Option<i64>,
+    seeds_from: Option<String>,
+}
+
+/// A knockout's keys, every default filled in.
+fn knockout(paired: PairedKeys) -> Result<Format, KeyError> {
+    let count = |key: &str, value: Option<i64>, default: u32| match value {
+        None => Ok(default),
+        Some(n) if (1..=i64::from(MAX_KNOCKOUT_PAIRS)).contains(&n) => Ok(n as u32),
+        Some(n) => Err(key_error(
+            key,
+            n,
+            format!("give a number of layout pairs from 1 to {MAX_KNOCKOUT_PAIRS}"),
+        )),
+    };
+    let pairs = count("pairs", paired.pairs, DEFAULT_KNOCKOUT_PAIRS)?;
+    let max_pairs = count("max_pairs", paired.max_pairs, DEFAULT_KNOCKOUT_MAX_PAIRS.max(pairs))?;
+    if max_pairs < pairs {
+        return Err(key_error(
+            "max_pairs",
+            format!("{max_pairs}, fewer than pairs = {pairs}"),
+            "give at least as many as `pairs`: a level match plays more layout pairs up to it, then the higher seed \
+             goes on",
+        ));
+    }
+    Ok(Format::Knockout {
+        pairs,
+        max_pairs,
+        seeds_from: paired.seeds_from,
+    })
+}
+
 pub(super) fn resolve_format(
     format: Option<&str>,
     challenger: Option<String>,
-    rounds: Option<i64>,
+    paired: PairedKeys,
     bots: &[BotConfig],
 ) -> Result<Format, KeyError> {
     let format = format.unwrap_or("round-robin");
+    let knockout_keys = [
+        ("pairs", paired.pairs.is_some()),
+        ("max_pairs", paired.max_pairs.is_some()),
+        ("seeds_from", paired.seeds_from.is_some()),
+    ];
+    if let Some((key, _)) = knockout_keys
+        .iter()
+        .find(|(_, given)| *given)
+        .filter(|_| format != "knockout")
+    {
+        return Err(key_error(
+            *key,
+            "only meaningful in a knockout",
+            format!("set `format = \"knockout\"` or remove `{key}`"),
+        ));
+    }
+    if format == "knockout" {
+        return match (challenger, paired.rounds) {
+            (None, None) => knockout(paired),
+            (Some(_), _) => Err(key_error(
+                "challenger",
+                "only meaningful in a gauntlet",
+                "remove `challenger`",
+            )),
+            (_, Some(_)) => Err(key_error("rounds", "only meaningful in a Swiss", "remove `rounds`")),
+        };
+    }
+    let rounds = paired.rounds;
     match (format, rounds) {
         ("swiss", Some(n)) if (1..=i64::from(MAX_SWISS_ROUNDS)).contains(&n) => {
             return match challenger {
@@ -484,7 +552,7 @@ pub(super) fn resolve_format(
         (other, _) => Err(key_error(
             "format",
             format!("\"{other}\" is not a format"),
-            "use \"round-robin\", \"gauntlet\" or \"swiss\"",
+            "use \"round-robin\", \"gauntlet\", \"swiss\" or \"knockout\"",
         )),
     }
 }

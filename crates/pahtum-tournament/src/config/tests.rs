@@ -454,3 +454,59 @@ fn a_swiss_has_rounds_and_refuses_the_keys_it_does_not_play_by() {
     let error = error_of(&MINIMAL.replace("name = \"t\"", "name = \"t\"\nformat = \"knockout-ish\""));
     assert!(error.contains("\"swiss\""), "{error}");
 }
+
+/// A knockout's keys: its defaults, its refusals by name.
+#[test]
+fn a_knockout_has_its_pairs_and_its_seeding() {
+    let knockout = MINIMAL.replace("name = \"t\"", "name = \"t\"\nformat = \"knockout\"");
+    assert_eq!(
+        parse_text(&knockout).unwrap().tournament.format,
+        Format::Knockout {
+            pairs: DEFAULT_KNOCKOUT_PAIRS,
+            max_pairs: DEFAULT_KNOCKOUT_MAX_PAIRS,
+            seeds_from: None
+        }
+    );
+    let seeded = knockout.replace(
+        "format = \"knockout\"",
+        "format = \"knockout\"\npairs = 4\nseeds_from = \"old.jsonl\"",
+    );
+    assert_eq!(
+        parse_text(&seeded).unwrap().tournament.format,
+        Format::Knockout {
+            pairs: 4,
+            max_pairs: 4,
+            seeds_from: Some("old.jsonl".to_owned())
+        },
+        "max_pairs is at least pairs"
+    );
+    for (text, key) in [
+        (
+            knockout.replace("format = \"knockout\"", "format = \"knockout\"\npairs = 0"),
+            "pairs",
+        ),
+        (
+            knockout.replace(
+                "format = \"knockout\"",
+                "format = \"knockout\"\npairs = 3\nmax_pairs = 2",
+            ),
+            "max_pairs",
+        ),
+        (
+            knockout.replace("format = \"knockout\"", "format = \"knockout\"\nrounds = 3"),
+            "rounds",
+        ),
+        (
+            knockout.replace("format = \"knockout\"", "format = \"knockout\"\ngames_per_pair = 4"),
+            "games_per_pair",
+        ),
+        (MINIMAL.replace("name = \"t\"", "name = \"t\"\npairs = 2"), "pairs"),
+        (
+            MINIMAL.replace("name = \"t\"", "name = \"t\"\nseeds_from = \"x\""),
+            "seeds_from",
+        ),
+    ] {
+        let error = error_of(&text);
+        assert!(error.contains(&format!("key `{key}`")), "{key}: {error}");
+    }
+}

@@ -1,7 +1,9 @@
-//! A Swiss tournament played by the real `arena run`: nine bots (built-in and the Python fixture, all
-//! deterministic) over five rounds, so that every round has a bye; each round is decided from the journal
-//! before it is played, `arena verify` pairs every round again, a resume plays nothing twice, and the same
-//! Swiss played round by round in two shards and merged decides exactly the same rounds.
+//! The tournaments paired as they are played, by the real `arena run`: a Swiss of nine bots (built-in and
+//! the Python fixture, all deterministic) over five rounds, so that every round has a bye; each round is
+//! decided from the journal before it is played, `arena verify` pairs every round again, a resume plays
+//! nothing twice, and the same Swiss played round by round in two shards and merged decides exactly the same
+//! rounds. A knockout of eight, seeded in file order or by an earlier run's ratings, plays its bracket to a
+//! champion.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -30,14 +32,22 @@ fn assert_success(output: &Output) {
 /// A Swiss of nine deterministic bots over five rounds, written to `dir/swiss.toml`, with the fixture bot in
 /// its own folder (`dir/py`, copied whole into the Swiss).
 fn swiss_file(dir: &Path) {
+    paired_file(
+        dir,
+        "swiss.toml",
+        "name = \"nine\"\nformat = \"swiss\"\nrounds = 5\n",
+        9,
+    );
+}
+
+/// A tournament file `dir/file` of `keys` and the first `bots` of nine deterministic bots, the fixture bot
+/// the last, in its own folder (`dir/py`, copied whole into the league).
+fn paired_file(dir: &Path, file: &str, keys: &str, bots: usize) {
     let py = dir.join("py");
     std::fs::create_dir_all(&py).unwrap();
     std::fs::copy(FIXTURE, py.join("bot.py")).unwrap();
-    let mut text = String::from(
-        "name = \"nine\"\nseed = 11\nformat = \"swiss\"\nrounds = 5\nconcurrency = 2\n\n[rules]\nblocks = [7, 9]\n\n\
-         [time]\nmove_ms = 5000\n",
-    );
-    let bots = [
+    let mut text = format!("{keys}seed = 11\nconcurrency = 2\n\n[rules]\nblocks = [7, 9]\n\n[time]\nmove_ms = 5000\n");
+    let all = [
         ("ff", "builtin = \"first-free\""),
         ("heur", "builtin = \"heuristic\""),
         ("e0a", "builtin = \"engine --level 0 --seed 1\""),
@@ -48,10 +58,10 @@ fn swiss_file(dir: &Path) {
         ("e1d", "builtin = \"engine --level 1 --seed 4\""),
         ("py", "command = \"python3 bot.py first-free\"\ndir = \"py\""),
     ];
-    for (name, launch) in bots {
+    for (name, launch) in all.iter().take(bots) {
         text.push_str(&format!("\n[[bots]]\nname = \"{name}\"\n{launch}\n"));
     }
-    std::fs::write(dir.join("swiss.toml"), text).unwrap();
+    std::fs::write(dir.join(file), text).unwrap();
 }
 
 /// The lines of the journal in the folder `out`.
@@ -86,11 +96,17 @@ fn rounds(out: &Path) -> Vec<(Vec<[u64; 3]>, Option<u64>)> {
 /// The schedule hash `arena verify` gives the league in `out`, after checking that every line is sound and
 /// every round was paired again by the rule.
 fn verified_schedule(out: &Path, dir: &Path) -> String {
+    verify_decided(out, dir, "the Swiss's")
+}
+
+/// The schedule hash `arena verify` gives the league in `out`, after checking that every line is sound and
+/// every round was decided again by `rule`.
+fn verify_decided(out: &Path, dir: &Path, rule: &str) -> String {
     let output = arena(&["verify", out.join("journal.jsonl").to_str().unwrap()], dir);
     assert_success(&output);
     let text = said(&output);
     assert!(text.contains("every line is sound"), "{text}");
-    assert!(text.contains("each paired again by the Swiss's rule"), "{text}");
+    assert!(text.contains(&format!("each decided again by {rule} rule")), "{text}");
     text.split("schedule ").nth(1).unwrap().trim().to_owned()
 }
 
@@ -221,4 +237,90 @@ fn a_swiss_played_round_by_round_in_two_shards_decides_the_rounds_of_one_machine
     let over = arena(&["run", "swiss.toml", "--out", "main"], root);
     assert_success(&over);
     assert!(said(&over).contains("The Swiss is over"), "{}", said(&over));
+}
+
+#[test]
+fn a_knockout_of_eight_plays_its_bracket_to_a_champion_and_seeds_from_earlier_ratings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    paired_file(
+        root,
+        "ko.toml",
+        "name = \"ko\"\nformat = \"knockout\"\npairs = 1\nmax_pairs = 3\n",
+        8,
+    );
+    let dry = arena(&["run", "ko.toml", "--out", "ko", "--dry-run"], root);
+    assert_success(&dry);
+    let text = said(&dry);
+    for first in [
+        "1. (1) ff - (8) e1d",
+        "2. (4) e0b - (5) e1a",
+        "3. (2) heur - (7) e1c",
+        "4. (3) e0a - (6) e1b",
+    ] {
+        assert!(text.contains(first), "{first}: {text}");
+    }
+
+    let played = arena(&["run", "ko.toml", "--out", "ko"], root);
+    assert_success(&played);
+    let text = said(&played);
+    assert!(
+        text.contains("The knockout is over: ") && text.contains("won the final"),
+        "{text}"
+    );
+    let out = root.join("ko");
+    verify_decided(&out, root, "the knockout's");
+    let table = arena(&["league", "table", "ko"], root);
+    assert_success(&table);
+    let table = said(&table);
+    assert_eq!(table.matches("quarter-final").count(), 4, "{table}");
+    assert_eq!(table.matches("semi-final").count(), 2, "{table}");
+    assert_eq!(table.matches("│ final").count(), 1, "{table}");
+    assert!(
+        std::fs::read_to_string(out.join("report.html"))
+            .unwrap()
+            .contains("Bracket")
+    );
+    // Each stage plays layouts of its own: stage s's layout rounds are 3s to 3s + 2; the first stage's four
+    // matches are decided in round 1, each with its first layout pair.
+    let rounds = rounds(&out);
+    assert_eq!(rounds[0].0.len(), 4);
+    assert!(rounds[0].0.iter().all(|&[_, _, k]| k == 0));
+    let last = rounds.last().unwrap();
+    assert!(
+        last.0.iter().all(|&[_, _, k]| (6..9).contains(&k)),
+        "the final's: {last:?}"
+    );
+    // Each match's layout pairs: one, or more while level, at most 3.
+    let mut per_match = std::collections::BTreeMap::<(u64, u64), u64>::new();
+    for (pairs, bye) in &rounds {
+        assert_eq!(*bye, None);
+        for &[a, b, _] in pairs {
+            *per_match.entry((a, b)).or_default() += 1;
+        }
+    }
+    assert_eq!(per_match.len(), 4 + 2 + 1);
+    assert!(per_match.values().all(|&n| (1..=3).contains(&n)), "{per_match:?}");
+
+    // Seeded by the ratings of that run: its best-rated bot (deterministic bots: the same each time) is seed 1.
+    let keys = "name = \"ko2\"\nformat = \"knockout\"\nseeds_from = \"ko/journal.jsonl\"\n";
+    paired_file(root, "ko2.toml", keys, 8);
+    let seeded = arena(&["run", "ko2.toml", "--out", "ko2", "--dry-run"], root);
+    assert_success(&seeded);
+    // The ladder's first table lists the entrants by Elo, the best first.
+    let best = arena(&["league", "table", "ko"], root);
+    let best = said(&best);
+    let leader = best
+        .lines()
+        .find(|line| line.starts_with("│ 1 "))
+        .and_then(|line| line.split('│').nth(2))
+        .unwrap()
+        .trim()
+        .trim_end_matches("@1")
+        .to_owned();
+    assert!(
+        said(&seeded).contains(&format!("1. (1) {leader} - (8) ")),
+        "{leader}: {}",
+        said(&seeded)
+    );
 }
