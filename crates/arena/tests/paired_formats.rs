@@ -181,7 +181,7 @@ fn a_swiss_of_nine_over_five_rounds_gives_a_bye_each_round_and_meets_no_pair_twi
     let refused = arena(&["run", "swiss.toml", "--out", "out"], dir.path());
     assert!(!refused.status.success());
     assert!(
-        said(&refused).contains("holds a Swiss of other rules"),
+        said(&refused).contains("holds a league of other rules"),
         "{}",
         said(&refused)
     );
@@ -323,4 +323,63 @@ fn a_knockout_of_eight_plays_its_bracket_to_a_champion_and_seeds_from_earlier_ra
         "{leader}: {}",
         said(&seeded)
     );
+}
+
+/// A Swiss from an opening book: the book is copied into the league's folder, each round's layout pairs
+/// start from the round's opening (in the book's order), a shard's folder and a merge carry the book, and the
+/// merged league plays on to the end and verifies.
+#[test]
+fn a_swiss_plays_its_openings_from_a_book_carried_by_its_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("books")).unwrap();
+    let book = "# three openings\na1 d4 g7 | c3 keep e5\n\n| #d1 #g2 #c5 d4\nb1 b7 f1 f7 g4 | d2\n";
+    std::fs::write(root.join("books/three.txt"), book).unwrap();
+    paired_file(
+        root,
+        "swiss.toml",
+        "name = \"booked\"\nformat = \"swiss\"\nrounds = 3\n",
+        4,
+    );
+    let text = std::fs::read_to_string(root.join("swiss.toml"))
+        .unwrap()
+        .replace("blocks = [7, 9]", "openings = \"books/three.txt\"");
+    std::fs::write(root.join("swiss.toml"), text).unwrap();
+
+    assert_success(&arena(&["run", "swiss.toml", "--out", "s1", "--shard", "1/2"], root));
+    assert_eq!(
+        std::fs::read_to_string(root.join("s1/three.txt")).unwrap(),
+        book,
+        "the book beside the league"
+    );
+    copy(&root.join("s1"), &root.join("s2"));
+    assert_success(&arena(&["run", "swiss.toml", "--out", "s2", "--shard", "2/2"], root));
+    assert_success(&arena(&["merge", "merged", "s1", "s2"], root));
+    assert!(root.join("merged/three.txt").exists(), "a merge carries the book");
+    let played = arena(&["league", "run", "merged"], root);
+    assert_success(&played);
+    assert!(said(&played).contains("The Swiss is over"), "{}", said(&played));
+    verify_decided(&root.join("merged"), root, "the Swiss's");
+
+    // Round r starts from the book's opening r (lines 2, 4 and 5), both games of each of its pairs.
+    let lines = lines(&root.join("merged"));
+    let games: Vec<&Value> = lines.iter().filter(|line| line.get("id").is_some()).collect();
+    assert_eq!(games.len(), 3 * 2 * 2);
+    for game in games {
+        let id = game["id"].as_str().unwrap();
+        let round: usize = id.split('-').nth(2).unwrap().parse().unwrap();
+        let line = game["opening"]["book"]["line"].as_u64().unwrap();
+        assert_eq!(line, [2, 4, 5][round], "{id}");
+    }
+
+    // The same book changed under the league: refused, the league's copy kept.
+    std::fs::write(root.join("books/three.txt"), book.replace("| d2", "| d3")).unwrap();
+    let refused = arena(&["run", "swiss.toml", "--out", "s1"], root);
+    assert!(!refused.status.success());
+    assert!(
+        said(&refused).contains("holds a league of other rules"),
+        "{}",
+        said(&refused)
+    );
+    assert_eq!(std::fs::read_to_string(root.join("s1/three.txt")).unwrap(), book);
 }

@@ -65,7 +65,7 @@ use serde::Deserialize;
 use pahtum_journal::sink::Counts;
 use pahtum_journal::{Journal, Moves};
 use pahtum_run::resume::JOURNAL;
-use pahtum_tournament::config::ConfigError;
+use pahtum_tournament::config::{BlockSource, ConfigError};
 
 use super::lines::{Entrant, Event, LeagueHeader};
 use super::read::{LeagueError, read};
@@ -396,14 +396,18 @@ pub fn transfer(from: &Path, dir: &Path, opened: &mut Opened, entrant: &Entrant)
     admit(dir, opened, &staged, entrant.clone())
 }
 
-/// Copies the rules and the entrants' snapshots of the league folder `from` into `to`, where `to` has
-/// no `league.toml` yet (the folder of a merged journal). The snapshots are walked as the module
-/// documentation says, without caps (they were checked when they joined).
+/// Copies the rules (with the opening book they name) and the entrants' snapshots of the league folder
+/// `from` into `to`, where `to` has no `league.toml` yet (the folder of a merged journal). The snapshots are
+/// walked as the module documentation says, without caps (they were checked when they joined).
 pub fn copy_league(from: &Path, to: &Path) -> Result<(), LeagueError> {
     if to.join(LEAGUE_FILE).exists() || !from.join(LEAGUE_FILE).exists() {
         return Ok(());
     }
     fs::copy(from.join(LEAGUE_FILE), to.join(LEAGUE_FILE)).map_err(|source| io_error("copy", from, source))?;
+    if let BlockSource::Book(openings) = rules::load(&from.join(LEAGUE_FILE))?.rules.blocks {
+        let book = from.join(&openings.file);
+        fs::copy(&book, to.join(&openings.file)).map_err(|source| io_error("copy", &book, source))?;
+    }
     let entrants = from.join("entrants");
     if entrants.is_dir() {
         fs::create_dir_all(to.join("entrants")).map_err(|source| io_error("create", to, source))?;

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use pahtum_tournament::config::keys::{KeyError, RulesKeys, TimeKeys, key_error};
 use pahtum_tournament::config::names::check_name;
-use pahtum_tournament::config::resolve::{resolve_rules, resolve_time};
+use pahtum_tournament::config::resolve::{ReadBook, resolve_rules, resolve_time};
 use pahtum_tournament::config::{
     ConfigError, DEFAULT_KNOCKOUT_MAX_PAIRS, DEFAULT_KNOCKOUT_PAIRS, Format, MAX_KNOCKOUT_PAIRS, MAX_SWISS_ROUNDS,
     RulesConfig, SandboxConfig, Tournament,
@@ -309,13 +309,22 @@ pub fn load(path: &Path) -> Result<League, ConfigError> {
     parse(path, &text)
 }
 
-/// Checks the text of a `league.toml`; `path` names it in errors.
+/// Checks the text of a `league.toml`; `path` names it in errors, and its folder holds the opening book
+/// that `openings` names ([`read_beside`]).
 pub fn parse(path: &Path, text: &str) -> Result<League, ConfigError> {
+    let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
+    let folder = folder.unwrap_or(Path::new(".")).to_owned();
+    parse_reading(path, text, &|book| read_beside(&folder, book))
+}
+
+/// Checks the text of a `league.toml`, its opening book read by `read_book` from the name `openings` gives;
+/// `path` names it in errors.
+pub fn parse_reading(path: &Path, text: &str, read_book: ReadBook) -> Result<League, ConfigError> {
     let keys: LeagueKeys = toml::from_str(text).map_err(|error| ConfigError::Syntax {
         path: path.to_owned(),
         message: error.to_string().trim_end().to_owned(),
     })?;
-    resolve(keys).map_err(|error| ConfigError::Invalid {
+    resolve(keys, read_book).map_err(|error| ConfigError::Invalid {
         path: path.to_owned(),
         key: error.key,
         problem: error.problem,
@@ -323,23 +332,30 @@ pub fn parse(path: &Path, text: &str) -> Result<League, ConfigError> {
     })
 }
 
-/// A league's reader of books: none yet. Its folder is copied whole into shards and cluster rounds, which a
-/// book beside it would have to follow; until it does, `openings` is refused in `league.toml` (`resolve`).
-fn no_book(_: &str) -> std::io::Result<String> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        "a league plays no opening book yet",
-    ))
-}
-
-fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
-    if keys.rules.openings.is_some() {
-        return Err(key_error(
-            "rules.openings",
-            "a league plays no opening book yet",
-            "remove `openings`: a league's layouts come from `placement` (tournaments and matches play books)",
+/// A league's opening book, `book`, read from the league's folder `folder`: a file of that folder named
+/// without a path, so that every copy of the folder (a shard's, a cluster round's, a merge's) carries it
+/// ([`super::folder::copy_league`]); the whole book is also in the journal's header, so a book changed under
+/// a league is noticed.
+pub fn read_beside(folder: &Path, book: &str) -> std::io::Result<String> {
+    if !is_book_name(book) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "a league's book is a file in its folder, named without a path and not {LEAGUE_FILE} or {}",
+                pahtum_run::resume::JOURNAL
+            ),
         ));
     }
+    std::fs::read_to_string(folder.join(book))
+}
+
+/// Whether `name` may name a league's book: a plain file name, not one of the league's own files.
+pub fn is_book_name(name: &str) -> bool {
+    let plain = !name.is_empty() && !name.contains('/') && name != "." && name != "..";
+    plain && name != LEAGUE_FILE && name != pahtum_run::resume::JOURNAL
+}
+
+fn resolve(keys: LeagueKeys, read_book: ReadBook) -> Result<League, KeyError> {
     let name = keys
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
@@ -447,7 +463,7 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
             DEFAULT_MAX_MB,
             "give the most MiB an entrant's files may take together, 1 or more",
         )?,
-        rules: resolve_rules(keys.rules, &no_book)?,
+        rules: resolve_rules(keys.rules, read_book)?,
         time: resolve_time("time", &keys.time)?,
         separate: keys.separate.map(separate).transpose()?,
         swiss,

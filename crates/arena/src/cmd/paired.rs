@@ -31,7 +31,7 @@ use crate::output::{errln, outln};
 /// `dry_run`), its table fitted as `fit` says.
 pub async fn play(
     plan: TournamentPlan,
-    rules: &str,
+    rules: &pahtum_runner::league::paired::LeagueRules,
     dry_run: bool,
     fit: pahtum_report::fit::Fit,
 ) -> anyhow::Result<ExitCode> {
@@ -44,7 +44,7 @@ pub async fn play(
     let file = &plan.file;
     let out = plan.settings.out.clone().unwrap_or_else(|| file.settings.out.clone());
     if dry_run {
-        let league = pahtum_league::rules::parse(&out.join(pahtum_league::LEAGUE_FILE), rules)?;
+        let league = rules.parse(&out.join(pahtum_league::LEAGUE_FILE))?;
         return Ok(first_round(&league, &file.tournament.bots, &out));
     }
     let joining = |name: &str, step: Step| {

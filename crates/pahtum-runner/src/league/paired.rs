@@ -41,16 +41,29 @@ pub enum PairedError {
         #[source]
         source: std::io::Error,
     },
-    /// The tournament plays a book, which a league cannot yet.
-    #[error("{}: a Swiss plays no opening book yet; remove `openings` from [rules]", path.display())]
-    Book {
+    /// The tournament's book cannot be a league's: its file name is one of the league's own files.
+    #[error("{}: the book {name:?} cannot be copied into the league under its name", path.display())]
+    BookName {
         /// The file.
         path: PathBuf,
+        /// The book as the file names it.
+        name: String,
+    },
+    /// The tournament's book cannot be copied into the league's folder.
+    #[error("cannot copy the book {} into {}", from.display(), dir.display())]
+    CopyBook {
+        /// The book.
+        from: PathBuf,
+        /// The league's folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// The output folder holds the league of other rules.
     #[error(
-        "{} holds a Swiss of other rules than {} has now; put the rules back, or play it into another folder \
-         (--out)",
+        "{} holds a league of other rules than {} gives now (its rules, its pairing rule or its book); put them \
+         back, or play it into another folder (--out)",
         dir.display(),
         path.display()
     )]
@@ -71,11 +84,34 @@ pub enum PairedError {
     Add(#[from] Box<AddError>),
 }
 
-/// The `league.toml` of the Swiss or knockout of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and
-/// `[time]` as the file writes them, and its pairing rule: `[swiss] rounds`, or `[knockout]` with its `pairs`,
-/// `max_pairs` and `seeds` (the bots as the league labels them, in file order or by the ratings of
-/// `seeds_from`); `None` when the tournament is not paired as it is played.
-pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError> {
+/// The rules of the league a Swiss or knockout is played as.
+#[derive(Debug, Clone)]
+pub struct LeagueRules {
+    /// Its `league.toml`.
+    pub text: String,
+    /// Its opening book, if it plays one: the tournament's file, and its name in the league's folder (the
+    /// book's file name, which `[rules] openings` names there).
+    pub book: Option<(PathBuf, String)>,
+}
+
+impl LeagueRules {
+    /// The league these rules give, its book read from the tournament's file; `path` (its `league.toml`)
+    /// names it in errors.
+    pub fn parse(&self, path: &Path) -> Result<pahtum_league::League, pahtum_tournament::config::ConfigError> {
+        let read = |name: &str| match &self.book {
+            Some((from, _)) => std::fs::read_to_string(from),
+            None => pahtum_league::rules::read_beside(Path::new("."), name),
+        };
+        pahtum_league::rules::parse_reading(path, &self.text, &read)
+    }
+}
+
+/// The league of the Swiss or knockout of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and
+/// `[time]` as the file writes them (a book named by its file name, copied beside), and its pairing rule:
+/// `[swiss] rounds`, or `[knockout]` with its `pairs`, `max_pairs` and `seeds` (the bots as the league labels
+/// them, in file order or by the ratings of `seeds_from`); `None` when the tournament is not paired as it is
+/// played.
+pub fn league_rules(file: &TournamentFile) -> Result<Option<LeagueRules>, PairedError> {
     let rule = match &file.tournament.format {
         Format::Swiss { rounds } => ("swiss", table([("rounds", i64::from(*rounds).into())])),
         Format::Knockout {
@@ -98,11 +134,6 @@ pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError
         }
         Format::RoundRobin | Format::Gauntlet { .. } => return Ok(None),
     };
-    if matches!(file.tournament.rules.blocks, BlockSource::Book(_)) {
-        return Err(PairedError::Book {
-            path: file.path.clone(),
-        });
-    }
     let text = std::fs::read_to_string(&file.path).map_err(|source| PairedError::Read {
         path: file.path.clone(),
         source,
@@ -115,7 +146,54 @@ pub fn league_rules(file: &TournamentFile) -> Result<Option<String>, PairedError
         }
     }
     league.insert(rule.0.to_owned(), toml::Value::Table(rule.1));
-    Ok(Some(toml::to_string(&league).expect("a TOML table writes as TOML")))
+    let book = match &file.tournament.rules.blocks {
+        BlockSource::Book(openings) => {
+            let name = Path::new(&openings.file)
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .filter(|name| pahtum_league::rules::is_book_name(name))
+                .ok_or_else(|| PairedError::BookName {
+                    path: file.path.clone(),
+                    name: openings.file.clone(),
+                })?;
+            let rules = league
+                .get_mut("rules")
+                .and_then(toml::Value::as_table_mut)
+                .expect("a book is named in [rules]");
+            rules.insert("openings".to_owned(), name.clone().into());
+            Some((file.base_dir.join(&openings.file), name))
+        }
+        _ => None,
+    };
+    Ok(Some(LeagueRules {
+        text: toml::to_string(&league).expect("a TOML table writes as TOML"),
+        book,
+    }))
+}
+
+/// Copies the book of `rules` into the league's folder `dir`, unless the same book is there; one that
+/// differs is the league's of other rules.
+fn copy_book(file: &TournamentFile, rules: &LeagueRules, dir: &Path) -> Result<(), PairedError> {
+    let Some((from, name)) = &rules.book else {
+        return Ok(());
+    };
+    let copy_error = |source| PairedError::CopyBook {
+        from: from.clone(),
+        dir: dir.to_owned(),
+        source,
+    };
+    let wanted = std::fs::read(from).map_err(copy_error)?;
+    match std::fs::read(dir.join(name)) {
+        Ok(found) if found == wanted => Ok(()),
+        Ok(_) => Err(PairedError::Changed {
+            dir: dir.to_owned(),
+            path: file.path.clone(),
+        }),
+        Err(_) => {
+            std::fs::create_dir_all(dir).map_err(copy_error)?;
+            std::fs::write(dir.join(name), wanted).map_err(copy_error)
+        }
+    }
 }
 
 /// The TOML table of `keys`.
@@ -129,20 +207,21 @@ fn table<const N: usize>(keys: [(&str, toml::Value); N]) -> toml::Table {
 /// stops the set-up with the league as it was (the bots before it stay, and a run again goes on from there).
 pub async fn set_up(
     file: &TournamentFile,
-    rules: &str,
+    rules: &LeagueRules,
     dir: &Path,
     checker: &Checker<'_>,
     joining: &(dyn Fn(&str, Step) + Sync),
 ) -> Result<(), PairedError> {
+    copy_book(file, rules, dir)?;
     match std::fs::read_to_string(dir.join(LEAGUE_FILE)) {
-        Ok(found) if found == rules => {}
+        Ok(found) if found == rules.text => {}
         Ok(_) => {
             return Err(PairedError::Changed {
                 dir: dir.to_owned(),
                 path: file.path.clone(),
             });
         }
-        Err(_) => folder::init_with(dir, rules)?,
+        Err(_) => folder::init_with(dir, &rules.text)?,
     }
     for bot in &file.tournament.bots {
         let state = folder::open(dir)?.state;
