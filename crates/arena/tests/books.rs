@@ -3,13 +3,12 @@
 //! layout pair, seats swapped, by real bot processes; the records name their openings and start with their
 //! plies, the journal verifies without the book, and a faulty book is refused before any game with its line.
 
+mod running;
+
+use running::{arena, said};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
-
-use serde_json::Value;
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 /// The cells in board order, as the protocol writes them.
 fn cell(index: usize) -> String {
@@ -45,18 +44,6 @@ fn book() -> (String, Openings) {
         openings.insert(line, (given, plies));
     }
     (text, openings)
-}
-
-fn arena(args: &[&str], dir: &Path) -> Output {
-    Command::new(ARENA).args(args).current_dir(dir).output().unwrap()
-}
-
-fn said(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn tournament(dir: &Path, order: &str) {

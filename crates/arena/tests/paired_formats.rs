@@ -5,25 +5,16 @@
 //! rounds. A knockout of eight, seeded in file order or by an earlier run's ratings, plays its bracket to a
 //! champion.
 
+mod running;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use running::{arena, said};
+
 use serde_json::Value;
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bot.py");
-
-fn arena(args: &[&str], dir: &Path) -> Output {
-    Command::new(ARENA).args(args).current_dir(dir).output().unwrap()
-}
-
-fn said(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 fn assert_success(output: &Output) {
     assert!(output.status.success(), "status {:?}\n{}", output.status, said(output));

@@ -17,10 +17,9 @@ use sha2::{Digest, Sha256};
 
 use pahtum_tournament::config::keys::{KeyError, RulesKeys, TimeKeys, key_error};
 use pahtum_tournament::config::names::check_name;
-use pahtum_tournament::config::resolve::{ReadBook, resolve_rules, resolve_time};
+use pahtum_tournament::config::resolve::{ReadBook, knockout_pairs, resolve_rules, resolve_time};
 use pahtum_tournament::config::{
-    ConfigError, DEFAULT_KNOCKOUT_MAX_PAIRS, DEFAULT_KNOCKOUT_PAIRS, Format, MAX_KNOCKOUT_PAIRS, MAX_SWISS_ROUNDS,
-    RulesConfig, SandboxConfig, Tournament,
+    ConfigError, Format, MAX_KNOCKOUT_PAIRS, MAX_SWISS_ROUNDS, RulesConfig, SandboxConfig, Tournament,
 };
 
 /// The file's name in a league's folder.
@@ -474,25 +473,7 @@ fn resolve(keys: LeagueKeys, read_book: ReadBook) -> Result<League, KeyError> {
 /// The knockout's pairing rule, every default filled in: its layout pairs a match (1 or more), at most as
 /// many as `max_pairs` (up to 64, a pair's layout rounds), and its seeds (two or more labels, none twice).
 fn knockout(keys: KnockoutKeys) -> Result<Knockout, KeyError> {
-    let count = |key: &str, value: Option<i64>, default: u32| match value {
-        None => Ok(default),
-        Some(n) if (1..=i64::from(MAX_KNOCKOUT_PAIRS)).contains(&n) => Ok(n as u32),
-        Some(n) => Err(key_error(
-            format!("knockout.{key}"),
-            n,
-            format!("give a number of layout pairs from 1 to {MAX_KNOCKOUT_PAIRS}"),
-        )),
-    };
-    let pairs = count("pairs", keys.pairs, DEFAULT_KNOCKOUT_PAIRS)?;
-    let max_pairs = count("max_pairs", keys.max_pairs, DEFAULT_KNOCKOUT_MAX_PAIRS.max(pairs))?;
-    if max_pairs < pairs {
-        return Err(key_error(
-            "knockout.max_pairs",
-            format!("{max_pairs}, fewer than pairs = {pairs}"),
-            "give at least as many as `pairs`: a tied match plays more layout pairs up to it, then the higher seed \
-             goes on",
-        ));
-    }
+    let (pairs, max_pairs) = knockout_pairs("knockout.", keys.pairs, keys.max_pairs)?;
     let seeds = keys.seeds.unwrap_or_default();
     let mut seen = std::collections::BTreeSet::new();
     if seeds.len() < 2 || !seeds.iter().all(|label| seen.insert(label)) {

@@ -428,27 +428,35 @@ pub(super) struct PairedKeys {
     seeds_from: Option<String>,
 }
 
-/// A knockout's keys, every default filled in.
-fn knockout(paired: PairedKeys) -> Result<Format, KeyError> {
+/// A knockout's layout pairs a match and its most, the keys `pairs` and `max_pairs` (each after `prefix`:
+/// `knockout.` in a `league.toml`), every default filled in: from 1 to [`MAX_KNOCKOUT_PAIRS`], the most at
+/// least the first.
+pub fn knockout_pairs(prefix: &str, pairs: Option<i64>, max_pairs: Option<i64>) -> Result<(u32, u32), KeyError> {
     let count = |key: &str, value: Option<i64>, default: u32| match value {
         None => Ok(default),
         Some(n) if (1..=i64::from(MAX_KNOCKOUT_PAIRS)).contains(&n) => Ok(n as u32),
         Some(n) => Err(key_error(
-            key,
+            format!("{prefix}{key}"),
             n,
             format!("give a number of layout pairs from 1 to {MAX_KNOCKOUT_PAIRS}"),
         )),
     };
-    let pairs = count("pairs", paired.pairs, DEFAULT_KNOCKOUT_PAIRS)?;
-    let max_pairs = count("max_pairs", paired.max_pairs, DEFAULT_KNOCKOUT_MAX_PAIRS.max(pairs))?;
+    let pairs = count("pairs", pairs, DEFAULT_KNOCKOUT_PAIRS)?;
+    let max_pairs = count("max_pairs", max_pairs, DEFAULT_KNOCKOUT_MAX_PAIRS.max(pairs))?;
     if max_pairs < pairs {
         return Err(key_error(
-            "max_pairs",
+            format!("{prefix}max_pairs"),
             format!("{max_pairs}, fewer than pairs = {pairs}"),
             "give at least as many as `pairs`: a level match plays more layout pairs up to it, then the higher seed \
              goes on",
         ));
     }
+    Ok((pairs, max_pairs))
+}
+
+/// A knockout's keys, every default filled in.
+fn knockout(paired: PairedKeys) -> Result<Format, KeyError> {
+    let (pairs, max_pairs) = knockout_pairs("", paired.pairs, paired.max_pairs)?;
     Ok(Format::Knockout {
         pairs,
         max_pairs,
