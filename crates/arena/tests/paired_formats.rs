@@ -111,6 +111,12 @@ fn a_swiss_of_nine_over_five_rounds_gives_a_bye_each_round_and_meets_no_pair_twi
     assert!(text.contains("A Swiss of 5 rounds and 9 bots"), "{text}");
     assert!(text.contains("1. ff - e1a") && text.contains("bye: py"), "{text}");
     assert!(!dir.path().join("out").exists(), "a dry run writes nothing");
+    let refused = arena(
+        &["run", "swiss.toml", "--out", "out", "--restart-every-game"],
+        dir.path(),
+    );
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains("do not apply to a Swiss"), "{}", said(&refused));
 
     let played = arena(&["run", "swiss.toml", "--out", "out"], dir.path());
     assert_success(&played);

@@ -41,6 +41,14 @@ pub async fn play(
              them; play it again into another folder with --out"
         );
     }
+    let settings = &plan.settings;
+    if settings.restart_every_game || settings.durability.is_some() || settings.affinity.is_some() {
+        anyhow::bail!(
+            "--restart-every-game, --durability, --affinity and --no-affinity do not apply to a Swiss or a \
+             knockout, which is played as a league (its bot processes reused, its journal synced in batches); \
+             run it without them"
+        );
+    }
     let file = &plan.file;
     let out = plan.settings.out.clone().unwrap_or_else(|| file.settings.out.clone());
     if dry_run {

@@ -109,9 +109,10 @@ impl LeagueRules {
 /// The league of the Swiss or knockout of `file`: its `name`, `seed` and `sandbox`, its `[rules]` and
 /// `[time]` as the file writes them (a book named by its file name, copied beside), and its pairing rule:
 /// `[swiss] rounds`, or `[knockout]` with its `pairs`, `max_pairs` and `seeds` (the bots as the league labels
-/// them, in file order or by the ratings of `seeds_from`); `None` when the tournament is not paired as it is
+/// them, in file order or by the ratings of `seeds_from`); every bot in the sandbox with `sandbox` (the
+/// command line's `--sandbox`) whatever the file says; `None` when the tournament is not paired as it is
 /// played.
-pub fn league_rules(file: &TournamentFile) -> Result<Option<LeagueRules>, PairedError> {
+pub fn league_rules(file: &TournamentFile, sandbox: bool) -> Result<Option<LeagueRules>, PairedError> {
     let rule = match &file.tournament.format {
         Format::Swiss { rounds } => ("swiss", table([("rounds", i64::from(*rounds).into())])),
         Format::Knockout {
@@ -146,6 +147,9 @@ pub fn league_rules(file: &TournamentFile) -> Result<Option<LeagueRules>, Paired
         }
     }
     league.insert(rule.0.to_owned(), toml::Value::Table(rule.1));
+    if sandbox {
+        league.insert("sandbox".to_owned(), true.into());
+    }
     let book = match &file.tournament.rules.blocks {
         BlockSource::Book(openings) => {
             let name = Path::new(&openings.file)
@@ -272,5 +276,67 @@ fn submission(bot: &BotConfig, base_dir: &Path) -> Submission {
                 })
                 .collect(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tournament file of `keys` and two bots, written to `dir/t.toml` and read.
+    fn file(dir: &Path, keys: &str) -> TournamentFile {
+        let text = format!(
+            "name = \"t\"\nseed = 3\n{keys}\n[[bots]]\nname = \"a\"\nbuiltin = \"first-free\"\n\n[[bots]]\nname = \"b\"\n\
+             builtin = \"heuristic\"\n"
+        );
+        std::fs::write(dir.join("t.toml"), text).unwrap();
+        pahtum_tournament::config::load(&dir.join("t.toml")).unwrap()
+    }
+
+    #[test]
+    fn the_league_has_the_files_rules_its_pairing_rule_and_the_flags_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = file(dir.path(), "format = \"round-robin\"\n");
+        assert!(league_rules(&plain, false).unwrap().is_none());
+
+        let swiss = file(dir.path(), "format = \"swiss\"\nrounds = 3\n[time]\nmove_ms = 250\n");
+        let rules = league_rules(&swiss, true).unwrap().unwrap();
+        let league = rules.parse(&dir.path().join("out/league.toml")).unwrap();
+        assert_eq!(league.swiss.map(|rule| rule.rounds), Some(3));
+        assert_eq!((league.name.as_str(), league.seed), ("t", 3));
+        assert_eq!(league.time.move_ms, Some(250));
+        assert!(league.sandbox.is_some(), "--sandbox puts every bot in the sandbox");
+        assert!(rules.book.is_none());
+
+        let knockout = file(dir.path(), "format = \"knockout\"\npairs = 2\n");
+        let league = league_rules(&knockout, false).unwrap().unwrap();
+        let league = league.parse(&dir.path().join("out/league.toml")).unwrap();
+        let rule = league.knockout.unwrap();
+        assert_eq!((rule.pairs, rule.max_pairs), (2, 3));
+        assert_eq!(rule.seeds, ["a@1", "b@1"], "file order");
+        assert!(league.sandbox.is_none());
+    }
+
+    #[test]
+    fn a_book_is_named_by_its_file_name_in_the_league() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("books")).unwrap();
+        std::fs::write(dir.path().join("books/b.txt"), "a1 b2 c3 | d4\n").unwrap();
+        let swiss = file(
+            dir.path(),
+            "format = \"swiss\"\nrounds = 2\n[rules]\nopenings = \"books/b.txt\"\n",
+        );
+        let rules = league_rules(&swiss, false).unwrap().unwrap();
+        assert_eq!(rules.book, Some((dir.path().join("books/b.txt"), "b.txt".to_owned())));
+        assert!(rules.text.contains("openings = \"b.txt\""), "{}", rules.text);
+        let league = rules.parse(&dir.path().join("out/league.toml")).unwrap();
+        assert!(matches!(league.rules.blocks, BlockSource::Book(_)));
+
+        std::fs::write(dir.path().join("books/journal.jsonl"), "a1 b2 c3 | d4\n").unwrap();
+        let clash = file(
+            dir.path(),
+            "format = \"swiss\"\nrounds = 2\n[rules]\nopenings = \"books/journal.jsonl\"\n",
+        );
+        assert!(matches!(league_rules(&clash, false), Err(PairedError::BookName { .. })));
     }
 }
