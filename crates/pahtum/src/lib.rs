@@ -25,6 +25,7 @@ mod bitboard;
 mod cell;
 mod color;
 mod game;
+pub mod decided;
 pub mod playout;
 mod position;
 pub mod score;
