@@ -274,6 +274,14 @@ fn resolve(keys: LeagueKeys) -> Result<League, KeyError> {
             "remove `openings`: a league's layouts come from `placement` (tournaments and matches play books)",
         ));
     }
+    // Its journal's check (`arena verify`) does not prove adjudications again yet.
+    if keys.rules.adjudicate.is_some() {
+        return Err(key_error(
+            "rules.adjudicate",
+            "a league adjudicates no game yet",
+            "remove `adjudicate`: a league plays every game out (tournaments and matches adjudicate)",
+        ));
+    }
     let name = keys
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
