@@ -29,6 +29,18 @@ impl AdjudicationRule {
     }
 }
 
+/// What a tournament's adjudication does, in a sentence, as the dry run, the report and `arena serve` say
+/// it: `rule` (`None`: off).
+pub fn describe_rule(rule: Option<AdjudicationRule>) -> &'static str {
+    match rule {
+        None => "adjudicate = \"off\": every game is played out",
+        Some(AdjudicationRule::Decided) => {
+            "adjudicate = \"decided\": a game ends as soon as its result can no longer change, whatever both \
+             bots play (a bound, not a guess about good play)"
+        }
+    }
+}
+
 impl std::fmt::Display for AdjudicationRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

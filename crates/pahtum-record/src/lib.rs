@@ -22,7 +22,7 @@ mod replay_error;
 mod spec;
 mod start;
 
-pub use adjudication::{Adjudication, AdjudicationRule, Unproven};
+pub use adjudication::{Adjudication, AdjudicationRule, Unproven, describe_rule};
 pub use replay_error::{NameMismatch, ReplayError};
 pub use spec::{GameSpec, OpeningError, play_opening};
 pub use start::{PlyError, ReplayingError, TypedOpeningError, parse_plies};
@@ -326,6 +326,15 @@ impl Termination {
         Termination {
             adjudicated: Some(adjudication),
             ..Termination::normal()
+        }
+    }
+
+    /// How the game ended, in a few words, as `arena show` and the report say it: the reason (`normal`,
+    /// `timeout`, ...), or for an adjudicated game [`Adjudication::summary`].
+    pub fn end(&self) -> String {
+        match &self.adjudicated {
+            Some(adjudication) => adjudication.summary(),
+            None => self.reason.to_string(),
         }
     }
 

@@ -434,6 +434,10 @@ pub struct GameRow {
     pub reason: Reason,
     /// The bots that forfeited.
     pub forfeited: Vec<String>,
+    /// For an adjudicated game, the adjudication in words ([`pahtum_record::Adjudication::summary`]);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjudicated: Option<String>,
 }
 
 /// The moves of one game, compact.
@@ -522,6 +526,7 @@ impl GameRow {
             swap: record.swap,
             score: [record.score.white, record.score.black],
             reason: record.termination.reason,
+            adjudicated: record.termination.adjudicated.map(|adjudication| adjudication.summary()),
         })
     }
 }
