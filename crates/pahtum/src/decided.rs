@@ -99,20 +99,23 @@ fn share_of(position: &Position, color: Color) -> u32 {
     }
 }
 
-/// A margin `color` can reach from `position`: each of its stones, one by one, where it adds the most to its
-/// points (the first such cell), the opponent's on the cells left. A lower bound of [`best_margin`], cheap.
+/// A margin `color` can reach from `position`: each of its stones, one by one, where it does the most for
+/// the margin with every cell not yet taken left to the opponent (the first such cell), the opponent's on the
+/// cells left at the end. A lower bound of [`best_margin`], cheap.
 fn greedy_margin(position: &Position, color: Color) -> i32 {
     let mut mine = position.stones(color);
+    let theirs = position.stones(color.opponent());
     let mut free = position.free();
     for _ in 0..share_of(position, color) {
+        let margin = |cell| points(mine.with(cell)) as i32 - points(theirs | (free & !Bitboard::EMPTY.with(cell))) as i32;
         let cell = free
             .cells()
-            .max_by_key(|&cell| (points(mine.with(cell)), std::cmp::Reverse(cell.index())))
+            .max_by_key(|&cell| (margin(cell), std::cmp::Reverse(cell.index())))
             .expect("a free cell for each stone of the share");
         mine = mine.with(cell);
         free = free & !Bitboard::EMPTY.with(cell);
     }
-    points(mine) as i32 - points(position.stones(color.opponent()) | free) as i32
+    points(mine) as i32 - points(theirs | free) as i32
 }
 
 /// [`best_margin`] from a margin `floor` that `color` is known to reach: only better splits are searched.
