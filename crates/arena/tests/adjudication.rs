@@ -137,3 +137,26 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
     );
     assert!(said(&refused).contains("23 sound record(s)"), "{}", said(&refused));
 }
+
+/// `arena match --adjudicate decided` adjudicates as a tournament file's `adjudicate` does, and keeps the
+/// rule in its journal's header; an unknown rule is refused by name.
+#[test]
+fn a_match_adjudicates_with_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let args = ["match", "first-free", "heuristic", "--games", "4", "--seed", "3", "--out", "m"];
+    let played = arena(&[&args[..], &["--adjudicate", "decided"]].concat(), dir);
+    assert!(played.status.success(), "{}", said(&played));
+    let journal = std::fs::read_to_string(dir.join("m/journal.jsonl")).unwrap();
+    let header = journal.lines().next().unwrap();
+    assert!(header.contains("\"adjudicate\":\"decided\""), "{header}");
+    let records = records(dir, "m");
+    assert_eq!(records.len(), 4);
+    assert!(
+        records.values().any(|(record, _)| record.termination.adjudicated.is_some()),
+        "{journal}"
+    );
+    let refused = arena(&[&args[..], &["--adjudicate", "guess"]].concat(), dir);
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains("--adjudicate"), "{}", said(&refused));
+}
