@@ -5,9 +5,11 @@
 # at a time) run with and without it, each game's result compared; and every adjudicated game played out
 # again from its adjudicated position by the same bots, whose result must be the one the bound proved (the
 # engine plays by the clock, so a game played twice can differ: the play-outs are the check that cannot).
-# usage: scripts/bench-adjudication.sh ARENA DIR [GAMES_PER_PAIR]
+# ENGINE: the engines' built-in command, e.g. "engine" (which solves the endgame exactly and then answers at
+# once) or "engine --exact-cells 0 --outcome-cells 0" (which searches for its full time on every move).
+# usage: scripts/bench-adjudication.sh ARENA DIR [GAMES_PER_PAIR [ENGINE]]
 set -euo pipefail
-arena=$(realpath "$1"); dir=$2; per_pair=${3:-12}
+arena=$(realpath "$1"); dir=$2; per_pair=${3:-12}; engine=${4:-engine}
 rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
 for mode in decided off; do
   cat > $mode.toml <<TOML
@@ -25,11 +27,11 @@ margin_ms = 50
 
 [[bots]]
 name = "engine-a"
-builtin = "engine"
+builtin = "$engine"
 
 [[bots]]
 name = "engine-b"
-builtin = "engine"
+builtin = "$engine"
 
 [[bots]]
 name = "heuristic"
@@ -44,11 +46,11 @@ for mode in decided off; do
 done
 results() { tail -n +2 "$1/journal.jsonl" | jq -r '[.id, .result] | @tsv' | sort; }
 echo "results that differ between the two runs (the engine plays by the clock): $(join <(results decided) <(results off) | awk '$2 != $3' | wc -l)"
-tail -n +2 decided/journal.jsonl | jq -r 'select(.termination.adjudicated) | [.id, .termination.adjudicated.ply, .moves | length] | @tsv' > adjudicated.tsv
+tail -n +2 decided/journal.jsonl | jq -r 'select(.termination.adjudicated) | [.id, .termination.adjudicated.ply] | @tsv' > adjudicated.tsv
 echo "adjudicated: $(wc -l < adjudicated.tsv) games, $(tail -n +2 decided/journal.jsonl | jq -s '[.[] | select(.termination.adjudicated) | .moves | length] | add') stones and blocks played of $(tail -n +2 off/journal.jsonl | jq -s --slurpfile a <(tail -n +2 decided/journal.jsonl | jq -c 'select(.termination.adjudicated) | .id') '[.[] | select(.id as $i | $a | index($i)) | .moves | length] | add') in the same games played out"
-builtin() { case $1 in engine-*) echo engine ;; *) echo "$1" ;; esac; }
+builtin() { case $1 in engine-*) echo "$engine" ;; *) echo "$1" ;; esac; }
 changed=0
-while IFS=$'\t' read -r id ply _; do
+while IFS=$'\t' read -r id ply; do
   first=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .players.first")
   second=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .players.second")
   proven=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .result")

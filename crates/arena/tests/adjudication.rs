@@ -88,16 +88,26 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
                 assert_eq!(bare(record)[..], bare(full)[..record.moves.len()], "{id}");
                 let margin = full.score.white as i32 - full.score.black as i32;
                 let bounds = adjudication.margin;
-                assert!(bounds.low <= margin && margin <= bounds.high, "{id}: {margin} in {bounds:?}");
+                assert!(
+                    bounds.low <= margin && margin <= bounds.high,
+                    "{id}: {margin} in {bounds:?}"
+                );
             }
             None => assert!(game.is_finished(), "{id}: played out"),
         }
     }
-    assert!(early >= 12, "most games of a strong bot against a weak one are decided early: {early}");
+    assert!(
+        early >= 12,
+        "most games of a strong bot against a weak one are decided early: {early}"
+    );
 
     let verified = arena(&["verify", "decided"], dir);
     assert!(verified.status.success(), "{}", said(&verified));
-    assert!(said(&verified).contains("all 24 records are sound"), "{}", said(&verified));
+    assert!(
+        said(&verified).contains("all 24 records are sound"),
+        "{}",
+        said(&verified)
+    );
 
     let shown_id = adjudicated
         .iter()
@@ -144,7 +154,17 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
 fn a_match_adjudicates_with_its_flag() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let args = ["match", "first-free", "heuristic", "--games", "4", "--seed", "3", "--out", "m"];
+    let args = [
+        "match",
+        "first-free",
+        "heuristic",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+        "--out",
+        "m",
+    ];
     let played = arena(&[&args[..], &["--adjudicate", "decided"]].concat(), dir);
     assert!(played.status.success(), "{}", said(&played));
     let journal = std::fs::read_to_string(dir.join("m/journal.jsonl")).unwrap();
@@ -153,7 +173,9 @@ fn a_match_adjudicates_with_its_flag() {
     let records = records(dir, "m");
     assert_eq!(records.len(), 4);
     assert!(
-        records.values().any(|(record, _)| record.termination.adjudicated.is_some()),
+        records
+            .values()
+            .any(|(record, _)| record.termination.adjudicated.is_some()),
         "{journal}"
     );
     let refused = arena(&[&args[..], &["--adjudicate", "guess"]].concat(), dir);

@@ -298,7 +298,9 @@ impl JournalReader {
                     Item::Fault(fault) => faults.push(fault),
                     Item::Joined { line, .. } => join_lines.push(line),
                     Item::Record {
-                        line, kept: Some(fault), ..
+                        line,
+                        kept: Some(fault),
+                        ..
                     } => {
                         unproven += 1;
                         faults.push(LineFault { line, fault });

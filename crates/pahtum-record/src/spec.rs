@@ -7,7 +7,10 @@
 use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{AdjudicationRule, GameRecord, MoveKind, MoveRecord, Opening, Players, SeatTimes, Source, Termination, Timing, unix_ms};
+use crate::{
+    AdjudicationRule, GameRecord, MoveKind, MoveRecord, Opening, Players, SeatTimes, Source, Termination, Timing,
+    unix_ms,
+};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,9 @@
 //! A real record from `arena game` replays, and tampered copies do not.
 
+use pahtum::decided::Margins;
 use pahtum::{Action, Color, IllegalAction, Outcome, Phase, Score, Seat};
 use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
-use pahtum::decided::Margins;
 use pahtum_record::{
     Adjudication, AdjudicationRule, BookLine, Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin,
     OtherForfeit, ReplayError, SeatTimes, Termination, Unproven,

@@ -15,7 +15,8 @@ use crate::stderr_log::When;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
-    Adjudication, Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
+    Adjudication, Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination,
+    Timing, unix_ms,
 };
 
 use crate::bot::{Answer, Bot, wrong_kind};

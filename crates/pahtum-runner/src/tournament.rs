@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pahtum_journal::{JournalReader, drop_games};
+use pahtum_record::AdjudicationRule;
 use pahtum_run::events::{Event, Observer, Tee};
 use pahtum_run::hellos::HelloCheck;
 use pahtum_run::notice::Notice;
 use pahtum_run::resume::{self, JOURNAL, ResumeError, check_unchanged};
-use pahtum_record::AdjudicationRule;
 use pahtum_tournament::config::{Restart, Tournament, TournamentFile};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::schedule::{self, ScheduledGame};

@@ -15,7 +15,9 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 fn main() {
-    let mut args = std::env::args().skip(1).map(|arg| arg.parse::<u64>().expect("a number"));
+    let mut args = std::env::args()
+        .skip(1)
+        .map(|arg| arg.parse::<u64>().expect("a number"));
     let games = args.next().unwrap_or(400);
     let budget = args.next().unwrap_or(100_000);
     let mut rng = SmallRng::seed_from_u64(7);
@@ -52,7 +54,10 @@ fn main() {
             }
         }
     }
-    println!("{games} random games, budget {budget} nodes a bound: {checks} checks, {:.2} µs mean", total / checks as f64 * 1e6);
+    println!(
+        "{games} random games, budget {budget} nodes a bound: {checks} checks, {:.2} µs mean",
+        total / checks as f64 * 1e6
+    );
     println!("free  checks  decided  mean µs  slowest µs");
     for (free, &(count, decided, seconds, slowest)) in rows.iter().enumerate().rev() {
         if count > 0 {

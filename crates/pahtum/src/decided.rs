@@ -107,13 +107,14 @@ fn greedy_margin(position: &Position, color: Color) -> i32 {
     let theirs = position.stones(color.opponent());
     let mut free = position.free();
     for _ in 0..share_of(position, color) {
-        let margin = |cell| points(mine.with(cell)) as i32 - points(theirs | (free & !Bitboard::EMPTY.with(cell))) as i32;
+        let margin =
+            |cell| points(mine.with(cell)) as i32 - points(theirs | (free & !Bitboard::EMPTY.with(cell))) as i32;
         let cell = free
             .cells()
             .max_by_key(|&cell| (margin(cell), std::cmp::Reverse(cell.index())))
             .expect("a free cell for each stone of the share");
         mine = mine.with(cell);
-        free = free & !Bitboard::EMPTY.with(cell);
+        free &= !Bitboard::EMPTY.with(cell);
     }
     points(mine) as i32 - points(theirs | free) as i32
 }
@@ -238,7 +239,10 @@ mod tests {
             state ^= state << 17;
             cells.swap(i, (state % (i as u64 + 1)) as usize);
         }
-        let mut stones = [position.stones(position.to_move()), position.stones(position.to_move().opponent())];
+        let mut stones = [
+            position.stones(position.to_move()),
+            position.stones(position.to_move().opponent()),
+        ];
         for (turn, &cell) in cells.iter().enumerate() {
             stones[turn % 2] = stones[turn % 2].with(cell);
         }
@@ -292,14 +296,24 @@ mod tests {
         let full = position(7, 5, 0);
         let score = full.score();
         let white = score.white as i32 - score.black as i32;
-        let margins = Margins { low: white, high: white };
+        let margins = Margins {
+            low: white,
+            high: white,
+        };
         assert_eq!(margin_bounds(&full, 1), Some(margins));
         assert_eq!(decided(&full, 1), Some(margins));
         let open = position(7, 5, 20);
         assert_eq!(best_margin(&open, Color::White, 3), None);
         let bounds = margin_bounds(&open, u64::MAX).unwrap();
         assert!(bounds.low <= bounds.high);
-        assert!(bounds.contain(bounds) && !Margins { low: bounds.low + 1, ..bounds }.contain(bounds));
+        assert!(
+            bounds.contain(bounds)
+                && !Margins {
+                    low: bounds.low + 1,
+                    ..bounds
+                }
+                .contain(bounds)
+        );
     }
 
     #[test]

@@ -24,8 +24,8 @@
 mod bitboard;
 mod cell;
 mod color;
-mod game;
 pub mod decided;
+mod game;
 pub mod playout;
 mod position;
 pub mod score;

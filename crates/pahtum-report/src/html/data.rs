@@ -526,7 +526,10 @@ impl GameRow {
             swap: record.swap,
             score: [record.score.white, record.score.black],
             reason: record.termination.reason,
-            adjudicated: record.termination.adjudicated.map(|adjudication| adjudication.summary()),
+            adjudicated: record
+                .termination
+                .adjudicated
+                .map(|adjudication| adjudication.summary()),
         })
     }
 }
