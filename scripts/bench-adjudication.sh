@@ -49,15 +49,17 @@ echo "results that differ between the two runs (the engine plays by the clock): 
 tail -n +2 decided/journal.jsonl | jq -r 'select(.termination.adjudicated) | [.id, .termination.adjudicated.ply] | @tsv' > adjudicated.tsv
 echo "adjudicated: $(wc -l < adjudicated.tsv) games, $(tail -n +2 decided/journal.jsonl | jq -s '[.[] | select(.termination.adjudicated) | .moves | length] | add') stones and blocks played of $(tail -n +2 off/journal.jsonl | jq -s --slurpfile a <(tail -n +2 decided/journal.jsonl | jq -c 'select(.termination.adjudicated) | .id') '[.[] | select(.id as $i | $a | index($i)) | .moves | length] | add') in the same games played out"
 builtin() { case $1 in engine-*) echo "$engine" ;; *) echo "$1" ;; esac; }
-changed=0
+changed=0; forfeits=0
 while IFS=$'\t' read -r id ply; do
   first=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .players.first")
   second=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .players.second")
   proven=$(tail -n +2 decided/journal.jsonl | jq -r "select(.id == \"$id\") | .result")
   "$arena" game --from decided --game "$id" --ply $((ply + 1)) --white "$(builtin "$first")" --black "$(builtin "$second")" \
     --names "$first,$second" --move-time 100ms --margin 50ms --out "playout-$id.json" > /dev/null 2>&1
-  played=$(jq -r .result "playout-$id.json")
+  played=$(jq -r .result "playout-$id.json"); end=$(jq -r .termination.reason "playout-$id.json")
+  # A forfeit (a timeout on a loaded machine) is no result of play: the bound says nothing of it.
+  if [ "$end" != normal ]; then forfeits=$((forfeits + 1)); echo "$id: the play-out ended by $end"; continue; fi
   [ "$played" = "$proven" ] || { changed=$((changed + 1)); echo "$id: proven $proven, played out $played"; }
 done < adjudicated.tsv
-echo "adjudicated games played out from their adjudicated position: $(wc -l < adjudicated.tsv), results changed: $changed"
+echo "adjudicated games played out from their adjudicated position: $(wc -l < adjudicated.tsv), results changed: $changed, ended by a forfeit: $forfeits"
 "$arena" verify decided
