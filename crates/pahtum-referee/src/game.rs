@@ -7,7 +7,10 @@
 //! the rules. Any failure of a bot ends the game at once as a loss for that
 //! bot, with the reason, the offending line and the tail of its stderr in the
 //! record; the bot is killed, the other one stays usable. When both bots fail
-//! to get ready, both forfeit (a double forfeit, recorded as a draw).
+//! to get ready, both forfeit (a double forfeit, recorded as a draw). With
+//! the spec's adjudication rule, a game whose result can no longer change ends
+//! after the ply that fixed it ([`Adjudication::reached`]): the bots are told
+//! it is over as after a full board, with the proven result.
 
 use std::time::{Duration, Instant};
 
@@ -55,7 +58,7 @@ pub enum GameEvent {
     },
     /// The game is over; the record follows.
     Ended {
-        /// How it ended: [`Reason::Normal`] when the board filled, otherwise how
+        /// How it ended: [`Reason::Normal`] when the board filled or the game was adjudicated, otherwise how
         /// the bot that forfeited failed.
         reason: Reason,
         /// The result by colour (after a forfeit, the colour the failing bot
