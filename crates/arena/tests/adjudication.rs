@@ -108,6 +108,8 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
         "{}",
         said(&verified)
     );
+    let proven = format!("adjudicated: {early} game(s), each adjudication proven again by the rules");
+    assert!(said(&verified).contains(&proven), "{}", said(&verified));
 
     let shown_id = adjudicated
         .iter()

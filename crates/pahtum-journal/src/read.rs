@@ -77,6 +77,8 @@ pub struct Verified {
     pub header: Header,
     /// The records that passed every check.
     pub good: usize,
+    /// Of those, the adjudicated games, each adjudication proven again.
+    pub adjudicated: usize,
     /// The faulty lines, in file order.
     pub faults: Vec<LineFault>,
     /// Whether a torn last line was dropped (not a fault).
@@ -281,8 +283,9 @@ impl JournalReader {
     pub fn verify(self) -> Result<Verified, JournalError> {
         let header = self.header.clone();
         let (mut faults, mut join_lines) = (Vec::new(), Vec::new());
-        // Each adjudication is proven again, on the cores that check the records.
-        let mut unproven = 0;
+        // Each adjudication is proven again, on the cores that check the records: `None` for a record
+        // without one, else whether it holds.
+        let (mut adjudicated, mut unproven) = (0, 0);
         let ending = self.scan(
             Moves::Drop,
             |record, text| {
@@ -291,7 +294,6 @@ impl JournalReader {
                     .adjudicated
                     .is_some()
                     .then(|| crate::audit::reprove(text))
-                    .flatten()
             },
             |item| {
                 match item {
@@ -299,13 +301,14 @@ impl JournalReader {
                     Item::Joined { line, .. } => join_lines.push(line),
                     Item::Record {
                         line,
-                        kept: Some(fault),
+                        kept: Some(Some(fault)),
                         ..
                     } => {
                         unproven += 1;
                         faults.push(LineFault { line, fault });
                     }
-                    Item::Record { .. } => {}
+                    Item::Record { kept: Some(None), .. } => adjudicated += 1,
+                    Item::Record { kept: None, .. } => {}
                 }
                 Ok::<(), JournalError>(())
             },
@@ -313,6 +316,7 @@ impl JournalReader {
         Ok(Verified {
             header,
             good: ending.records - unproven,
+            adjudicated,
             faults,
             torn: ending.torn,
             joins: join_lines.into_iter().zip(ending.joins).collect(),
