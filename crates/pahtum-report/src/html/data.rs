@@ -430,7 +430,8 @@ pub struct GameRow {
     pub swap: Option<bool>,
     /// White's points, Black's.
     pub score: [u32; 2],
-    /// How the game ended: [`Reason::Normal`] for a full board, otherwise the forfeit's kind.
+    /// How the game ended: [`Reason::Normal`] for a full board or an adjudicated game (see `adjudicated`),
+    /// otherwise the forfeit's kind.
     pub reason: Reason,
     /// The bots that forfeited.
     pub forfeited: Vec<String>,
