@@ -531,6 +531,7 @@ mod tests {
             ("name = \"x\"\n[build_env]\n\"A=B\" = \"1\"", "build_env"),
             ("name = \"x\"\n[time]\nclock = \"sun\"", "time.clock"),
             ("name = \"../x\"", "name"),
+            ("name = \"x\"\n[rules]\nadjudicate = \"decided\"", "rules.adjudicate"),
         ] {
             let error = parse(Path::new("league.toml"), text).unwrap_err();
             assert!(
