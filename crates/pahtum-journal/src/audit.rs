@@ -15,7 +15,11 @@
 //!   that game ([`ScheduledGame::spec`](pahtum_tournament::schedule::ScheduledGame::spec));
 //! * it replays by the rules ([`GameRecord::replay_moves`]): legal moves by the
 //!   colour to act, the pie decision where the game reached it, the score the
-//!   board's and the result the one its end gives.
+//!   board's and the result the one its end gives;
+//! * an adjudicated record's rule is the tournament's (`[rules] adjudicate`).
+//!
+//! Whether an adjudication holds (its margins proven again by the rules) is left to `arena verify`
+//! ([`reprove`]): every reader checks each record, and proving costs a search.
 //!
 //! A [`Fault`] says what is wrong in words; the journal adds the line number.
 //!
@@ -29,7 +33,7 @@ use std::collections::HashSet;
 
 use pahtum::Bitboard;
 use pahtum_protocol::Placement;
-use pahtum_record::{BareMove, GameRecord, GameSpec, ReplayError};
+use pahtum_record::{BareMove, GameRecord, GameSpec, ReplayError, Unproven};
 use serde::Serialize;
 
 use pahtum_tournament::schedule::{Schedule, ScheduledGame};
@@ -87,6 +91,17 @@ pub enum Fault {
         recorded: String,
         /// The scheduled value, as text.
         scheduled: String,
+    },
+    /// The game was adjudicated, and proving its margins again fails.
+    #[error("game {id:?}: the adjudication after ply {ply}")]
+    Unproven {
+        /// The game's id.
+        id: String,
+        /// The ply after which it was adjudicated.
+        ply: usize,
+        /// Why the margins do not hold.
+        #[source]
+        source: Unproven,
     },
     /// The source says what the rules refuse.
     #[error("game {id:?}")]
@@ -197,7 +212,34 @@ pub fn as_laid_out(
         &record.time_by_seat,
         &spec.time_by_seat,
     )?;
-    same(id, "pause_idle", &record.pause_idle, &spec.pause_idle)
+    same(id, "pause_idle", &record.pause_idle, &spec.pause_idle)?;
+    if let Some(adjudication) = &record.termination.adjudicated {
+        same(id, "the adjudication rule", &Some(adjudication.rule), &spec.adjudicate)?;
+    }
+    Ok(())
+}
+
+/// The search nodes each bound of an adjudication may take when [`reprove`] proves it again: far more than
+/// the referee spends ending a game (so that whatever it proved is proven again), few enough that a record
+/// claiming an adjudication early in a game is refused in seconds, not searched for hours.
+pub const REPROVE_BUDGET: u64 = 50_000_000;
+
+/// Proves the adjudication of the record `line` again, if it has one: replayed in full, the margins its rule
+/// proves after its last ply must lie within the recorded ones ([`pahtum_record::Adjudication::holds`]).
+/// `None` for a record that was not adjudicated or that holds; a record that does not replay is the
+/// reader's fault to report, not this one's.
+pub fn reprove(line: &[u8]) -> Option<Fault> {
+    let record: GameRecord = serde_json::from_slice(line).ok()?;
+    let adjudication = record.termination.adjudicated?;
+    let game = record.replay().ok()?;
+    adjudication
+        .holds(&game, REPROVE_BUDGET)
+        .err()
+        .map(|source| Fault::Unproven {
+            id: record.id,
+            ply: adjudication.ply,
+            source,
+        })
 }
 
 /// Nothing when `recorded` is `scheduled`; else the fault of game `id`, showing both as JSON.

@@ -117,8 +117,15 @@ fn record() -> BoxedStrategy<GameRecord> {
         ),
     );
     let also = (reason(), forfeit()).prop_map(|(reason, forfeit)| OtherForfeit { reason, forfeit });
-    let termination = (reason(), proptest::option::of(forfeit()), proptest::option::of(also))
-        .prop_map(|(reason, forfeit, also)| Termination { reason, forfeit, also });
+    let termination =
+        (reason(), proptest::option::of(forfeit()), proptest::option::of(also)).prop_map(|(reason, forfeit, also)| {
+            Termination {
+                reason,
+                forfeit,
+                also,
+                adjudicated: None,
+            }
+        });
     let hello = proptest::option::of(
         (proptest::option::of(identity()), proptest::option::of(identity()))
             .prop_map(|(first, second)| Hellos { first, second }),

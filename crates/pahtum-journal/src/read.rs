@@ -55,7 +55,7 @@ pub fn read(path: &Path) -> Result<Contents, JournalError> {
 }
 
 /// Checks every line of a journal and lists every fault, instead of stopping at the first as
-/// [`read`] does. Fails only when there is no header to check the records against, or the file
+/// [`read`] does; every adjudicated game's adjudication is proven again ([`crate::audit::reprove`]). Fails only when there is no header to check the records against, or the file
 /// cannot be read.
 pub fn verify(path: &Path) -> Result<Verified, JournalError> {
     JournalReader::open(path)?.verify()
@@ -77,6 +77,8 @@ pub struct Verified {
     pub header: Header,
     /// The records that passed every check.
     pub good: usize,
+    /// Of those, the adjudicated games, each adjudication proven again.
+    pub adjudicated: usize,
     /// The faulty lines, in file order.
     pub faults: Vec<LineFault>,
     /// Whether a torn last line was dropped (not a fault).
@@ -277,25 +279,44 @@ impl JournalReader {
         )
     }
 
-    /// Checks every line and lists every fault (see [`verify`]).
+    /// Checks every line and lists every fault, adjudications proven again (see [`verify`]).
     pub fn verify(self) -> Result<Verified, JournalError> {
         let header = self.header.clone();
         let (mut faults, mut join_lines) = (Vec::new(), Vec::new());
+        // Each adjudication is proven again, on the cores that check the records: `None` for a record
+        // without one, else whether it holds.
+        let (mut adjudicated, mut unproven) = (0, 0);
         let ending = self.scan(
             Moves::Drop,
-            |_, _| (),
+            |record, text| {
+                record
+                    .termination
+                    .adjudicated
+                    .is_some()
+                    .then(|| crate::audit::reprove(text))
+            },
             |item| {
                 match item {
                     Item::Fault(fault) => faults.push(fault),
                     Item::Joined { line, .. } => join_lines.push(line),
-                    Item::Record { .. } => {}
+                    Item::Record {
+                        line,
+                        kept: Some(Some(fault)),
+                        ..
+                    } => {
+                        unproven += 1;
+                        faults.push(LineFault { line, fault });
+                    }
+                    Item::Record { kept: Some(None), .. } => adjudicated += 1,
+                    Item::Record { kept: None, .. } => {}
                 }
                 Ok::<(), JournalError>(())
             },
         )?;
         Ok(Verified {
             header,
-            good: ending.records,
+            good: ending.records - unproven,
+            adjudicated,
             faults,
             torn: ending.torn,
             joins: join_lines.into_iter().zip(ending.joins).collect(),

@@ -359,7 +359,8 @@ pub struct GameOver {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
-    /// The board is full; the scores decide.
+    /// The board is full and the scores decide, or the tournament adjudicated a game whose result could no
+    /// longer change (the result is then the proven one, the score the board as it stands).
     Normal,
     /// A bot did not answer within its time (plus the margin).
     Timeout,

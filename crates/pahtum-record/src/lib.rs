@@ -16,11 +16,13 @@
 
 #![warn(missing_docs)]
 
+mod adjudication;
 pub mod annotations;
 mod replay_error;
 mod spec;
 mod start;
 
+pub use adjudication::{Adjudication, AdjudicationRule, Unproven, describe_rule};
 pub use replay_error::{NameMismatch, ReplayError};
 pub use spec::{GameSpec, OpeningError, play_opening};
 pub use start::{PlyError, ReplayingError, TypedOpeningError, parse_plies};
@@ -291,7 +293,7 @@ pub struct Timing {
 /// Why and how the game ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Termination {
-    /// [`Reason::Normal`] for a full board; otherwise the verdict of the
+    /// [`Reason::Normal`] for a full board or an adjudicated game; otherwise the verdict of the
     /// forfeit (of the first seat's, for a double forfeit).
     pub reason: Reason,
     /// For a forfeit: the bot that lost by it, its seat and its colour (for a
@@ -302,6 +304,10 @@ pub struct Termination {
     /// second seat's, with its own reason. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub also: Option<OtherForfeit>,
+    /// For a game the tournament's rule ended before its board was full (its reason `normal`): how, and
+    /// the result as proven then. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicated: Option<Adjudication>,
 }
 
 impl Termination {
@@ -311,6 +317,24 @@ impl Termination {
             reason: Reason::Normal,
             forfeit: None,
             also: None,
+            adjudicated: None,
+        }
+    }
+
+    /// A game that ended by `adjudication`, its result fixed.
+    pub fn adjudicated(adjudication: Adjudication) -> Termination {
+        Termination {
+            adjudicated: Some(adjudication),
+            ..Termination::normal()
+        }
+    }
+
+    /// How the game ended, in a few words, as `arena show` and the report say it: the reason (`normal`,
+    /// `timeout`, ...), or for an adjudicated game [`Adjudication::summary`].
+    pub fn end(&self) -> String {
+        match &self.adjudicated {
+            Some(adjudication) => adjudication.summary(),
+            None => self.reason.to_string(),
         }
     }
 
@@ -322,13 +346,15 @@ impl Termination {
     }
 
     /// The result this end gives a game whose board scores `score`: a win for
-    /// the opponent of a bot that forfeited, a draw when both did, else the
-    /// board's.
+    /// the opponent of a bot that forfeited, a draw when both did, the one an
+    /// adjudication's margins fix (a draw where they fix none, which the
+    /// replay refuses), else the board's.
     pub fn result(&self, score: Score) -> Outcome {
-        match (&self.forfeit, &self.also) {
-            (Some(_), Some(_)) => Outcome::Draw,
-            (Some(forfeit), None) => Outcome::win_for(forfeit.color.opponent()),
-            (None, _) => score.outcome(),
+        match (&self.forfeit, &self.also, &self.adjudicated) {
+            (Some(_), Some(_), _) => Outcome::Draw,
+            (Some(forfeit), None, _) => Outcome::win_for(forfeit.color.opponent()),
+            (None, _, Some(adjudication)) => adjudication.margin.outcome().unwrap_or(Outcome::Draw),
+            (None, _, None) => score.outcome(),
         }
     }
 }
@@ -598,11 +624,12 @@ impl GameRecord {
         }
         let termination = &self.termination;
         match (termination.reason, &termination.forfeit) {
-            (Reason::Normal, None) if termination.also.is_none() => {
-                if !game.is_finished() {
-                    return Err(ReplayError::NotFinished);
-                }
-            }
+            (Reason::Normal, None) if termination.also.is_none() => match &termination.adjudicated {
+                None if !game.is_finished() => return Err(ReplayError::NotFinished),
+                None => {}
+                Some(adjudication) => check_adjudication(adjudication, game)?,
+            },
+            (_, _) if termination.adjudicated.is_some() => return Err(ReplayError::AdjudicatedForfeit),
             (Reason::Normal, _) => return Err(ReplayError::NormalWithForfeit),
             (reason, None) => return Err(ReplayError::ForfeitMissing { reason }),
             (_, Some(_)) => {}
@@ -630,6 +657,25 @@ impl GameRecord {
         }
         Ok(())
     }
+}
+
+/// An adjudication stands where the game ended (after its last ply, with free cells left, in the play of
+/// stones) and its margins fix a result; whether they hold is `arena verify`'s to prove.
+fn check_adjudication(adjudication: &Adjudication, game: &Game) -> Result<(), ReplayError> {
+    let plies = game.history().len();
+    if adjudication.ply != plies || game.phase() != pahtum::Phase::Stones {
+        return Err(ReplayError::AdjudicatedElsewhere {
+            ply: adjudication.ply,
+            plies,
+        });
+    }
+    if adjudication.margin.outcome().is_none() {
+        return Err(ReplayError::AdjudicationUndecided {
+            low: adjudication.margin.low,
+            high: adjudication.margin.high,
+        });
+    }
+    Ok(())
 }
 
 /// The time since the Unix epoch now (zero if the clock is before 1970): the one reading of the wall

@@ -107,6 +107,31 @@ pub enum ReplayError {
     /// The game ended normally with free cells left.
     #[error("the game record does not replay: a normal end with free cells left")]
     NotFinished,
+    /// The adjudication names another ply than the game's last, or a game not in its play of stones.
+    #[error(
+        "the game record does not replay: the adjudication is after ply {ply}, but the game ended after ply \
+         {plies} or not while stones were played"
+    )]
+    AdjudicatedElsewhere {
+        /// The adjudication's ply.
+        ply: usize,
+        /// The plies the game has.
+        plies: usize,
+    },
+    /// The adjudication's margins fix no result.
+    #[error(
+        "the game record does not replay: the adjudication's margins {low} to {high} fix no result (both must \
+         be on one side of zero, or both zero)"
+    )]
+    AdjudicationUndecided {
+        /// The lowest margin for White.
+        low: i32,
+        /// The highest.
+        high: i32,
+    },
+    /// The game was adjudicated, and the record names a forfeit too.
+    #[error("the game record does not replay: an adjudicated end with a forfeit")]
+    AdjudicatedForfeit,
     /// The game ended normally, and the record names a forfeit.
     #[error("the game record does not replay: a normal end with a forfeit")]
     NormalWithForfeit,

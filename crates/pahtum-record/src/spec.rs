@@ -7,7 +7,10 @@
 use pahtum::{Action, Cell, Color, Game, IllegalAction, Seat, SetupError};
 use pahtum_protocol::{Placement, Rules, TimeControl};
 
-use crate::{GameRecord, MoveKind, MoveRecord, Opening, Players, SeatTimes, Source, Termination, Timing, unix_ms};
+use crate::{
+    AdjudicationRule, GameRecord, MoveKind, MoveRecord, Opening, Players, SeatTimes, Source, Termination, Timing,
+    unix_ms,
+};
 
 /// Everything about one game except the bots.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +43,9 @@ pub struct GameSpec {
     pub opening: Vec<Action>,
     /// Where the opening was taken from (a recorded game, a book's line), for the record.
     pub origin: Option<Source>,
+    /// The rule by which the referee ends the game before its board is full (see [`crate::Adjudication`]);
+    /// `None`: every game is played out.
+    pub adjudicate: Option<AdjudicationRule>,
 }
 
 /// Why the plies given to [`GameSpec::with_opening`] cannot start the game.
@@ -247,6 +253,7 @@ impl GameSpec {
             pause_idle: false,
             opening: Vec::new(),
             origin: None,
+            adjudicate: None,
         }
     }
 
@@ -264,6 +271,7 @@ impl GameSpec {
             pause_idle: record.pause_idle,
             opening: Vec::new(),
             origin: None,
+            adjudicate: None,
         }
     }
 

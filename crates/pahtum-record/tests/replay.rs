@@ -1,10 +1,12 @@
 //! A real record from `arena game` replays, and tampered copies do not.
 
+use pahtum::decided::Margins;
 use pahtum::{Action, Color, IllegalAction, Outcome, Phase, Score, Seat};
 use pahtum_protocol::Reason;
 use pahtum_protocol::TimeControl;
 use pahtum_record::{
-    BookLine, Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin, OtherForfeit, ReplayError, SeatTimes,
+    Adjudication, AdjudicationRule, BookLine, Forfeit, GameRecord, GameSpec, Opening, OpeningError, Origin,
+    OtherForfeit, ReplayError, SeatTimes, Termination, Unproven,
 };
 
 /// `arena game --white first-free --black heuristic --blocks 41 --seed 7 --json`
@@ -374,4 +376,86 @@ fn a_recorded_game_is_set_up_again_and_bad_plies_are_named() {
     assert!(matches!(error, OpeningError::Illegal { ply: 4, .. }), "{error:?}");
     let source = std::error::Error::source(&error).unwrap().to_string();
     assert!(source.contains("occupied"), "{error}: {source}");
+}
+
+/// The real record cut at the first ply after which its result was decided, adjudicated there as the
+/// referee would, its score the board's then.
+fn adjudicated() -> GameRecord {
+    let full = record();
+    let plies = full.replay().unwrap().history().to_vec();
+    let mut game = full.rules.start(&full.first_blocks()).unwrap();
+    for (index, &action) in plies.iter().enumerate() {
+        game.play(action).unwrap();
+        if let Some(adjudication) = Adjudication::reached(AdjudicationRule::Decided, &game, u64::MAX) {
+            let mut record = full.clone();
+            let pie = plies[..=index].iter().any(|action| matches!(action, Action::Pie(_)));
+            record.moves.truncate(index + 1 - usize::from(pie));
+            record.score = game.score();
+            record.termination = Termination::adjudicated(adjudication);
+            return record;
+        }
+    }
+    panic!("the game was decided before its board was full");
+}
+
+#[test]
+fn an_adjudicated_record_replays_only_where_and_as_it_was_decided() {
+    let record = adjudicated();
+    let game = record.replay().unwrap();
+    assert!(!game.is_finished());
+    let adjudication = record.termination.adjudicated.unwrap();
+    assert_eq!(adjudication.ply, game.history().len());
+    assert_eq!(adjudication.margin.outcome(), Some(record.result));
+    adjudication.holds(&game, u64::MAX).unwrap();
+
+    // Without its adjudication, a board that is not full.
+    let mut bare = record.clone();
+    bare.termination.adjudicated = None;
+    assert_eq!(bare.replay().unwrap_err(), ReplayError::NotFinished);
+    // At another ply than its last.
+    let mut elsewhere = record.clone();
+    elsewhere.termination.adjudicated.as_mut().unwrap().ply += 1;
+    assert!(matches!(
+        elsewhere.replay().unwrap_err(),
+        ReplayError::AdjudicatedElsewhere { .. }
+    ));
+    // Margins that fix no result.
+    let mut open = record.clone();
+    open.termination.adjudicated.as_mut().unwrap().margin = Margins { low: -1, high: 1 };
+    assert_eq!(
+        open.replay().unwrap_err(),
+        ReplayError::AdjudicationUndecided { low: -1, high: 1 }
+    );
+    // A result the margins do not give.
+    let mut other = record.clone();
+    other.result = Outcome::Draw;
+    assert!(matches!(other.replay().unwrap_err(), ReplayError::Result { .. }));
+    // With a forfeit.
+    let mut forfeited = record.clone();
+    forfeited.termination.reason = Reason::Timeout;
+    forfeited.termination.forfeit = Some(Forfeit {
+        bot: record.players.first.clone(),
+        seat: Seat::First,
+        color: record.color_of(Seat::First),
+        detail: "late".into(),
+        line: None,
+        stderr_tail: Vec::new(),
+        overloaded: false,
+    });
+    assert_eq!(forfeited.replay().unwrap_err(), ReplayError::AdjudicatedForfeit);
+    // Margins tighter than the truth replay (the replay does not search), and do not hold.
+    let mut tight = record.clone();
+    let margin = &mut tight.termination.adjudicated.as_mut().unwrap().margin;
+    let truth = *margin;
+    *margin = Margins {
+        low: truth.high,
+        high: truth.high,
+    };
+    let game = tight.replay().unwrap();
+    if truth.low != truth.high {
+        assert!(matches!(
+            tight.termination.adjudicated.unwrap().holds(&game, u64::MAX),
+            Err(Unproven::Wider { .. })
+        ));
+    }
 }

@@ -7,7 +7,10 @@
 //! the rules. Any failure of a bot ends the game at once as a loss for that
 //! bot, with the reason, the offending line and the tail of its stderr in the
 //! record; the bot is killed, the other one stays usable. When both bots fail
-//! to get ready, both forfeit (a double forfeit, recorded as a draw).
+//! to get ready, both forfeit (a double forfeit, recorded as a draw). With
+//! the spec's adjudication rule, a game whose result can no longer change ends
+//! after the ply that fixed it ([`Adjudication::reached`]): the bots are told
+//! it is over as after a full board, with the proven result.
 
 use std::time::{Duration, Instant};
 
@@ -15,7 +18,8 @@ use crate::stderr_log::When;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
-    Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination, Timing, unix_ms,
+    Adjudication, Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination,
+    Timing, unix_ms,
 };
 
 use crate::bot::{Answer, Bot, wrong_kind};
@@ -23,6 +27,11 @@ use crate::clock::Clocks;
 use crate::human::{Human, NoAction, Player};
 use crate::request::{self, RequestLine};
 use crate::verdict::{Asked, Failure};
+
+/// The search nodes the referee spends on each bound of an adjudication after a ply
+/// ([`Adjudication::reached`]): a few milliseconds at most on the async runtime (docs/performance.md, "Exact
+/// adjudication"); a position it does not prove plays on.
+const ADJUDICATION_BUDGET: u64 = 100_000;
 
 /// What happens during a game, as it happens (for live displays).
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +58,7 @@ pub enum GameEvent {
     },
     /// The game is over; the record follows.
     Ended {
-        /// How it ended: [`Reason::Normal`] when the board filled, otherwise how
+        /// How it ended: [`Reason::Normal`] when the board filled or the game was adjudicated, otherwise how
         /// the bot that forfeited failed.
         reason: Reason,
         /// The result by colour (after a forfeit, the colour the failing bot
@@ -117,7 +126,7 @@ pub async fn play_players(
             let termination = play.moves_until_the_end(&mut bots, observer).await;
             if termination.reason == Reason::Normal {
                 let colors = [Seat::First, Seat::Second].map(|seat| game.color_of(seat));
-                nothing_after_the_last_move(&mut bots, colors).await
+                nothing_after_the_last_move(&mut bots, colors, termination).await
             } else {
                 termination
             }
@@ -211,16 +220,17 @@ async fn forfeits_before_the_start(
         also: forfeits
             .next()
             .map(|(reason, forfeit)| OtherForfeit { reason, forfeit }),
+        adjudicated: None,
     }
 }
 
-/// The end of a game whose board is full: a bot that printed a line after
-/// the last move (a second answer to the last request, say), before
-/// `game_over`, forfeits with a protocol error, as it would have at any
-/// earlier move; the game is over only once `game_over` is sent. Otherwise
-/// the board decides.
+/// The end of a game whose board is full or that was adjudicated (`end`): a
+/// bot that printed a line after the last move (a second answer to the last
+/// request, say), before `game_over`, forfeits with a protocol error, as it
+/// would have at any earlier move; the game is over only once `game_over` is
+/// sent. Otherwise `end` stands.
 /// `colors`: each seat's colour at the end, by seat.
-async fn nothing_after_the_last_move(bots: &mut [Player<'_>; 2], colors: [Color; 2]) -> Termination {
+async fn nothing_after_the_last_move(bots: &mut [Player<'_>; 2], colors: [Color; 2], end: Termination) -> Termination {
     for seat in [Seat::First, Seat::Second] {
         let Some(bot) = bots[seat.index()].bot() else {
             continue;
@@ -231,10 +241,11 @@ async fn nothing_after_the_last_move(bots: &mut [Player<'_>; 2], colors: [Color;
                 reason,
                 forfeit: Some(forfeit),
                 also: None,
+                adjudicated: None,
             };
         }
     }
-    Termination::normal()
+    end
 }
 
 /// The state of a game in play.
@@ -292,6 +303,7 @@ impl Play<'_> {
                         reason,
                         forfeit: Some(forfeit),
                         also: None,
+                        adjudicated: None,
                     };
                 }
             };
@@ -307,6 +319,13 @@ impl Play<'_> {
                 remaining_ms: clocks.remaining_ms(),
             });
             self.record(action, seat, color, Some(timing));
+            if let Some(adjudication) = self
+                .spec
+                .adjudicate
+                .and_then(|rule| Adjudication::reached(rule, self.game, ADJUDICATION_BUDGET))
+            {
+                return Termination::adjudicated(adjudication);
+            }
         }
         Termination::normal()
     }

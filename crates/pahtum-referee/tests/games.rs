@@ -352,3 +352,48 @@ async fn a_record_keeps_a_marked_prefix_of_a_bloated_info_and_hello() {
     short.shutdown().await;
     fixtures.assert_none_left();
 }
+
+/// With `adjudicate` on, a game whose result is decided ends after that ply: the record says so, the result
+/// the observer and the bots are told is the proven one, and the bots, told the game is over as after any
+/// game, play the next one in the same processes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_adjudicated_game_ends_early_and_its_bots_play_on() {
+    use pahtum_record::AdjudicationRule;
+    let fixtures = Fixtures::new();
+    let mut first = fixtures.start("first-free").await;
+    let mut second = fixtures.start("first-free").await;
+    let pids = (first.pid(), second.pid());
+    let mut adjudicated = 0;
+    for seed in 0..8 {
+        let spec = GameSpec {
+            adjudicate: Some(AdjudicationRule::Decided),
+            ..GameSpec::random(format!("g{seed}"), 7, seed, true, time()).unwrap()
+        };
+        let mut ended = None;
+        let record = play_game(&spec, &mut first, &mut second, &mut |event| {
+            if let pahtum_referee::GameEvent::Ended { reason, result } = event {
+                ended = Some((reason, result));
+            }
+        })
+        .await;
+        let game = record.replay().unwrap_or_else(|e| panic!("{e}: {record:#?}"));
+        assert_eq!(ended, Some((Reason::Normal, record.result)));
+        if let Some(adjudication) = record.termination.adjudicated {
+            adjudicated += 1;
+            assert!(!game.is_finished());
+            assert_eq!(adjudication.ply, game.history().len());
+            assert_eq!(adjudication.margin.outcome(), Some(record.result));
+        } else {
+            assert!(game.is_finished());
+        }
+    }
+    assert!(
+        adjudicated > 0,
+        "first-free against itself decides some of 8 games early"
+    );
+    assert_eq!(
+        (first.pid(), second.pid()),
+        pids,
+        "the same processes played every game"
+    );
+}

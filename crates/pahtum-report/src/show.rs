@@ -153,7 +153,7 @@ fn header(record: &GameRecord) -> String {
         record.score.white,
         record.score.black,
         outcome(record),
-        record.termination.reason
+        record.termination.end()
     )
     .unwrap();
     if let Some(opening) = &record.opening {
@@ -555,7 +555,7 @@ pub fn game_list(records: &[GameRecord], select: &Select) -> String {
             record.score.white,
             record.score.black,
             outcome(record),
-            record.termination.reason
+            record.termination.end()
         )
         .unwrap();
     }

@@ -369,6 +369,7 @@ pub fn start_failure(game: &ScheduledGame, spec: &GameSpec, failed: &[(Seat, &St
         also: forfeits
             .next()
             .map(|(reason, forfeit)| OtherForfeit { reason, forfeit }),
+        adjudicated: None,
     };
     spec.record(players, &spec.initial_game(), Vec::new(), None, termination, unix_ms())
 }

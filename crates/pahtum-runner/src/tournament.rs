@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pahtum_journal::{JournalReader, drop_games};
+use pahtum_record::AdjudicationRule;
 use pahtum_run::events::{Event, Observer, Tee};
 use pahtum_run::hellos::HelloCheck;
 use pahtum_run::notice::Notice;
@@ -75,6 +76,8 @@ pub struct Preview {
     pub concurrency: usize,
     /// The output folder.
     pub out: PathBuf,
+    /// The rule by which games end before their board is full (`[rules] adjudicate`); `None`: played out.
+    pub adjudicate: Option<AdjudicationRule>,
     /// The journal's plan, if there is a journal, or why it cannot be resumed with this file.
     pub resume: Result<Option<resume::Plan>, ResumeError>,
 }
@@ -148,6 +151,7 @@ pub fn preview(plan: TournamentPlan, observer: &mut dyn Observer) -> Result<Prev
     }
     Ok(Preview {
         games,
+        adjudicate: file.tournament.rules.adjudicate,
         concurrency: file.settings.concurrency,
         out: file.settings.out,
         resume,

@@ -444,6 +444,7 @@ fn tournament(form: &NewGame, person: &str, mut bot: BotConfig, seed: u64) -> Re
             pie: form.pie,
             blocks,
             cycle_counts: false,
+            adjudicate: None,
         },
         time,
         pause_idle: false,

@@ -80,7 +80,7 @@ pub struct BotStanding {
     /// `points` per game, in percent; `None` without games.
     pub score_pct: Option<f64>,
     /// The average Pah Tum points of the bot's colour, over its games ended
-    /// normally; `None` without one.
+    /// normally with a full board (not adjudicated); `None` without one.
     pub pahtum_for: Option<f64>,
     /// The average Pah Tum points of the opponent's colour, over the same games.
     pub pahtum_against: Option<f64>,
@@ -380,7 +380,8 @@ impl Tallies {
         let first_half_points = half_points_of(record, Seat::First);
         self.games += 1;
         self.meetings.get_mut(seats[0], seats[1]).add(first_half_points);
-        if record.termination.reason == Reason::Normal {
+        // Only full boards: an adjudicated game's board is the one it ended on, not full.
+        if record.termination.reason == Reason::Normal && record.termination.adjudicated.is_none() {
             for seat in [Seat::First, Seat::Second] {
                 let color = record.color_of(seat);
                 let sums = &mut self.bots[seats[seat.index()]];
@@ -696,6 +697,22 @@ mod tests {
         assert_eq!(s.bots[0].forfeits.total(), 0);
         assert_eq!(b.pahtum_for, None, "forfeited boards are not averaged");
         assert_eq!(overload_note(&s), None);
+    }
+
+    /// An adjudicated game counts as any other, but its board, not full, is not averaged.
+    #[test]
+    fn an_adjudicated_game_counts_but_its_board_is_not_averaged() {
+        let mut adjudicated = record("000-00-a", "a", "b");
+        adjudicated.termination.adjudicated = Some(pahtum_record::Adjudication {
+            rule: pahtum_record::AdjudicationRule::Decided,
+            ply: 20,
+            margin: pahtum::decided::Margins { low: 3, high: 40 },
+        });
+        let records = [adjudicated, scored(record("000-00-b", "b", "a"), 5, 5)];
+        let s = standings(&records, &names(&["a", "b"]), None).unwrap();
+        let a = s.bots.iter().find(|r| r.bot == "a").unwrap();
+        assert_eq!((a.games, a.wins, a.draws, a.points), (2, 1, 1, 1.5));
+        assert_eq!((a.pahtum_for, a.pahtum_against), (Some(5.0), Some(5.0)));
     }
 
     #[test]

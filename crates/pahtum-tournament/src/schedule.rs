@@ -122,6 +122,7 @@ impl ScheduledGame {
             pause_idle: tournament.pause_idle,
             opening: self.opening.clone(),
             origin: self.book.clone().map(Source::Book),
+            adjudicate: tournament.rules.adjudicate,
         }
         .with_seat_times(tournament.time_of(&self.first), tournament.time_of(&self.second))
     }

@@ -105,6 +105,7 @@ pub fn won_by(game: &ScheduledGame, spec: &GameSpec, winner: &str) -> GameRecord
             overloaded: false,
         }),
         also: None,
+        adjudicated: None,
     };
     spec.record(players, &board, Vec::new(), None, termination, 0)
 }
@@ -139,6 +140,7 @@ pub fn forfeited(mut record: GameRecord, seat: Seat, reason: Reason) -> GameReco
             overloaded: false,
         }),
         also: None,
+        adjudicated: None,
     };
     record
 }

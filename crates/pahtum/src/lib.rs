@@ -24,6 +24,7 @@
 mod bitboard;
 mod cell;
 mod color;
+pub mod decided;
 mod game;
 pub mod playout;
 mod position;

@@ -42,6 +42,7 @@ use pahtum_standings::strength::AnchorSpec;
 use pahtum_stats::Sprt;
 use pahtum_tournament::book::Openings;
 use pahtum_tournament::config::head_to_head::Match;
+use pahtum_tournament::config::resolve::resolve_adjudicate;
 use pahtum_tournament::config::{OnOverload, Restart, Tournament};
 use pahtum_tournament::durability::Durability;
 use pahtum_tournament::schedule;
@@ -107,6 +108,10 @@ pub struct Args {
     /// Fair mode: pause (freeze) the bot that is not to move, so that it cannot use its opponent's CPU.
     #[arg(long)]
     pause_idle: bool,
+    /// End a game before its board is full: "decided" once its result can no longer change, whatever
+    /// both bots play (RECORD.md, "Adjudication"); "off" plays every game out.
+    #[arg(long, value_name = "RULE", default_value = "off", value_parser = ["off", "decided"])]
+    adjudicate: String,
     /// The seed the layouts are drawn from (the same seed, bots and flags resume the match).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -256,6 +261,8 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         seed: args.seed,
         pie: args.pie.pie(),
         pause_idle: args.pause_idle,
+        adjudicate: resolve_adjudicate(Some(&args.adjudicate))
+            .map_err(|error| anyhow::anyhow!("--adjudicate: {}; {}", error.problem, error.fix))?,
         builtins: pahtum_builtin::NAMES,
     };
     Ok(head_to_head.tournament()?)

@@ -158,6 +158,7 @@ fn plan(args: &Args) -> anyhow::Result<TournamentPlan> {
 fn dry_run(preview: Preview) -> anyhow::Result<ExitCode> {
     let journal = preview.out.join(resume::JOURNAL);
     outln!("{}", schedule_table(&preview.games));
+    outln!("Adjudication: {}.", pahtum_record::describe_rule(preview.adjudicate));
     outln!(
         "{} games, {} at once, into {}; nothing was played (--dry-run)",
         preview.games.len(),

@@ -54,6 +54,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let good = verified.good;
+    if verified.adjudicated > 0 {
+        outln!(
+            "adjudicated: {} game(s), each adjudication proven again by the rules",
+            verified.adjudicated
+        );
+    }
     if verified.faults.is_empty() {
         outln!("{path}: all {good} records are sound");
         Ok(ExitCode::SUCCESS)

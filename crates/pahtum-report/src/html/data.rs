@@ -430,10 +430,15 @@ pub struct GameRow {
     pub swap: Option<bool>,
     /// White's points, Black's.
     pub score: [u32; 2],
-    /// How the game ended: [`Reason::Normal`] for a full board, otherwise the forfeit's kind.
+    /// How the game ended: [`Reason::Normal`] for a full board or an adjudicated game (see `adjudicated`),
+    /// otherwise the forfeit's kind.
     pub reason: Reason,
     /// The bots that forfeited.
     pub forfeited: Vec<String>,
+    /// For an adjudicated game, the adjudication in words ([`pahtum_record::Adjudication::summary`]);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjudicated: Option<String>,
 }
 
 /// The moves of one game, compact.
@@ -522,6 +527,10 @@ impl GameRow {
             swap: record.swap,
             score: [record.score.white, record.score.black],
             reason: record.termination.reason,
+            adjudicated: record
+                .termination
+                .adjudicated
+                .map(|adjudication| adjudication.summary()),
         })
     }
 }

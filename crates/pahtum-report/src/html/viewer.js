@@ -60,7 +60,7 @@
     for (const game of shown.slice(0, list.limit)) {
       const row = document.createElement("tr");
       row.dataset.id = game.id;
-      const end = REASONS[game.reason] + (game.forfeited.length ? " (" + game.forfeited.join(", ") + ")" : "");
+      const end = (game.adjudicated ? "adjudicated" : REASONS[game.reason]) + (game.forfeited.length ? " (" + game.forfeited.join(", ") + ")" : "");
       const pie = game.swap === undefined ? "—" : PIE[game.swap];
       const cells = [[game.id], [game.white, "name"], [game.black, "name"], [pie, "pie"], [game.score[0] + "–" + game.score[1]],
         [winner(game), "name winner"], [end, game.forfeited.length ? "forfeit" : undefined]];
@@ -431,7 +431,7 @@
     $("viewer").hidden = false;
     $("viewer-title").textContent = "Game " + game.id;
     $("viewer-players").textContent = game.white + " (White) against " + game.black + " (Black): " + RESULTS[game.result] +
-      ", " + game.score[0] + "–" + game.score[1] + ", " + REASONS[game.reason] + " end";
+      ", " + game.score[0] + "–" + game.score[1] + (game.adjudicated ? ", " + game.adjudicated : ", " + REASONS[game.reason] + " end");
     const moves = $("moves");
     moves.replaceChildren();
     view.plies.forEach((ply, index) => {

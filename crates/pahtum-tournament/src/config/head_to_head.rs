@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use pahtum_protocol::TimeControl;
+use pahtum_record::AdjudicationRule;
 
 use super::{BlockSource, BotConfig, Format, Launch, RulesConfig, Tournament};
 use crate::book::Openings;
@@ -53,6 +54,8 @@ pub struct Match<'a> {
     pub pie: bool,
     /// Fair mode: the bot not to move is paused.
     pub pause_idle: bool,
+    /// The rule by which a game ends before its board is full (`--adjudicate`); `None`: played out.
+    pub adjudicate: Option<AdjudicationRule>,
     /// The names of the built-in bots: a command that is one of them is that built-in bot.
     pub builtins: &'a [&'a str],
 }
@@ -85,6 +88,7 @@ impl Match<'_> {
                 pie: self.pie,
                 blocks,
                 cycle_counts,
+                adjudicate: self.adjudicate,
             },
             time: times[0],
             pause_idle: self.pause_idle,
@@ -142,6 +146,7 @@ mod tests {
             seed: 3,
             pie: true,
             pause_idle: false,
+            adjudicate: None,
             builtins: &["engine", "first-free"],
         }
     }

@@ -54,6 +54,7 @@ pub struct RulesKeys {
     pub openings: Option<String>,
     pub openings_order: Option<String>,
     pub pie: Option<bool>,
+    pub adjudicate: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

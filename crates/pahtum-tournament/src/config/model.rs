@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use pahtum::Cell;
 use pahtum_protocol::TimeControl;
+use pahtum_record::AdjudicationRule;
 use serde::{Deserialize, Serialize};
 
 use crate::durability::Durability;
@@ -115,6 +116,11 @@ pub struct RulesConfig {
     /// a tournament that draws keeps the hash it had before this existed.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cycle_counts: bool,
+    /// The rule by which a game ends before its board is full (`adjudicate = "decided"`: once its result
+    /// can no longer change; RECORD.md, "Adjudication"); `None` (`"off"`): every game is played out. Left
+    /// out of the JSON when off, so that a tournament without it keeps the hash it had before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicate: Option<AdjudicationRule>,
 }
 
 /// Where the blocks of each layout come from.

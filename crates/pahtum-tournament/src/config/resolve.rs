@@ -6,6 +6,7 @@ use std::path::Path;
 
 use pahtum::Cell;
 use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, TimeControl};
+use pahtum_record::AdjudicationRule;
 
 use crate::durability::Durability;
 
@@ -571,6 +572,28 @@ pub type ReadBook<'a> = &'a dyn Fn(&str) -> std::io::Result<String>;
 /// The rules of play that `keys` give, each default filled in, or the first key that is wrong; the book of
 /// `openings`, if any, read by `read_book` and checked opening by opening.
 pub fn resolve_rules(keys: RulesKeys, read_book: ReadBook) -> Result<RulesConfig, KeyError> {
+    let adjudicate = resolve_adjudicate(keys.adjudicate.as_deref())?;
+    Ok(RulesConfig {
+        adjudicate,
+        ..resolve_layouts_and_pie(keys, read_book)?
+    })
+}
+
+/// The rule of `adjudicate = "..."`: `None` for `"off"`, the default.
+pub fn resolve_adjudicate(value: Option<&str>) -> Result<Option<AdjudicationRule>, KeyError> {
+    match value.unwrap_or("off") {
+        "off" => Ok(None),
+        "decided" => Ok(Some(AdjudicationRule::Decided)),
+        other => Err(key_error(
+            "rules.adjudicate",
+            format!("\"{other}\" is not an adjudication rule"),
+            "use \"off\" (every game played out) or \"decided\" (a game ends once its result can no longer change)",
+        )),
+    }
+}
+
+/// The rules of `keys` but adjudication: the blocks (or the book) and the pie rule.
+fn resolve_layouts_and_pie(keys: RulesKeys, read_book: ReadBook) -> Result<RulesConfig, KeyError> {
     let pie = keys.pie.unwrap_or(true);
     if let Some(file) = &keys.openings {
         return resolve_book(&keys, file, pie, read_book);
@@ -651,6 +674,7 @@ pub fn resolve_rules(keys: RulesKeys, read_book: ReadBook) -> Result<RulesConfig
         pie,
         blocks,
         cycle_counts: false,
+        adjudicate: None,
     })
 }
 
@@ -693,6 +717,7 @@ fn resolve_book(keys: &RulesKeys, file: &str, pie: bool, read_book: ReadBook) ->
         pie,
         blocks: BlockSource::Book(openings),
         cycle_counts: false,
+        adjudicate: None,
     })
 }
 

@@ -510,3 +510,29 @@ fn a_knockout_has_its_pairs_and_its_seeding() {
         assert!(error.contains(&format!("key `{key}`")), "{key}: {error}");
     }
 }
+
+/// `adjudicate` is off unless the file says "decided"; off, it is left out of the tournament's JSON, so that
+/// a file without it keeps its hash; a rule it does not know is refused by the key's name.
+#[test]
+fn adjudication_is_off_by_default_and_out_of_the_hash() {
+    let off = parse_text(MINIMAL).unwrap().tournament;
+    assert_eq!(off.rules.adjudicate, None);
+    assert!(!serde_json::to_string(&off).unwrap().contains("adjudicate"));
+    let said_off = parse_text(&format!("{MINIMAL}\n[rules]\nadjudicate = \"off\"\n")).unwrap();
+    assert_eq!(
+        crate::config::tournament_hash(&said_off.tournament),
+        crate::config::tournament_hash(&off)
+    );
+    let decided = parse_text(&format!("{MINIMAL}\n[rules]\nadjudicate = \"decided\"\n"))
+        .unwrap()
+        .tournament;
+    assert_eq!(decided.rules.adjudicate, Some(pahtum_record::AdjudicationRule::Decided));
+    let json = serde_json::to_string(&decided).unwrap();
+    assert!(json.contains("\"adjudicate\":\"decided\""), "{json}");
+    assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), decided);
+    let said = error_of(&format!("{MINIMAL}\n[rules]\nadjudicate = \"solved\"\n"));
+    assert!(
+        said.contains("rules.adjudicate") && said.contains("\"solved\" is not"),
+        "{said}"
+    );
+}
