@@ -101,6 +101,8 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
+    // `adjudicate = "solved"` ends games, and `arena verify` proves them, by the exact solver.
+    pahtum_record::lend_perfect_play(Box::new(pahtum_analysis::perfect_play::Solved));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

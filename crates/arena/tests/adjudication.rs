@@ -2,27 +2,16 @@
 //! schedule twice, once with `adjudicate = "decided"` and once played out. The adjudicated games end before
 //! their board is full and say so in their record, every result is the played-out game's, the journal
 //! verifies, and a record whose adjudication was moved to an earlier ply is refused by `arena verify`,
-//! which names the game and the ply.
+//! which names the game and the ply. `adjudicate = "solved"` ends each game with the solver's result from
+//! its free cells, which `arena verify` proves again; a Swiss (a league) adjudicates and verifies so too.
+
+mod running;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
 
-use pahtum_record::{GameRecord, ReplayError};
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-
-fn arena(args: &[&str], dir: &Path) -> Output {
-    Command::new(ARENA).args(args).current_dir(dir).output().unwrap()
-}
-
-fn said(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use pahtum_record::{AdjudicationRule, GameRecord, ReplayError};
+use running::{arena, said};
 
 /// The tournament file of 24 games between `first-free` and `heuristic`, with `adjudicate` if given.
 fn tournament(dir: &Path, file: &str, adjudicate: Option<&str>) {
@@ -183,4 +172,129 @@ fn a_match_adjudicates_with_its_flag() {
     let refused = arena(&[&args[..], &["--adjudicate", "guess"]].concat(), dir);
     assert!(!refused.status.success());
     assert!(said(&refused).contains("--adjudicate"), "{}", said(&refused));
+}
+
+/// `--adjudicate solved`: every game ends once 12 free cells are left, its margin the solver's for best play
+/// from there (one value, not a range); `arena verify` solves each again, and refuses a record whose margin
+/// was changed.
+#[test]
+fn a_solved_game_ends_at_its_free_cells_with_the_solvers_margin() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let args = [
+        "match",
+        "first-free",
+        "heuristic",
+        "--games",
+        "4",
+        "--seed",
+        "5",
+        "--out",
+        "m",
+    ];
+    let played = arena(
+        &[&args[..], &["--adjudicate", "solved", "--solved-cells", "12"]].concat(),
+        dir,
+    );
+    assert!(played.status.success(), "{}", said(&played));
+    let records = records(dir, "m");
+    assert_eq!(records.len(), 4);
+    for (record, _) in records.values() {
+        let adjudication = record.termination.adjudicated.expect("every game is solved");
+        assert_eq!(adjudication.rule, AdjudicationRule::Solved { cells: 12 });
+        assert_eq!(
+            adjudication.margin.low, adjudication.margin.high,
+            "one value: the solver's"
+        );
+        let game = record.replay().unwrap();
+        assert!(game.position().free().len() <= 12);
+        assert!(adjudication.summary().contains("with perfect play, an assumption"));
+    }
+    let verified = arena(&["verify", "m/journal.jsonl"], dir);
+    assert!(verified.status.success(), "{}", said(&verified));
+
+    // A margin one point better for the winner than the solver's: the record still fixes its result, but
+    // verify solves it again and refuses it.
+    let journal = std::fs::read_to_string(dir.join("m/journal.jsonl")).unwrap();
+    let (id, (record, line)) = records.iter().next().unwrap();
+    let margin = record.termination.adjudicated.unwrap().margin;
+    let shift = if margin.low >= 0 { 1 } else { -1 };
+    let tampered = line.replace(
+        &format!("\"margin\":{{\"low\":{},\"high\":{}}}", margin.low, margin.high),
+        &format!(
+            "\"margin\":{{\"low\":{},\"high\":{}}}",
+            margin.low + shift,
+            margin.high + shift
+        ),
+    );
+    assert_ne!(&tampered, line);
+    std::fs::write(dir.join("m/journal.jsonl"), journal.replace(line.as_str(), &tampered)).unwrap();
+    let refused = arena(&["verify", "m/journal.jsonl"], dir);
+    assert!(!refused.status.success());
+    assert!(said(&refused).contains(id.as_str()), "{}", said(&refused));
+}
+
+/// A Swiss adjudicates by its file's `[rules]`, as a league, and `arena verify` of its league journal proves
+/// every adjudication again, refusing a record whose adjudication was moved to an earlier ply by its line.
+#[test]
+fn a_swiss_adjudicates_and_its_league_journal_proves_each_adjudication() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let text = "name = \"sw\"\nseed = 4\nformat = \"swiss\"\nrounds = 2\nconcurrency = 2\n\n[rules]\n\
+                adjudicate = \"decided\"\n\n[time]\nmove_ms = 5000\n\n[[bots]]\nname = \"ff\"\nbuiltin = \"first-free\"\n\n\
+                [[bots]]\nname = \"heur\"\nbuiltin = \"heuristic\"\n\n[[bots]]\nname = \"e0\"\nbuiltin = \"engine --level 0\"\n\n\
+                [[bots]]\nname = \"e1\"\nbuiltin = \"engine --level 1\"\n";
+    std::fs::write(dir.join("sw.toml"), text).unwrap();
+    let played = arena(&["run", "sw.toml", "--out", "sw"], dir);
+    assert!(played.status.success(), "{}", said(&played));
+    let journal = std::fs::read_to_string(dir.join("sw/journal.jsonl")).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    let adjudicated: Vec<(usize, GameRecord)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let record: GameRecord = serde_json::from_str(line).ok()?;
+            record.termination.adjudicated.is_some().then_some((index, record))
+        })
+        .collect();
+    assert!(!adjudicated.is_empty(), "{journal}");
+    let verified = arena(&["verify", "sw/journal.jsonl"], dir);
+    assert!(verified.status.success(), "{}", said(&verified));
+
+    // An adjudication moved some plies earlier, where it does not hold, the record otherwise consistent (its
+    // score the board's): it replays, and only the proof refuses it.
+    let tampered = adjudicated.iter().find_map(|(index, record)| {
+        (1..=8).find_map(|cut| {
+            let mut tampered = record.clone();
+            tampered.moves.truncate(tampered.moves.len().checked_sub(cut)?);
+            tampered.termination.adjudicated.as_mut()?.ply -= cut;
+            if let Err(ReplayError::Score { board, .. }) = tampered.replay() {
+                tampered.score = board;
+            }
+            let game = tampered.replay().ok()?;
+            let adjudication = tampered.termination.adjudicated?;
+            adjudication
+                .holds(&game, u64::MAX)
+                .is_err()
+                .then_some((*index, tampered))
+        })
+    });
+    let Some((index, record)) = tampered else {
+        panic!("no adjudication could be moved to a ply where it does not hold: {journal}");
+    };
+    let mut line: serde_json::Value = serde_json::from_str(lines[index]).unwrap();
+    let rewritten: serde_json::Value = serde_json::to_value(&record).unwrap();
+    for (key, value) in rewritten.as_object().unwrap() {
+        line[key] = value.clone();
+    }
+    let mut changed: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
+    changed[index] = serde_json::to_string(&line).unwrap();
+    std::fs::write(dir.join("sw/journal.jsonl"), changed.join("\n") + "\n").unwrap();
+    let refused = arena(&["verify", "sw/journal.jsonl"], dir);
+    assert!(!refused.status.success(), "{}", said(&refused));
+    assert!(
+        said(&refused).contains(&format!("line {}: ", index + 1)),
+        "{}",
+        said(&refused)
+    );
 }

@@ -22,4 +22,5 @@ pub mod analyze;
 pub mod book;
 pub mod driver;
 pub mod grade;
+pub mod perfect_play;
 mod values;

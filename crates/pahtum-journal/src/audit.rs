@@ -230,13 +230,18 @@ pub const REPROVE_BUDGET: u64 = 50_000_000;
 /// reader's fault to report, not this one's.
 pub fn reprove(line: &[u8]) -> Option<Fault> {
     let record: GameRecord = serde_json::from_slice(line).ok()?;
+    reprove_record(&record)
+}
+
+/// [`reprove`] of a record read with its moves (a league's journal's reader reads them).
+pub fn reprove_record(record: &GameRecord) -> Option<Fault> {
     let adjudication = record.termination.adjudicated?;
     let game = record.replay().ok()?;
     adjudication
         .holds(&game, REPROVE_BUDGET)
         .err()
         .map(|source| Fault::Unproven {
-            id: record.id,
+            id: record.id.clone(),
             ply: adjudication.ply,
             source,
         })

@@ -49,16 +49,20 @@ pub struct Verified {
 
 /// Checks every line of the league journal at `path` as [`super::read`] does, but goes on after a faulty
 /// line (which counts for nothing: the lines after it are checked against the league as the sound lines
-/// before them say) and lists them all; a final's rounds are each decided again by its rule. Only a
+/// before them say) and lists them all; a final's, a Swiss's or a knockout's rounds are each decided again
+/// by its rule, and every adjudicated game's adjudication is proven again
+/// ([`pahtum_journal::audit::reprove_record`]). Only a
 /// journal that is no league's, or cannot be read, is an error.
 pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
     let mut faults = Vec::new();
     let tallies = RefCell::new(Tallies::new(&[]));
     let mut schedule = Sha256::new();
+    // The adjudications that do not hold, by the offset of their line (proven on every core as read).
+    let mut unproven = Vec::new();
     let read = scan(
         path,
-        Moves::Drop,
-        |_| (),
+        Moves::Keep,
+        pahtum_journal::audit::reprove_record,
         |line, fault| {
             faults.push(LineFault { line, fault });
             Ok(())
@@ -87,8 +91,28 @@ pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
             }
             _ => Ok(()),
         },
-        |_, record, (), _| tallies.borrow_mut().add(&record),
+        |_, record, fault, span| {
+            tallies.borrow_mut().add(&record);
+            if let Some(fault) = fault {
+                unproven.push((span.offset, fault));
+            }
+        },
     )?;
+    if !unproven.is_empty() {
+        let text = std::fs::read(path).map_err(|source| pahtum_journal::JournalError::Io {
+            action: "read",
+            path: path.to_owned(),
+            source,
+        })?;
+        for (offset, fault) in unproven {
+            let line = 1 + text[..offset as usize].iter().filter(|&&byte| byte == b'\n').count();
+            faults.push(LineFault {
+                line,
+                fault: LeagueFault::Line(fault),
+            });
+        }
+        faults.sort_by_key(|fault| fault.line);
+    }
     Ok(Verified {
         state: read.state,
         faults,

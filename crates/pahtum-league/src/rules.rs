@@ -355,14 +355,6 @@ pub fn is_book_name(name: &str) -> bool {
 }
 
 fn resolve(keys: LeagueKeys, read_book: ReadBook) -> Result<League, KeyError> {
-    // Its journal's check (`arena verify`) does not prove adjudications again yet.
-    if keys.rules.adjudicate.is_some() {
-        return Err(key_error(
-            "rules.adjudicate",
-            "a league adjudicates no game yet",
-            "remove `adjudicate`: a league plays every game out (tournaments and matches adjudicate)",
-        ));
-    }
     let name = keys
         .name
         .ok_or_else(|| key_error("name", "missing", "add a name such as `name = \"my-league\"`"))?;
@@ -748,7 +740,7 @@ mod tests {
                 ),
                 "knockout.max_pairs",
             ),
-            ("name = \"x\"\n[rules]\nadjudicate = \"decided\"", "rules.adjudicate"),
+            ("name = \"x\"\n[rules]\nadjudicate = \"maybe\"", "rules.adjudicate"),
         ] {
             let error = parse(Path::new("league.toml"), text).unwrap_err();
             assert!(

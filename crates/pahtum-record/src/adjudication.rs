@@ -6,6 +6,15 @@
 //! ([`Adjudication`], in its termination): the rule, the ply after which the game ended, and White's final
 //! margin as the bound proves it. Its replay checks that the adjudication stands where the record ends and
 //! that its margins fix the recorded result; `arena verify` proves the margins again.
+//!
+//! A tournament may also assume perfect play (`adjudicate = "solved"`, off unless asked for): the game ends
+//! once `cells` free cells are left, with the result the exact solver proves for best play by both sides
+//! from there. That is an assumption about the bots, not a bound, and every place that shows it says so.
+//! The solver is the search crate's, which this crate does not link (the report and the server read
+//! records and link no search): the program that plays or verifies such games lends it once at its start
+//! ([`lend_perfect_play`]; `arena` does), and a game of the rule where none was lent is a wiring error.
+
+use std::sync::OnceLock;
 
 use pahtum::decided::{Margins, decided, margin_bounds};
 use pahtum::{Game, Phase};
@@ -18,26 +27,68 @@ pub enum AdjudicationRule {
     /// The game ends when its result can no longer change, whatever both sides play
     /// ([`pahtum::decided::decided`]).
     Decided,
+    /// An assumption of perfect play: the game ends once `cells` free cells are left (or fewer, in the play
+    /// of stones), with White's final margin under best play by both sides from there.
+    Solved {
+        /// The free cells from which the solver ends the game.
+        cells: u32,
+    },
 }
+
+/// The most free cells from which `adjudicate = "solved"` may solve: a solve there costs tens of
+/// milliseconds, once a game (docs/performance.md, "Exact adjudication").
+pub const MAX_SOLVED_CELLS: u32 = 20;
+
+/// The default free cells of `adjudicate = "solved"`.
+pub const DEFAULT_SOLVED_CELLS: u32 = 16;
 
 impl AdjudicationRule {
     /// The rule's name, as files and records write it.
     pub fn name(self) -> &'static str {
         match self {
             AdjudicationRule::Decided => "decided",
+            AdjudicationRule::Solved { .. } => "solved",
         }
     }
 }
 
+/// White's final margin with best play by both sides from a position: the exact solver, which the program
+/// that adjudicates by `solved` lends ([`lend_perfect_play`]).
+pub trait PerfectPlay: Send + Sync {
+    /// White's final margin (White's points minus Black's) from `game`, in the play of stones, when both
+    /// sides play their best from here.
+    fn white_margin(&self, game: &Game) -> i32;
+}
+
+static PERFECT_PLAY: OnceLock<Box<dyn PerfectPlay>> = OnceLock::new();
+
+/// Lends the solver of `adjudicate = "solved"` to every game and check of this process (the first lent
+/// stays).
+pub fn lend_perfect_play(solver: Box<dyn PerfectPlay>) {
+    let _ = PERFECT_PLAY.set(solver);
+}
+
+/// White's final margin with best play from `game`, by the solver lent.
+fn perfect_margin(game: &Game) -> i32 {
+    PERFECT_PLAY
+        .get()
+        .expect("a program that adjudicates by `solved` lends its solver first (`lend_perfect_play`)")
+        .white_margin(game)
+}
+
 /// What a tournament's adjudication does, in a sentence, as the dry run, the report and `arena serve` say
 /// it: `rule` (`None`: off).
-pub fn describe_rule(rule: Option<AdjudicationRule>) -> &'static str {
+pub fn describe_rule(rule: Option<AdjudicationRule>) -> String {
     match rule {
-        None => "adjudicate = \"off\": every game is played out",
-        Some(AdjudicationRule::Decided) => {
-            "adjudicate = \"decided\": a game ends as soon as its result can no longer change, whatever both \
-             bots play (a bound, not a guess about good play)"
-        }
+        None => "adjudicate = \"off\": every game is played out".to_owned(),
+        Some(AdjudicationRule::Decided) => "adjudicate = \"decided\": a game ends as soon as its result can no \
+                                            longer change, whatever both bots play (a bound, not a guess about \
+                                            good play)"
+            .to_owned(),
+        Some(AdjudicationRule::Solved { cells }) => format!(
+            "adjudicate = \"solved\", an assumption of perfect play: a game ends once {cells} free cells are \
+             left, with the result the exact solver proves for best play by both bots from there"
+        ),
     }
 }
 
@@ -71,6 +122,16 @@ impl Adjudication {
         }
         let margin = match rule {
             AdjudicationRule::Decided => decided(game.position(), budget)?,
+            AdjudicationRule::Solved { cells } => {
+                if game.position().free().len() > cells {
+                    return None;
+                }
+                let margin = perfect_margin(game);
+                Margins {
+                    low: margin,
+                    high: margin,
+                }
+            }
         };
         Some(Adjudication {
             rule,
@@ -85,6 +146,17 @@ impl Adjudication {
     pub fn holds(&self, game: &Game, budget: u64) -> Result<(), Unproven> {
         let proven = match self.rule {
             AdjudicationRule::Decided => margin_bounds(game.position(), budget).ok_or(Unproven::Budget { budget })?,
+            AdjudicationRule::Solved { cells } => {
+                let free = game.position().free().len();
+                if free > cells {
+                    return Err(Unproven::TooEarly { free, cells });
+                }
+                let margin = perfect_margin(game);
+                Margins {
+                    low: margin,
+                    high: margin,
+                }
+            }
         };
         if !self.margin.contain(proven) {
             return Err(Unproven::Wider {
@@ -98,7 +170,17 @@ impl Adjudication {
     /// The adjudication in words, as `arena show`, the report and the server say it:
     /// `adjudicated after ply 30 (decided: White wins by 5 to 21)`.
     pub fn summary(&self) -> String {
-        format!("adjudicated after ply {} ({}: {})", self.ply, self.rule, self.proven())
+        match self.rule {
+            AdjudicationRule::Decided => {
+                format!("adjudicated after ply {} ({}: {})", self.ply, self.rule, self.proven())
+            }
+            AdjudicationRule::Solved { .. } => format!(
+                "adjudicated after ply {} ({}: {} with perfect play, an assumption)",
+                self.ply,
+                self.rule,
+                self.proven()
+            ),
+        }
     }
 
     /// What the adjudication proved, in words: `White wins by at least 5` (by 5 when exact), `a draw`.
@@ -139,6 +221,14 @@ pub enum Unproven {
         recorded: Margins,
         /// The margins the rule proves.
         proven: Margins,
+    },
+    /// A game solved with more free cells left than its rule allows.
+    #[error("the game was solved with {free} free cells left, where its rule solves from {cells}")]
+    TooEarly {
+        /// The free cells left after its ply.
+        free: u32,
+        /// The rule's free cells.
+        cells: u32,
     },
     /// The proof took more than its budget of search nodes.
     #[error("the adjudication could not be proven again within {budget} search nodes")]

@@ -22,7 +22,10 @@ mod replay_error;
 mod spec;
 mod start;
 
-pub use adjudication::{Adjudication, AdjudicationRule, Unproven, describe_rule};
+pub use adjudication::{
+    Adjudication, AdjudicationRule, DEFAULT_SOLVED_CELLS, MAX_SOLVED_CELLS, PerfectPlay, Unproven, describe_rule,
+    lend_perfect_play,
+};
 pub use replay_error::{NameMismatch, ReplayError};
 pub use spec::{GameSpec, OpeningError, play_opening};
 pub use start::{PlyError, ReplayingError, TypedOpeningError, parse_plies};

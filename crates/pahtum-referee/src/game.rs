@@ -18,8 +18,8 @@ use crate::stderr_log::When;
 use pahtum::{Action, Color, Game, IllegalAction, Outcome, Position, Seat};
 use pahtum_protocol::{FromBot, GameOver, Info, NewGame, Reason, ToBot};
 use pahtum_record::{
-    Adjudication, Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players, Termination,
-    Timing, unix_ms,
+    Adjudication, AdjudicationRule, Forfeit, GameRecord, GameSpec, Hellos, MoveKind, MoveRecord, OtherForfeit, Players,
+    Termination, Timing, unix_ms,
 };
 
 use crate::bot::{Answer, Bot, wrong_kind};
@@ -319,15 +319,28 @@ impl Play<'_> {
                 remaining_ms: clocks.remaining_ms(),
             });
             self.record(action, seat, color, Some(timing));
-            if let Some(adjudication) = self
-                .spec
-                .adjudicate
-                .and_then(|rule| Adjudication::reached(rule, self.game, ADJUDICATION_BUDGET))
-            {
+            if let Some(adjudication) = self.adjudication().await {
                 return Termination::adjudicated(adjudication);
             }
         }
         Termination::normal()
+    }
+
+    /// The game's adjudication after the ply just played, if its rule ends it now. A `solved` game's one
+    /// solve (milliseconds to most of a second at its most cells: docs/performance.md, "Exact
+    /// adjudication") runs off the runtime's threads, so that no other game's clock waits for it; the
+    /// `decided` check takes microseconds and runs here.
+    async fn adjudication(&self) -> Option<Adjudication> {
+        let rule = self.spec.adjudicate?;
+        match rule {
+            AdjudicationRule::Solved { cells } if self.game.position().free().len() <= cells => {
+                let game = self.game.clone();
+                tokio::task::spawn_blocking(move || Adjudication::reached(rule, &game, ADJUDICATION_BUDGET))
+                    .await
+                    .expect("a solve does not panic")
+            }
+            _ => Adjudication::reached(rule, self.game, ADJUDICATION_BUDGET),
+        }
     }
 
     /// Asks `bot` for its action and plays it; on any failure the bot is killed and forfeits.

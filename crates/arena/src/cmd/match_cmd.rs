@@ -109,9 +109,13 @@ pub struct Args {
     #[arg(long)]
     pause_idle: bool,
     /// End a game before its board is full: "decided" once its result can no longer change, whatever
-    /// both bots play (RECORD.md, "Adjudication"); "off" plays every game out.
-    #[arg(long, value_name = "RULE", default_value = "off", value_parser = ["off", "decided"])]
+    /// both bots play (RECORD.md, "Adjudication"); "solved", an assumption of perfect play, with the
+    /// result the exact solver proves from --solved-cells free cells; "off" plays every game out.
+    #[arg(long, value_name = "RULE", default_value = "off", value_parser = ["off", "decided", "solved"])]
     adjudicate: String,
+    /// With --adjudicate solved: the free cells from which the solver ends a game, 1 to 20 [default: 16].
+    #[arg(long, value_name = "N", requires = "adjudicate")]
+    solved_cells: Option<i64>,
     /// The seed the layouts are drawn from (the same seed, bots and flags resume the match).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -261,7 +265,7 @@ fn tournament(args: &Args) -> anyhow::Result<Tournament> {
         seed: args.seed,
         pie: args.pie.pie(),
         pause_idle: args.pause_idle,
-        adjudicate: resolve_adjudicate(Some(&args.adjudicate))
+        adjudicate: resolve_adjudicate(Some(&args.adjudicate), args.solved_cells)
             .map_err(|error| anyhow::anyhow!("--adjudicate: {}; {}", error.problem, error.fix))?,
         builtins: pahtum_builtin::NAMES,
     };

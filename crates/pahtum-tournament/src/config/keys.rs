@@ -55,6 +55,7 @@ pub struct RulesKeys {
     pub openings_order: Option<String>,
     pub pie: Option<bool>,
     pub adjudicate: Option<String>,
+    pub solved_cells: Option<i64>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use pahtum::Cell;
 use pahtum_protocol::{ClockKind, DEFAULT_MARGIN_MS, TimeControl};
-use pahtum_record::AdjudicationRule;
+use pahtum_record::{AdjudicationRule, DEFAULT_SOLVED_CELLS, MAX_SOLVED_CELLS};
 
 use crate::durability::Durability;
 
@@ -572,24 +572,57 @@ pub type ReadBook<'a> = &'a dyn Fn(&str) -> std::io::Result<String>;
 /// The rules of play that `keys` give, each default filled in, or the first key that is wrong; the book of
 /// `openings`, if any, read by `read_book` and checked opening by opening.
 pub fn resolve_rules(keys: RulesKeys, read_book: ReadBook) -> Result<RulesConfig, KeyError> {
-    let adjudicate = resolve_adjudicate(keys.adjudicate.as_deref())?;
+    let adjudicate = resolve_adjudicate(keys.adjudicate.as_deref(), keys.solved_cells)?;
     Ok(RulesConfig {
         adjudicate,
         ..resolve_layouts_and_pie(keys, read_book)?
     })
 }
 
-/// The rule of `adjudicate = "..."`: `None` for `"off"`, the default.
-pub fn resolve_adjudicate(value: Option<&str>) -> Result<Option<AdjudicationRule>, KeyError> {
-    match value.unwrap_or("off") {
-        "off" => Ok(None),
-        "decided" => Ok(Some(AdjudicationRule::Decided)),
-        other => Err(key_error(
-            "rules.adjudicate",
-            format!("\"{other}\" is not an adjudication rule"),
-            "use \"off\" (every game played out) or \"decided\" (a game ends once its result can no longer change)",
-        )),
+/// The rule of `adjudicate = "..."`: `None` for `"off"`, the default; `"solved"` from `solved_cells` free
+/// cells (default [`DEFAULT_SOLVED_CELLS`]), a key only `"solved"` takes.
+pub fn resolve_adjudicate(
+    value: Option<&str>,
+    solved_cells: Option<i64>,
+) -> Result<Option<AdjudicationRule>, KeyError> {
+    let rule = match value.unwrap_or("off") {
+        "off" => None,
+        "decided" => Some(AdjudicationRule::Decided),
+        "solved" => {
+            let cells = match solved_cells {
+                None => DEFAULT_SOLVED_CELLS,
+                Some(n) if (1..=i64::from(MAX_SOLVED_CELLS)).contains(&n) => n as u32,
+                Some(n) => {
+                    return Err(key_error(
+                        "rules.solved_cells",
+                        n,
+                        format!(
+                            "give the free cells from which the solver ends a game, from 1 to {MAX_SOLVED_CELLS} \
+                             (default {DEFAULT_SOLVED_CELLS})"
+                        ),
+                    ));
+                }
+            };
+            return Ok(Some(AdjudicationRule::Solved { cells }));
+        }
+        other => {
+            return Err(key_error(
+                "rules.adjudicate",
+                format!("\"{other}\" is not an adjudication rule"),
+                "use \"off\" (every game played out), \"decided\" (a game ends once its result can no longer \
+                 change) or \"solved\" (an assumption of perfect play: a game ends with the solver's result from \
+                 `solved_cells` free cells)",
+            ));
+        }
+    };
+    if solved_cells.is_some() {
+        return Err(key_error(
+            "rules.solved_cells",
+            "given without adjudicate = \"solved\"",
+            "set `adjudicate = \"solved\"`, or remove `solved_cells`",
+        ));
     }
+    Ok(rule)
 }
 
 /// The rules of `keys` but adjudication: the blocks (or the book) and the pie rule.

@@ -530,9 +530,39 @@ fn adjudication_is_off_by_default_and_out_of_the_hash() {
     let json = serde_json::to_string(&decided).unwrap();
     assert!(json.contains("\"adjudicate\":\"decided\""), "{json}");
     assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), decided);
-    let said = error_of(&format!("{MINIMAL}\n[rules]\nadjudicate = \"solved\"\n"));
+    let said = error_of(&format!("{MINIMAL}\n[rules]\nadjudicate = \"guess\"\n"));
     assert!(
-        said.contains("rules.adjudicate") && said.contains("\"solved\" is not"),
+        said.contains("rules.adjudicate") && said.contains("\"guess\" is not"),
         "{said}"
     );
+}
+
+/// `adjudicate = "solved"` solves from `solved_cells` free cells (16 unless given, 1 to 20), a key no other
+/// rule takes.
+#[test]
+fn solved_adjudication_takes_its_free_cells() {
+    let rules = |keys: &str| format!("{MINIMAL}\n[rules]\n{keys}\n");
+    let solved = parse_text(&rules("adjudicate = \"solved\"")).unwrap().tournament;
+    assert_eq!(
+        solved.rules.adjudicate,
+        Some(pahtum_record::AdjudicationRule::Solved { cells: 16 })
+    );
+    let twelve = parse_text(&rules("adjudicate = \"solved\"\nsolved_cells = 12"))
+        .unwrap()
+        .tournament;
+    assert_eq!(
+        twelve.rules.adjudicate,
+        Some(pahtum_record::AdjudicationRule::Solved { cells: 12 })
+    );
+    let json = serde_json::to_string(&twelve).unwrap();
+    assert!(json.contains("\"adjudicate\":{\"solved\":{\"cells\":12}}"), "{json}");
+    for keys in [
+        "adjudicate = \"solved\"\nsolved_cells = 21",
+        "adjudicate = \"solved\"\nsolved_cells = 0",
+        "adjudicate = \"decided\"\nsolved_cells = 12",
+        "solved_cells = 12",
+    ] {
+        let said = error_of(&rules(keys));
+        assert!(said.contains("key `rules.solved_cells`"), "{keys}: {said}");
+    }
 }
