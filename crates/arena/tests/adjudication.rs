@@ -97,6 +97,13 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
         "{}",
         said(&verified)
     );
+    let report = std::fs::read_to_string(dir.join("decided/report.html")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "Adjudicated, ended before the board was full: {early} by the rule decided"
+        )),
+        "the report says how many games were adjudicated, and by which rule"
+    );
     let proven = format!("adjudicated: {early} game(s), each adjudication proven again by the rules");
     assert!(said(&verified).contains(&proven), "{}", said(&verified));
 

@@ -141,6 +141,10 @@ fn first_round(league: &pahtum_league::League, bots: &[BotConfig], out: &Path) -
     if let Some(bye) = bye {
         outln!("  bye: {bye}");
     }
+    outln!(
+        "Adjudication: {}.",
+        pahtum_record::describe_rule(league.rules.adjudicate)
+    );
     let journal = out.join(JOURNAL);
     outln!(
         "{} games in the first round, into {}; nothing was played (--dry-run). {}",

@@ -158,6 +158,8 @@ pub struct ReportBuilder<L> {
     options: Options,
     games: usize,
     forfeits: usize,
+    /// The games adjudicated, by rule name (`decided`, `solved`).
+    adjudicated: std::collections::BTreeMap<&'static str, usize>,
     /// The forfeits listed; the replays are a run of their first (see [`sample`]).
     listed_forfeits: Sample<Kept<L>>,
     /// The other games listed; their replays are a run of their first too.
@@ -176,6 +178,7 @@ impl<L: Copy> ReportBuilder<L> {
             options,
             games: 0,
             forfeits: 0,
+            adjudicated: Default::default(),
             listed_forfeits: Sample::new(listed),
             listed_others: Sample::new(listed),
             analyses: None,
@@ -216,12 +219,38 @@ impl<L: Copy> ReportBuilder<L> {
         }
         let kept = || Kept { at, replay, analysis };
         self.games += 1;
+        if let Some(adjudication) = &record.termination.adjudicated {
+            *self.adjudicated.entry(adjudication.rule.name()).or_default() += 1;
+        }
         if record.termination.forfeit.is_none() {
             self.listed_others.offer(rank, kept);
         } else {
             self.forfeits += 1;
             self.listed_forfeits.offer(rank, kept);
         }
+    }
+
+    /// What the report says of its adjudicated games: how many, by which rule, and what the rule means
+    /// (a bound, or an assumption of perfect play); `None` when no game was adjudicated.
+    fn adjudicated_note(&self) -> Option<String> {
+        let rules: Vec<String> = self
+            .adjudicated
+            .iter()
+            .map(|(&rule, &count)| {
+                let meaning = if rule == "solved" {
+                    "an assumption of perfect play: the solver's result from its free cells"
+                } else {
+                    "its result could no longer change, whatever both bots played: a bound"
+                };
+                format!("{count} by the rule {rule} ({meaning})")
+            })
+            .collect();
+        (!rules.is_empty()).then(|| {
+            format!(
+                "Adjudicated, ended before the board was full: {}. Each says so in the list and its replay.",
+                rules.join("; ")
+            )
+        })
     }
 
     /// The games whose place the report keeps: at most twice the list's bound, whatever the number of games
@@ -355,7 +384,10 @@ impl<L: Copy> ReportBuilder<L> {
             Some(Tables::of(standings)),
             league,
             analysis_tables,
-            [replays_note, listed_note].into_iter().flatten().collect(),
+            [replays_note, listed_note, self.adjudicated_note()]
+                .into_iter()
+                .flatten()
+                .collect(),
             games,
         )
     }
