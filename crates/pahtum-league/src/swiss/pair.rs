@@ -17,7 +17,14 @@
 //! its opponents in that order and backs out of a choice that leaves the rest unpairable, so the first
 //! complete pairing it finds is the one the order prefers. Where no complete pairing exists at all (a small
 //! field after many rounds), the round is paired as far as it can be and the rest sit out; no pairs at all
-//! says no pair can be made.
+//! says no pair can be made. The search tries at most [`MAX_TRIES`] opponents in all, so that a field whose
+//! complete pairing is hard to rule out (one player has met everyone) is paired greedily at once rather than
+//! searched for hours: the same pairing on every machine, either way.
+
+use std::cell::Cell;
+
+/// The most opponents the search for a complete pairing tries, over every choice of bye.
+pub const MAX_TRIES: u64 = 200_000;
 
 /// A player of a Swiss round, as the pairing sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +53,7 @@ pub fn pair(players: &[Player], met: impl Fn(usize, usize) -> bool) -> Pairing {
         ranked: &ranked,
         brackets: &brackets,
         met: &met,
+        tries: Cell::new(0),
     };
     let byes: Vec<Option<usize>> = if ranked.len() % 2 == 0 {
         vec![None]
@@ -111,6 +119,8 @@ struct Search<'a, M> {
     ranked: &'a [usize],
     brackets: &'a [usize],
     met: &'a M,
+    /// The opponents tried so far, against [`MAX_TRIES`].
+    tries: Cell<u64>,
 }
 
 impl<M: Fn(usize, usize) -> bool> Search<'_, M> {
@@ -124,6 +134,10 @@ impl<M: Fn(usize, usize) -> bool> Search<'_, M> {
         for opponent in self.preferences(player, paired) {
             if (self.met)(player, opponent) {
                 continue;
+            }
+            self.tries.set(self.tries.get() + 1);
+            if self.tries.get() > MAX_TRIES {
+                break;
             }
             paired[opponent] = true;
             pairs.push((player, opponent));
@@ -202,6 +216,20 @@ mod tests {
         let met = |a: usize, b: usize| (a.min(b), a.max(b)) == (0, 1);
         let pairing = pair(&field(&scores), met);
         assert_eq!(pairing.pairs, [(0, 2), (1, 3), (4, 5), (6, 7)]);
+    }
+
+    /// One player has met every other, so no complete pairing exists, which a plain search would take
+    /// billions of tries to find out: the tries run out, and the others are paired greedily.
+    #[test]
+    fn a_field_without_a_complete_pairing_is_paired_greedily_within_the_tries() {
+        let met = |a: usize, b: usize| a == 19 || b == 19;
+        let pairing = pair(&field(&[0.0; 20]), met);
+        assert_eq!(
+            pairing.pairs.len(),
+            9,
+            "all but the player who met everyone, and one other"
+        );
+        assert!(pairing.pairs.iter().all(|&(a, b)| a != 19 && b != 19));
     }
 
     #[test]
