@@ -146,23 +146,28 @@ fn adjudicated_games_end_early_with_the_results_of_the_games_played_out() {
     assert!(said(&refused).contains("23 sound record(s)"), "{}", said(&refused));
 }
 
-/// `arena match --adjudicate decided` adjudicates as a tournament file's `adjudicate` does, and keeps the
-/// rule in its journal's header; an unknown rule is refused by name.
-#[test]
-fn a_match_adjudicates_with_its_flag() {
-    let dir = tempfile::tempdir().unwrap();
-    let dir = dir.path();
-    let args = [
+/// The arguments of `arena match` of four games of first-free against heuristic from `seed`, into `m`.
+fn match_of_four(seed: &str) -> [&str; 9] {
+    [
         "match",
         "first-free",
         "heuristic",
         "--games",
         "4",
         "--seed",
-        "3",
+        seed,
         "--out",
         "m",
-    ];
+    ]
+}
+
+/// `arena match --adjudicate decided` adjudicates as a tournament file's `adjudicate` does, and keeps the
+/// rule in its journal's header; an unknown rule is refused by name.
+#[test]
+fn a_match_adjudicates_with_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let args = match_of_four("3");
     let played = arena(&[&args[..], &["--adjudicate", "decided"]].concat(), dir);
     assert!(played.status.success(), "{}", said(&played));
     let journal = std::fs::read_to_string(dir.join("m/journal.jsonl")).unwrap();
@@ -188,17 +193,7 @@ fn a_match_adjudicates_with_its_flag() {
 fn a_solved_game_ends_at_its_free_cells_with_the_solvers_margin() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let args = [
-        "match",
-        "first-free",
-        "heuristic",
-        "--games",
-        "4",
-        "--seed",
-        "5",
-        "--out",
-        "m",
-    ];
+    let args = match_of_four("5");
     let played = arena(
         &[&args[..], &["--adjudicate", "solved", "--solved-cells", "12"]].concat(),
         dir,
