@@ -41,7 +41,8 @@ pub fn render_table(table: &Table, format: Format, fit: Fit) -> String {
         if rows.is_empty() {
             continue;
         }
-        write!(text, "\n{title}\n{}\n", build(entrant_rows(rows), style)).unwrap();
+        let rows = entrant_rows(rows, plays_to_precision(table));
+        write!(text, "\n{title}\n{}\n", build(rows, style)).unwrap();
     }
     if let Some(swiss) = &table.swiss {
         write!(
@@ -115,8 +116,15 @@ pub fn summary(table: &Table) -> String {
     )
 }
 
-/// The cells of the entrants `rows` (active or retired), ranked from 1, after a header.
-pub fn entrant_rows(rows: &[Row]) -> impl Iterator<Item = Vec<String>> + '_ {
+/// Whether the league of `table` plays each entrant to a precision (not a final, a Swiss or a knockout), so
+/// that its rows say whether each entrant is settled.
+pub fn plays_to_precision(table: &Table) -> bool {
+    table.separate.is_none() && table.swiss.is_none() && table.knockout.is_none()
+}
+
+/// The cells of the entrants `rows` (active or retired), ranked from 1, after a header; with `settled`,
+/// whether each is as precise as the league's target.
+pub fn entrant_rows(rows: &[Row], settled: bool) -> impl Iterator<Item = Vec<String>> + '_ {
     let header = [
         "#",
         "entrant",
@@ -127,8 +135,16 @@ pub fn entrant_rows(rows: &[Row]) -> impl Iterator<Item = Vec<String>> + '_ {
         "settled",
         "hash",
     ];
-    std::iter::once(header.map(str::to_owned).to_vec())
-        .chain(rows.iter().enumerate().map(|(rank, row)| row_cells(rank + 1, row)))
+    let header: Vec<String> = header
+        .into_iter()
+        .filter(|&column| settled || column != "settled")
+        .map(str::to_owned)
+        .collect();
+    std::iter::once(header).chain(
+        rows.iter()
+            .enumerate()
+            .map(move |(rank, row)| row_cells(rank + 1, row, settled)),
+    )
 }
 
 /// The cells of a final's prize boundaries, after a header: places not apart are tied.
@@ -228,10 +244,10 @@ pub fn version_rows(changes: &[Change]) -> impl Iterator<Item = Vec<String>> + '
     std::iter::once(header.map(str::to_owned).to_vec()).chain(changes.iter().map(change_cells))
 }
 
-fn row_cells(rank: usize, row: &Row) -> Vec<String> {
+fn row_cells(rank: usize, row: &Row, settled: bool) -> Vec<String> {
     let dash = || "-".to_owned();
     let hash = row.hash.strip_prefix("sha256:").unwrap_or(&row.hash);
-    vec![
+    let mut cells = vec![
         row.elo.map_or_else(dash, |_| rank.to_string()),
         row.entrant.clone(),
         row.elo.map_or_else(dash, |value| elo(value, true)),
@@ -242,7 +258,11 @@ fn row_cells(rank: usize, row: &Row) -> Vec<String> {
         percent(row.score_pct),
         if row.settled { "yes" } else { "no" }.to_owned(),
         hash[..HASH_SHOWN.min(hash.len())].to_owned(),
-    ]
+    ];
+    if !settled {
+        cells.remove(6);
+    }
+    cells
 }
 
 fn change_cells(change: &Change) -> Vec<String> {

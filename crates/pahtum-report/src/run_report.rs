@@ -455,7 +455,9 @@ mod tests {
             let rows: Vec<String> = rows.iter().map(|row| row.join("</td><td>")).collect();
             rows.join("</td></tr><tr><td>")
         };
-        let text = crate::league::entrant_rows(&table.active).skip(1).collect::<Vec<_>>();
+        let text = crate::league::entrant_rows(&table.active, true)
+            .skip(1)
+            .collect::<Vec<_>>();
         assert!(
             ladder.contains(&cells(text)),
             "the active rows as `arena league table` has them: {ladder}"

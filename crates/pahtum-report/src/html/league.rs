@@ -17,7 +17,9 @@ use pahtum_standings::strength::BotRating;
 use serde::Serialize;
 
 use crate::html::data::{ChartRow, ChartTick, Scale};
-use crate::league::{SWISS_NOTE, bracket_note, bracket_rows, entrant_rows, summary, swiss_rows, version_rows};
+use crate::league::{
+    SWISS_NOTE, bracket_note, bracket_rows, entrant_rows, plays_to_precision, summary, swiss_rows, version_rows,
+};
 use crate::strength_render::elo;
 
 /// The width of the history's drawing, in its own units.
@@ -174,8 +176,9 @@ impl LeaguePage {
         LeaguePage {
             name: shown(&table.league),
             summary: shown(&summary(table)),
-            active: cells(entrant_rows(&table.active)),
-            retired: (!table.retired.is_empty()).then(|| cells(entrant_rows(&table.retired))),
+            active: cells(entrant_rows(&table.active, plays_to_precision(table))),
+            retired: (!table.retired.is_empty())
+                .then(|| cells(entrant_rows(&table.retired, plays_to_precision(table)))),
             swiss: table.swiss.as_ref().map(|swiss| cells(swiss_rows(&swiss.rows))),
             swiss_note: SWISS_NOTE,
             bracket: table.knockout.as_ref().map(|bracket| cells(bracket_rows(bracket))),
