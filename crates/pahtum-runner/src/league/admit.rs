@@ -335,11 +335,16 @@ impl Prepared {
     /// Lets the entrant join the league `opened` (the one it was prepared in, as it is now: it is checked
     /// again for a label or files that joined meanwhile); its label.
     pub fn join(self, opened: &mut Opened) -> Result<String, AddError> {
+        self.join_at(opened, unix_ms())
+    }
+
+    /// [`join`](Self::join), the entrant's line saying it joined at `joined_unix_ms`.
+    pub fn join_at(self, opened: &mut Opened, joined_unix_ms: u64) -> Result<String, AddError> {
         self.unique_in(&opened.state)?;
         let label = self.label();
         let league = self.staging.parent().expect("the staging folder is in the league's");
         let entrant = Entrant {
-            joined_unix_ms: unix_ms(),
+            joined_unix_ms,
             ..self.entrant.clone()
         };
         folder::admit(league, opened, &self.staged.dir, entrant)?;

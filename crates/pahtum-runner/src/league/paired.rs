@@ -8,7 +8,8 @@
 //! or knockout tournament is set up as a league ([`set_up`]) and played by
 //! [`super::play()`]: its `league.toml` is written from the tournament file's
 //! `name`, `seed`, `sandbox`, `[rules]` and `[time]`, word for word, with its
-//! pairing rule ([`league_rules`]), and its entrants are its bots,
+//! pairing rule ([`league_rules`]), and its entrants are its bots (all joined
+//! at [`JOINED_UNIX_MS`], so that a set-up is the same on every machine),
 //! version 1 each, copied into the league and checked as `arena league add`
 //! does (a bot with a `dir`: the folder whole; otherwise the files its
 //! command names; a built-in bot: nothing). A resume finds them there and
@@ -28,6 +29,11 @@ use super::admit::{AddError, Checker, Naming, Step, Submission, prepare};
 
 /// The version every bot of a Swiss has in its league.
 pub const VERSION: &str = "1";
+
+/// When every bot of a Swiss or knockout joins its league: the epoch, not the moment of the set-up, so that
+/// the league set up from one file on any machine has the same lines, and its shards, each set up where it
+/// plays, merge.
+pub const JOINED_UNIX_MS: u64 = 0;
 
 /// Why a tournament paired as it is played cannot be set up.
 #[derive(Debug, thiserror::Error)]
@@ -242,7 +248,7 @@ pub async fn set_up(
             .await
             .map_err(Box::new)?;
         let mut opened = folder::open(dir)?;
-        prepared.join(&mut opened).map_err(Box::new)?;
+        prepared.join_at(&mut opened, JOINED_UNIX_MS).map_err(Box::new)?;
     }
     Ok(())
 }
