@@ -104,8 +104,15 @@ pub fn verify(path: &Path) -> Result<Verified, LeagueError> {
             path: path.to_owned(),
             source,
         })?;
+        // One pass over the text, the faults in the order of their lines.
+        unproven.sort_by_key(|(offset, _)| *offset);
+        let (mut line, mut counted) = (1, 0);
         for (offset, fault) in unproven {
-            let line = 1 + text[..offset as usize].iter().filter(|&&byte| byte == b'\n').count();
+            line += text[counted..offset as usize]
+                .iter()
+                .filter(|&&byte| byte == b'\n')
+                .count();
+            counted = offset as usize;
             faults.push(LineFault {
                 line,
                 fault: LeagueFault::Line(fault),

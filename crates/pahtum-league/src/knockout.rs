@@ -17,8 +17,8 @@
 //!   then the higher seed goes on ([`Decision::Seed`]); the `j`-th layout pair
 //!   of every match of stage `s` (from 0) plays layout round
 //!   `s * max_pairs + j`, so that each stage has layouts of its own;
-//! * an entrant that retires loses its match (unless both did: the higher
-//!   seed goes on);
+//! * an entrant that retires loses its open match (unless both did: the
+//!   higher seed goes on); a match its games decided stays decided;
 //! * each league round is the layout pairs every undecided match of the
 //!   earliest undecided stage needs, so the stages are played in order and
 //!   a stage's matches side by side; the last stage's winner is the champion.
@@ -197,13 +197,15 @@ fn match_of(state: &LeagueState, games: &Games, rule: &Knockout, a: Option<u32>,
     let (upper_out, lower_out) = (state.is_retired(u), state.is_retired(l));
     let complete = pairs >= rule.pairs && played.games == 2 * pairs;
     let lead = 2.0 * played.points - f64::from(played.games);
-    let (winner, decision) = if upper_out || lower_out {
-        let upper_goes_on = !upper_out || lower_out;
-        (Some(upper_goes_on), Decision::Retired)
-    } else if complete && lead != 0.0 {
+    // A match its games decided stays decided, whoever retires later: a retirement decides only a match
+    // still open.
+    let (winner, decision) = if complete && lead != 0.0 {
         (Some(lead > 0.0), Decision::Points)
     } else if complete && pairs >= rule.max_pairs {
         (Some(true), Decision::Seed)
+    } else if upper_out || lower_out {
+        let upper_goes_on = !upper_out || lower_out;
+        (Some(upper_goes_on), Decision::Retired)
     } else {
         (None, Decision::Points)
     };
@@ -302,6 +304,40 @@ mod tests {
                 Settled::Knockout(Some(champion))
             );
         }
+    }
+
+    /// A retirement after the final changes no match: the games decided them. A retirement while a stage
+    /// is open loses only the retired entrant's open match.
+    #[test]
+    fn a_retirement_decides_only_an_open_match() {
+        let mut knockout = played(4, "", 5);
+        let before = knockout.table().knockout.unwrap();
+        let champion = before.champion.clone().unwrap();
+        knockout.retire(&champion);
+        let after = knockout.table().knockout.unwrap();
+        assert_eq!(after.stages, before.stages, "every match as its games decided it");
+        assert_eq!(after.champion, Some(champion));
+
+        // Four seeds, the first stage decided; the winner of 1-4 retires before the final is decided.
+        let seeds: Vec<String> = (0..4).map(|n| format!("\"e{n}@1\"")).collect();
+        let text = format!("name = \"ko\"\n[knockout]\nseeds = [{}]\n", seeds.join(", "));
+        let league = rules::parse(Path::new("league.toml"), &text).unwrap();
+        let mut open = SimulatedLeague::of(&league, &[0.0, -150.0, -300.0, -450.0], 5);
+        // Until the first stage is decided (a level match plays on) and the final is open.
+        while open.table().knockout.unwrap().stages.len() < 2 {
+            assert!(!open.decide().is_empty());
+            open.play_decided();
+        }
+        let first = open.table().knockout.unwrap();
+        assert!(first.stages[1][0].winner.is_none(), "the final not yet played");
+        let finalist = first.stages[0][0].winner.clone().unwrap();
+        open.retire(&finalist);
+        let bracket = open.table().knockout.unwrap();
+        assert_eq!(bracket.stages[0], first.stages[0], "the first stage stands");
+        let final_ = &bracket.stages[1][0];
+        assert_eq!(final_.decision, Some(Decision::Retired));
+        assert_ne!(final_.winner.as_ref(), Some(&finalist));
+        assert!(bracket.champion.is_some());
     }
 
     #[test]

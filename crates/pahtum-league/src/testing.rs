@@ -311,6 +311,16 @@ impl SimulatedLeague {
         pairs
     }
 
+    /// Retires the entrant labelled `label`, as `arena league retire` does.
+    pub fn retire(&mut self, label: &str) {
+        let retired = crate::Event::Retired(crate::Retirement {
+            entrant: label.to_owned(),
+            unix_ms: 1,
+        });
+        line(&mut self.lines, &retired);
+        self.state.apply_event(retired).expect("an active entrant");
+    }
+
     /// Plays every game decided and not recorded.
     pub fn play_decided(&mut self) {
         for pending in self.state.pending() {

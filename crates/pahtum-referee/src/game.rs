@@ -335,9 +335,12 @@ impl Play<'_> {
         match rule {
             AdjudicationRule::Solved { cells } if self.game.position().free().len() <= cells => {
                 let game = self.game.clone();
-                tokio::task::spawn_blocking(move || Adjudication::reached(rule, &game, ADJUDICATION_BUDGET))
+                let solve =
+                    tokio::task::spawn_blocking(move || Adjudication::reached(rule, &game, ADJUDICATION_BUDGET));
+                // A panic of the solve (no solver lent) goes on as itself, its message whole.
+                solve
                     .await
-                    .expect("a solve does not panic")
+                    .unwrap_or_else(|error| std::panic::resume_unwind(error.into_panic()))
             }
             _ => Adjudication::reached(rule, self.game, ADJUDICATION_BUDGET),
         }

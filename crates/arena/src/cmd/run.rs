@@ -98,7 +98,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let plan = plan(&args)?;
-    if let Some(rules) = pahtum_runner::league::paired::league_rules(&plan.file, plan.settings.sandbox)? {
+    let out = plan
+        .settings
+        .out
+        .clone()
+        .unwrap_or_else(|| plan.file.settings.out.clone());
+    if let Some(rules) = pahtum_runner::league::paired::league_rules(&plan.file, plan.settings.sandbox, &out)? {
         return super::paired::play(plan, &rules, args.dry_run, args.wide.fit()).await;
     }
     let resume = resume_command(&args, plan.shard);

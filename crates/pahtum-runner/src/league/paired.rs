@@ -66,10 +66,19 @@ pub enum PairedError {
         #[source]
         source: std::io::Error,
     },
+    /// A bot runs a program of its own but has no folder to copy it with.
+    #[error(
+        "bot {bot} runs a program of its own: give it a `dir` (its folder, copied whole into the league, its \
+         command run there), as tournaments/swiss.toml does"
+    )]
+    NeedsDir {
+        /// The bot's name.
+        bot: String,
+    },
     /// The output folder holds the league of other rules.
     #[error(
-        "{} holds a league of other rules than {} gives now (its rules, its pairing rule or its book); put them \
-         back, or play it into another folder (--out)",
+        "{} holds a league of other rules than {} gives now (its rules, its pairing rule, its book, or \
+         --sandbox); put them back, or play it into another folder (--out)",
         dir.display(),
         path.display()
     )]
@@ -118,7 +127,7 @@ impl LeagueRules {
 /// them, in file order or by the ratings of `seeds_from`); every bot in the sandbox with `sandbox` (the
 /// command line's `--sandbox`) whatever the file says; `None` when the tournament is not paired as it is
 /// played.
-pub fn league_rules(file: &TournamentFile, sandbox: bool) -> Result<Option<LeagueRules>, PairedError> {
+pub fn league_rules(file: &TournamentFile, sandbox: bool, out: &Path) -> Result<Option<LeagueRules>, PairedError> {
     let rule = match &file.tournament.format {
         Format::Swiss { rounds } => ("swiss", table([("rounds", i64::from(*rounds).into())])),
         Format::Knockout {
@@ -127,11 +136,15 @@ pub fn league_rules(file: &TournamentFile, sandbox: bool) -> Result<Option<Leagu
             seeds_from,
         } => {
             let names: Vec<String> = file.tournament.bots.iter().map(|bot| bot.name.clone()).collect();
-            let order = match seeds_from {
-                Some(journal) => seeds_by_rating(&file.base_dir.join(journal), &names)?,
-                None => names,
+            let seeds: Vec<toml::Value> = match (seeds_from, seeded(out)) {
+                // Seeded once, when the knockout was set up: the earlier run may have played on since.
+                (Some(_), Some(seeds)) => seeds,
+                (Some(journal), None) => seeds_by_rating(&file.base_dir.join(journal), &names)?
+                    .iter()
+                    .map(|name| label(name, VERSION).into())
+                    .collect(),
+                (None, _) => names.iter().map(|name| label(name, VERSION).into()).collect(),
             };
-            let seeds: Vec<toml::Value> = order.iter().map(|name| label(name, VERSION).into()).collect();
             let rule = table([
                 ("pairs", i64::from(*pairs).into()),
                 ("max_pairs", i64::from(*max_pairs).into()),
@@ -206,6 +219,13 @@ fn copy_book(file: &TournamentFile, rules: &LeagueRules, dir: &Path) -> Result<(
     }
 }
 
+/// The seeds of the knockout already set up in `out`, if there is one.
+fn seeded(out: &Path) -> Option<Vec<toml::Value>> {
+    let text = std::fs::read_to_string(out.join(LEAGUE_FILE)).ok()?;
+    let keys: toml::Table = toml::from_str(&text).ok()?;
+    keys.get("knockout")?.get("seeds")?.as_array().cloned()
+}
+
 /// The TOML table of `keys`.
 fn table<const N: usize>(keys: [(&str, toml::Value); N]) -> toml::Table {
     keys.into_iter().map(|(key, value)| (key.to_owned(), value)).collect()
@@ -238,7 +258,7 @@ pub async fn set_up(
         if state.number_of(&label(&bot.name, VERSION)).is_some() {
             continue;
         }
-        let submission = submission(bot, &file.base_dir);
+        let submission = submission(bot, &file.base_dir)?;
         let naming = Naming {
             version: Some(VERSION),
             ..Naming::default()
@@ -255,10 +275,17 @@ pub async fn set_up(
 
 /// How `bot` of a tournament whose folder is `base_dir` joins its league: a built-in bot by its command
 /// line; a bot with a `dir` with that folder whole; any other with the files its command names, found from
-/// `base_dir`.
-fn submission(bot: &BotConfig, base_dir: &Path) -> Submission {
+/// `base_dir`, unless its program is a file of its own (`bots/mybot`), which only a `dir` copies with what it
+/// needs beside it.
+fn submission(bot: &BotConfig, base_dir: &Path) -> Result<Submission, PairedError> {
     let name = bot.name.clone();
-    match (&bot.launch, &bot.dir) {
+    if let (Launch::Command(words), None) = (&bot.launch, &bot.dir)
+        && words[0].contains('/')
+        && Path::new(&words[0]).is_relative()
+    {
+        return Err(PairedError::NeedsDir { bot: name });
+    }
+    Ok(match (&bot.launch, &bot.dir) {
         (Launch::Builtin(line), _) => Submission::Command {
             name,
             command: line.split_whitespace().map(str::to_owned).collect(),
@@ -282,7 +309,7 @@ fn submission(bot: &BotConfig, base_dir: &Path) -> Submission {
                 })
                 .collect(),
         },
-    }
+    })
 }
 
 #[cfg(test)]
@@ -303,10 +330,10 @@ mod tests {
     fn the_league_has_the_files_rules_its_pairing_rule_and_the_flags_sandbox() {
         let dir = tempfile::tempdir().unwrap();
         let plain = file(dir.path(), "format = \"round-robin\"\n");
-        assert!(league_rules(&plain, false).unwrap().is_none());
+        assert!(league_rules(&plain, false, dir.path()).unwrap().is_none());
 
         let swiss = file(dir.path(), "format = \"swiss\"\nrounds = 3\n[time]\nmove_ms = 250\n");
-        let rules = league_rules(&swiss, true).unwrap().unwrap();
+        let rules = league_rules(&swiss, true, dir.path()).unwrap().unwrap();
         let league = rules.parse(&dir.path().join("out/league.toml")).unwrap();
         assert_eq!(league.swiss.map(|rule| rule.rounds), Some(3));
         assert_eq!((league.name.as_str(), league.seed), ("t", 3));
@@ -315,12 +342,56 @@ mod tests {
         assert!(rules.book.is_none());
 
         let knockout = file(dir.path(), "format = \"knockout\"\npairs = 2\n");
-        let league = league_rules(&knockout, false).unwrap().unwrap();
+        let league = league_rules(&knockout, false, dir.path()).unwrap().unwrap();
         let league = league.parse(&dir.path().join("out/league.toml")).unwrap();
         let rule = league.knockout.unwrap();
         assert_eq!((rule.pairs, rule.max_pairs), (2, 3));
         assert_eq!(rule.seeds, ["a@1", "b@1"], "file order");
         assert!(league.sandbox.is_none());
+    }
+
+    /// A knockout seeded by an earlier run keeps the seeds it was set up with: the earlier run may have
+    /// played on, or gone, since.
+    #[test]
+    fn a_resumed_knockout_keeps_its_seeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let knockout = file(
+            dir.path(),
+            "format = \"knockout\"\nseeds_from = \"gone/journal.jsonl\"\n",
+        );
+        let out = dir.path().join("out");
+        assert!(
+            league_rules(&knockout, false, &out).is_err(),
+            "the earlier run is read to seed a new one"
+        );
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(
+            out.join(LEAGUE_FILE),
+            "name = \"t\"\n[knockout]\nseeds = [\"b@1\", \"a@1\"]\n",
+        )
+        .unwrap();
+        let rules = league_rules(&knockout, false, &out).unwrap().unwrap();
+        let league = rules.parse(&out.join(LEAGUE_FILE)).unwrap();
+        assert_eq!(league.knockout.unwrap().seeds, ["b@1", "a@1"]);
+    }
+
+    /// A bot whose program is a file of its own needs a `dir` to be copied with what lies beside it.
+    #[test]
+    fn a_bot_running_its_own_program_needs_a_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "name = \"t\"\nformat = \"swiss\"\nrounds = 1\n\n[[bots]]\nname = \"a\"\ncommand = \"bots/a\"\n\n\
+                    [[bots]]\nname = \"b\"\ncommand = \"python3 b.py\"\n";
+        std::fs::write(dir.path().join("t.toml"), text).unwrap();
+        let file = pahtum_tournament::config::load(&dir.path().join("t.toml")).unwrap();
+        let bots = &file.tournament.bots;
+        assert!(matches!(
+            submission(&bots[0], dir.path()),
+            Err(PairedError::NeedsDir { .. })
+        ));
+        assert!(matches!(
+            submission(&bots[1], dir.path()),
+            Ok(Submission::Command { .. })
+        ));
     }
 
     #[test]
@@ -332,7 +403,7 @@ mod tests {
             dir.path(),
             "format = \"swiss\"\nrounds = 2\n[rules]\nopenings = \"books/b.txt\"\n",
         );
-        let rules = league_rules(&swiss, false).unwrap().unwrap();
+        let rules = league_rules(&swiss, false, dir.path()).unwrap().unwrap();
         assert_eq!(rules.book, Some((dir.path().join("books/b.txt"), "b.txt".to_owned())));
         assert!(rules.text.contains("openings = \"b.txt\""), "{}", rules.text);
         let league = rules.parse(&dir.path().join("out/league.toml")).unwrap();
@@ -343,6 +414,9 @@ mod tests {
             dir.path(),
             "format = \"swiss\"\nrounds = 2\n[rules]\nopenings = \"books/journal.jsonl\"\n",
         );
-        assert!(matches!(league_rules(&clash, false), Err(PairedError::BookName { .. })));
+        assert!(matches!(
+            league_rules(&clash, false, dir.path()),
+            Err(PairedError::BookName { .. })
+        ));
     }
 }

@@ -390,6 +390,20 @@ fn paired_keys(file: &FileKeys, what: &str) -> Result<(), KeyError> {
         ));
     }
     for (index, bot) in file.bots.iter().enumerate() {
+        let program = |bot: &BotKeys| (bot.builtin.clone(), bot.command.clone(), bot.dir.clone());
+        if let Some(same) = file.bots[..index]
+            .iter()
+            .position(|other| program(other) == program(bot))
+        {
+            return Err(key_error(
+                TournamentFile::bot_key(index),
+                format!("the same program as bots[{same}]"),
+                format!(
+                    "give it other options or another folder: {what}'s bots are copied into a league, which tells \
+                     its entrants apart by their files and command (a built-in bot's --seed, say)"
+                ),
+            ));
+        }
         let limit = SandboxLimits::of_bot(bot).first_given();
         let own = [
             ("time", bot.time.is_some()),

@@ -417,6 +417,10 @@ fn a_swiss_has_rounds_and_refuses_the_keys_it_does_not_play_by() {
             "games_per_pair",
         ),
         (
+            format!("{swiss}\n[[bots]]\nname = \"c\"\nbuiltin = \"heuristic\"\n"),
+            "bots[2]",
+        ),
+        (
             swiss.replace("rounds = 5", "rounds = 5\nchallenger = \"a\""),
             "challenger",
         ),
