@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """The functions of BINARY that ran, from callgrind profiles, as the linker script
-that places them together (crates/arena/hot-text.ld; see scripts/hot-text.sh).
+that places them together, phase by phase (crates/arena/hot-text.ld; see
+scripts/hot-text.sh).
 
     scripts/hot-text.py BINARY OUT PROFILE...
 
-A profile is a file of `valgrind --tool=callgrind --dump-instr=yes`, where each
-instruction that ran is named by its address, or a list of symbols (a `.txt`
-file, one a line: what `perf report --no-demangle --sort sym` found running
-natively, where the runtime's timing takes paths that valgrind's does not). Each address is looked up in the
+A profile is a file of `valgrind --tool=callgrind --dump-instr=yes
+--dump-before=arena::resident::release_file_pages`, where each instruction that
+ran is named by its address, and each part (`FILE.PID.1`, `FILE.PID.2`, then
+`FILE.PID`) is a phase of the run: the start, the games, the report. The process lets go of its
+code's pages between phases (`crates/arena/src/resident.rs`), so a phase holds
+only the pages of the functions it runs: each phase's functions are placed in
+one stretch, in the order start only, start and games, games only, every phase,
+games and report, report only, start and report, where the games' stretch (the
+longest phase) and the report's (the largest heap) are unbroken.
+
+A list of symbols (a `.txt` file, one a line: what `perf` found running natively,
+where the runtime's timing takes paths that valgrind's does not) counts as the
+games phase, or, for a file named `*bots.txt`, as the bots' (the built-in bots run
+the same binary): a function that only the bots run is placed after all the
+others. Each address is looked up in the
 binary's symbol table (`nm -S`), and each function that holds one becomes a
-pattern of its section's name without the hash at its end (`17h...E` in
-Rust's legacy mangling), so that the script still matches after a rebuild in
-another folder or with other dependencies' versions, where the hashes differ;
-the instances of a generic function, which differ only by that hash, are named
-whole, and a name that several functions share is left out (see `main`).
+pattern of its section's name, without the hash at its end (`17h...E` in Rust's
+legacy mangling, and ThinLTO's `.llvm.N`) where that places few bytes that did
+not run (see `main`), so that the script still matches after a rebuild with
+other features or other dependencies' versions, where the hashes differ. A
+function it does not match keeps its usual place: a stale script costs memory,
+never correctness.
 """
 import bisect
 import collections
@@ -61,56 +74,113 @@ def functions(binary):
     return sorted(found)
 
 
+# A function's phases, as bits: the match's own (start, games, report), and its bots' processes'.
+START, GAMES, REPORT, BOTS = 1, 2, 4, 8
+# The order of the stretches: each phase's functions lie together (the start's but for its end), and the
+# functions that only the bots run after them all.
+ORDER = [START, START | GAMES, GAMES, START | GAMES | REPORT, GAMES | REPORT, REPORT, START | REPORT, BOTS]
+PART = re.compile(r"\.\d+\.(\d+)$")
+
+
+def stretch_name(phases):
+    """The name of a stretch of functions: the phases that run them."""
+    names = {START: "start", GAMES: "games", REPORT: "report", BOTS: "bots only"}
+    return "+".join(name for bit, name in names.items() if phases & bit)
+
+
+def phase_of(path):
+    """The phase of a profile: its callgrind part (`FILE.PID.1` the start, `FILE.PID.2` the games, `FILE.PID`,
+    the last part, the report); a list of symbols, the games."""
+    if path.endswith("bots.txt"):
+        return BOTS
+    if path.endswith(".txt"):
+        return GAMES
+    part = PART.search(path)
+    return {1: START, 2: GAMES}[int(part[1])] if part else REPORT
+
+
 def main():
     binary, out, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    ran, named = set(), set()
-    for path in inputs:
-        if path.endswith(".txt"):
-            with open(path) as names:
-                named |= {line.strip() for line in names if line.strip()}
-        else:
-            ran |= addresses(path, binary)
     table = functions(binary)
     by_name = {}
     for entry in table:
-        by_name.setdefault(entry[2], {})[entry[0]] = entry
+        by_name.setdefault(entry[2], []).append(entry)
     starts = [start for start, _, _ in table]
-    hot = {}
-    for address in ran:
-        index = bisect.bisect_right(starts, address) - 1
-        if index >= 0 and address < table[index][0] + table[index][1]:
-            hot[table[index][0]] = table[index]
-    for name in named:
-        hot.update({start: entry for start, entry in by_name.get(name, {}).items()})
-    size = sum(length for _, length, _ in hot.values())
-    # A generic function's instances share its name but for the hash (legacy mangling names no type
-    # arguments): a pattern would take every one of them, so those are named whole (and with them the
-    # copies of the same name that codegen units may hold). A name that no other function shares but for
-    # the hash is written without it, and then still matches in another checkout, where hashes differ.
-    hashless = collections.Counter(HASH.sub("", name) for _, _, name in table)
-    patterns = []
-    for start in sorted(hot):
-        name = hot[start][2]
-        if hashless[HASH.sub("", name)] == 1 and HASH.search(name):
-            pattern = HASH.sub("17h*", name)
+    aliases = collections.defaultdict(list)
+    for entry in table:
+        aliases[entry[0]].append(entry)
+    phases = collections.Counter()
+    instructions = 0
+    # The profiles first: they know each function's phases. The samples, which cover the whole run, only add
+    # the functions that no profile saw (the match's to its games, the bots' to theirs).
+    for path in sorted(inputs, key=lambda path: path.endswith(".txt")):
+        phase = phase_of(path)
+        if path.endswith(".txt"):
+            with open(path) as names:
+                hot = [entry for line in names for entry in by_name.get(line.strip(), [])]
         else:
-            # ThinLTO's suffix for a function it made local changes with any change to its module.
-            pattern = LLVM.sub(".llvm.*", name)
-        if pattern not in patterns:
-            patterns.append(pattern)
-    placed = len(patterns)
+            ran = addresses(path, binary)
+            instructions += len(ran)
+            hot = []
+            for address in ran:
+                index = bisect.bisect_right(starts, address) - 1
+                if index >= 0 and address < table[index][0] + table[index][1]:
+                    hot.append(table[index])
+        # Identical functions are folded into one, whose section is named after one of its names: each
+        # name at the address is placed.
+        profiled = set(phases) if path.endswith(".txt") else set()
+        for entry in {alias for entry in hot for alias in aliases[entry[0]]} - profiled:
+            phases[entry] |= phase
+    # A function is named without its hash where that costs little: ThinLTO's suffix for a function it made
+    # local changes with any change to its module, and the legacy hash with any change to a crate's metadata,
+    # so such a pattern still matches after those. But a generic function's instances share that name
+    # (legacy mangling names no type arguments), and some have hundreds (serde's `deserialize_struct`, 1.6 MB
+    # of them): where the pattern would place more than twice the bytes that ran, or 16 KiB more, the
+    # instances that ran are named whole.
+    hashless = lambda name: HASH.sub("17h*", LLVM.sub(".llvm.*", name)) if HASH.search(name) else LLVM.sub(".llvm.*", name)
+    every = collections.Counter()
+    for _, length, name in table:
+        every[hashless(name)] += length
+    ran_of = collections.Counter()
+    for _, length, name in phases:
+        ran_of[hashless(name)] += length
+    cheap = {pattern for pattern, ran in ran_of.items() if every[pattern] <= max(2 * ran, ran + 16384)}
+    pattern_of = lambda name: hashless(name) if hashless(name) in cheap else LLVM.sub(".llvm.*", name)
+    phase_of_pattern = collections.Counter()
+    for entry, phase in phases.items():
+        phase_of_pattern[pattern_of(entry[2])] |= phase
+    # A function the match's process runs too lies with its phases.
+    phase_of_pattern = {pattern: phase & ~BOTS if phase & ~BOTS else BOTS for pattern, phase in phase_of_pattern.items()}
+    placed_bytes = collections.Counter()
+    for start, length, name in table:
+        pattern = pattern_of(name)
+        if pattern in phase_of_pattern:
+            placed_bytes[phase_of_pattern[pattern]] += length
+    patterns = sorted(phase_of_pattern, key=lambda pattern: (ORDER.index(phase_of_pattern[pattern]), pattern))
+    ran_bytes = sum(length for _, length, _ in phases)
     with open(out, "w") as script:
         script.write(
-            "/* Generated by scripts/hot-text.sh: the functions that `arena match` runs, placed together\n"
-            f"   ({len(hot)} functions ran, {size} bytes; {placed} names and patterns). See crates/arena/build.rs. */\n"
+            "/* Generated by scripts/hot-text.sh: the functions that `arena match` runs, placed together by\n"
+            f"   phase ({len(phases)} functions ran, {ran_bytes} bytes; {len(patterns)} patterns placing"
+            f" {sum(placed_bytes.values())} bytes).\n   See crates/arena/build.rs. */\n"
             "SECTIONS {\n  .text : {\n"
         )
+        stretch = None
         for pattern in patterns:
-            script.write(f"    *(.text.{pattern})\n")
+            if phase_of_pattern[pattern] != stretch:
+                stretch = phase_of_pattern[pattern]
+                script.write(f"    /* {stretch_name(stretch)}: {placed_bytes[stretch]} bytes */\n")
+            # LLVM puts a function that it finds cold in `.text.unlikely.NAME`, even one that ran.
+            script.write(f"    *(.text.{pattern} .text.unlikely.{pattern})\n")
         # The rest of the code after them, in the section every tool looks for code in (valgrind names no
         # function outside `.text`).
         script.write("    *(.text .text.*)\n  }\n}\nINSERT BEFORE .init;\n")
-    print(f"{len(ran)} instructions ran in {len(hot)} functions ({size} bytes); {placed} names and patterns", file=sys.stderr)
+    stretches = ", ".join(f"{stretch_name(phase)} {placed_bytes[phase]}" for phase in ORDER)
+    print(
+        f"{instructions} instructions ran in {len(phases)} functions ({ran_bytes} bytes); "
+        f"{len(patterns)} patterns; bytes placed by phase: {stretches}",
+        file=sys.stderr,
+    )
 
 
 main()

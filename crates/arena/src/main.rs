@@ -14,6 +14,7 @@ mod inputs;
 mod names;
 mod opening;
 mod output;
+mod resident;
 mod runtime;
 mod signals;
 mod width;

@@ -289,8 +289,8 @@ impl<L: Copy> ReportBuilder<L> {
         self.finish_as(&title, Some(league), scheduled, standings, read, out)
     }
 
-    fn finish_as<E: std::error::Error + 'static>(
-        &self,
+    fn finish_as<'s, E: std::error::Error + 'static>(
+        &'s self,
         title: &str,
         league: Option<&LeaguePage>,
         scheduled: usize,
@@ -299,39 +299,39 @@ impl<L: Copy> ReportBuilder<L> {
         out: &mut impl Write,
     ) -> Result<(), PageError<E>> {
         let options = self.options;
-        let forfeits: Vec<(&str, Kept<L>)> = self.listed_forfeits.values().collect();
-        let others: Vec<(&str, Kept<L>)> = self.listed_others.values().collect();
-        fn bytes<'a, L>(games: &'a [(&str, Kept<L>)]) -> impl Iterator<Item = usize> + 'a {
-            games.iter().map(|(_, kept)| kept.replay.bytes)
-        }
+        // The samples are read in place, each time it is needed, rather than copied into lists: at 10,000
+        // listed games a copy would be the largest thing in the report's memory.
+        let bytes = |sample: &'s Sample<Kept<L>>| sample.values().map(|(_, kept)| kept.replay.bytes);
         // The forfeits' replays come first, within the byte budget; the other games get what they leave.
-        let (forfeit_replays, forfeit_bytes) = budget_run(bytes(&forfeits), usize::MAX, options.replay_bytes);
+        let (forfeit_replays, forfeit_bytes) =
+            budget_run(bytes(&self.listed_forfeits), usize::MAX, options.replay_bytes);
         let (other_replays, _) = budget_run(
-            bytes(&others),
+            bytes(&self.listed_others),
             options.max_replays.saturating_sub(self.forfeits),
             options.replay_bytes.saturating_sub(forfeit_bytes),
         );
         // The forfeits' replays first, then the others', each lowest-ranked first: the order in which
         // their comments are numbered.
-        let replays: Vec<(&str, L, bool)> = forfeits[..forfeit_replays]
-            .iter()
-            .chain(&others[..other_replays])
-            .map(|&(id, kept)| (id, kept.at, kept.replay.commented))
+        let replayed = || {
+            (self.listed_forfeits.values().take(forfeit_replays))
+                .chain(self.listed_others.values().take(other_replays))
+        };
+        let replays: Vec<(&str, L, bool)> = replayed()
+            .map(|(id, kept)| (id, kept.at, kept.replay.commented))
             .collect();
-        let analysed: HashMap<&str, Span> = forfeits[..forfeit_replays]
-            .iter()
-            .chain(&others[..other_replays])
-            .filter_map(|&(id, kept)| Some((id, kept.analysis?)))
+        let analysed: HashMap<&str, Span> = replayed()
+            .filter_map(|(id, kept)| Some((id, kept.analysis?)))
             .collect();
         let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
         let index = self.analyses.as_ref();
         let embedded = replays.len();
-        let mut listed: Vec<(&str, L)> = forfeits
-            .into_iter()
-            .chain(others)
-            .map(|(id, kept)| (id, kept.at))
-            .collect();
-        listed.sort_by(|a, b| a.0.cmp(b.0));
+        let mut listed: Vec<(&str, L)> = Vec::with_capacity(self.kept());
+        listed.extend(
+            (self.listed_forfeits.values())
+                .chain(self.listed_others.values())
+                .map(|(id, kept)| (id, kept.at)),
+        );
+        listed.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let replays_note = (embedded < self.games).then(|| {
             let chosen = if forfeit_replays == self.forfeits {
                 "every forfeit, and a sample of the rest chosen by game id (the same each time)".to_owned()

@@ -13,11 +13,14 @@
 
 use std::collections::BTreeMap;
 
+use compact_str::CompactString;
+
 /// Where a game ranks in every sample: the hash of its id, then the id itself (for equal hashes).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SampleKey {
     hash: u64,
-    id: String,
+    /// Inline up to 24 bytes, as every id the arena gives is.
+    id: CompactString,
 }
 
 /// The rank of game `id` without its own copy of the id, to compare before keeping it.
@@ -43,7 +46,7 @@ impl<'a> Rank<'a> {
     fn key(&self) -> SampleKey {
         SampleKey {
             hash: self.hash,
-            id: self.id.to_owned(),
+            id: CompactString::from(self.id),
         }
     }
 }
