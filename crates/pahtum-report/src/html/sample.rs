@@ -11,8 +11,6 @@
 //! games, the shortest whose sizes reach the budget ([`budget_run`]). So one sample serves both, and the
 //! replays' bounds, which depend on the forfeits' count and bytes, apply once every game is known.
 
-use std::collections::BTreeMap;
-
 use compact_str::CompactString;
 
 /// Where a game ranks in every sample: the hash of its id, then the id itself (for equal hashes).
@@ -52,17 +50,30 @@ impl<'a> Rank<'a> {
 }
 
 /// The lowest-ranked games offered, at most `cap` of them.
+///
+/// Held densely, in two sorted vectors rather than a tree: the games kept so far, and the last few games
+/// offered, which join them once there are [`ARRIVALS`] of them (one sort of the whole, then the cap). At
+/// 10,000 listed games a tree's nodes and the allocator's gaps between them held about twice the bytes of
+/// the entries; two vectors hold the entries and a batch.
 #[derive(Debug)]
 pub struct Sample<T> {
-    entries: BTreeMap<SampleKey, T>,
+    /// Sorted by key, at most `cap` of them.
+    kept: Vec<(SampleKey, T)>,
+    /// Sorted by key, fewer than [`ARRIVALS`], none of them in `kept`.
+    arrivals: Vec<(SampleKey, T)>,
     cap: usize,
 }
+
+/// How many games offered wait before they join the kept ones: each joins with a share of one sort of the
+/// sample, and waits in a sorted vector whose insertions move at most this many entries.
+const ARRIVALS: usize = 128;
 
 impl<T> Sample<T> {
     /// A sample of at most `cap` games.
     pub fn new(cap: usize) -> Sample<T> {
         Sample {
-            entries: BTreeMap::new(),
+            kept: Vec::new(),
+            arrivals: Vec::new(),
             cap,
         }
     }
@@ -70,33 +81,36 @@ impl<T> Sample<T> {
     /// Offers the game ranked `rank`: `make` gives its value only if the sample keeps it (a game already in
     /// the sample is not offered twice).
     pub fn offer(&mut self, rank: Rank<'_>, make: impl FnOnce() -> T) {
-        let kept = match self.entries.last_key_value() {
-            Some((last, _)) if rank.is_after(last) => self.entries.len() < self.cap,
-            // Before the last game it stays (only games after it can be dropped for it), unless the sample
-            // keeps nothing at all.
-            _ => self.cap > 0,
+        // A full sample takes no game after its last one; a game before it stays (only games after it can
+        // be dropped for it), unless the sample keeps nothing at all.
+        let refused = match self.kept.last() {
+            Some((last, _)) => self.kept.len() >= self.cap && rank.is_after(last),
+            None => self.cap == 0,
         };
-        if !kept {
-            return;
-        }
         let key = rank.key();
-        if self.entries.contains_key(&key) {
+        let by_key = |entry: &(SampleKey, T)| entry.0.cmp(&key);
+        if refused || self.kept.binary_search_by(by_key).is_ok() {
             return;
         }
-        self.entries.insert(key, make());
-        if self.entries.len() > self.cap {
-            self.entries.pop_last();
+        let Err(place) = self.arrivals.binary_search_by(by_key) else {
+            return;
+        };
+        self.arrivals.insert(place, (key, make()));
+        if self.arrivals.len() == ARRIVALS {
+            self.kept.append(&mut self.arrivals);
+            self.kept.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            self.kept.truncate(self.cap);
         }
     }
 
     /// The games kept.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        (self.kept.len() + self.arrivals.len()).min(self.cap)
     }
 
     /// Whether no game is kept.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// The games kept, lowest-ranked first, with their ids (borrowed: a page of 10,000 games would
@@ -105,7 +119,14 @@ impl<T> Sample<T> {
     where
         T: Copy,
     {
-        self.entries.iter().map(|(key, value)| (key.id.as_str(), *value))
+        let (mut kept, mut arrivals) = (self.kept.iter().peekable(), self.arrivals.iter().peekable());
+        std::iter::from_fn(move || match (kept.peek(), arrivals.peek()) {
+            (Some(a), Some(b)) if b.0 < a.0 => arrivals.next(),
+            (Some(_), _) => kept.next(),
+            (None, _) => arrivals.next(),
+        })
+        .take(self.cap)
+        .map(|(key, value)| (key.id.as_str(), *value))
     }
 }
 
@@ -186,6 +207,25 @@ mod tests {
         let mut sample = Sample::new(0);
         sample.offer(Rank::of("000-00-a"), || -> usize { panic!("made a value it drops") });
         assert!(sample.is_empty());
+    }
+
+    proptest::proptest! {
+        /// The sample against the lowest `cap` distinct games offered, sorted, over offers that repeat
+        /// games and cross the batches' bounds.
+        #[test]
+        fn a_sample_is_the_bottom_k_of_the_distinct_games_offered(
+            cap in 0..3 * ARRIVALS,
+            games in proptest::collection::vec(0..700_u32, 0..1200),
+        ) {
+            let games: Vec<String> = games.iter().map(|game| format!("{game:04}-00-a")).collect();
+            let sample = offered(games.iter().cloned(), cap);
+            let mut expected: Vec<&String> = games.iter().collect();
+            expected.sort_by_key(|id| (fnv1a(id.as_bytes()), id.as_str()));
+            expected.dedup();
+            expected.truncate(cap);
+            proptest::prop_assert_eq!(sample.len(), expected.len());
+            proptest::prop_assert_eq!(ids(sample), expected.into_iter().cloned().collect::<Vec<_>>());
+        }
     }
 
     #[test]
