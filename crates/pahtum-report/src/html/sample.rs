@@ -97,6 +97,8 @@ impl<T> Sample<T> {
         };
         self.arrivals.insert(place, (key, make()));
         if self.arrivals.len() == ARRIVALS {
+            // Exactly: the kept games never hold more than the cap and a batch.
+            self.kept.reserve_exact(ARRIVALS);
             self.kept.append(&mut self.arrivals);
             self.kept.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             self.kept.truncate(self.cap);
