@@ -20,6 +20,11 @@ use std::io::BufRead;
 /// Never inlined: `scripts/hot-text.sh` cuts its profiles into phases where this function is entered.
 #[inline(never)]
 pub fn release_file_pages() {
+    // SAFETY: malloc_trim hands the allocator's free memory back to the system; it frees nothing in use.
+    #[cfg(target_env = "gnu")]
+    unsafe {
+        libc::malloc_trim(0);
+    }
     let Ok(smaps) = std::fs::File::open("/proc/self/smaps") else {
         return;
     };
@@ -27,9 +32,7 @@ pub fn release_file_pages() {
         // SAFETY: the range is a whole mapping of a file that is not writable and holds no anonymous
         // (written, copy-on-write) page, so every page of it reads back from the file as it was: these are
         // the clean pages that the kernel itself takes back whenever memory runs short.
-        let _ = unsafe {
-            rustix::mm::madvise(start as *mut _, end - start, rustix::mm::Advice::LinuxDontNeed)
-        };
+        let _ = unsafe { rustix::mm::madvise(start as *mut _, end - start, rustix::mm::Advice::LinuxDontNeed) };
     }
 }
 
@@ -56,7 +59,10 @@ fn mapping_header(line: &str) -> Option<Option<(usize, usize)>> {
     let mut fields = line.split_ascii_whitespace();
     let (range, perms) = (fields.next()?, fields.next()?);
     let (start, end) = range.split_once('-')?;
-    let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
+    let (start, end) = (
+        usize::from_str_radix(start, 16).ok()?,
+        usize::from_str_radix(end, 16).ok()?,
+    );
     let (_offset, _device, inode) = (fields.next()?, fields.next()?, fields.next()?);
     let path = fields.next().unwrap_or("");
     let file_backed = inode != "0" && path.starts_with('/');
@@ -100,7 +106,11 @@ Anonymous:             0 kB
         let found = unwritten_file_mappings(SMAPS.as_bytes());
         assert_eq!(
             found,
-            [(0x5581e4a00000, 0x5581e4f6a000), (0x5581e4f6a000, 0x5581e628b000), (0x7f0000010000, 0x7f0000160000)],
+            [
+                (0x5581e4a00000, 0x5581e4f6a000),
+                (0x5581e4f6a000, 0x5581e628b000),
+                (0x7f0000010000, 0x7f0000160000)
+            ],
             "the relocated pointers, the data, the heap, a guard and the vdso stay"
         );
     }
@@ -126,7 +136,10 @@ Anonymous:             0 kB
         let before = code_rss();
         release_file_pages();
         let after = code_rss();
-        assert!(before > 0 && after < before, "code Rss {before} kB before, {after} kB after");
+        assert!(
+            before > 0 && after < before,
+            "code Rss {before} kB before, {after} kB after"
+        );
         // The code still runs: the pages come back from the page cache.
         assert_eq!(unwritten_file_mappings(SMAPS.as_bytes()).len(), 3);
     }

@@ -67,7 +67,7 @@ use serde::Serialize;
 use self::analysis::{AnalysisIndex, AnalysisTables, Mistakes, Span};
 use self::data::{Comments, GameRow, Replay, ReplaySize, Tables};
 use self::league::LeaguePage;
-use self::sample::{Rank, Sample, budget_run};
+use self::sample::{Entry, Rank, Sample, budget_run};
 
 /// How the report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,24 +313,21 @@ impl<L: Copy> ReportBuilder<L> {
         // The forfeits' replays first, then the others', each lowest-ranked first: the order in which
         // their comments are numbered.
         let replayed = || {
-            (self.listed_forfeits.values().take(forfeit_replays))
-                .chain(self.listed_others.values().take(other_replays))
+            (self.listed_forfeits.values().take(forfeit_replays)).chain(self.listed_others.values().take(other_replays))
         };
         let mut replays: Vec<(&str, L, bool)> = Vec::with_capacity(forfeit_replays + other_replays);
         replays.extend(replayed().map(|(id, kept)| (id, kept.at, kept.replay.commented)));
-        let analysed: HashMap<&str, Span> = replayed()
-            .filter_map(|(id, kept)| Some((id, kept.analysis?)))
-            .collect();
+        let analysed: HashMap<&str, Span> = replayed().filter_map(|(id, kept)| Some((id, kept.analysis?))).collect();
         let analysis_tables = self.mistakes.tables(|id| analysed.contains_key(id));
         let index = self.analyses.as_ref();
         let embedded = replays.len();
-        let mut listed: Vec<(&str, L)> = Vec::with_capacity(self.kept());
-        listed.extend(
-            (self.listed_forfeits.values())
-                .chain(self.listed_others.values())
-                .map(|(id, kept)| (id, kept.at)),
-        );
-        listed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        // A reference to each listed game (8 bytes), sorted by id.
+        let mut by_id: Vec<&Entry<Kept<L>>> = Vec::with_capacity(self.kept());
+        by_id.extend(self.listed_forfeits.entries().chain(self.listed_others.entries()));
+        by_id.sort_unstable_by(|a, b| a.id().cmp(b.id()));
+        let listed_count = by_id.len();
+        let listed: Box<dyn Iterator<Item = (&str, L)>> =
+            Box::new(by_id.into_iter().map(|entry| (entry.id(), entry.value().at)));
         let replays_note = (embedded < self.games).then(|| {
             let chosen = if forfeit_replays == self.forfeits {
                 "every forfeit, and a sample of the rest chosen by game id (the same each time)".to_owned()
@@ -349,11 +346,11 @@ impl<L: Copy> ReportBuilder<L> {
                 options.replay_bytes as f64 / 1e6
             )
         });
-        let listed_note = (listed.len() < self.games).then(|| {
+        let listed_note = (listed_count < self.games).then(|| {
             format!(
                 "The list holds {} of the {} games: {}, and a sample of the other games chosen by game id, every \
                  game with a replay among them. The standings and the crosstable count every game.",
-                listed.len(),
+                listed_count,
                 self.games,
                 if self.forfeits <= options.listed() {
                     "every forfeit".to_owned()
@@ -364,7 +361,7 @@ impl<L: Copy> ReportBuilder<L> {
         });
         let played = format!("{} of {scheduled} games played", self.games);
         let games = GameData {
-            listed,
+            listed: Some(listed),
             played: self.games,
             replays,
             read,
@@ -422,7 +419,7 @@ fn one_game<'a>(
     analysis: Option<&'a GameAnalysis>,
 ) -> GameData<'a, (), ReadOne<'a>, AnalysisOf<'a>> {
     GameData {
-        listed: vec![(&record.id, ())],
+        listed: Some(Box::new(std::iter::once((record.id.as_str(), ())))),
         played: 1,
         replays: vec![(&record.id, (), true)],
         read: Box::new(|()| serde_json::to_vec(record).map_err(io::Error::from)),
@@ -443,7 +440,8 @@ fn io_error(error: PageError<io::Error>) -> io::Error {
 /// by id; the games replayed, in the order their comments are numbered; how to read a record back; and the
 /// analysis of a game replayed, by its id, if it has one.
 struct GameData<'a, L, R, A> {
-    listed: Vec<(&'a str, L)>,
+    /// Taken when written.
+    listed: Option<Box<dyn Iterator<Item = (&'a str, L)> + 'a>>,
     played: usize,
     replays: Vec<(&'a str, L, bool)>,
     read: R,
@@ -493,7 +491,7 @@ impl<L: Copy, E: std::error::Error + 'static, R: FnMut(L) -> Result<Vec<u8>, E>,
         // Sorted in place (a stable sort would take a buffer of half the list): the ids are distinct.
         replays.sort_unstable_by(|a, b| a.0.cmp(b.0));
         out.write_all(b"{\"games\":[")?;
-        for (n, (id, at)) in std::mem::take(&mut self.listed).into_iter().enumerate() {
+        for (n, (id, at)) in self.listed.take().into_iter().flatten().enumerate() {
             let row = self.read(id, at, GameRow::read, |row| &row.id)?;
             write!(out, "{}{}", if n == 0 { "" } else { "," }, script_json(&row))?;
         }

@@ -58,10 +58,29 @@ impl<'a> Rank<'a> {
 #[derive(Debug)]
 pub struct Sample<T> {
     /// Sorted by key, at most `cap` of them.
-    kept: Vec<(SampleKey, T)>,
+    kept: Vec<Entry<T>>,
     /// Sorted by key, fewer than [`ARRIVALS`], none of them in `kept`.
-    arrivals: Vec<(SampleKey, T)>,
+    arrivals: Vec<Entry<T>>,
     cap: usize,
+}
+
+/// A game a sample keeps: its rank, and what the sample keeps of it.
+#[derive(Debug)]
+pub struct Entry<T> {
+    key: SampleKey,
+    value: T,
+}
+
+impl<T> Entry<T> {
+    /// The game's id.
+    pub fn id(&self) -> &str {
+        &self.key.id
+    }
+
+    /// What the sample keeps of the game.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
 }
 
 /// How many games offered wait before they join the kept ones: each joins with a share of one sort of the
@@ -84,23 +103,23 @@ impl<T> Sample<T> {
         // A full sample takes no game after its last one; a game before it stays (only games after it can
         // be dropped for it), unless the sample keeps nothing at all.
         let refused = match self.kept.last() {
-            Some((last, _)) => self.kept.len() >= self.cap && rank.is_after(last),
+            Some(last) => self.kept.len() >= self.cap && rank.is_after(&last.key),
             None => self.cap == 0,
         };
         let key = rank.key();
-        let by_key = |entry: &(SampleKey, T)| entry.0.cmp(&key);
+        let by_key = |entry: &Entry<T>| entry.key.cmp(&key);
         if refused || self.kept.binary_search_by(by_key).is_ok() {
             return;
         }
         let Err(place) = self.arrivals.binary_search_by(by_key) else {
             return;
         };
-        self.arrivals.insert(place, (key, make()));
+        self.arrivals.insert(place, Entry { key, value: make() });
         if self.arrivals.len() == ARRIVALS {
             // Exactly: the kept games never hold more than the cap and a batch.
             self.kept.reserve_exact(ARRIVALS);
             self.kept.append(&mut self.arrivals);
-            self.kept.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            self.kept.sort_unstable_by(|a, b| a.key.cmp(&b.key));
             self.kept.truncate(self.cap);
         }
     }
@@ -115,20 +134,24 @@ impl<T> Sample<T> {
         self.len() == 0
     }
 
+    /// The games kept, lowest-ranked first.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry<T>> + '_ {
+        let (mut kept, mut arrivals) = (self.kept.iter().peekable(), self.arrivals.iter().peekable());
+        std::iter::from_fn(move || match (kept.peek(), arrivals.peek()) {
+            (Some(a), Some(b)) if b.key < a.key => arrivals.next(),
+            (Some(_), _) => kept.next(),
+            (None, _) => arrivals.next(),
+        })
+        .take(self.cap)
+    }
+
     /// The games kept, lowest-ranked first, with their ids (borrowed: a page of 10,000 games would
     /// otherwise copy each id into every list it makes of them).
     pub fn values(&self) -> impl Iterator<Item = (&str, T)> + '_
     where
         T: Copy,
     {
-        let (mut kept, mut arrivals) = (self.kept.iter().peekable(), self.arrivals.iter().peekable());
-        std::iter::from_fn(move || match (kept.peek(), arrivals.peek()) {
-            (Some(a), Some(b)) if b.0 < a.0 => arrivals.next(),
-            (Some(_), _) => kept.next(),
-            (None, _) => arrivals.next(),
-        })
-        .take(self.cap)
-        .map(|(key, value)| (key.id.as_str(), *value))
+        self.entries().map(|entry| (entry.id(), entry.value))
     }
 }
 
