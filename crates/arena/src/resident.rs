@@ -74,36 +74,38 @@ fn mapping_header(line: &str) -> Option<Option<(usize, usize)>> {
 mod tests {
     use super::*;
 
-    const SMAPS: &str = "\
-5581e4a00000-5581e4f6a000 r--p 00000000 fd:00 1234 /usr/bin/arena
-Rss:                 704 kB
-Anonymous:             0 kB
-5581e4f6a000-5581e628b000 r-xp 0056a000 fd:00 1234 /usr/bin/arena
-Rss:                4224 kB
-Anonymous:             0 kB
-5581e628b000-5581e6307000 r--p 0188a000 fd:00 1234 /usr/bin/arena
-Rss:                 496 kB
-Anonymous:           496 kB
-5581e6307000-5581e630d000 rw-p 01905000 fd:00 1234 /usr/bin/arena
-Rss:                  24 kB
-Anonymous:            24 kB
-5581e7000000-5581e7100000 rw-p 00000000 00:00 0 [heap]
-Rss:                 740 kB
-Anonymous:           740 kB
-7f0000000000-7f0000010000 ---p 00010000 fd:00 99 /usr/lib/libc.so.6
-Rss:                   0 kB
-Anonymous:             0 kB
-7f0000010000-7f0000160000 r-xp 00026000 fd:00 99 /usr/lib/libc.so.6
-Rss:                 792 kB
-Anonymous:             0 kB
-7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]
-Rss:                   4 kB
-Anonymous:             0 kB
-";
+    /// A `/proc/PID/smaps` of the mappings `(range, permissions, path, anonymous kB)`, as the kernel writes
+    /// it (the lines the parser skips left out but `Rss`).
+    fn smaps(mappings: &[(&str, &str, &str, u32)]) -> String {
+        let mut text = String::new();
+        for (range, perms, path, anonymous) in mappings {
+            let (device, inode) = if path.starts_with('/') {
+                ("fd:00", 1234)
+            } else {
+                ("00:00", 0)
+            };
+            text += &format!("{range} {perms} 00000000 {device} {inode} {path}\n");
+            text += &format!("Rss:                 {anonymous} kB\nAnonymous:           {anonymous} kB\n");
+        }
+        text
+    }
+
+    fn sample() -> String {
+        smaps(&[
+            ("5581e4a00000-5581e4f6a000", "r--p", "/usr/bin/arena", 0),
+            ("5581e4f6a000-5581e628b000", "r-xp", "/usr/bin/arena", 0),
+            ("5581e628b000-5581e6307000", "r--p", "/usr/bin/arena", 496),
+            ("5581e6307000-5581e630d000", "rw-p", "/usr/bin/arena", 24),
+            ("5581e7000000-5581e7100000", "rw-p", "[heap]", 740),
+            ("7f0000000000-7f0000010000", "---p", "/usr/lib/libc.so.6", 0),
+            ("7f0000010000-7f0000160000", "r-xp", "/usr/lib/libc.so.6", 0),
+            ("7ffd00000000-7ffd00002000", "r-xp", "[vdso]", 0),
+        ])
+    }
 
     #[test]
     fn only_the_read_only_file_mappings_without_a_written_page_are_let_go() {
-        let found = unwritten_file_mappings(SMAPS.as_bytes());
+        let found = unwritten_file_mappings(sample().as_bytes());
         assert_eq!(
             found,
             [
@@ -141,6 +143,6 @@ Anonymous:             0 kB
             "code Rss {before} kB before, {after} kB after"
         );
         // The code still runs: the pages come back from the page cache.
-        assert_eq!(unwritten_file_mappings(SMAPS.as_bytes()).len(), 3);
+        assert_eq!(unwritten_file_mappings(sample().as_bytes()).len(), 3);
     }
 }
