@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::num::NonZeroU32;
 use std::path::Path;
 
 use pahtum::Seat;
@@ -37,11 +38,12 @@ pub struct AnalysisIndex {
     lines: HashMap<String, Vec<(String, Span)>>,
 }
 
-/// Where a line lies in the analysis file.
+/// Where a line lies in the analysis file. Its length is never 0 (an empty line is no analysis), so that an
+/// `Option<Span>`, which the report's sample of games keeps for each game, takes no more room than a span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
     offset: u64,
-    len: usize,
+    len: NonZeroU32,
 }
 
 /// What the index reads of a line.
@@ -63,15 +65,14 @@ impl AnalysisIndex {
         let mut offset = 0;
         for line in io::BufReader::new(&file).split(b'\n') {
             let line = line?;
-            let span = Span {
-                offset,
-                len: line.len(),
-            };
+            let len = u32::try_from(line.len()).ok().and_then(NonZeroU32::new);
+            let start = offset;
             offset += line.len() as u64 + 1;
             // A line that does not parse (a torn last line) is skipped, as `pahtum_record::annotations` skips it.
-            let Ok(key) = serde_json::from_slice::<Key>(&line) else {
+            let (Some(len), Ok(key)) = (len, serde_json::from_slice::<Key>(&line)) else {
                 continue;
             };
+            let span = Span { offset: start, len };
             let game = lines.entry(key.game).or_default();
             match game.iter_mut().find(|(hash, _)| *hash == key.record) {
                 Some(found) => found.1 = span,
@@ -89,7 +90,7 @@ impl AnalysisIndex {
 
     /// The analysis at `span`, read back; `None` if the line is no analysis (it changed since).
     pub fn read(&self, span: Span) -> io::Result<Option<GameAnalysis>> {
-        let mut line = vec![0; span.len];
+        let mut line = vec![0; span.len.get() as usize];
         let mut file = &self.file;
         file.seek(SeekFrom::Start(span.offset))?;
         file.read_exact(&mut line)?;

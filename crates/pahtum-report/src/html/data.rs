@@ -331,8 +331,9 @@ impl Comments {
 /// own (near enough, though the page's table may renumber them), and whether it has any comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplaySize {
-    /// The bytes of the replay.
-    pub bytes: usize,
+    /// The bytes of the replay (4 bytes, not 8: the report's sample keeps one for each of up to 20,000
+    /// games; a replay of 4 GiB or more counts as 4 GiB).
+    pub bytes: u32,
     /// Whether a move's `info` or the pie decision's has a comment.
     pub commented: bool,
 }
@@ -344,7 +345,7 @@ impl ReplaySize {
         let mut size = ByteCount(0);
         serde_json::to_writer(&mut size, &Replay::of(record, &mut comments, None)).expect("a replay serializes");
         ReplaySize {
-            bytes: size.0,
+            bytes: u32::try_from(size.0).unwrap_or(u32::MAX),
             commented: !comments.texts.is_empty(),
         }
     }
@@ -354,7 +355,7 @@ impl ReplaySize {
         let mut size = ByteCount(",\"analysis\":".len());
         serde_json::to_writer(&mut size, &ReplayAnalysis::of(analysis)).expect("an analysis serializes");
         ReplaySize {
-            bytes: self.bytes + size.0,
+            bytes: u32::try_from(size.0).map_or(u32::MAX, |more| self.bytes.saturating_add(more)),
             ..self
         }
     }
@@ -654,8 +655,8 @@ mod tests {
         );
         let with = serde_json::to_vec(&Replay::of(&game, &mut Comments::default(), Some(&analysis))).unwrap();
         let size = ReplaySize::of(&game);
-        assert_eq!(size.with_analysis(&analysis).bytes, with.len());
-        assert!(size.bytes < with.len());
+        assert_eq!(size.with_analysis(&analysis).bytes as usize, with.len());
+        assert!((size.bytes as usize) < with.len());
         let replay: serde_json::Value = serde_json::from_slice(&with).unwrap();
         let plies = replay["analysis"]["plies"].as_array().unwrap();
         assert_eq!(plies.len(), game.replay().unwrap().history().len(), "one entry per ply");

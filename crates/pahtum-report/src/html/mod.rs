@@ -301,7 +301,7 @@ impl<L: Copy> ReportBuilder<L> {
         let options = self.options;
         // The samples are read in place, each time it is needed, rather than copied into lists: at 10,000
         // listed games a copy would be the largest thing in the report's memory.
-        let bytes = |sample: &'s Sample<Kept<L>>| sample.values().map(|(_, kept)| kept.replay.bytes);
+        let bytes = |sample: &'s Sample<Kept<L>>| sample.values().map(|(_, kept)| kept.replay.bytes as usize);
         // The forfeits' replays come first, within the byte budget; the other games get what they leave.
         let (forfeit_replays, forfeit_bytes) =
             budget_run(bytes(&self.listed_forfeits), usize::MAX, options.replay_bytes);

@@ -669,3 +669,11 @@ fn a_hostile_entrant_name_shows_escaped_in_the_league_sections() {
     }
     assert!(page.contains(&format!("<title>{escaped}")), "the page's title too");
 }
+
+/// What the sample keeps of a game stays small: at 10,000 listed games each byte is 10 KB of the report's
+/// peak memory (a journal's span, the replay's size, and the analysis's span or none in the room of one).
+#[test]
+fn a_kept_game_takes_forty_bytes() {
+    assert_eq!(std::mem::size_of::<Kept<pahtum_journal::Span>>(), 40);
+    assert_eq!(std::mem::size_of::<Option<analysis::Span>>(), 16);
+}
