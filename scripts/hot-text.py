@@ -6,7 +6,7 @@ scripts/hot-text.sh).
     scripts/hot-text.py BINARY OUT PROFILE...
 
 A profile is a file of `valgrind --tool=callgrind --dump-instr=yes
---dump-before=arena::resident::release_file_pages`, where each instruction that
+--dump-before=arena::resident::release_idle_pages`, where each instruction that
 ran is named by its address, and each part (`FILE.PID.1`, `FILE.PID.2`, then
 `FILE.PID`) is a phase of the run: the start, the games, the report. The process lets go of its
 code's pages between phases (`crates/arena/src/resident.rs`), so a phase holds

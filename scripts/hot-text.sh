@@ -19,7 +19,7 @@ arena=$(readlink -f target/release/arena)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for concurrency in 1 2; do
-  valgrind --tool=callgrind --dump-instr=yes --dump-before='arena::resident::release_file_pages' \
+  valgrind --tool=callgrind --dump-instr=yes --dump-before='arena::resident::release_idle_pages' \
     --callgrind-out-file="$work/callgrind-$concurrency.%p" \
     "$arena" match first-free first-free --games 200 --concurrency "$concurrency" --out "$work/profiled-$concurrency" \
     > /dev/null 2>&1

@@ -7,19 +7,21 @@
 //! command line and set the run up, and the relocations the loader read, would still count while the games
 //! play; and the games' code while the report is written.
 //!
-//! [`release_file_pages`] unmaps, at the end of such a phase, every page the process maps from a file and
+//! [`release_idle_pages`] unmaps, at the end of such a phase, every page the process maps from a file and
 //! has not written: the binary's and the libraries' code and read-only data. The pages stay in the page
 //! cache; the next use of one maps it again with a minor fault, a few microseconds. Nothing written is
-//! touched: a mapping with a page of its own (the relocated pointers, the data) is left as it is.
+//! touched: a mapping with a page of its own (the relocated pointers, the data) is left as it is. The
+//! allocator's free memory, which the phase's work left behind, goes back to the system too.
 
 use std::io::BufRead;
 
-/// Unmaps the file pages the process maps read-only and has not written, so that the next phase holds
-/// only the pages it uses. Best effort: a failure leaves the pages mapped, as they were.
+/// Hands back the allocator's free memory and unmaps the file pages the process maps read-only and has not
+/// written, so that the next phase holds only the pages it uses. Best effort: a failure leaves the pages
+/// mapped, as they were.
 ///
 /// Never inlined: `scripts/hot-text.sh` cuts its profiles into phases where this function is entered.
 #[inline(never)]
-pub fn release_file_pages() {
+pub fn release_idle_pages() {
     // SAFETY: malloc_trim hands the allocator's free memory back to the system; it frees nothing in use.
     #[cfg(target_env = "gnu")]
     unsafe {
@@ -136,7 +138,7 @@ mod tests {
     #[test]
     fn the_code_a_phase_ran_is_no_longer_resident_and_runs_again() {
         let before = code_rss();
-        release_file_pages();
+        release_idle_pages();
         let after = code_rss();
         assert!(
             before > 0 && after < before,

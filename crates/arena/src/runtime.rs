@@ -10,6 +10,6 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()
         .context("cannot start the async runtime")?;
     // The start's code (the command line, the configuration) is not the games': they map only what they run.
-    crate::resident::release_file_pages();
+    crate::resident::release_idle_pages();
     Ok(runtime)
 }

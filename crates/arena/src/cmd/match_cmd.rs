@@ -170,7 +170,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let played = head_to_head::play(plan, &mut observer, StopSignals::default(), serve).await?;
 
     // The games' code is not the report's: the report maps only what it runs.
-    crate::resident::release_file_pages();
+    crate::resident::release_idle_pages();
     let journal = played.opened.journal.path();
     let (standings, mut written) =
         pahtum_report::run_report::write_run_reports(&played.out, journal, args.anchor.as_ref(), Some(live))?;

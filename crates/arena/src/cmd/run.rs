@@ -123,7 +123,7 @@ async fn play(args: Args) -> anyhow::Result<ExitCode> {
     let played = tournament::play(plan, &mut observer, StopSignals::default(), serve).await?;
     let resume = format!("to resume, run: {resume}");
     // The games' code is not the report's: the report maps only what it runs.
-    crate::resident::release_file_pages();
+    crate::resident::release_idle_pages();
     let journal = played.opened.journal.path();
     let (standings, written) = write_run_reports(&played.out, journal, None, Some(live))?;
     // A tournament's progress observer never declines a game.
