@@ -217,3 +217,40 @@ fn out_of_range_values_are_refused_with_what_to_write() {
         "{stderr}"
     );
 }
+
+/// A kB figure of `/proc/PID/status` (`VmRSS`, `VmHWM`).
+fn status_kb(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the bot's status");
+    let line = status.lines().find(|line| line.starts_with(key)).expect(key);
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|kb| kb.parse().ok())
+        .expect("a size in kB")
+}
+
+#[test]
+fn a_built_in_bot_lets_go_of_the_pages_of_its_start() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut bot = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["bot", "first-free"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("arena bot starts");
+    let mut stdin = bot.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        r#"{{"type":"hello","protocol":1,"referee":"pahtum-arena 0.1.0"}}"#
+    )
+    .expect("hello sent");
+    let mut answer = String::new();
+    BufReader::new(bot.stdout.take().expect("stdout"))
+        .read_line(&mut answer)
+        .expect("hello read");
+    assert!(answer.contains(r#""type":"hello""#), "{answer}");
+    // Now in its loop: what the command line mapped (a whole binary's worth of parsing) is gone again.
+    let (resident, peak) = (status_kb(bot.id(), "VmRSS:"), status_kb(bot.id(), "VmHWM:"));
+    drop(stdin);
+    bot.wait().expect("the bot ends with its stdin");
+    assert!(resident + 512 <= peak, "resident {resident} kB, peak {peak} kB");
+}

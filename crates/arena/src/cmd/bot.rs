@@ -19,6 +19,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // The command line's code is not the bot's: a bot plays a whole match, and maps only what it runs.
+    crate::resident::release_idle_pages();
     pahtum_builtin::run(&args.name, &args.options)?;
     Ok(ExitCode::SUCCESS)
 }
